@@ -1,0 +1,35 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "facescan",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "FaceScanKit", targets: ["FaceScanKit"]),
+        .executable(name: "facescan", targets: ["facescan"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLibPNG", path: "Sources/CLibPNG", pkgConfig: "libpng",
+            providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
+        .systemLibrary(
+            name: "CAssimp", path: "Sources/CAssimp", pkgConfig: "assimp",
+            providers: [.apt(["libassimp-dev"]), .brew(["assimp"])]),
+        .target(
+            name: "FaceScanKit",
+            dependencies: ["CLibPNG", "CAssimp"]),
+        .executableTarget(
+            name: "facescan",
+            dependencies: [
+                "FaceScanKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(name: "facescan-bench", dependencies: ["FaceScanKit"], path: "Sources/Bench"),
+        .testTarget(name: "FaceScanKitTests", dependencies: ["FaceScanKit"]),
+        .testTarget(name: "FacescanCLITests", dependencies: ["FaceScanKit"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,46 @@
+extension Mesh {
+    /// Unit normal of triangle `t` (right-hand rule over its winding), or `(0,0,0)` when the
+    /// triangle is degenerate (zero area or non-finite). Never NaN.
+    @inlinable
+    public func faceNormal(_ t: Int) -> SIMD3<Float> {
+        let (a, b, c) = triangle(t)
+        return Mesh.unitNormal(positions[Int(a)], positions[Int(b)], positions[Int(c)])
+    }
+
+    /// Unit normal of the triangle `a, b, c` computed in double precision; zero when degenerate.
+    @inlinable
+    public static func unitNormal(_ a: SIMD3<Float>, _ b: SIMD3<Float>, _ c: SIMD3<Float>) -> SIMD3<Float> {
+        let u = SIMD3<Double>(b - a), v = SIMD3<Double>(c - a)
+        let n = SIMD3<Double>(u.y * v.z - u.z * v.y, u.z * v.x - u.x * v.z, u.x * v.y - u.y * v.x)
+        let len = (n * n).sum().squareRoot()
+        guard len > 0, len.isFinite else { return .zero }
+        return SIMD3<Float>(n / len)
+    }
+
+    /// Area-weighted vertex normals (sum of the unnormalised face normals of the incident
+    /// triangles, then normalised). A vertex with no non-degenerate triangle gets `(0,0,0)`.
+    /// - Complexity: O(triangles + vertices).
+    public func vertexNormals() -> [SIMD3<Float>] {
+        var acc = [SIMD3<Double>](repeating: .zero, count: positions.count)
+        positions.withUnsafeBufferPointer { p in
+            triangles.withUnsafeBufferPointer { t in
+                acc.withUnsafeMutableBufferPointer { n in
+                    var i = 0
+                    while i < t.count {
+                        let a = Int(t[i]), b = Int(t[i + 1]), c = Int(t[i + 2])
+                        let u = SIMD3<Double>(p[b] - p[a]), v = SIMD3<Double>(p[c] - p[a])
+                        let fn = SIMD3<Double>(u.y * v.z - u.z * v.y, u.z * v.x - u.x * v.z, u.x * v.y - u.y * v.x)
+                        n[a] += fn
+                        n[b] += fn
+                        n[c] += fn
+                        i += 3
+                    }
+                }
+            }
+        }
+        return acc.map { v in
+            let len = (v * v).sum().squareRoot()
+            return len > 0 && len.isFinite ? SIMD3<Float>(v / len) : .zero
+        }
+    }
+}

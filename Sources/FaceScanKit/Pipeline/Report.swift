@@ -1,0 +1,76 @@
+/// What a run did, printed by `--json` as one object with a fixed key order.
+public struct Report: Sendable, Equatable {
+    public struct Rejections: Sendable, Equatable {
+        public var distance = 0, tracking = 0, lighting = 0, expression = 0
+        public init() {}
+        public var total: Int { distance + tracking + lighting + expression }
+    }
+    public struct Frames: Sendable, Equatable {
+        /// Frames examined by the gate (reading stops after `maxFrames` accepted frames).
+        public var read = 0
+        public var accepted = 0
+        public var rejected = Rejections()
+        public init() {}
+    }
+    public struct MeshCounts: Sendable, Equatable {
+        public var inputVertices = 0, inputTriangles = 0, outputVertices = 0, outputTriangles = 0
+        public init() {}
+    }
+    public struct Timings: Sendable, Equatable {
+        public var ingest = 0.0, smooth = 0.0, decimate = 0.0, render = 0.0, export = 0.0, total = 0.0
+        public init() {}
+    }
+    public struct Output: Sendable, Equatable {
+        public var format: String
+        public var path: String
+        public var bytes: Int
+        public init(format: String, path: String, bytes: Int) {
+            self.format = format
+            self.path = path
+            self.bytes = bytes
+        }
+    }
+
+    public var input: String
+    public var frames = Frames()
+    public var mesh = MeshCounts()
+    public var timingsMs = Timings()
+    public var outputs: [Output] = []
+
+    public init(input: String) { self.input = input }
+
+    /// The `mesh` object alone (used by stage subcommands such as `simplify`).
+    public var meshJSON: JSONValue {
+        .object([
+            ("inputVertices", .int(mesh.inputVertices)), ("inputTriangles", .int(mesh.inputTriangles)),
+            ("outputVertices", .int(mesh.outputVertices)), ("outputTriangles", .int(mesh.outputTriangles)),
+        ])
+    }
+
+    public var timingsJSON: JSONValue {
+        .object([
+            ("ingest", .ms(timingsMs.ingest)), ("smooth", .ms(timingsMs.smooth)),
+            ("decimate", .ms(timingsMs.decimate)), ("render", .ms(timingsMs.render)),
+            ("export", .ms(timingsMs.export)), ("total", .ms(timingsMs.total)),
+        ])
+    }
+
+    public var json: JSONValue {
+        let r = frames.rejected
+        return .object([
+            ("input", .string(input)),
+            ("frames", .object([
+                ("read", .int(frames.read)), ("accepted", .int(frames.accepted)),
+                ("rejected", .object([
+                    ("distance", .int(r.distance)), ("tracking", .int(r.tracking)),
+                    ("lighting", .int(r.lighting)), ("expression", .int(r.expression)),
+                ])),
+            ])),
+            ("mesh", meshJSON),
+            ("timingsMs", timingsJSON),
+            ("outputs", .array(outputs.map {
+                .object([("format", .string($0.format)), ("path", .string($0.path)), ("bytes", .int($0.bytes))])
+            })),
+        ])
+    }
+}

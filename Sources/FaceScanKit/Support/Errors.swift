@@ -1,0 +1,67 @@
+/// Every error facescan reports: one sentence for the user and the process exit code it maps to.
+///
+/// Exit codes: 0 success, 1 I/O or internal error, 2 bad input or usage, 3 no frame passed the gate.
+public protocol FaceScanFailure: Error, CustomStringConvertible, Sendable {
+    var exitCode: Int32 { get }
+}
+
+/// Bad input: a capture or mesh file that breaks its format, or a setting that cannot be honoured.
+/// Prints as `FILE: frame N: field 'F': MESSAGE` (parts that do not apply are left out).
+public struct InputError: FaceScanFailure, Equatable {
+    public var file: String
+    public var frame: Int?
+    public var field: String?
+    public var message: String
+
+    public init(file: String, frame: Int? = nil, field: String? = nil, _ message: String) {
+        self.file = file
+        self.frame = frame
+        self.field = field
+        self.message = message
+    }
+
+    public var exitCode: Int32 { 2 }
+
+    public var description: String {
+        var s = file
+        if let frame { s += ": frame \(frame)" }
+        if let field { s += ": field '\(field)'" }
+        return s + ": " + message
+    }
+}
+
+/// A setting or option that cannot be honoured (exit 2), e.g. an unreachable vertex target.
+public struct UsageError: FaceScanFailure, Equatable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var exitCode: Int32 { 2 }
+    public var description: String { message }
+}
+
+/// Reading or writing a file failed for a reason outside the input's content (exit 1).
+public struct IOFailure: FaceScanFailure, Equatable {
+    public var path: String
+    public var message: String
+    public init(path: String, _ message: String) {
+        self.path = path
+        self.message = message
+    }
+    public var exitCode: Int32 { 1 }
+    public var description: String { "\(path): \(message)" }
+}
+
+/// No frame of the capture passed the quality gate (exit 3). Carries the report so far so the
+/// caller can still print it.
+public struct NoAcceptedFrames: FaceScanFailure {
+    public var file: String
+    public var report: Report
+    public init(file: String, report: Report) {
+        self.file = file
+        self.report = report
+    }
+    public var exitCode: Int32 { 3 }
+    public var description: String {
+        let r = report.frames.rejected
+        return "\(file): no frame passed the quality gate (\(report.frames.read) read; rejected: distance \(r.distance), tracking \(r.tracking), lighting \(r.lighting), expression \(r.expression))"
+    }
+}
