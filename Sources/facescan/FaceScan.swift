@@ -1,11 +1,59 @@
 import ArgumentParser
 import FaceScanKit
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 @main
 struct FaceScan: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "facescan",
         abstract: "Turn a recorded face-tracking capture into a print-ready mesh.",
+        discussion: """
+            Exit codes: 0 success, 1 I/O or internal error, 2 bad input or usage, \
+            3 no frame passed the quality gate.
+            """,
         version: FaceScanKit.version,
         subcommands: [ProcessCommand.self])
+
+    /// Runs the command line and maps every failure to facescan's exit codes (usage errors → 2).
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let failure as any FaceScanFailure {
+            Console.error("facescan: \(failure)")
+            Glibc.exit(failure.exitCode)
+        } catch {
+            let code = exitCode(for: error)
+            let message = fullMessage(for: error)
+            if code == .success {
+                if !message.isEmpty { print(message) }
+                Glibc.exit(0)
+            }
+            if !message.isEmpty { Console.error(message) }
+            Glibc.exit(code == .validationFailure ? 2 : code.rawValue)
+        }
+    }
+}
+
+/// Standard-error output for the commands.
+enum Console {
+    static func error(_ line: String) {
+        raw(line.hasSuffix("\n") ? line : line + "\n")
+    }
+
+    /// Writes text to standard error as is (progress lines use `\r`).
+    static func raw(_ text: String) {
+        var bytes = Array(text.utf8)
+        var off = 0
+        while off < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress! + off, $0.count - off) }
+            if n <= 0 { return }
+            off += n
+        }
+    }
+
+    static var stderrIsTerminal: Bool { isatty(2) != 0 }
 }

@@ -1,0 +1,436 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The fixed part of a capture: triangle indices (and optional UVs) shared by every frame.
+public struct Topology: Sendable, Equatable {
+    /// Flat, three per triangle, counter-clockwise seen from outside.
+    public var triangles: [UInt32]
+    /// Flat u, v per vertex, when the capture has them.
+    public var textureCoordinates: [Float]?
+}
+
+/// One frame as read: flat xyz positions (metres, face-anchor space) plus what the gate judges.
+public struct Frame: Sendable {
+    /// Zero-based position of the frame in the capture.
+    public var index = 0
+    /// `3 × vertexCount` coordinates.
+    public var xyz: [Float] = []
+    public var metadata = FrameMetadata()
+    public init() {}
+}
+
+/// Streams a capture in format v1 (FORMAT.md) — a JSON document or an NDJSON stream, from a file
+/// or standard input (`-`), told apart by content — one frame at a time.
+///
+/// Usage: ``readHeader()``, then ``nextFrame(_:)`` until it returns false (or
+/// ``skipRemainingFrames()``), then ``finish()``. The header (format, version, settings, topology)
+/// is always complete before the first frame: when a JSON document puts `frames` before a header
+/// key, the frames are skipped once and re-read (standard input is first buffered to an unlinked
+/// temporary file). Memory is O(vertices + triangles), independent of the frame count.
+///
+/// Every error is an ``InputError`` naming the file, the frame index and the field.
+public final class CaptureReader {
+    /// Largest accepted vertex count (per frame) and triangle-index count: bigger claims are
+    /// rejected before they can exhaust memory.
+    public static let maxVertices = 4_000_000
+    public static let maxTriangleIndices = 3 * 8_000_000
+
+    public let name: String
+    private let json: JSONReader
+    public private(set) var settings = CaptureSettings()
+    public private(set) var topology: Topology?
+    /// Fixed by the first frame.
+    public private(set) var vertexCount: Int?
+    /// Frames parsed so far (the index of the next frame).
+    public private(set) var framesSeen = 0
+
+    private enum Mode { case header, documentFrames(deferred: Bool, first: Bool), ndjson, trailer, done }
+    private var mode = Mode.header
+    private var formatSeen = false
+    private var versionSeen = false
+    private var settingsSeen = false
+    private var scratchBytes: [UInt8] = []
+    private var scratchText: [UInt8] = []
+
+    /// Opens `path` (`-` for standard input).
+    public init(path: String) throws(IOFailure) {
+        if path == "-" {
+            json = JSONReader(fd: 0, name: "<stdin>", ownsFD: false)
+            name = "<stdin>"
+        } else {
+            let fd = open(path, O_RDONLY)
+            guard fd >= 0 else { throw IOFailure(path: path, "cannot open: \(String(cString: strerror(errno)))") }
+            var st = stat()
+            if fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR {
+                close(fd)
+                throw IOFailure(path: path, "is a directory")
+            }
+            json = JSONReader(fd: fd, name: path, ownsFD: true)
+            name = path
+        }
+    }
+
+    // MARK: header
+
+    /// Reads the header keys up to the first frame (see the type's documentation).
+    public func readHeader() throws(InputError) {
+        guard let c = try json.peek() else { throw InputError(file: name, "empty input: expected a facescan capture (JSON object)") }
+        guard c == UInt8(ascii: "{") else { throw InputError(file: name, "not a facescan capture: expected a JSON object, found \(JSONReader.describe(c))") }
+        try json.expect(UInt8(ascii: "{"), "'{'")
+        var framesOffset: Int64?
+        if !(try json.consume(UInt8(ascii: "}"))) {
+            repeat {
+                let key = try json.readString()
+                try json.expect(UInt8(ascii: ":"), "':' after \"\(key)\"")
+                if key == "frames" {
+                    if formatSeen && versionSeen && settingsSeen && topology != nil {
+                        try startDocumentFrames(deferred: false)
+                        return
+                    }
+                    if !json.seekable { try json.spoolToTemporaryFile() }
+                    framesOffset = json.offset
+                    try json.skipValue()
+                } else {
+                    try member(key)
+                }
+            } while !(try json.nextOrClose(UInt8(ascii: "}")))
+        }
+        try checkHeader()
+        if let off = framesOffset {
+            try json.seek(to: off)
+            try startDocumentFrames(deferred: true)
+            return
+        }
+        // No `frames` key: an NDJSON stream (frames follow, one per line) or a capture without frames.
+        if try json.atEnd() {
+            mode = .done
+        } else if try json.peek() == UInt8(ascii: "{") {
+            mode = .ndjson
+        } else {
+            throw InputError(file: name, "unexpected content after the header object at byte \(json.offset) (expected one frame object per line)")
+        }
+    }
+
+    private func startDocumentFrames(deferred: Bool) throws(InputError) {
+        try checkHeader()
+        do throws(InputError) {
+            try json.expect(UInt8(ascii: "["), "an array of frames")
+        } catch {
+            throw InputError(file: name, field: "frames", error.message)
+        }
+        mode = .documentFrames(deferred: deferred, first: true)
+    }
+
+    private func checkHeader() throws(InputError) {
+        guard formatSeen else { throw InputError(file: name, field: "format", "missing (expected \"facescan-capture\")") }
+        guard versionSeen else { throw InputError(file: name, field: "version", "missing (expected 1)") }
+        guard topology != nil else { throw InputError(file: name, field: "topology", "missing (required: triangleIndices)") }
+    }
+
+    /// Parses one top-level member other than `frames`.
+    private func member(_ key: String) throws(InputError) {
+        do throws(InputError) {
+            switch key {
+            case "format":
+                let v = try json.readString()
+                guard v == "facescan-capture" else { throw json.error("expected \"facescan-capture\", found \"\(v)\"") }
+                formatSeen = true
+            case "version":
+                let v = try json.readDouble()
+                guard v == 1 else { throw json.error("unsupported version \(v) (this facescan reads version 1)") }
+                versionSeen = true
+            case "settings":
+                settings = try SettingsParser.parse(json)
+                settingsSeen = true
+            case "topology":
+                topology = try parseTopology()
+            default:
+                try json.skipValue()
+            }
+        } catch {
+            var e = error
+            if e.field == nil { e.field = key }
+            throw e
+        }
+    }
+
+    private func parseTopology() throws(InputError) -> Topology {
+        guard try json.peek() == UInt8(ascii: "{") else { throw json.badValue("an object") }
+        try json.expect(UInt8(ascii: "{"), "'{'")
+        var tris: [UInt32]?
+        var uvs: [Float]?
+        if !(try json.consume(UInt8(ascii: "}"))) {
+            repeat {
+                let key = try json.readString()
+                try json.expect(UInt8(ascii: ":"), "':'")
+                do throws(InputError) {
+                    switch key {
+                    case "triangleIndices":
+                        tris = try readIndices()
+                    case "textureCoordinates":
+                        var f: [Float] = []
+                        try json.readFloatArray(into: &f, limit: 2 * Self.maxVertices)
+                        uvs = f
+                    default:
+                        try json.skipValue()
+                    }
+                } catch {
+                    var e = error
+                    if e.field == nil { e.field = "topology.\(key)" }
+                    throw e
+                }
+            } while !(try json.nextOrClose(UInt8(ascii: "}")))
+        }
+        guard let tris else { throw InputError(file: name, field: "topology.triangleIndices", "missing") }
+        return Topology(triangles: tris, textureCoordinates: uvs)
+    }
+
+    private func readIndices() throws(InputError) -> [UInt32] {
+        guard try json.peek() == UInt8(ascii: "[") else { throw json.badValue("an array of vertex indices") }
+        try json.expect(UInt8(ascii: "["), "'['")
+        var out: [UInt32] = []
+        if try json.consume(UInt8(ascii: "]")) { throw json.error("empty: at least one triangle is required") }
+        repeat {
+            let v = try json.readDouble()
+            guard v >= 0 else { throw json.error("negative index \(v) at position \(out.count)") }
+            guard v == v.rounded(), v < Double(UInt32.max) else { throw json.error("index \(v) at position \(out.count) is not an integer vertex index") }
+            out.append(UInt32(v))
+            if out.count > Self.maxTriangleIndices { throw json.error("more than \(Self.maxTriangleIndices) indices") }
+        } while !(try json.nextOrClose(UInt8(ascii: "]")))
+        guard out.count % 3 == 0 else { throw json.error("\(out.count) indices is not a multiple of 3") }
+        return out
+    }
+
+    // MARK: frames
+
+    /// Reads the next frame into `frame` (its buffers are reused). Returns false after the last one.
+    public func nextFrame(_ frame: inout Frame) throws(InputError) -> Bool {
+        switch mode {
+        case .documentFrames(let deferred, let first):
+            let closed = first ? try json.consume(UInt8(ascii: "]")) : try arrayNext()
+            if closed {
+                try endOfFrames(deferred: deferred)
+                return false
+            }
+            mode = .documentFrames(deferred: deferred, first: false)
+        case .ndjson:
+            if try json.atEnd() {
+                mode = .done
+                return false
+            }
+        case .header, .trailer, .done:
+            return false
+        }
+        try parseFrame(&frame)
+        return true
+    }
+
+    private func arrayNext() throws(InputError) -> Bool {
+        do throws(InputError) {
+            return try json.nextOrClose(UInt8(ascii: "]"))
+        } catch {
+            throw InputError(file: name, frame: framesSeen, field: "frames", error.message)
+        }
+    }
+
+    /// Skips every frame not yet read (checking only their JSON structure). Returns how many.
+    public func skipRemainingFrames() throws(InputError) -> Int {
+        var n = 0
+        while true {
+            switch mode {
+            case .documentFrames(let deferred, let first):
+                let closed = first ? try json.consume(UInt8(ascii: "]")) : try arrayNext()
+                if closed {
+                    try endOfFrames(deferred: deferred)
+                    return n
+                }
+                mode = .documentFrames(deferred: deferred, first: false)
+            case .ndjson:
+                if try json.atEnd() {
+                    mode = .done
+                    return n
+                }
+            case .header, .trailer, .done:
+                return n
+            }
+            do throws(InputError) {
+                try json.skipValue()
+            } catch {
+                throw InputError(file: name, frame: framesSeen, error.message)
+            }
+            framesSeen += 1
+            n += 1
+        }
+    }
+
+    private func endOfFrames(deferred: Bool) throws(InputError) {
+        if deferred {
+            mode = .done  // the rest of the document was read before the frames
+            return
+        }
+        mode = .trailer
+        // Members after `frames`.
+        while !(try json.nextOrClose(UInt8(ascii: "}"))) {
+            let key = try json.readString()
+            try json.expect(UInt8(ascii: ":"), "':' after \"\(key)\"")
+            if key == "frames" { throw InputError(file: name, field: "frames", "appears twice") }
+            if key == "topology" || key == "settings" || key == "format" || key == "version" {
+                // Already read before the frames; a second copy would change their meaning.
+                throw InputError(file: name, field: key, "appears twice")
+            }
+            try member(key)
+        }
+        mode = .done
+    }
+
+    private func parseFrame(_ frame: inout Frame) throws(InputError) {
+        let index = framesSeen
+        framesSeen += 1
+        frame.index = index
+        frame.metadata = FrameMetadata()
+        frame.xyz.removeAll(keepingCapacity: true)
+        var haveVertices = false
+        var transformDistance: Double?
+        var field: String?
+        do throws(InputError) {
+            guard let c = try json.peek() else { throw json.error("unexpected end of input (truncated?)") }
+            guard c == UInt8(ascii: "{") else { throw json.badValue("a frame object") }
+            try json.expect(UInt8(ascii: "{"), "'{'")
+            if !(try json.consume(UInt8(ascii: "}"))) {
+                repeat {
+                    field = nil
+                    let key = try json.readString()
+                    field = key
+                    try json.expect(UInt8(ascii: ":"), "':'")
+                    if try json.peek() == UInt8(ascii: "n"), key != "vertices", key != "verticesBase64" {
+                        _ = try json.readLiteral()  // null: treated as absent
+                        continue
+                    }
+                    switch key {
+                    case "vertices":
+                        guard try json.peek() == UInt8(ascii: "[") else { throw json.badValue("an array of numbers") }
+                        try json.readFloatArray(into: &frame.xyz, limit: 3 * Self.maxVertices)
+                        haveVertices = true
+                    case "verticesBase64":
+                        guard try json.peek() == UInt8(ascii: "\"") else { throw json.badValue("a base64 string") }
+                        try json.readStringBytes(into: &scratchText, limit: (3 * Self.maxVertices * 4 + 2) / 3 * 4)
+                        if let problem = Base64.decode(scratchText, into: &scratchBytes) {
+                            throw InputError(file: name, "invalid base64: \(problem)")
+                        }
+                        guard scratchBytes.count % 4 == 0 else {
+                            throw InputError(file: name, "decodes to \(scratchBytes.count) bytes, not a whole number of float32 values")
+                        }
+                        let n = scratchBytes.count / 4
+                        frame.xyz.removeAll(keepingCapacity: true)
+                        frame.xyz.reserveCapacity(n)
+                        scratchBytes.withUnsafeBytes { raw in
+                            for i in 0..<n {
+                                frame.xyz.append(Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self))))
+                            }
+                        }
+                        if let bad = frame.xyz.firstIndex(where: { !$0.isFinite }) {
+                            throw InputError(file: name, "value \(bad) is not finite (\(frame.xyz[bad]))")
+                        }
+                        haveVertices = true
+                    case "transform":
+                        guard try json.peek() == UInt8(ascii: "[") else { throw json.badValue("an array of 16 numbers") }
+                        let m = try json.readDoubleArray(limit: 16)
+                        guard m.count == 16 else { throw InputError(file: name, "has \(m.count) numbers, expected 16 (column-major 4×4)") }
+                        transformDistance = (m[12] * m[12] + m[13] * m[13] + m[14] * m[14]).squareRoot()
+                    case "distance":
+                        let d = try json.readDouble()
+                        guard d >= 0 else { throw InputError(file: name, "negative distance \(d)") }
+                        frame.metadata.distance = d
+                    case "trackingState":
+                        guard try json.peek() == UInt8(ascii: "\"") else { throw json.badValue("a string") }
+                        let s = try json.readString(limit: 256)
+                        guard let t = TrackingState(rawValue: s) else {
+                            throw InputError(file: name, "unknown tracking state \"\(s)\" (expected normal, limited or notAvailable)")
+                        }
+                        frame.metadata.tracking = t
+                    case "ambientIntensity":
+                        let v = try json.readDouble()
+                        guard v >= 0 else { throw InputError(file: name, "negative light estimate \(v)") }
+                        frame.metadata.ambientIntensity = v
+                    case "blendShapes":
+                        try parseBlendShapes(&frame.metadata, &field)
+                    case "timestamp":
+                        _ = try json.readDouble()
+                    default:
+                        try json.skipValue()
+                    }
+                } while !(try json.nextOrClose(UInt8(ascii: "}")))
+            }
+            field = nil
+            if frame.metadata.distance == nil { frame.metadata.distance = transformDistance }
+            guard haveVertices else {
+                field = "vertices"
+                throw InputError(file: name, "missing: one of 'vertices' or 'verticesBase64' is required")
+            }
+            try checkVertexCount(frame.xyz.count, field: &field)
+        } catch {
+            var e = error
+            e.frame = index
+            if e.field == nil { e.field = field }
+            throw e
+        }
+    }
+
+    private func parseBlendShapes(_ meta: inout FrameMetadata, _ field: inout String?) throws(InputError) {
+        guard try json.peek() == UInt8(ascii: "{") else { throw json.badValue("an object of blend-shape coefficients") }
+        try json.expect(UInt8(ascii: "{"), "'{'")
+        if try json.consume(UInt8(ascii: "}")) { return }
+        repeat {
+            let key = try json.readString(limit: 256)
+            field = "blendShapes.\(key)"
+            try json.expect(UInt8(ascii: ":"), "':'")
+            let v = try json.readDouble()
+            guard v >= 0 && v <= 1 else { throw InputError(file: name, "coefficient \(v) is outside 0…1") }
+            switch key {
+            case "jawOpen": meta.jawOpen = v
+            case "mouthSmileLeft": meta.mouthSmileLeft = v
+            case "mouthSmileRight": meta.mouthSmileRight = v
+            case "browInnerUp": meta.browInnerUp = v
+            default: break
+            }
+        } while !(try json.nextOrClose(UInt8(ascii: "}")))
+        field = "blendShapes"
+    }
+
+    private func checkVertexCount(_ count: Int, field: inout String?) throws(InputError) {
+        field = "vertices"
+        guard count > 0, count % 3 == 0 else {
+            throw InputError(file: name, "has \(count) coordinates, not a positive multiple of 3")
+        }
+        let n = count / 3
+        if let expected = vertexCount {
+            guard n == expected else {
+                throw InputError(file: name, "has \(n) vertices, but the first frame fixed the count at \(expected)")
+            }
+            return
+        }
+        vertexCount = n
+        // The first frame fixes the vertex count: check the topology against it now.
+        if let topo = topology {
+            if let bad = topo.triangles.firstIndex(where: { Int($0) >= n }) {
+                throw InputError(file: name, frame: nil, field: "topology.triangleIndices", "index \(topo.triangles[bad]) at position \(bad) is out of range (the frames have \(n) vertices)")
+            }
+            if let uv = topo.textureCoordinates, uv.count != 2 * n {
+                throw InputError(file: name, frame: nil, field: "topology.textureCoordinates", "has \(uv.count) values, expected \(2 * n) (u, v per vertex)")
+            }
+        }
+        field = nil
+    }
+
+    /// Reads whatever follows the frames and checks nothing but whitespace remains.
+    public func finish() throws(InputError) {
+        if case .documentFrames = mode { _ = try skipRemainingFrames() }
+        if case .ndjson = mode { _ = try skipRemainingFrames() }
+        if !(try json.atEnd()) {
+            throw InputError(file: name, "unexpected content after the capture at byte \(json.offset)")
+        }
+    }
+}

@@ -1,0 +1,177 @@
+/// Decimal → binary floating-point conversion straight from bytes, correctly rounded.
+///
+/// The common case (≤ 19 significant digits, small exponent) takes Clinger's fast path: the
+/// decimal mantissa and the power of ten are both exact in binary, so one IEEE multiplication or
+/// division rounds correctly. `Float` results computed through `Double` fall back to the exact
+/// library conversion when the double lands on a float rounding midpoint (the only case where
+/// rounding twice could differ). Everything else uses the standard library's correctly rounded,
+/// locale-independent parser.
+///
+/// Reference: W. D. Clinger, "How to Read Floating Point Numbers Accurately", PLDI 1990.
+enum FastFloat {
+    struct Decimal {
+        var mantissa: UInt64 = 0
+        var exponent = 0
+        var negative = false
+        /// More than 19 significant digits: `mantissa` is truncated.
+        var truncated = false
+        var length = 0
+    }
+
+    static let pow10d: [Double] = (0...22).map { pow10Exact($0) }
+    static let pow10f: [Float] = (0...10).map { Float(pow10Exact($0)) }
+
+    private static func pow10Exact(_ n: Int) -> Double {
+        var v = 1.0
+        for _ in 0..<n { v *= 10 }
+        return v
+    }
+
+    /// Scans a JSON number at `p` with at most `n` bytes available. Returns nil when the bytes do not
+    /// start with a valid JSON number or the number may continue past `n` bytes (when `whole` is
+    /// false); `length` tells how many bytes it used.
+    @inline(__always)
+    static func scan(_ p: UnsafePointer<UInt8>, _ n: Int, whole: Bool) -> Decimal? {
+        var d = Decimal()
+        var i = 0
+        if i < n && p[i] == 0x2D {
+            d.negative = true
+            i += 1
+        }
+        let intStart = i
+        var digits = 0
+        var dropped = 0
+        // Integer part.
+        if i < n && p[i] == 0x30 {
+            i += 1
+            if i < n && p[i] >= 0x30 && p[i] <= 0x39 { return nil }  // leading zero
+        } else {
+            while i < n {
+                let c = p[i] &- 0x30
+                if c > 9 { break }
+                if digits < 19 {
+                    d.mantissa = d.mantissa &* 10 &+ UInt64(c)
+                    if d.mantissa != 0 { digits += 1 }
+                } else {
+                    dropped += 1
+                    if c != 0 { d.truncated = true }
+                }
+                i += 1
+            }
+        }
+        if i == intStart { return nil }
+        var exp = dropped
+        if i < n && p[i] == 0x2E {
+            i += 1
+            let fracStart = i
+            while i < n {
+                let c = p[i] &- 0x30
+                if c > 9 { break }
+                if digits < 19 {
+                    d.mantissa = d.mantissa &* 10 &+ UInt64(c)
+                    if d.mantissa != 0 { digits += 1 }
+                    exp -= 1
+                } else if c != 0 {
+                    d.truncated = true
+                }
+                i += 1
+            }
+            if i == fracStart { return nil }
+        }
+        if i < n && (p[i] | 0x20) == 0x65 {
+            i += 1
+            var eneg = false
+            if i < n && (p[i] == 0x2B || p[i] == 0x2D) {
+                eneg = p[i] == 0x2D
+                i += 1
+            }
+            let eStart = i
+            var e = 0
+            while i < n {
+                let c = p[i] &- 0x30
+                if c > 9 { break }
+                if e < 100_000 { e = e * 10 + Int(c) }
+                i += 1
+            }
+            if i == eStart { return nil }
+            exp += eneg ? -e : e
+        }
+        if !whole && i == n { return nil }  // the token may continue beyond the buffer
+        if whole && i != n { return nil }
+        d.exponent = exp
+        d.length = i
+        return d
+    }
+
+    /// True when the `n` bytes at `p` are exactly one JSON number.
+    static func isValidNumber(_ p: UnsafePointer<UInt8>, _ n: Int) -> Bool {
+        scan(p, n, whole: true) != nil
+    }
+
+    @inline(__always)
+    static func toDouble(_ d: Decimal, _ p: UnsafePointer<UInt8>) -> Double? {
+        if !d.truncated && d.mantissa <= 1 << 53 && d.exponent >= -22 && d.exponent <= 22 {
+            var v = Double(d.mantissa)
+            if d.exponent >= 0 { v *= pow10d[d.exponent] } else { v /= pow10d[-d.exponent] }
+            return d.negative ? -v : v
+        }
+        if d.mantissa == 0 && !d.truncated { return d.negative ? -0.0 : 0.0 }
+        return Double(String(decoding: UnsafeBufferPointer(start: p, count: d.length), as: UTF8.self))
+    }
+
+    @inline(__always)
+    static func toFloat(_ d: Decimal, _ p: UnsafePointer<UInt8>) -> Float? {
+        if !d.truncated {
+            if d.mantissa == 0 { return d.negative ? -0.0 : 0.0 }
+            if d.mantissa <= 1 << 24 && d.exponent >= -10 && d.exponent <= 10 {
+                var v = Float(d.mantissa)
+                if d.exponent >= 0 { v *= pow10f[d.exponent] } else { v /= pow10f[-d.exponent] }
+                return d.negative ? -v : v
+            }
+            if d.mantissa <= 1 << 53 && d.exponent >= -22 && d.exponent <= 22 {
+                var v = Double(d.mantissa)
+                if d.exponent >= 0 { v *= pow10d[d.exponent] } else { v /= pow10d[-d.exponent] }
+                // Stay in the normal float range, away from midpoints, to avoid double rounding.
+                if v >= 1.2e-38 && v <= 3.4e38 {
+                    let f = Float(v)
+                    let fd = Double(f)
+                    if fd == v { return d.negative ? -f : f }
+                    let g = fd < v ? f.nextUp : f.nextDown
+                    if fd + Double(g) != 2 * v { return d.negative ? -f : f }
+                }
+            }
+        }
+        return Float(String(decoding: UnsafeBufferPointer(start: p, count: d.length), as: UTF8.self))
+    }
+
+    /// Parses exactly the `n` bytes at `p` as a JSON number; nil if malformed.
+    static func parseDouble(_ p: UnsafePointer<UInt8>, _ n: Int) -> Double? {
+        guard let d = scan(p, n, whole: true) else { return nil }
+        return toDouble(d, p)
+    }
+
+    /// Parses exactly the `n` bytes at `p` as a JSON number rounded to `Float`; nil if malformed.
+    static func parseFloat(_ p: UnsafePointer<UInt8>, _ n: Int) -> Float? {
+        guard let d = scan(p, n, whole: true) else { return nil }
+        return toFloat(d, p)
+    }
+
+    /// Parses the number at the start of `p` (at most `avail` bytes, the token must end before
+    /// them); returns the value and the token length, or nil to let the caller take the slow path.
+    @inline(__always)
+    static func parseFloatToken(_ p: UnsafePointer<UInt8>, _ avail: Int) -> (Float, Int)? {
+        guard let d = scan(p, avail, whole: false), let f = toFloat(d, p) else { return nil }
+        return (f, d.length)
+    }
+
+    /// Public test hook: parses a whole string as a JSON number to `Float`.
+    static func parseFloat(_ s: String) -> Float? {
+        var s = s
+        return s.withUTF8 { parseFloat($0.baseAddress!, $0.count) }
+    }
+
+    static func parseDouble(_ s: String) -> Double? {
+        var s = s
+        return s.withUTF8 { parseDouble($0.baseAddress!, $0.count) }
+    }
+}

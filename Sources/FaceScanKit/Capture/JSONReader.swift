@@ -1,0 +1,495 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A pull tokenizer over a file descriptor: JSON is read in fixed-size chunks and consumed token by
+/// token, so a capture of any length is parsed in O(chunk) memory. Numbers go straight from the
+/// byte buffer to `Float`/`Double` (``FastFloat``) without building strings.
+///
+/// Errors are ``InputError``s naming the file and the byte offset; callers add the frame and field.
+/// Not `Sendable`: a reader belongs to the one task that parses.
+final class JSONReader {
+    let name: String
+    private(set) var fd: Int32
+    private var ownsFD: Bool
+    private(set) var seekable: Bool
+    private var buf: UnsafeMutablePointer<UInt8>
+    private let capacity: Int
+    private var pos = 0
+    private var end = 0
+    private var eof = false
+    /// Offset in the source of `buf[0]`.
+    private var base: Int64 = 0
+
+    /// Longest number token accepted (digits beyond 19 significant ones are handled, but a token
+    /// this long is rejected as malformed).
+    static let maxNumberLength = 1024
+
+    init(fd: Int32, name: String, ownsFD: Bool, chunkSize: Int = 1 << 20) {
+        self.fd = fd
+        self.name = name
+        self.ownsFD = ownsFD
+        self.capacity = chunkSize
+        buf = .allocate(capacity: chunkSize + 1)
+        var st = stat()
+        seekable = fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG
+    }
+
+    deinit {
+        buf.deallocate()
+        if ownsFD { close(fd) }
+    }
+
+    /// Byte offset of the next unread byte.
+    var offset: Int64 { base + Int64(pos) }
+
+    func error(_ message: String) -> InputError {
+        InputError(file: name, "at byte \(offset): \(message)")
+    }
+
+    // MARK: buffer management
+
+    /// Makes at least `n` bytes available from `pos` unless the source ends first. Returns the
+    /// number of available bytes.
+    @discardableResult
+    func ensure(_ n: Int) throws(InputError) -> Int {
+        if end - pos >= n || eof { return end - pos }
+        if pos > 0 {
+            let keep = end - pos
+            if keep > 0 { memmove(buf, buf + pos, keep) }
+            base += Int64(pos)
+            pos = 0
+            end = keep
+        }
+        while end < n && end < capacity && !eof {
+            let r = read(fd, buf + end, capacity - end)
+            if r < 0 {
+                if errno == EINTR { continue }
+                throw InputError(file: name, "read failed at byte \(offset): \(String(cString: strerror(errno)))")
+            }
+            if r == 0 { eof = true } else { end += r }
+        }
+        return end - pos
+    }
+
+    /// True when only whitespace remains.
+    func atEnd() throws(InputError) -> Bool {
+        try skipWhitespace()
+        return try ensure(1) == 0
+    }
+
+    /// Moves the read position to `offset` (seekable sources only).
+    func seek(to target: Int64) throws(InputError) {
+        precondition(seekable)
+        if target >= base && target <= base + Int64(end) {
+            pos = Int(target - base)
+            return
+        }
+        guard lseek(fd, off_t(target), SEEK_SET) == target else {
+            throw InputError(file: name, "cannot seek to byte \(target)")
+        }
+        base = target
+        pos = 0
+        end = 0
+        eof = false
+    }
+
+    /// Copies everything not yet consumed (buffer and the rest of the source) into an unlinked
+    /// temporary file and continues reading from it; afterwards the reader is seekable and the
+    /// current position is offset 0. Used when a piped JSON document puts `frames` before the
+    /// settings that judge them.
+    func spoolToTemporaryFile() throws(InputError) {
+        let tmpdir = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+        var template = Array("\(tmpdir)/facescan-spool.XXXXXX".utf8CString)
+        let tfd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard tfd >= 0 else { throw InputError(file: name, "cannot create a temporary file to buffer standard input") }
+        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+        func put(_ p: UnsafeMutablePointer<UInt8>, _ n: Int) throws(InputError) {
+            var o = 0
+            while o < n {
+                let w = write(tfd, p + o, n - o)
+                if w < 0 {
+                    if errno == EINTR { continue }
+                    close(tfd)
+                    throw InputError(file: name, "cannot buffer standard input: \(String(cString: strerror(errno)))")
+                }
+                o += w
+            }
+        }
+        try put(buf + pos, end - pos)
+        while !eof {
+            let r = read(fd, buf, capacity)
+            if r < 0 {
+                if errno == EINTR { continue }
+                close(tfd)
+                throw InputError(file: name, "read failed: \(String(cString: strerror(errno)))")
+            }
+            if r == 0 { eof = true } else { try put(buf, r) }
+        }
+        if ownsFD { close(fd) }
+        fd = tfd
+        ownsFD = true
+        seekable = true
+        base = 0
+        pos = 0
+        end = 0
+        eof = false
+        guard lseek(tfd, 0, SEEK_SET) == 0 else { throw InputError(file: name, "cannot rewind the buffered input") }
+    }
+
+    // MARK: tokens
+
+    @inline(__always)
+    static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 }
+
+    func skipWhitespace() throws(InputError) {
+        while true {
+            while pos < end && Self.isSpace(buf[pos]) { pos += 1 }
+            if pos < end { return }
+            if try ensure(1) == 0 { return }
+        }
+    }
+
+    /// The next non-whitespace byte without consuming it, or nil at the end of the input.
+    func peek() throws(InputError) -> UInt8? {
+        try skipWhitespace()
+        return pos < end ? buf[pos] : nil
+    }
+
+    /// Consumes `c` (after whitespace) or throws naming what was expected.
+    func expect(_ c: UInt8, _ what: String) throws(InputError) {
+        guard let p = try peek() else { throw error("unexpected end of input, expected \(what)") }
+        guard p == c else { throw error("expected \(what), found \(Self.describe(p))") }
+        pos += 1
+    }
+
+    /// Consumes `c` if it is next.
+    func consume(_ c: UInt8) throws(InputError) -> Bool {
+        if try peek() == c {
+            pos += 1
+            return true
+        }
+        return false
+    }
+
+    static func describe(_ c: UInt8) -> String {
+        if c >= 0x20 && c < 0x7F { return "'\(Character(Unicode.Scalar(c)))'" }
+        return "byte 0x\(String(c, radix: 16))"
+    }
+
+    /// Reads `,` or the closing byte of a container. Returns true when the container closed.
+    func nextOrClose(_ close: UInt8) throws(InputError) -> Bool {
+        guard let p = try peek() else { throw error("unexpected end of input (truncated?)") }
+        pos += 1
+        if p == close { return true }
+        if p == UInt8(ascii: ",") { return false }
+        pos -= 1
+        throw error("expected ',' or '\(Character(Unicode.Scalar(close)))', found \(Self.describe(p))")
+    }
+
+    /// Reads a JSON string (escapes decoded) of at most `limit` UTF-8 bytes.
+    func readString(limit: Int = 1 << 16) throws(InputError) -> String {
+        var bytes: [UInt8] = []
+        try readStringBytes(into: &bytes, limit: limit)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Reads a JSON string's bytes (escapes decoded) into `out` (cleared first).
+    func readStringBytes(into out: inout [UInt8], limit: Int) throws(InputError) {
+        try expect(UInt8(ascii: "\""), "a string")
+        out.removeAll(keepingCapacity: true)
+        while true {
+            // Fast scan to the next quote or backslash within the buffer.
+            var i = pos
+            while i < end {
+                let c = buf[i]
+                if c == 0x22 || c == 0x5C || c < 0x20 { break }
+                i += 1
+            }
+            if i > pos {
+                out.append(contentsOf: UnsafeBufferPointer(start: buf + pos, count: i - pos))
+                pos = i
+                if out.count > limit { throw error("string longer than \(limit) bytes") }
+            }
+            if pos == end {
+                if try ensure(1) == 0 { throw error("unexpected end of input inside a string (truncated?)") }
+                continue
+            }
+            let c = buf[pos]
+            if c == 0x22 {
+                pos += 1
+                return
+            }
+            if c < 0x20 { throw error("control character inside a string") }
+            // Escape.
+            if try ensure(2) < 2 { throw error("unexpected end of input inside a string (truncated?)") }
+            let e = buf[pos + 1]
+            pos += 2
+            switch e {
+            case UInt8(ascii: "\""): out.append(0x22)
+            case UInt8(ascii: "\\"): out.append(0x5C)
+            case UInt8(ascii: "/"): out.append(0x2F)
+            case UInt8(ascii: "b"): out.append(0x08)
+            case UInt8(ascii: "f"): out.append(0x0C)
+            case UInt8(ascii: "n"): out.append(0x0A)
+            case UInt8(ascii: "r"): out.append(0x0D)
+            case UInt8(ascii: "t"): out.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = try readHex4()
+                if scalar >= 0xD800 && scalar < 0xDC00 {
+                    // Surrogate pair.
+                    if try ensure(2) >= 2, buf[pos] == 0x5C, buf[pos + 1] == UInt8(ascii: "u") {
+                        pos += 2
+                        let low = try readHex4()
+                        guard low >= 0xDC00 && low < 0xE000 else { throw error("invalid surrogate pair in string") }
+                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    } else {
+                        throw error("unpaired surrogate in string")
+                    }
+                }
+                guard let u = Unicode.Scalar(scalar) else { throw error("invalid \\u escape in string") }
+                out.append(contentsOf: Array(String(Character(u)).utf8))
+            default:
+                throw error("invalid escape '\\\(Character(Unicode.Scalar(e)))' in string")
+            }
+        }
+    }
+
+    private func readHex4() throws(InputError) -> UInt32 {
+        guard try ensure(4) >= 4 else { throw error("truncated \\u escape") }
+        var v: UInt32 = 0
+        for k in 0..<4 {
+            let c = buf[pos + k]
+            let d: UInt32
+            switch c {
+            case 0x30...0x39: d = UInt32(c - 0x30)
+            case 0x41...0x46: d = UInt32(c - 0x41 + 10)
+            case 0x61...0x66: d = UInt32(c - 0x61 + 10)
+            default: throw error("invalid \\u escape")
+            }
+            v = v << 4 | d
+        }
+        pos += 4
+        return v
+    }
+
+    /// Reads a literal `true`, `false` or `null`.
+    func readLiteral() throws(InputError) -> Bool? {
+        guard let p = try peek() else { throw error("unexpected end of input") }
+        let word: String
+        switch p {
+        case UInt8(ascii: "t"): word = "true"
+        case UInt8(ascii: "f"): word = "false"
+        case UInt8(ascii: "n"): word = "null"
+        default: throw error("expected a value, found \(Self.describe(p))")
+        }
+        let n = word.utf8.count
+        guard try ensure(n) >= n, word.utf8.elementsEqual(UnsafeBufferPointer(start: buf + pos, count: n)) else {
+            throw error("expected a value, found \(Self.describe(p))")
+        }
+        pos += n
+        return word == "null" ? nil : word == "true"
+    }
+
+    // MARK: numbers
+
+    /// Bounds of the number token at `pos` after making sure it is wholly in the buffer.
+    @inline(__always)
+    private func numberSpan() throws(InputError) -> Int {
+        // A number ends at the first byte that cannot belong to it.
+        while true {
+            var i = pos
+            while i < end {
+                let c = buf[i]
+                if !((c >= 0x30 && c <= 0x39) || c == 0x2E || c == 0x2D || c == 0x2B || c == 0x65 || c == 0x45) { break }
+                i += 1
+            }
+            if i < end || eof { return i - pos }
+            if i - pos > Self.maxNumberLength { throw error("number token too long") }
+            try ensure(i - pos + 64)
+            if eof && end - pos == i - pos { return i - pos }
+        }
+    }
+
+    /// Reads a JSON number as the nearest `Double`. Non-finite results (e.g. `1e999`) are errors.
+    func readDouble() throws(InputError) -> Double {
+        try skipWhitespace()
+        let n = try numberSpan()
+        guard n > 0 else { throw badValue("a number") }
+        guard let v = FastFloat.parseDouble(buf + pos, n) else { throw error("malformed number '\(token(n))'") }
+        guard v.isFinite else { throw error("number '\(token(n))' is out of range") }
+        pos += n
+        return v
+    }
+
+    /// Reads a JSON number as the nearest `Float` (correctly rounded). Non-finite results are errors.
+    func readFloat() throws(InputError) -> Float {
+        try skipWhitespace()
+        let n = try numberSpan()
+        guard n > 0 else { throw badValue("a number") }
+        guard let v = FastFloat.parseFloat(buf + pos, n) else { throw error("malformed number '\(token(n))'") }
+        guard v.isFinite else { throw error("number '\(token(n))' is out of range for float32") }
+        pos += n
+        return v
+    }
+
+    private func token(_ n: Int) -> String {
+        String(decoding: UnsafeBufferPointer(start: buf + pos, count: min(n, 40)), as: UTF8.self)
+    }
+
+    /// An error for a value of the wrong kind at the current position.
+    func badValue(_ expected: String) -> InputError {
+        if pos < end {
+            let c = buf[pos]
+            let kind: String
+            switch c {
+            case 0x22: kind = "a string"
+            case 0x7B: kind = "an object"
+            case 0x5B: kind = "an array"
+            case UInt8(ascii: "t"), UInt8(ascii: "f"): kind = "a boolean"
+            case UInt8(ascii: "n"): kind = "null"
+            default: kind = Self.describe(c)
+            }
+            return error("expected \(expected), found \(kind)")
+        }
+        return error("unexpected end of input, expected \(expected)")
+    }
+
+    /// Reads an array of numbers as `Float`s, appending to `out` (cleared first), at most `limit`
+    /// values. The hot path of capture ingest.
+    func readFloatArray(into out: inout [Float], limit: Int) throws(InputError) {
+        try expect(UInt8(ascii: "["), "an array of numbers")
+        out.removeAll(keepingCapacity: true)
+        if try consume(UInt8(ascii: "]")) { return }
+        while true {
+            // Fast path: parse as many numbers as fit in the buffer without refilling.
+            while end - pos > 64 {
+                var c = buf[pos]
+                while Self.isSpace(c) && pos < end - 1 {
+                    pos += 1
+                    c = buf[pos]
+                }
+                guard let (v, n) = FastFloat.parseFloatToken(buf + pos, end - pos) else { break }
+                guard v.isFinite else { throw error("number '\(token(n))' is out of range for float32") }
+                var q = pos + n
+                while q < end && Self.isSpace(buf[q]) { q += 1 }
+                if q == end { break }  // separator not in the buffer yet: take the slow path
+                pos = q + 1
+                out.append(v)
+                let d = buf[q]
+                if d == 0x5D {
+                    if out.count > limit { throw error("array has more than \(limit) values") }
+                    return
+                }
+                if d != 0x2C {
+                    pos = q
+                    throw error("expected ',' or ']' in the number array, found \(Self.describe(d))")
+                }
+                if out.count > limit { throw error("array has more than \(limit) values") }
+            }
+            // Slow path near the end of the buffer.
+            out.append(try readFloat())
+            if out.count > limit { throw error("array has more than \(limit) values") }
+            if try nextOrClose(UInt8(ascii: "]")) { return }
+        }
+    }
+
+    /// Reads an array of numbers as `Double`s.
+    func readDoubleArray(limit: Int) throws(InputError) -> [Double] {
+        try expect(UInt8(ascii: "["), "an array of numbers")
+        var out: [Double] = []
+        if try consume(UInt8(ascii: "]")) { return out }
+        repeat {
+            out.append(try readDouble())
+            if out.count > limit { throw error("array has more than \(limit) values") }
+        } while !(try nextOrClose(UInt8(ascii: "]")))
+        return out
+    }
+
+    // MARK: skipping
+
+    /// Skips one JSON value of any kind, checking its structure (brackets, strings, literals,
+    /// number characters) without building it.
+    func skipValue() throws(InputError) {
+        var depth = 0
+        repeat {
+            guard let p = try peek() else { throw error("unexpected end of input (truncated?)") }
+            switch p {
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                pos += 1
+                depth += 1
+                let close: UInt8 = p == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]")
+                if try consume(close) {
+                    depth -= 1
+                    try afterValue(&depth)
+                    continue
+                }
+                if p == UInt8(ascii: "{") {
+                    try skipString()
+                    try expect(UInt8(ascii: ":"), "':'")
+                }
+                continue
+            case UInt8(ascii: "\""):
+                try skipString()
+            case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
+                _ = try readLiteral()
+            default:
+                let n = try numberSpan()
+                guard n > 0, FastFloat.isValidNumber(buf + pos, n) else { throw badValue("a value") }
+                pos += n
+            }
+            try afterValue(&depth)
+        } while depth > 0
+    }
+
+    /// After a value inside a container being skipped: consume `,` (and an object key) or the
+    /// container's close, possibly several closes.
+    private func afterValue(_ depth: inout Int) throws(InputError) {
+        while depth > 0 {
+            guard let p = try peek() else { throw error("unexpected end of input (truncated?)") }
+            pos += 1
+            if p == UInt8(ascii: ",") {
+                // Inside an object the next member starts with a key; decide by looking back is
+                // costly, so objects and arrays share a grammar here: a string followed by ':' is a key.
+                if try peek() == UInt8(ascii: "\"") {
+                    try skipString()
+                    if try consume(UInt8(ascii: ":")) { return }
+                    // It was an array element string; continue after it.
+                    continue
+                }
+                return
+            }
+            if p == UInt8(ascii: "}") || p == UInt8(ascii: "]") {
+                depth -= 1
+                continue
+            }
+            pos -= 1
+            throw error("expected ',' or a closing bracket, found \(Self.describe(p))")
+        }
+    }
+
+    private func skipString() throws(InputError) {
+        try expect(UInt8(ascii: "\""), "a string")
+        while true {
+            while pos < end {
+                let c = buf[pos]
+                if c == 0x22 {
+                    pos += 1
+                    return
+                }
+                if c == 0x5C {
+                    if end - pos < 2 { break }
+                    pos += 2
+                    continue
+                }
+                if c < 0x20 { throw error("control character inside a string") }
+                pos += 1
+            }
+            if try ensure(2) == 0 || (end - pos == 1 && buf[pos] == 0x5C && eof) {
+                throw error("unexpected end of input inside a string (truncated?)")
+            }
+        }
+    }
+}

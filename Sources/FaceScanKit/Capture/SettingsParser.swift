@@ -1,0 +1,74 @@
+/// Parses the `settings` object (FORMAT.md): known keys are type- and range-checked, unknown keys ignored.
+enum SettingsParser {
+    static func parse(_ json: JSONReader) throws(InputError) -> CaptureSettings {
+        var s = CaptureSettings()
+        guard try json.peek() == UInt8(ascii: "{") else { throw json.badValue("an object") }
+        try json.expect(UInt8(ascii: "{"), "'{'")
+        if try json.consume(UInt8(ascii: "}")) { return s }
+        repeat {
+            let key = try json.readString(limit: 256)
+            try json.expect(UInt8(ascii: ":"), "':'")
+            do throws(InputError) {
+                switch key {
+                case "quality":
+                    let v = try string(json)
+                    guard let q = Quality(rawValue: v) else { throw json.error("unknown quality \"\(v)\" (expected low, medium or high)") }
+                    s.quality = q
+                case "targetVertexCount": s.targetVertexCount = try integer(json, min: 1)
+                case "smoothingIterations": s.smoothingIterations = try integer(json, min: 0, max: 1000)
+                case "maxFrames": s.maxFrames = try integer(json, min: 1)
+                case "scale":
+                    let v = try json.readDouble()
+                    guard v > 0 else { throw json.error("scale must be positive, found \(v)") }
+                    s.scale = v
+                case "units":
+                    let v = try string(json)
+                    guard let u = LengthUnit(rawValue: v) else { throw json.error("unknown unit \"\(v)\" (expected mm or m)") }
+                    s.units = u
+                case "exportFormats":
+                    guard try json.peek() == UInt8(ascii: "[") else { throw json.badValue("an array of format names") }
+                    try json.expect(UInt8(ascii: "["), "'['")
+                    var list: [String] = []
+                    if !(try json.consume(UInt8(ascii: "]"))) {
+                        repeat {
+                            list.append(try string(json).lowercased())
+                            if list.count > 64 { throw json.error("too many formats") }
+                        } while !(try json.nextOrClose(UInt8(ascii: "]")))
+                    }
+                    s.exportFormats = list
+                case "minDistance": s.minDistance = try nonNegative(json)
+                case "maxDistance": s.maxDistance = try nonNegative(json)
+                case "minAmbientIntensity": s.minAmbientIntensity = try nonNegative(json)
+                case "maxJawOpen": s.maxJawOpen = try nonNegative(json)
+                case "maxSmile": s.maxSmile = try nonNegative(json)
+                case "maxBrowInnerUp": s.maxBrowInnerUp = try nonNegative(json)
+                default: try json.skipValue()
+                }
+            } catch {
+                var e = error
+                if e.field == nil { e.field = "settings.\(key)" }
+                throw e
+            }
+        } while !(try json.nextOrClose(UInt8(ascii: "}")))
+        return s
+    }
+
+    private static func string(_ json: JSONReader) throws(InputError) -> String {
+        guard try json.peek() == UInt8(ascii: "\"") else { throw json.badValue("a string") }
+        return try json.readString(limit: 256)
+    }
+
+    private static func integer(_ json: JSONReader, min: Int, max: Int = 100_000_000) throws(InputError) -> Int {
+        let v = try json.readDouble()
+        guard v == v.rounded(), v >= Double(min), v <= Double(max) else {
+            throw json.error("expected an integer from \(min) to \(max), found \(v)")
+        }
+        return Int(v)
+    }
+
+    private static func nonNegative(_ json: JSONReader) throws(InputError) -> Double {
+        let v = try json.readDouble()
+        guard v >= 0 else { throw json.error("expected a non-negative number, found \(v)") }
+        return v
+    }
+}

@@ -1,0 +1,113 @@
+/// `facescan process`: capture → gate → mean → smooth → decimate/refine → unit/scale → outputs.
+public enum Pipeline {
+    /// Progress of the ingest stage, reported after every frame.
+    public struct Progress: Sendable {
+        public var framesRead: Int
+        public var accepted: Int
+    }
+
+    /// Runs the whole job on the capture at `input` (`-` for standard input) and writes the
+    /// outputs atomically into `options.outputDirectory`.
+    ///
+    /// Throws ``InputError`` or ``UsageError`` (exit 2), ``NoAcceptedFrames`` (exit 3, carrying the
+    /// report), ``IOFailure`` (exit 1). On any error no output file is created or replaced.
+    public static func process(input: String, options: PipelineOptions,
+                               progress: ((Progress) -> Void)? = nil) throws -> Report {
+        var report = Report(input: input)
+        var clock = Stopwatch()
+        let total = Stopwatch()
+
+        // 1. Ingest: stream frames through the gate into the accumulator.
+        let ingest = try ingest(input: input, options: options, report: &report, progress: progress)
+        let settings = ingest.settings
+        var mesh = ingest.mesh
+        report.mesh.inputVertices = mesh.vertexCount
+        report.mesh.inputTriangles = mesh.triangleCount
+        report.timingsMs.ingest = clock.lap()
+
+        // 2. Smooth.
+        if settings.smoothingIterations > 0 {
+            let adjacency = Adjacency(triangles: mesh.triangles, vertexCount: mesh.vertexCount)
+            mesh = Taubin.smooth(mesh, adjacency: adjacency,
+                                 options: TaubinOptions(iterations: settings.smoothingIterations, weights: options.smoothingWeights))
+        }
+        report.timingsMs.smooth = clock.lap()
+
+        // 3. Decimate / refine to the exact target.
+        mesh = try Resample.toVertexCount(mesh, settings.targetVertices)
+        report.timingsMs.decimate = clock.lap()
+
+        // 4. Units and scale, then encode and write every output atomically.
+        mesh = mesh.scaled(by: Float(settings.outputFactor))
+        report.mesh.outputVertices = mesh.vertexCount
+        report.mesh.outputTriangles = mesh.triangleCount
+        let formats = try ExportFormat.parseList(settings.formats)
+        let name = options.name ?? defaultName(for: input)
+        try OutputTransaction.prepareDirectory(options.outputDirectory)
+        let transaction = OutputTransaction()
+        for format in formats {
+            let bytes = try Exporter.bytes(mesh, format: format, thumbnailSize: options.thumbnailSize)
+            let path = options.outputDirectory + "/" + name + "." + format.rawValue
+            try transaction.stage(bytes, to: path)
+            report.outputs.append(.init(format: format.rawValue, path: path, bytes: bytes.count))
+        }
+        try transaction.commit()
+        report.timingsMs.export = clock.lap()
+        report.timingsMs.total = total.elapsed
+        return report
+    }
+
+    /// The result of reading a capture: the mean face (metres) and the settings in force.
+    public struct Ingested: Sendable {
+        public var mesh: Mesh
+        public var settings: ResolvedSettings
+    }
+
+    /// Reads the capture, gating and averaging its frames. Fills `report.frames`.
+    public static func ingest(input: String, options: PipelineOptions, report: inout Report,
+                              progress: ((Progress) -> Void)? = nil) throws -> Ingested {
+        let reader = try CaptureReader(path: input)
+        try reader.readHeader()
+        let settings = ResolvedSettings(options: options, settings: reader.settings)
+        // Reject bad options before reading any frame.
+        _ = try ExportFormat.parseList(settings.formats)
+        let gate = QualityGate(thresholds: settings.gate)
+        var frame = Frame()
+        var accumulator: Accumulator?
+        while report.frames.accepted < settings.maxFrames, try reader.nextFrame(&frame) {
+            report.frames.read += 1
+            if let reason = gate.judge(frame.metadata) {
+                switch reason {
+                case .distance: report.frames.rejected.distance += 1
+                case .tracking: report.frames.rejected.tracking += 1
+                case .lighting: report.frames.rejected.lighting += 1
+                case .expression: report.frames.rejected.expression += 1
+                }
+            } else {
+                if accumulator == nil { accumulator = Accumulator(vertexCount: frame.xyz.count / 3) }
+                accumulator!.add(frame.xyz)
+                report.frames.accepted += 1
+            }
+            progress?(Progress(framesRead: report.frames.read, accepted: report.frames.accepted))
+        }
+        _ = try reader.skipRemainingFrames()
+        try reader.finish()
+        guard let acc = accumulator, let positions = acc.mean(), let topology = reader.topology else {
+            throw NoAcceptedFrames(file: reader.name, report: report)
+        }
+        var uvs: [SIMD2<Float>]?
+        if let t = topology.textureCoordinates {
+            uvs = (0..<positions.count).map { SIMD2(t[2 * $0], t[2 * $0 + 1]) }
+        }
+        return Ingested(mesh: Mesh(positions: positions, triangles: topology.triangles, uvs: uvs), settings: settings)
+    }
+
+    /// Output base name for an input path: its file name without the extension.
+    public static func defaultName(for input: String) -> String {
+        if input == "-" { return "face" }
+        var base = Substring(input)
+        if let slash = base.lastIndex(of: "/") { base = base[base.index(after: slash)...] }
+        if let dot = base.lastIndex(of: "."), dot != base.startIndex { base = base[..<dot] }
+        return base.isEmpty ? "face" : String(base)
+    }
+}

@@ -1,0 +1,45 @@
+/// What a `process` run was asked to do. Every optional is an override: command-line flag over the
+/// capture's `settings` over the default.
+public struct PipelineOptions: Sendable, Equatable {
+    public var outputDirectory = "out"
+    /// Base name of the outputs; default: the input's file name without its extension ("face" for stdin).
+    public var name: String?
+    public var formats: [String]?
+    public var quality: Quality?
+    public var targetVertices: Int?
+    public var smoothingIterations: Int?
+    public var smoothingWeights = SmoothingWeights.uniform
+    public var units: LengthUnit?
+    public var scale: Double?
+    public var maxFrames: Int?
+    public var thumbnailSize = 512
+
+    public init() {}
+}
+
+/// The settings a run actually uses, after flags, capture settings and defaults are combined.
+public struct ResolvedSettings: Sendable, Equatable {
+    public var formats: [String]
+    public var targetVertices: Int
+    public var smoothingIterations: Int
+    public var units: LengthUnit
+    public var scale: Double
+    public var maxFrames: Int
+    public var gate: GateThresholds
+
+    public init(options o: PipelineOptions, settings s: CaptureSettings) {
+        formats = o.formats ?? s.exportFormats ?? ["stl", "obj", "png"]
+        targetVertices = o.targetVertices ?? o.quality?.vertexCount ?? s.targetVertexCount
+            ?? (s.quality ?? .medium).vertexCount
+        // A --quality flag beats a targetVertexCount setting.
+        if o.targetVertices == nil, let q = o.quality { targetVertices = q.vertexCount }
+        smoothingIterations = o.smoothingIterations ?? s.smoothingIterations ?? 2
+        units = o.units ?? s.units ?? .mm
+        scale = o.scale ?? s.scale ?? 1
+        maxFrames = o.maxFrames ?? s.maxFrames ?? 90
+        gate = GateThresholds(settings: s)
+    }
+
+    /// Metres → output unit, times the scale.
+    public var outputFactor: Double { units.fromMetres * scale }
+}

@@ -1,0 +1,141 @@
+/// Neighbour weighting of the smoothing Laplacian.
+public enum SmoothingWeights: String, Sendable, CaseIterable {
+    /// Every neighbour counts the same (umbrella operator).
+    case uniform
+    /// Cotangent weights of the input surface (clamped at zero), which follow the surface's shape
+    /// rather than its triangulation.
+    case cotangent
+}
+
+/// Taubin λ|μ smoothing parameters.
+public struct TaubinOptions: Sendable, Equatable {
+    /// Passes; each is one shrinking step (λ) and one inflating step (μ).
+    public var iterations = 2
+    public var lambda = 0.5
+    /// Negative, with |μ| slightly above λ so the pair passes low frequencies unchanged
+    /// (pass-band k_PB = 1/λ + 1/μ ≈ 0.113).
+    public var mu = -0.53
+    public var weights = SmoothingWeights.uniform
+    public init(iterations: Int = 2, weights: SmoothingWeights = .uniform) {
+        self.iterations = iterations
+        self.weights = weights
+    }
+}
+
+/// Taubin's non-shrinking smoothing (G. Taubin, "A signal processing approach to fair surface
+/// design", SIGGRAPH 1995).
+///
+/// Interior vertices move toward the weighted mean of their neighbours (by λ), then away from it
+/// (by μ). On an open surface a boundary vertex is smoothed along the boundary only (its two
+/// boundary neighbours), so the rim and the eye/mouth openings do not curl inward; boundary vertices
+/// with other than two boundary neighbours (pinch points) stay fixed.
+/// - Complexity: O(iterations · edges); memory O(vertices + edges).
+public enum Taubin {
+    public static func smooth(_ mesh: Mesh, adjacency: Adjacency, options: TaubinOptions) -> Mesh {
+        guard options.iterations > 0, mesh.vertexCount > 0 else { return mesh }
+        let n = mesh.vertexCount
+        precondition(adjacency.vertexCount == n)
+        // Per-vertex neighbour lists and weights (normalised to sum 1) in one CSR layout: interior
+        // vertices use all neighbours, boundary vertices their boundary neighbours only.
+        var offsets = [Int32](repeating: 0, count: n + 1)
+        var nbr: [UInt32] = []
+        var wgt: [Double] = []
+        nbr.reserveCapacity(adjacency.neighbors.count)
+        wgt.reserveCapacity(adjacency.neighbors.count)
+        let cot = options.weights == .cotangent ? cotangentWeights(mesh, adjacency) : nil
+        for v in 0..<n {
+            let start = nbr.count
+            if adjacency.isBoundary[v] {
+                let lo = Int(adjacency.boundaryOffsets[v]), hi = Int(adjacency.boundaryOffsets[v + 1])
+                if hi - lo == 2 {
+                    for k in lo..<hi {
+                        nbr.append(adjacency.boundaryNeighbors[k])
+                        wgt.append(0.5)
+                    }
+                }
+            } else {
+                let lo = Int(adjacency.offsets[v]), hi = Int(adjacency.offsets[v + 1])
+                var sum = 0.0
+                for k in lo..<hi {
+                    let w = cot?[k] ?? 1
+                    nbr.append(adjacency.neighbors[k])
+                    wgt.append(w)
+                    sum += w
+                }
+                if sum > 0 {
+                    for k in start..<nbr.count { wgt[k] /= sum }
+                } else {
+                    nbr.removeSubrange(start...)
+                    wgt.removeSubrange(start...)
+                }
+            }
+            offsets[v + 1] = Int32(nbr.count)
+        }
+        var p = mesh.positions.map { SIMD3<Double>($0) }
+        var q = p
+        for _ in 0..<options.iterations {
+            step(&p, &q, offsets, nbr, wgt, options.lambda)
+            step(&p, &q, offsets, nbr, wgt, options.mu)
+        }
+        var out = mesh
+        for v in 0..<n { out.positions[v] = SIMD3<Float>(p[v]) }
+        return out
+    }
+
+    /// One Laplacian step `p += f · (Σ wᵢ pᵢ − p)`, written through `q` then swapped.
+    private static func step(_ p: inout [SIMD3<Double>], _ q: inout [SIMD3<Double>], _ offsets: [Int32],
+                             _ nbr: [UInt32], _ wgt: [Double], _ f: Double) {
+        p.withUnsafeBufferPointer { src in
+            q.withUnsafeMutableBufferPointer { dst in
+                offsets.withUnsafeBufferPointer { off in
+                    nbr.withUnsafeBufferPointer { nb in
+                        wgt.withUnsafeBufferPointer { w in
+                            for v in 0..<src.count {
+                                let lo = Int(off[v]), hi = Int(off[v + 1])
+                                if lo == hi {
+                                    dst[v] = src[v]
+                                    continue
+                                }
+                                var m = SIMD3<Double>.zero
+                                for k in lo..<hi { m += w[k] * src[Int(nb[k])] }
+                                dst[v] = src[v] + f * (m - src[v])
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        swap(&p, &q)
+    }
+
+    /// Cotangent weight of every adjacency entry (v → neighbors[k]): ½(cot α + cot β) of the angles
+    /// opposite the edge, clamped at 0.
+    static func cotangentWeights(_ mesh: Mesh, _ adj: Adjacency) -> [Double] {
+        var w = [Double](repeating: 0, count: adj.neighbors.count)
+        func slot(_ a: Int, _ b: UInt32) -> Int? {
+            var lo = Int(adj.offsets[a]), hi = Int(adj.offsets[a + 1])
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if adj.neighbors[mid] < b { lo = mid + 1 } else { hi = mid }
+            }
+            return lo < Int(adj.offsets[a + 1]) && adj.neighbors[lo] == b ? lo : nil
+        }
+        let p = mesh.positions
+        for t in 0..<mesh.triangleCount {
+            let (i, j, k) = mesh.triangle(t)
+            let corners = [(i, j, k), (j, k, i), (k, i, j)]
+            for (o, a, b) in corners {
+                // Angle at o, opposite edge a–b.
+                let u = SIMD3<Double>(p[Int(a)] - p[Int(o)]), v = SIMD3<Double>(p[Int(b)] - p[Int(o)])
+                let cr = SIMD3<Double>(u.y * v.z - u.z * v.y, u.z * v.x - u.x * v.z, u.x * v.y - u.y * v.x)
+                let s = (cr * cr).sum().squareRoot()
+                guard s > 1e-300 else { continue }
+                let c = (u * v).sum() / s
+                if let ab = slot(Int(a), b) { w[ab] += 0.5 * c }
+                if let ba = slot(Int(b), a) { w[ba] += 0.5 * c }
+            }
+        }
+        for k in w.indices where !(w[k] > 0) { w[k] = 0 }
+        return w
+    }
+}
