@@ -52,6 +52,8 @@ public final class CaptureReader {
     private var formatSeen = false
     private var versionSeen = false
     private var settingsSeen = false
+    /// Offset just past the document's closing brace (known when the frames were deferred).
+    private var documentEnd: Int64 = 0
     private var scratchBytes: [UInt8] = []
     private var scratchText: [UInt8] = []
 
@@ -92,12 +94,13 @@ public final class CaptureReader {
                     }
                     if !json.seekable { try json.spoolToTemporaryFile() }
                     framesOffset = json.offset
-                    try json.skipValue()
+                    try skipFramesArray()
                 } else {
                     try member(key)
                 }
             } while !(try json.nextOrClose(UInt8(ascii: "}")))
         }
+        documentEnd = json.offset
         try checkHeader()
         if let off = framesOffset {
             try json.seek(to: off)
@@ -228,11 +231,11 @@ public final class CaptureReader {
         return true
     }
 
-    private func arrayNext() throws(InputError) -> Bool {
+    private func arrayNext(index: Int? = nil) throws(InputError) -> Bool {
         do throws(InputError) {
             return try json.nextOrClose(UInt8(ascii: "]"))
         } catch {
-            throw InputError(file: name, frame: framesSeen, field: "frames", error.message)
+            throw InputError(file: name, frame: index ?? framesSeen, field: "frames", error.message)
         }
     }
 
@@ -256,19 +259,54 @@ public final class CaptureReader {
             case .header, .trailer, .done:
                 return n
             }
-            do throws(InputError) {
-                try json.skipValue()
-            } catch {
-                throw InputError(file: name, frame: framesSeen, error.message)
-            }
+            try skipFrame(index: framesSeen)
             framesSeen += 1
             n += 1
         }
     }
 
+    /// Skips the `frames` array during the header pass, checking each frame's JSON structure so an
+    /// error still names the frame and field.
+    private func skipFramesArray() throws(InputError) {
+        guard try json.peek() == UInt8(ascii: "[") else {
+            throw InputError(file: name, field: "frames", json.badValue("an array of frames").message)
+        }
+        try json.expect(UInt8(ascii: "["), "'['")
+        if try json.consume(UInt8(ascii: "]")) { return }
+        var index = 0
+        repeat {
+            try skipFrame(index: index)
+            index += 1
+        } while !(try arrayNext(index: index))
+    }
+
+    /// Skips one frame object without interpreting its values.
+    private func skipFrame(index: Int) throws(InputError) {
+        var field: String?
+        do throws(InputError) {
+            guard try json.peek() == UInt8(ascii: "{") else { throw json.badValue("a frame object") }
+            try json.expect(UInt8(ascii: "{"), "'{'")
+            if try json.consume(UInt8(ascii: "}")) { return }
+            repeat {
+                field = nil
+                let key = try json.readString()
+                field = key
+                try json.expect(UInt8(ascii: ":"), "':'")
+                try json.skipValue()
+            } while !(try json.nextOrClose(UInt8(ascii: "}")))
+        } catch {
+            var e = error
+            e.frame = index
+            if e.field == nil { e.field = field }
+            throw e
+        }
+    }
+
     private func endOfFrames(deferred: Bool) throws(InputError) {
         if deferred {
-            mode = .done  // the rest of the document was read before the frames
+            // The rest of the document was read before the frames.
+            try json.seek(to: documentEnd)
+            mode = .done
             return
         }
         mode = .trailer
@@ -292,7 +330,7 @@ public final class CaptureReader {
         frame.index = index
         frame.metadata = FrameMetadata()
         frame.xyz.removeAll(keepingCapacity: true)
-        var haveVertices = false
+        var verticesField: String?
         var transformDistance: Double?
         var field: String?
         do throws(InputError) {
@@ -313,7 +351,7 @@ public final class CaptureReader {
                     case "vertices":
                         guard try json.peek() == UInt8(ascii: "[") else { throw json.badValue("an array of numbers") }
                         try json.readFloatArray(into: &frame.xyz, limit: 3 * Self.maxVertices)
-                        haveVertices = true
+                        verticesField = key
                     case "verticesBase64":
                         guard try json.peek() == UInt8(ascii: "\"") else { throw json.badValue("a base64 string") }
                         try json.readStringBytes(into: &scratchText, limit: (3 * Self.maxVertices * 4 + 2) / 3 * 4)
@@ -334,7 +372,7 @@ public final class CaptureReader {
                         if let bad = frame.xyz.firstIndex(where: { !$0.isFinite }) {
                             throw InputError(file: name, "value \(bad) is not finite (\(frame.xyz[bad]))")
                         }
-                        haveVertices = true
+                        verticesField = key
                     case "transform":
                         guard try json.peek() == UInt8(ascii: "[") else { throw json.badValue("an array of 16 numbers") }
                         let m = try json.readDoubleArray(limit: 16)
@@ -366,17 +404,19 @@ public final class CaptureReader {
             }
             field = nil
             if frame.metadata.distance == nil { frame.metadata.distance = transformDistance }
-            guard haveVertices else {
+            guard let vf = verticesField else {
                 field = "vertices"
                 throw InputError(file: name, "missing: one of 'vertices' or 'verticesBase64' is required")
             }
-            try checkVertexCount(frame.xyz.count, field: &field)
+            field = vf
+            try checkVertexCount(frame.xyz.count)
         } catch {
             var e = error
             e.frame = index
             if e.field == nil { e.field = field }
             throw e
         }
+        if index == 0 { try checkTopology() }
     }
 
     private func parseBlendShapes(_ meta: inout FrameMetadata, _ field: inout String?) throws(InputError) {
@@ -400,8 +440,7 @@ public final class CaptureReader {
         field = "blendShapes"
     }
 
-    private func checkVertexCount(_ count: Int, field: inout String?) throws(InputError) {
-        field = "vertices"
+    private func checkVertexCount(_ count: Int) throws(InputError) {
         guard count > 0, count % 3 == 0 else {
             throw InputError(file: name, "has \(count) coordinates, not a positive multiple of 3")
         }
@@ -413,7 +452,11 @@ public final class CaptureReader {
             return
         }
         vertexCount = n
-        // The first frame fixes the vertex count: check the topology against it now.
+    }
+
+    /// The first frame fixed the vertex count: check the topology against it.
+    private func checkTopology() throws(InputError) {
+        guard let n = vertexCount else { return }
         if let topo = topology {
             if let bad = topo.triangles.firstIndex(where: { Int($0) >= n }) {
                 throw InputError(file: name, frame: nil, field: "topology.triangleIndices", "index \(topo.triangles[bad]) at position \(bad) is out of range (the frames have \(n) vertices)")
@@ -422,7 +465,6 @@ public final class CaptureReader {
                 throw InputError(file: name, frame: nil, field: "topology.textureCoordinates", "has \(uv.count) values, expected \(2 * n) (u, v per vertex)")
             }
         }
-        field = nil
     }
 
     /// Reads whatever follows the frames and checks nothing but whitespace remains.

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Neighbour weighting of the smoothing Laplacian.
 public enum SmoothingWeights: String, Sendable, CaseIterable {
     /// Every neighbour counts the same (umbrella operator).
@@ -28,7 +32,8 @@ public struct TaubinOptions: Sendable, Equatable {
 /// Interior vertices move toward the weighted mean of their neighbours (by λ), then away from it
 /// (by μ). On an open surface a boundary vertex is smoothed along the boundary only (its two
 /// boundary neighbours), so the rim and the eye/mouth openings do not curl inward; boundary vertices
-/// with other than two boundary neighbours (pinch points) stay fixed.
+/// with other than two boundary neighbours (pinch points) and corners of the boundary (where it
+/// turns by more than ``cornerAngleDegrees``) stay fixed, so corners are not rounded off.
 /// - Complexity: O(iterations · edges); memory O(vertices + edges).
 public enum Taubin {
     public static func smooth(_ mesh: Mesh, adjacency: Adjacency, options: TaubinOptions) -> Mesh {
@@ -47,7 +52,7 @@ public enum Taubin {
             let start = nbr.count
             if adjacency.isBoundary[v] {
                 let lo = Int(adjacency.boundaryOffsets[v]), hi = Int(adjacency.boundaryOffsets[v + 1])
-                if hi - lo == 2 {
+                if hi - lo == 2 && !isCorner(mesh.positions, v, adjacency.boundaryNeighbors[lo], adjacency.boundaryNeighbors[lo + 1]) {
                     for k in lo..<hi {
                         nbr.append(adjacency.boundaryNeighbors[k])
                         wgt.append(0.5)
@@ -80,6 +85,16 @@ public enum Taubin {
         var out = mesh
         for v in 0..<n { out.positions[v] = SIMD3<Float>(p[v]) }
         return out
+    }
+
+    /// A boundary vertex whose boundary turns by more than this is a corner and is not moved.
+    public static let cornerAngleDegrees = 30.0
+
+    static func isCorner(_ p: [SIMD3<Float>], _ v: Int, _ a: UInt32, _ b: UInt32) -> Bool {
+        let e1 = SIMD3<Double>(p[v] - p[Int(a)]), e2 = SIMD3<Double>(p[Int(b)] - p[v])
+        let l = ((e1 * e1).sum() * (e2 * e2).sum()).squareRoot()
+        guard l > 0 else { return true }
+        return (e1 * e2).sum() / l < cos(cornerAngleDegrees * .pi / 180)
     }
 
     /// One Laplacian step `p += f · (Σ wᵢ pᵢ − p)`, written through `q` then swapped.

@@ -1,0 +1,60 @@
+import Foundation
+@testable import FaceScanKit
+
+/// A fresh temporary directory for one test.
+func makeTempDir(_ tag: String = #function) -> String {
+    let base = FileManager.default.temporaryDirectory.path
+    let dir = "\(base)/facescan-tests-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+    try! FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    return dir
+}
+
+func writeText(_ text: String, to path: String) {
+    try! text.write(toFile: path, atomically: false, encoding: .utf8)
+}
+
+/// Deterministic PRNG for tests (SplitMix64).
+struct TestRNG: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    /// Standard normal sample (Box–Muller).
+    mutating func gaussian() -> Double {
+        let u = Double.random(in: Double.ulpOfOne..<1, using: &self)
+        let v = Double.random(in: 0..<1, using: &self)
+        return (-2 * Foundation.log(u)).squareRoot() * cos(2 * .pi * v)
+    }
+}
+
+/// A small capture writer for tests: one triangle pair (a unit square) and chosen frames.
+struct CaptureBuilder {
+    var triangles: [Int] = [0, 1, 2, 2, 1, 3]
+    var uvs: [Double]? = nil
+    var settings: String? = nil
+    var frames: [String] = []
+
+    static func frame(vertices: [Double], extra: String = "\"transform\":[1,0,0,0,0,1,0,0,0,0,1,0,0,0,-0.4,1],\"trackingState\":\"normal\",\"ambientIntensity\":1000,\"blendShapes\":{\"jawOpen\":0.1}") -> String {
+        "{\"vertices\":[\(vertices.map { "\($0)" }.joined(separator: ","))]\(extra.isEmpty ? "" : "," + extra)}"
+    }
+
+    static let square: [Double] = [0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0]
+
+    func header(includeFrames: Bool) -> String {
+        var parts = ["\"format\":\"facescan-capture\"", "\"version\":1"]
+        if let settings { parts.append("\"settings\":\(settings)") }
+        var topo = "\"triangleIndices\":[\(triangles.map(String.init).joined(separator: ","))]"
+        if let uvs { topo += ",\"textureCoordinates\":[\(uvs.map { "\($0)" }.joined(separator: ","))]" }
+        parts.append("\"topology\":{\(topo)}")
+        if includeFrames { parts.append("\"frames\":[\(frames.joined(separator: ","))]") }
+        return "{" + parts.joined(separator: ",") + "}"
+    }
+
+    var json: String { header(includeFrames: true) }
+    var ndjson: String { ([header(includeFrames: false)] + frames).joined(separator: "\n") + "\n" }
+}
