@@ -29,7 +29,7 @@ let package = Package(
             ]),
         .executableTarget(name: "facescan-bench", dependencies: ["FaceScanKit"], path: "Sources/Bench"),
         .testTarget(name: "FaceScanKitTests", dependencies: ["FaceScanKit"]),
-        .testTarget(name: "FacescanCLITests", dependencies: ["FaceScanKit"]),
+        .testTarget(name: "FacescanCLITests", dependencies: ["FaceScanKit", "facescan"]),
     ],
     swiftLanguageModes: [.v6]
 )
