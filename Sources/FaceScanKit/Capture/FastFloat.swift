@@ -19,7 +19,6 @@ enum FastFloat {
     }
 
     static let pow10d: [Double] = (0...22).map { pow10Exact($0) }
-    static let pow10f: [Float] = (0...10).map { Float(pow10Exact($0)) }
 
     private static func pow10Exact(_ n: Int) -> Double {
         var v = 1.0
@@ -125,7 +124,7 @@ enum FastFloat {
             if d.mantissa == 0 { return d.negative ? -0.0 : 0.0 }
             if d.mantissa <= 1 << 24 && d.exponent >= -10 && d.exponent <= 10 {
                 var v = Float(d.mantissa)
-                if d.exponent >= 0 { v *= pow10f[d.exponent] } else { v /= pow10f[-d.exponent] }
+                if d.exponent >= 0 { v *= pow10f(d.exponent) } else { v /= pow10f(-d.exponent) }
                 return d.negative ? -v : v
             }
             if d.mantissa <= 1 << 53 && d.exponent >= -22 && d.exponent <= 22 {
@@ -157,11 +156,92 @@ enum FastFloat {
     }
 
     /// Parses the number at the start of `p` (at most `avail` bytes, the token must end before
-    /// them); returns the value and the token length, or nil to let the caller take the slow path.
+    /// them); returns the value and the token length, or nil to let the caller take the slow path
+    /// (which also reports malformed numbers).
+    ///
+    /// The hot path of ingest: one pass over the digits with no per-digit bookkeeping; numbers
+    /// with more than 19 digits or outside the exact ranges go to ``scan`` / ``toFloat``.
     @inline(__always)
     static func parseFloatToken(_ p: UnsafePointer<UInt8>, _ avail: Int) -> (Float, Int)? {
-        guard let d = scan(p, avail, whole: false), let f = toFloat(d, p) else { return nil }
-        return (f, d.length)
+        var i = 0
+        let negative = p[0] == 0x2D
+        if negative { i = 1 }
+        let intStart = i
+        var m: UInt64 = 0
+        while i < avail {
+            let c = p[i] &- 0x30
+            if c > 9 { break }
+            m = m &* 10 &+ UInt64(c)
+            i += 1
+        }
+        let intDigits = i - intStart
+        if intDigits == 0 || (intDigits > 1 && p[intStart] == 0x30) { return nil }
+        var digits = intDigits
+        var exp = 0
+        if i < avail && p[i] == 0x2E {
+            i += 1
+            let fracStart = i
+            while i < avail {
+                let c = p[i] &- 0x30
+                if c > 9 { break }
+                m = m &* 10 &+ UInt64(c)
+                i += 1
+            }
+            let fracDigits = i - fracStart
+            if fracDigits == 0 { return nil }
+            digits += fracDigits
+            exp = -fracDigits
+        }
+        if i < avail && (p[i] | 0x20) == 0x65 {
+            i += 1
+            var eneg = false
+            if i < avail && (p[i] == 0x2B || p[i] == 0x2D) {
+                eneg = p[i] == 0x2D
+                i += 1
+            }
+            let eStart = i
+            var e = 0
+            while i < avail {
+                let c = p[i] &- 0x30
+                if c > 9 { break }
+                if e < 100_000 { e = e &* 10 &+ Int(c) }
+                i += 1
+            }
+            if i == eStart { return nil }
+            exp += eneg ? -e : e
+        }
+        if i >= avail || digits > 19 { return nil }
+        if m <= 1 << 24 && exp >= -10 && exp <= 10 {
+            if m == 0 { return (negative ? -0.0 : 0.0, i) }
+            var v = Float(m)
+            if exp >= 0 { v *= pow10f(exp) } else { v /= pow10f(-exp) }
+            return (negative ? -v : v, i)
+        }
+        var d = Decimal()
+        d.mantissa = m
+        d.exponent = exp
+        d.negative = negative
+        d.length = i
+        guard let f = toFloat(d, p) else { return nil }
+        return (f, i)
+    }
+
+    /// 10ⁿ for 0 ≤ n ≤ 10, exact in `Float`.
+    @inline(__always)
+    static func pow10f(_ n: Int) -> Float {
+        switch n {
+        case 0: 1
+        case 1: 10
+        case 2: 100
+        case 3: 1e3
+        case 4: 1e4
+        case 5: 1e5
+        case 6: 1e6
+        case 7: 1e7
+        case 8: 1e8
+        case 9: 1e9
+        default: 1e10
+        }
     }
 
     /// Public test hook: parses a whole string as a JSON number to `Float`.

@@ -16,6 +16,9 @@ final class JSONReader {
     private var ownsFD: Bool
     private(set) var seekable: Bool
     private var buf: UnsafeMutablePointer<UInt8>
+    /// Growable scratch for number arrays, copied out once per array.
+    private var floats: UnsafeMutablePointer<Float> = .allocate(capacity: 1 << 16)
+    private var floatCapacity = 1 << 16
     private let capacity: Int
     private var pos = 0
     private var end = 0
@@ -39,6 +42,7 @@ final class JSONReader {
 
     deinit {
         buf.deallocate()
+        floats.deallocate()
         if ownsFD { close(fd) }
     }
 
@@ -357,15 +361,19 @@ final class JSONReader {
         return error("unexpected end of input, expected \(expected)")
     }
 
-    /// Reads an array of numbers as `Float`s, appending to `out` (cleared first), at most `limit`
+    /// Reads an array of numbers as `Float`s into `out` (replacing its contents), at most `limit`
     /// values. The hot path of capture ingest.
     func readFloatArray(into out: inout [Float], limit: Int) throws(InputError) {
         try expect(UInt8(ascii: "["), "an array of numbers")
         out.removeAll(keepingCapacity: true)
         if try consume(UInt8(ascii: "]")) { return }
+        var count = 0
+        defer { out.append(contentsOf: UnsafeBufferPointer(start: floats, count: count)) }
         while true {
+            if count == floatCapacity { growFloats() }
+            if count > limit { throw error("array has more than \(limit) values") }
             // Fast path: parse as many numbers as fit in the buffer without refilling.
-            while end - pos > 64 {
+            while end - pos > 64 && count < floatCapacity {
                 var c = buf[pos]
                 while Self.isSpace(c) && pos < end - 1 {
                     pos += 1
@@ -377,23 +385,35 @@ final class JSONReader {
                 while q < end && Self.isSpace(buf[q]) { q += 1 }
                 if q == end { break }  // separator not in the buffer yet: take the slow path
                 pos = q + 1
-                out.append(v)
+                floats[count] = v
+                count += 1
                 let d = buf[q]
                 if d == 0x5D {
-                    if out.count > limit { throw error("array has more than \(limit) values") }
+                    if count > limit { throw error("array has more than \(limit) values") }
                     return
                 }
                 if d != 0x2C {
                     pos = q
                     throw error("expected ',' or ']' in the number array, found \(Self.describe(d))")
                 }
-                if out.count > limit { throw error("array has more than \(limit) values") }
             }
+            if count == floatCapacity { continue }
             // Slow path near the end of the buffer.
-            out.append(try readFloat())
-            if out.count > limit { throw error("array has more than \(limit) values") }
-            if try nextOrClose(UInt8(ascii: "]")) { return }
+            floats[count] = try readFloat()
+            count += 1
+            if try nextOrClose(UInt8(ascii: "]")) {
+                if count > limit { throw error("array has more than \(limit) values") }
+                return
+            }
         }
+    }
+
+    private func growFloats() {
+        let bigger = UnsafeMutablePointer<Float>.allocate(capacity: 2 * floatCapacity)
+        bigger.initialize(from: floats, count: floatCapacity)
+        floats.deallocate()
+        floats = bigger
+        floatCapacity *= 2
     }
 
     /// Reads an array of numbers as `Double`s.
