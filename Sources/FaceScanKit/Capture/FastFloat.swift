@@ -168,12 +168,7 @@ enum FastFloat {
         if negative { i = 1 }
         let intStart = i
         var m: UInt64 = 0
-        while i < avail {
-            let c = p[i] &- 0x30
-            if c > 9 { break }
-            m = m &* 10 &+ UInt64(c)
-            i += 1
-        }
+        i = digitRun(p, i, avail, &m)
         let intDigits = i - intStart
         if intDigits == 0 || (intDigits > 1 && p[intStart] == 0x30) { return nil }
         var digits = intDigits
@@ -181,12 +176,7 @@ enum FastFloat {
         if i < avail && p[i] == 0x2E {
             i += 1
             let fracStart = i
-            while i < avail {
-                let c = p[i] &- 0x30
-                if c > 9 { break }
-                m = m &* 10 &+ UInt64(c)
-                i += 1
-            }
+            i = digitRun(p, i, avail, &m)
             let fracDigits = i - fracStart
             if fracDigits == 0 { return nil }
             digits += fracDigits
@@ -224,6 +214,56 @@ enum FastFloat {
         d.length = i
         guard let f = toFloat(d, p) else { return nil }
         return (f, i)
+    }
+
+    /// Consumes the run of decimal digits at `p[i...]` (eight at a time while at least eight bytes
+    /// are available), folding them into `m` (wrapping; callers reject runs over 19 digits).
+    /// Returns the index after the run.
+    @inline(__always)
+    static func digitRun(_ p: UnsafePointer<UInt8>, _ start: Int, _ avail: Int, _ m: inout UInt64) -> Int {
+        var i = start
+        while i + 8 <= avail {
+            let w = UInt64(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self))
+            let x = w ^ 0x3030_3030_3030_3030  // digit bytes become 0…9
+            // High bit of a byte set when it is not a digit; carries only move toward later bytes,
+            // so the first flagged byte is exact.
+            let flags = ((x &+ 0x7676_7676_7676_7676) | x) & 0x8080_8080_8080_8080
+            let k = flags == 0 ? 8 : flags.trailingZeroBitCount >> 3
+            if k == 0 { return i }
+            var y = k == 8 ? x : x << UInt64(8 * (8 - k))
+            // SWAR: eight digits (first byte most significant) → integer.
+            let lowMask: UInt64 = 0x0000_00FF_0000_00FF
+            let mulHigh: UInt64 = 100 | (1_000_000 << 32)
+            let mulLow: UInt64 = 1 | (10_000 << 32)
+            y = (y &* 10) &+ (y >> 8)
+            let hi = (y & lowMask) &* mulHigh
+            let lo = ((y >> 16) & lowMask) &* mulLow
+            y = (hi &+ lo) >> 32
+            m = m &* pow10u(k) &+ y
+            i += k
+            if k < 8 { return i }
+        }
+        while i < avail {
+            let c = p[i] &- 0x30
+            if c > 9 { break }
+            m = m &* 10 &+ UInt64(c)
+            i += 1
+        }
+        return i
+    }
+
+    @inline(__always)
+    static func pow10u(_ k: Int) -> UInt64 {
+        switch k {
+        case 1: 10
+        case 2: 100
+        case 3: 1000
+        case 4: 10_000
+        case 5: 100_000
+        case 6: 1_000_000
+        case 7: 10_000_000
+        default: 100_000_000
+        }
     }
 
     /// 10ⁿ for 0 ≤ n ≤ 10, exact in `Float`.
