@@ -446,7 +446,8 @@ def readme(samples):
             L.append('- Orientation: the canonical model already faces +z with counter-clockwise winding seen from +z '
                      '(866 of its 898 triangles have a +z normal, no edge traversed twice in one direction), so the '
                      f"triangles are kept as they are{' (flipped: it was clockwise)' if s.get('flipped') else ''}; "
-                     'its UVs are per vertex (`f a/a b/b c/c`). Expression frames use synthetic smooth deformations '
+                     '+y is up (y follows the texture v, x follows u). The model is slightly turned (its nose tip '
+                     'is at x ≈ −1.5 cm) and is kept as it is. Its UVs are per vertex (`f a/a b/b c/c`). Expression frames use synthetic smooth deformations '
                      '(jaw drop, mouth widening, brow raise) since the model has no blend-shape targets.')
         L += [f"- Frames: {g['read']} in total — planned kinds: " + ', '.join(f'{n} {c}' for n, c in sorted(k.items())) + '.',
               '- Bad frames: far (distance 0.52–0.7 m), near (0.2–0.28 m), dark (ambientIntensity ≤ 500, one exactly 500),',
