@@ -1,0 +1,64 @@
+import ArgumentParser
+import FaceScanKit
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `facescan compare A B`: symmetric surface distance between two meshes, in micrometres.
+struct CompareCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "compare",
+        abstract: "Symmetric surface distance between two meshes (rms, max and mean, in micrometres).")
+
+    enum LengthUnit: String, ExpressibleByArgument, CaseIterable {
+        case mm, m
+
+        var micrometres: Double { self == .mm ? 1e3 : 1e6 }
+    }
+
+    @Argument(help: "First mesh (OBJ or STL).") var a: String
+    @Argument(help: "Second mesh (OBJ or STL), in the same unit as the first.") var b: String
+    @Flag(help: "Print one JSON object instead of a line of text.") var json = false
+    @Option(help: "Surface samples taken on each mesh.") var samples = 100_000
+    @Option(help: "Length unit of both meshes: mm or m.") var units: LengthUnit = .m
+
+    func run() throws {
+        do {
+            guard samples > 0 else { throw UsageError("--samples must be positive, got \(samples)") }
+            let meshA = try Mesh.read(path: a)
+            let meshB = try Mesh.read(path: b)
+            let e = SurfaceDistance.symmetric(meshA, meshB, samplesPerMesh: samples, unitToMicrometres: units.micrometres)
+            if json {
+                let rounded = { (x: Double) in JSONValue.double((x * 1000).rounded() / 1000) }
+                let out = JSONValue.object([
+                    ("a", .string(a)), ("b", .string(b)),
+                    ("rmsUm", rounded(e.rms)), ("maxUm", rounded(e.max)), ("meanUm", rounded(e.mean)),
+                ])
+                print(out.serialized())
+            } else {
+                print("rms_um \(Self.fixed1(e.rms)) max_um \(Self.fixed1(e.max)) mean_um \(Self.fixed1(e.mean))")
+            }
+        } catch let failure as any FaceScanFailure {
+            Self.printError("facescan: \(failure.description)\n")
+            throw ExitCode(failure.exitCode)
+        }
+    }
+
+    /// Writes `text` to standard error.
+    static func printError(_ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    }
+
+    /// One decimal place, like meshdiff.py's `%.1f`.
+    static func fixed1(_ x: Double) -> String {
+        guard x.isFinite else { return x > 0 ? "inf" : "nan" }
+        let tenths = (x * 10).rounded()
+        let whole = (tenths / 10).rounded(.towardZero)
+        let frac = Int(abs(tenths - whole * 10))
+        return "\(tenths < 0 && whole == 0 ? "-" : "")\(Int(whole)).\(frac)"
+    }
+}
