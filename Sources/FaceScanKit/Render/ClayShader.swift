@@ -47,12 +47,12 @@ public struct ClayShader: SurfaceShader, Equatable {
     let keyHalf: SIMD3<Float>
 
     public init(
-        albedo: SIMD3<Float> = SIMD3(0.62, 0.43, 0.33),
-        key: DirectionalLight = DirectionalLight(towards: SIMD3(-0.55, 0.6, 0.75), color: SIMD3(1.05, 1.0, 0.94)),
-        fill: DirectionalLight = DirectionalLight(towards: SIMD3(0.8, 0.05, 0.45), color: SIMD3(0.26, 0.29, 0.34)),
-        rim: DirectionalLight = DirectionalLight(towards: SIMD3(0.3, 0.5, -0.8), color: SIMD3(0.25, 0.25, 0.25)),
-        sky: SIMD3<Float> = SIMD3(0.16, 0.17, 0.19), ground: SIMD3<Float> = SIMD3(0.07, 0.06, 0.05),
-        wrap: Float = 0.25, specular: Float = 0.12, backFaceFactor: Float = 0.3
+        albedo: SIMD3<Float> = SIMD3(0.60, 0.40, 0.30),
+        key: DirectionalLight = DirectionalLight(towards: SIMD3(-0.65, 0.55, 0.55), color: SIMD3(1.25, 1.17, 1.06)),
+        fill: DirectionalLight = DirectionalLight(towards: SIMD3(0.85, 0.0, 0.5), color: SIMD3(0.20, 0.23, 0.28)),
+        rim: DirectionalLight = DirectionalLight(towards: SIMD3(0.4, 0.6, -0.7), color: SIMD3(0.35, 0.35, 0.35)),
+        sky: SIMD3<Float> = SIMD3(0.10, 0.11, 0.13), ground: SIMD3<Float> = SIMD3(0.04, 0.035, 0.03),
+        wrap: Float = 0.15, specular: Float = 0.10, backFaceFactor: Float = 0.3
     ) {
         self.albedo = albedo
         self.key = key
