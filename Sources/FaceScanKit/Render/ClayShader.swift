@@ -72,18 +72,20 @@ public struct ClayShader: SurfaceShader, Equatable {
 
     @inline(__always)
     public func shade(normal n: SIMD3<Float>, frontFacing: Bool) -> SIMD3<Float> {
-        let nk = (n * key.direction).sum()
-        let nf = (n * fill.direction).sum()
-        let nr = (n * rim.direction).sum()
-        let t = 0.5 + 0.5 * n.y  // hemisphere blend: 1 facing the sky, 0 facing the ground
+        // Written with scalar dot products: SIMD3 horizontal sums cost more than they save here.
+        let nx = n.x, ny = n.y, nz = n.z
+        let nk = nx * key.direction.x + ny * key.direction.y + nz * key.direction.z
+        let nf = nx * fill.direction.x + ny * fill.direction.y + nz * fill.direction.z
+        let nr = nx * rim.direction.x + ny * rim.direction.y + nz * rim.direction.z
+        let t = 0.5 + 0.5 * ny  // hemisphere blend: 1 facing the sky, 0 facing the ground
         var light = key.color * wrapped(nk) + fill.color * wrapped(nf) + rim.color * max(0, nr)
         light += ground + (sky - ground) * t
         var c = albedo * light
         if frontFacing {
             // Blinn-Phong, exponent 32 by repeated squaring.
-            var s = max(0, (n * keyHalf).sum())
+            var s = max(0, nx * keyHalf.x + ny * keyHalf.y + nz * keyHalf.z)
             s *= s; s *= s; s *= s; s *= s; s *= s
-            c += key.color * (specular * s * (nk > 0 ? 1 : 0))
+            c += key.color * (nk > 0 ? specular * s : 0)
         } else {
             c *= backFaceFactor
         }

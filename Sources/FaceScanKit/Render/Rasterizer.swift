@@ -18,12 +18,19 @@ public struct RenderedFrame: Sendable {
 ///
 /// Recipe:
 /// 1. frame the bounding sphere with a perspective camera, at `supersample²` samples per pixel;
-/// 2. project every vertex once (screen position, 1/depth) and turn its normal into camera space;
-/// 3. rasterise every triangle, both sides, into a visibility buffer: per sample the nearest
-///    triangle (and its side) and its screen-space barycentrics — bounding box clipped to the
-///    screen, edge functions stepped incrementally along each row, depth test on 1/depth;
-/// 4. shade each pixel's visible samples with the generic `SurfaceShader` (perspective-correct,
-///    renormalised vertex-normal interpolation), box-filter them in linear light, take alpha from
+/// 2. project every vertex once (screen position, 1/depth);
+/// 3. light every vertex with the generic `SurfaceShader`, once for the outside and once for the
+///    inside (normal flipped), from its area-weighted normal in camera space — at thumbnail size
+///    a face's triangles are a pixel or two across, so smooth (Gouraud) interpolation of these
+///    colours is indistinguishable from per-sample lighting and far cheaper;
+/// 4. bin the triangles into horizontal strips of the sample raster (count → prefix-sum → fill),
+///    so each strip's visibility buffer stays in cache;
+/// 5. per strip, rasterise its triangles, both sides, into a visibility buffer (per sample the
+///    nearest triangle and its side) — bounding box clipped to the strip, edge functions stepped
+///    incrementally along each row, depth test on 1/depth;
+/// 6. per output pixel, colour the visible samples (perspective-correct interpolation of the
+///    corners' colours) — once at the pixel centre when every sample shows the same triangle
+///    side, else once per sample — average them in linear light (box filter), take alpha from
 ///    coverage and encode sRGB.
 ///
 /// - Complexity: O(vertices + Σ triangle bounding-box area + size² · supersample²).
@@ -49,23 +56,25 @@ public enum Rasterizer {
         var screen = [SIMD2<Float>](repeating: .zero, count: n)
         var invDepth = [Float](repeating: 0, count: n)
         let worldNormals = mesh.vertexNormals()
-        var normals = [SIMD3<Float>](repeating: .zero, count: n)
+        var front = [SIMD4<Float>](repeating: .zero, count: n)
+        var back = [SIMD4<Float>](repeating: .zero, count: n)
         for v in 0..<n {
             let (s, d) = camera.project(mesh.positions[v])
             screen[v] = s
             invDepth[v] = d > 0 && d.isFinite ? 1 / d : 0
-            normals[v] = camera.directionToCamera(worldNormals[v])
+            // 3. Light every vertex, outside and inside (the normal flipped towards the camera).
+            var normal = camera.directionToCamera(worldNormals[v])
+            if normal == .zero { normal = SIMD3(0, 0, 1) }
+            let f = shader.shade(normal: normal, frontFacing: true), b = shader.shade(normal: -normal, frontFacing: false)
+            front[v] = SIMD4(f, 0)
+            back[v] = SIMD4(b, 0)
         }
 
-        // 3. Visibility buffer.
-        var target = VisibilityBuffer(width: size * ss, height: size * ss)
-        target.rasterize(triangles: mesh.triangles, screen: screen, invDepth: invDepth)
-
-        // 4. Shade, resolve, encode.
+        // 4–6. Rasterise and resolve strip by strip.
         var pixels = [UInt8](repeating: 0, count: size * size * 4)
         var depth = [Float](repeating: .infinity, count: size * size)
-        target.resolve(into: &pixels, depth: &depth, size: size, supersample: ss, triangles: mesh.triangles,
-                       invDepth: invDepth, normals: normals, shader: shader)
+        StripRenderer.draw(triangles: mesh.triangles, screen: screen, invDepth: invDepth, front: front, back: back,
+                           size: size, supersample: ss, pixels: &pixels, depth: &depth)
         return RenderedFrame(image: RGBAImage(width: size, height: size, pixels: pixels), depth: depth, camera: outputCamera)
     }
 }
