@@ -1,10 +1,13 @@
 /// The one entry point for mesh files: OBJ and STL go through facescan's own readers and
 /// writers, everything else through ``AssimpIO``.
 public enum MeshIO {
-    /// Native formats by extension; other extensions map to assimp export format ids.
+    /// File extensions written through assimp, with the export format id used for each. Left out
+    /// on purpose (assimp 5.2): `3mf` (the exporter writes an archive without the mesh), binary
+    /// FBX (assimp cannot read its own output; `fbx` writes ASCII FBX instead), text glTF (its
+    /// buffer file is named `$blobfile.bin` when exporting to memory; use `glb`) and STEP
+    /// (assimp cannot read it back).
     static let assimpExportIDs: [String: String] = [
-        "ply": "plyb", "glb": "glb2", "gltf": "gltf2", "3mf": "3mf", "dae": "collada", "fbx": "fbx",
-        "x3d": "x3d", "x": "x", "stp": "stp", "step": "stp", "3ds": "3ds",
+        "ply": "plyb", "glb": "glb2", "dae": "collada", "fbx": "fbxa", "x3d": "x3d", "x": "x", "3ds": "3ds",
     ]
 
     /// File extensions ``write(_:to:format:)`` understands.
@@ -18,33 +21,22 @@ public enum MeshIO {
     }
 
     /// The bytes of `mesh` in `format`: a file extension (`obj`, `stl`, `ply`, `glb`, `3mf`, …) or
-    /// an assimp export id (`plyb`, `glb2`, …). Formats that need more than one file (text glTF)
-    /// are refused here; use ``write(_:to:format:)``. Throws ``UsageError`` or ``IOFailure``.
+    /// an assimp export id (`plyb`, `glb2`, …). Formats that need more than one file are refused.
+    /// Throws ``UsageError`` or ``IOFailure``.
     public static func bytes(_ mesh: Mesh, format: String) throws -> [UInt8] {
         let files = try encode(mesh, format: format)
         guard files.count == 1 else {
-            throw UsageError("format '\(format)' writes \(files.count) files; write it to a path instead")
+            throw UsageError("format '\(format)' writes \(files.count) files; facescan writes single-file formats only")
         }
         return files[0].bytes
     }
 
     /// Writes `mesh` to `path` atomically in `format` (default: from the path's extension).
-    /// Secondary files (glTF's buffer) are written beside it, named as the format references them.
     public static func write(_ mesh: Mesh, to path: String, format: String? = nil) throws {
         guard let format = format ?? fileExtension(path) else {
             throw UsageError("\(path): cannot tell the mesh format from the name; use one of \(writableExtensions.joined(separator: ", "))")
         }
-        let files = try encode(mesh, format: format)
-        let t = OutputTransaction()
-        try t.stage(files[0].bytes, to: path)
-        let dir = path.lastIndex(of: "/").map { String(path[...$0]) } ?? ""
-        for f in files.dropFirst() {
-            guard !f.name.isEmpty, !f.name.contains("/") else {
-                throw IOFailure(path: path, "assimp produced an extra file with an unusable name '\(f.name)'")
-            }
-            try t.stage(f.bytes, to: dir + f.name)
-        }
-        try t.commit()
+        try OutputTransaction.write(try bytes(mesh, format: format), to: path)
     }
 
     static func encode(_ mesh: Mesh, format: String) throws -> [AssimpIO.ExportedFile] {
