@@ -84,9 +84,10 @@ public enum AssimpIO {
                 defer { aiReleaseExportFormatDescription(d) }
                 return String(cString: d.pointee.id) == formatID
             }
-            guard known else { throw UsageError("assimp cannot export format '\(formatID)'") }
+            guard known else { throw UsageError("unknown mesh format '\(formatID)'") }
             guard let blob = aiExportSceneToBlob(scene.scene, formatID, 0) else {
-                throw IOFailure(path: formatID, "assimp export failed: \(String(cString: aiGetErrorString()))")
+                let message = String(cString: aiGetErrorString())
+                throw IOFailure(path: formatID, "assimp export failed: \(message.isEmpty ? "no reason given" : message)")
             }
             defer { aiReleaseExportBlob(blob) }
             var files: [ExportedFile] = []

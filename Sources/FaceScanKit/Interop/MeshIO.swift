@@ -10,6 +10,9 @@ public enum MeshIO {
         "ply": "plyb", "glb": "glb2", "dae": "collada", "fbx": "fbxa", "x3d": "x3d", "x": "x", "3ds": "3ds",
     ]
 
+    /// assimp export ids whose output assimp itself cannot read back (see ``assimpExportIDs``).
+    static let brokenAssimpExports: Set<String> = ["3mf", "fbx", "gltf", "gltf2", "stp"]
+
     /// File extensions ``write(_:to:format:)`` understands.
     public static var writableExtensions: [String] { ["obj", "stl"] + assimpExportIDs.keys.sorted() }
 
@@ -45,7 +48,11 @@ public enum MeshIO {
         case "obj": return [AssimpIO.ExportedFile(name: "", bytes: mesh.objBytes())]
         case "stl": return [AssimpIO.ExportedFile(name: "", bytes: mesh.stlBytes())]
         default:
-            return try AssimpIO.export(mesh, formatID: assimpExportIDs[f] ?? f)
+            let id = assimpExportIDs[f] ?? f
+            guard !brokenAssimpExports.contains(id) else {
+                throw UsageError("facescan does not write '\(format)' (assimp's exporter for it is unusable); use one of \(writableExtensions.joined(separator: ", "))")
+            }
+            return try AssimpIO.export(mesh, formatID: id)
         }
     }
 

@@ -41,7 +41,9 @@ public struct MeshInspection: Sendable, Equatable {
     public var size: SIMD3<Float> { boundsMax - boundsMin }
 
     public var json: JSONValue {
-        func vec(_ v: SIMD3<Float>) -> JSONValue { .array([.double(Double(v.x)), .double(Double(v.y)), .double(Double(v.z))]) }
+        // Each coordinate as the shortest decimal that reads back as the same Float.
+        func num(_ f: Float) -> JSONValue { .double(Double("\(f)") ?? Double(f)) }
+        func vec(_ v: SIMD3<Float>) -> JSONValue { .array([num(v.x), num(v.y), num(v.z)]) }
         return .object([
             ("vertices", .int(check.vertexCount)),
             ("triangles", .int(check.triangleCount)),
