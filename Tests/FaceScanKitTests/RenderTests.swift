@@ -122,6 +122,13 @@ private func square(z: Float, half: Float, offset: UInt32 = 0) -> (positions: [S
         #expect(try PNGEncoder.encode(a) == PNGEncoder.encode(b))
     }
 
+    @Test func threadCountDoesNotChangeTheImage() {
+        var o = RenderOptions(size: 100, view: .left, threads: 1)
+        let one = Rasterizer.render(ictNeutral, options: o)
+        o.threads = 3
+        #expect(Rasterizer.render(ictNeutral, options: o) == one)
+    }
+
     @Test func pngRoundTripsThroughLibpng() throws {
         let image = Rasterizer.render(ictNeutral, options: RenderOptions(size: 64))
         let png = try PNGEncoder.encode(image)

@@ -74,7 +74,7 @@ public enum Rasterizer {
         var pixels = [UInt8](repeating: 0, count: size * size * 4)
         var depth = [Float](repeating: .infinity, count: size * size)
         StripRenderer.draw(triangles: mesh.triangles, screen: screen, invDepth: invDepth, front: front, back: back,
-                           size: size, supersample: ss, pixels: &pixels, depth: &depth)
+                           size: size, supersample: ss, threads: options.threads, pixels: &pixels, depth: &depth)
         return RenderedFrame(image: RGBAImage(width: size, height: size, pixels: pixels), depth: depth, camera: outputCamera)
     }
 }

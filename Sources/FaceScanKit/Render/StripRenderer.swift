@@ -1,3 +1,5 @@
+import Dispatch
+
 /// The hot core of ``Rasterizer``: binning, rasterisation into a strip-sized visibility buffer,
 /// and colour interpolation/resolve. Unsafe buffer access stays in this file; every buffer pointer is taken
 /// once per render, outside the loops.
@@ -28,21 +30,21 @@ enum StripRenderer {
         var rows = 0
     }
 
+    /// Renders every strip into `pixels` (RGBA8, `size²`) and `depth`. With `threads > 1` the
+    /// strips are split into that many contiguous runs drawn concurrently, each with its own strip
+    /// buffers; a strip's pixels depend only on its own triangles, so the bytes are identical
+    /// for any thread count.
     static func draw(triangles: [UInt32], screen: [SIMD2<Float>], invDepth: [Float], front: [SIMD4<Float>], back: [SIMD4<Float>],
-                     size: Int, supersample ss: Int, pixels: inout [UInt8], depth: inout [Float]) {
+                     size: Int, supersample ss: Int, threads: Int, pixels: inout [UInt8], depth: inout [Float]) {
         let w = size * ss, h = size * ss
         let stripRows = outputRowsPerStrip * ss
         let stripCount = (size + outputRowsPerStrip - 1) / outputRowsPerStrip
-        var zbuf = [Float](repeating: 0, count: w * stripRows)
-        var ibuf = [Int32](repeating: -1, count: w * stripRows)
         triangles.withUnsafeBufferPointer { tris in
         screen.withUnsafeBufferPointer { scr in
         invDepth.withUnsafeBufferPointer { viz in
         front.withUnsafeBufferPointer { front in
         back.withUnsafeBufferPointer { back in
         SRGB.table.withUnsafeBufferPointer { lut in
-        zbuf.withUnsafeMutableBufferPointer { z in
-        ibuf.withUnsafeMutableBufferPointer { id in
         pixels.withUnsafeMutableBufferPointer { out in
         depth.withUnsafeMutableBufferPointer { dout in
             let input = Inputs(tris: tris, screen: scr, invDepth: viz, front: front, back: back, lut: lut)
@@ -63,9 +65,41 @@ enum StripRenderer {
                     fill[s] += 1
                 }
             }
-            var strip = Strip(z: z, id: id, width: w)
+            let workers = max(1, min(threads, stripCount))
             bins.withUnsafeBufferPointer { bins in
-                for s in 0..<stripCount {
+                let run = Run(input: input, bins: bins, offsets: offsets, size: size, supersample: ss, out: out, depth: dout)
+                if workers == 1 {
+                    run.strips(0..<stripCount)
+                } else {
+                    DispatchQueue.concurrentPerform(iterations: workers) { k in
+                        run.strips((k * stripCount / workers)..<((k + 1) * stripCount / workers))
+                    }
+                }
+            }
+        }}}}}}}}
+    }
+
+    /// One render's shared, read-only inputs and disjoint outputs (each strip writes only its
+    /// own output rows).
+    struct Run: @unchecked Sendable {
+        let input: Inputs
+        let bins: UnsafeBufferPointer<Int32>
+        let offsets: [Int32]
+        let size: Int
+        let supersample: Int
+        let out: UnsafeMutableBufferPointer<UInt8>
+        let depth: UnsafeMutableBufferPointer<Float>
+
+        /// Rasterises and resolves `range` of strips with buffers of its own.
+        func strips(_ range: Range<Int>) {
+            let w = size * supersample, h = w
+            let stripRows = outputRowsPerStrip * supersample
+            var zbuf = [Float](repeating: 0, count: w * stripRows)
+            var ibuf = [Int32](repeating: -1, count: w * stripRows)
+            zbuf.withUnsafeMutableBufferPointer { z in
+            ibuf.withUnsafeMutableBufferPointer { id in
+                var strip = Strip(z: z, id: id, width: w)
+                for s in range {
                     strip.top = s * stripRows
                     strip.rows = min(stripRows, h - strip.top)
                     let n = strip.rows * w
@@ -74,10 +108,10 @@ enum StripRenderer {
                     for k in Int(offsets[s])..<Int(offsets[s + 1]) {
                         rasterize(Int(bins[k]), input, strip)
                     }
-                    resolve(strip, input, size: size, supersample: ss, pixels: out, depth: dout)
+                    resolve(strip, input, size: size, supersample: supersample, pixels: out, depth: depth)
                 }
-            }
-        }}}}}}}}}}
+            }}
+        }
     }
 
     /// The sample rows a drawable triangle covers (clipped to the raster), or nil when it is
