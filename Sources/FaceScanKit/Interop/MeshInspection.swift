@@ -1,0 +1,86 @@
+/// Length unit of a mesh file's coordinates.
+public enum LengthUnit: String, Sendable, CaseIterable {
+    case mm, m
+
+    /// Millimetres per unit.
+    public var millimetres: Double { self == .mm ? 1 : 1000 }
+}
+
+/// What `facescan inspect` reports: topology from ``MeshCheck``, the bounding box and, for a
+/// watertight mesh, the enclosed volume.
+public struct MeshInspection: Sendable, Equatable {
+    public var check: MeshCheck
+    public var boundsMin: SIMD3<Float>
+    public var boundsMax: SIMD3<Float>
+    /// Enclosed volume in unit³ (positive for outward-facing triangles), or nil when the mesh is
+    /// not watertight.
+    public var volume: Double?
+    public var unit: LengthUnit
+
+    /// - Complexity: O(t log t) for t triangles (dominated by ``MeshCheck``).
+    public init(_ mesh: Mesh, unit: LengthUnit = .m) {
+        check = MeshCheck(mesh)
+        (boundsMin, boundsMax) = mesh.bounds
+        volume = check.isWatertight ? MeshInspection.signedVolume(mesh) : nil
+        self.unit = unit
+    }
+
+    /// Signed volume by the divergence theorem: Σ a · (b × c) / 6 over the triangles, in double
+    /// precision. Meaningful for a closed, consistently wound mesh.
+    public static func signedVolume(_ mesh: Mesh) -> Double {
+        var v = 0.0
+        for t in 0..<mesh.triangleCount {
+            let (i, j, k) = mesh.triangle(t)
+            let a = SIMD3<Double>(mesh.positions[Int(i)]), b = SIMD3<Double>(mesh.positions[Int(j)])
+            let c = SIMD3<Double>(mesh.positions[Int(k)])
+            v += (a * SIMD3(b.y * c.z - b.z * c.y, b.z * c.x - b.x * c.z, b.x * c.y - b.y * c.x)).sum()
+        }
+        return v / 6
+    }
+
+    public var size: SIMD3<Float> { boundsMax - boundsMin }
+
+    public var json: JSONValue {
+        // Each coordinate as the shortest decimal that reads back as the same Float.
+        func num(_ f: Float) -> JSONValue { .double(Double("\(f)") ?? Double(f)) }
+        func vec(_ v: SIMD3<Float>) -> JSONValue { .array([num(v.x), num(v.y), num(v.z)]) }
+        return .object([
+            ("vertices", .int(check.vertexCount)),
+            ("triangles", .int(check.triangleCount)),
+            ("units", .string(unit.rawValue)),
+            ("boundingBox", .object([("min", vec(boundsMin)), ("max", vec(boundsMax)), ("size", vec(size))])),
+            ("boundaryLoops", .int(check.boundaryLoops)),
+            ("boundaryEdges", .int(check.boundaryEdges)),
+            ("nonManifoldEdges", .int(check.nonManifoldEdges)),
+            ("inconsistentEdges", .int(check.inconsistentEdges)),
+            ("degenerateTriangles", .int(check.degenerateTriangles)),
+            ("duplicateTriangles", .int(check.duplicateTriangles)),
+            ("watertight", .bool(check.isWatertight)),
+            ("volume", volume.map { .double($0) } ?? .null),
+            ("volumeCm3", volume.map { .double($0 * pow3(unit.millimetres) / 1000) } ?? .null),
+        ])
+    }
+
+    /// Human-readable lines.
+    public var text: String {
+        let u = unit.rawValue
+        let s = size
+        var lines = [
+            "vertices:             \(check.vertexCount)",
+            "triangles:            \(check.triangleCount)",
+            "bounding box:         min (\(boundsMin.x), \(boundsMin.y), \(boundsMin.z)) max (\(boundsMax.x), \(boundsMax.y), \(boundsMax.z)) \(u)",
+            "size:                 \(s.x) × \(s.y) × \(s.z) \(u) (\(fmt(Double(s.x) * unit.millimetres)) × \(fmt(Double(s.y) * unit.millimetres)) × \(fmt(Double(s.z) * unit.millimetres)) mm)",
+            "boundary loops:       \(check.boundaryLoops) (\(check.boundaryEdges) edges)",
+            "non-manifold edges:   \(check.nonManifoldEdges)",
+            "inconsistent edges:   \(check.inconsistentEdges)",
+            "degenerate triangles: \(check.degenerateTriangles)",
+            "watertight:           \(check.isWatertight ? "yes" : "no")",
+        ]
+        if let volume { lines.append("volume:               \(volume) \(u)³ (\(fmt(volume * pow3(unit.millimetres) / 1000)) cm³)") }
+        return lines.joined(separator: "\n")
+    }
+
+    private func fmt(_ x: Double) -> String { String((x * 1000).rounded() / 1000) }
+}
+
+private func pow3(_ x: Double) -> Double { x * x * x }

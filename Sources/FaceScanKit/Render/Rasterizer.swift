@@ -1,0 +1,90 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A rendered frame: the thumbnail and, per output pixel, the distance along the viewing axis
+/// of the nearest surface (`.infinity` where nothing was drawn), in the mesh's unit.
+public struct RenderedFrame: Sendable {
+    public var image: RGBAImage
+    public var depth: [Float]
+    /// The camera, in output-pixel screen space (`project` gives output pixel coordinates).
+    public var camera: Camera
+}
+
+/// A small software rasteriser for thumbnails (in the spirit of tinyrenderer, without global
+/// state). Single-threaded and deterministic: the same mesh and options give identical bytes.
+///
+/// Recipe:
+/// 1. frame the bounding sphere with a perspective camera, at `supersample²` samples per pixel;
+/// 2. project every vertex once (screen position, 1/depth);
+/// 3. light every vertex with the generic `SurfaceShader`, once for the outside and once for the
+///    inside (normal flipped), from its area-weighted normal in camera space — at thumbnail size
+///    a face's triangles are a pixel or two across, so smooth (Gouraud) interpolation of these
+///    colours is indistinguishable from per-sample lighting and far cheaper;
+/// 4. bin the triangles into horizontal strips of the sample raster (count → prefix-sum → fill),
+///    so each strip's visibility buffer stays in cache;
+/// 5. per strip, rasterise its triangles, both sides, into a visibility buffer (per sample the
+///    nearest triangle and its side) — bounding box clipped to the strip, edge functions stepped
+///    incrementally along each row, depth test on 1/depth;
+/// 6. per output pixel, colour the visible samples (perspective-correct interpolation of the
+///    corners' colours) — once at the pixel centre when every sample shows the same triangle
+///    side, else once per sample — average them in linear light (box filter), take alpha from
+///    coverage and encode sRGB.
+///
+/// - Complexity: O(vertices + Σ triangle bounding-box area + size² · supersample²).
+public enum Rasterizer {
+    /// Renders `mesh` with the default clay look.
+    public static func render(_ mesh: Mesh, options: RenderOptions = RenderOptions()) -> RGBAImage {
+        renderFrame(mesh, options: options, shader: ClayShader()).image
+    }
+
+    /// Renders `mesh` with `shader`, also returning the depth of every output pixel.
+    public static func renderFrame<S: SurfaceShader>(_ mesh: Mesh, options: RenderOptions, shader: S) -> RenderedFrame {
+        let ss = options.supersample
+        let size = options.size
+        // 1. Camera at sample resolution, and the same camera at output resolution for callers.
+        let camera = Camera(framing: mesh, options: options, samplesPerAxis: ss)
+        var outputCamera = camera
+        outputCamera.focal /= Float(ss)
+        outputCamera.width = size
+        outputCamera.height = size
+
+        // 2. Per-vertex screen positions, 1/depth and camera-space normals.
+        let n = mesh.vertexCount
+        var screen = [SIMD2<Float>](repeating: .zero, count: n)
+        var invDepth = [Float](repeating: 0, count: n)
+        let worldNormals = mesh.vertexNormals()
+        var front = [SIMD4<Float>](repeating: .zero, count: n)
+        var back = [SIMD4<Float>](repeating: .zero, count: n)
+        for v in 0..<n {
+            let (s, d) = camera.project(mesh.positions[v])
+            screen[v] = s
+            invDepth[v] = d > 0 && d.isFinite ? 1 / d : 0
+            // 3. Light every vertex, outside and inside (the normal flipped towards the camera).
+            var normal = camera.directionToCamera(worldNormals[v])
+            if normal == .zero { normal = SIMD3(0, 0, 1) }
+            let f = shader.shade(normal: normal, frontFacing: true), b = shader.shade(normal: -normal, frontFacing: false)
+            front[v] = SIMD4(f, 0)
+            back[v] = SIMD4(b, 0)
+        }
+
+        // 4–6. Rasterise and resolve strip by strip.
+        var pixels = [UInt8](repeating: 0, count: size * size * 4)
+        var depth = [Float](repeating: .infinity, count: size * size)
+        StripRenderer.draw(triangles: mesh.triangles, screen: screen, invDepth: invDepth, front: front, back: back,
+                           size: size, supersample: ss, threads: options.threads, pixels: &pixels, depth: &depth)
+        return RenderedFrame(image: RGBAImage(width: size, height: size, pixels: pixels), depth: depth, camera: outputCamera)
+    }
+}
+
+/// Linear light → sRGB byte, tabulated at 4096 steps.
+enum SRGB {
+    static let steps = 4096
+    static let table: [UInt8] = (0..<steps).map { i in
+        let c = Double(i) / Double(steps - 1)
+        let s = c <= 0.0031308 ? 12.92 * c : 1.055 * pow(c, 1 / 2.4) - 0.055
+        return UInt8(max(0, min(255, (s * 255).rounded())))
+    }
+}

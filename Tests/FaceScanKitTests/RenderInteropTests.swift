@@ -1,0 +1,140 @@
+import Testing
+@testable import FaceScanKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A unit cube, outward-facing, counter-clockwise from outside: watertight, volume 1.
+///
+///       7────6
+///      ╱│   ╱│      z up out of the page's top face
+///     4────5 │
+///     │ 3──│─2
+///     │╱   │╱
+///     0────1
+private func cube() -> Mesh {
+    let p: [SIMD3<Float>] = [
+        SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(1, 1, 0), SIMD3(0, 1, 0),
+        SIMD3(0, 0, 1), SIMD3(1, 0, 1), SIMD3(1, 1, 1), SIMD3(0, 1, 1),
+    ]
+    let t: [UInt32] = [
+        0, 2, 1, 0, 3, 2,  // bottom (−z)
+        4, 5, 6, 4, 6, 7,  // top (+z)
+        0, 1, 5, 0, 5, 4,  // front (−y)
+        1, 2, 6, 1, 6, 5,  // right (+x)
+        2, 3, 7, 2, 7, 6,  // back (+y)
+        3, 0, 4, 3, 4, 7,  // left (−x)
+    ]
+    return Mesh(positions: p, triangles: t)
+}
+
+/// A 3×3-vertex grid in z = 0 (8 triangles), with UVs: open, one boundary loop.
+///
+///     6──7──8
+///     │╲ │╲ │
+///     3──4──5
+///     │╲ │╲ │
+///     0──1──2
+private func grid() -> Mesh {
+    var p: [SIMD3<Float>] = [], uv: [SIMD2<Float>] = []
+    for y in 0..<3 {
+        for x in 0..<3 {
+            p.append(SIMD3(Float(x) * 0.5, Float(y) * 0.5, 0))
+            uv.append(SIMD2(Float(x) / 2, Float(y) / 2))
+        }
+    }
+    var t: [UInt32] = []
+    for y in 0..<2 {
+        for x in 0..<2 {
+            let a = UInt32(y * 3 + x)
+            t += [a, a + 1, a + 4, a, a + 4, a + 3]
+        }
+    }
+    return Mesh(positions: p, triangles: t, uvs: uv)
+}
+
+private func tempPath(_ name: String) -> String { "/tmp/facescan-interop-\(getpid())-\(name)" }
+
+/// Positions as a sorted list, for order-independent comparison.
+private func sortedPositions(_ m: Mesh) -> [SIMD3<Float>] {
+    m.positions.sorted { ($0.x, $0.y, $0.z) < ($1.x, $1.y, $1.z) }
+}
+
+@Suite(.serialized) struct InteropTests {
+    @Test(arguments: ["ply", "glb", "obj", "stl"])
+    func roundTripKeepsCountsAndPositions(format: String) throws {
+        for mesh in [cube(), grid()] {
+            let path = tempPath("roundtrip.\(format)")
+            defer { unlink(path) }
+            try MeshIO.write(mesh, to: path)
+            let back = try MeshIO.read(path: path)
+            #expect(back.vertexCount == mesh.vertexCount, "\(format): \(back.vertexCount) vertices")
+            #expect(back.triangleCount == mesh.triangleCount)
+            #expect(sortedPositions(back) == sortedPositions(mesh))
+            let a = MeshCheck(mesh), b = MeshCheck(back)
+            #expect(a.isWatertight == b.isWatertight && a.boundaryLoops == b.boundaryLoops && b.inconsistentEdges == 0)
+        }
+    }
+
+    @Test func glbKeepsUVs() throws {
+        let bytes = try MeshIO.bytes(grid(), format: "glb")
+        let back = try AssimpIO.parse(bytes, formatHint: "glb", name: "memory.glb")
+        #expect(back.uvs != nil)
+        #expect(back.vertexCount == 9)
+    }
+
+    @Test func assimpWritesAndReadsOtherFormats() throws {
+        for format in ["dae", "fbx", "x3d", "3ds"] {
+            let path = tempPath("cube.\(format)")
+            defer { unlink(path) }
+            try MeshIO.write(cube(), to: path)
+            let back = try MeshIO.read(path: path)
+            #expect(back.triangleCount == 12, "\(format)")
+            #expect(MeshCheck(back).isWatertight, "\(format)")
+        }
+    }
+
+    @Test func garbageFileGivesAnInputErrorNamingIt() throws {
+        let path = tempPath("garbage.ply")
+        defer { unlink(path) }
+        try OutputTransaction.write(Array("ply\nthis is not really a ply file\n\u{1}\u{2}".utf8), to: path)
+        do {
+            _ = try MeshIO.read(path: path)
+            Issue.record("expected an error")
+        } catch let e as InputError {
+            #expect(e.file == path)
+            #expect(e.message.hasPrefix("assimp: "))
+            #expect(e.exitCode == 2)
+        }
+    }
+
+    @Test func missingFileIsAnIOFailure() {
+        #expect(throws: IOFailure.self) { try MeshIO.read(path: tempPath("missing.glb")) }
+    }
+
+    @Test func unknownFormatIsAUsageError() {
+        #expect(throws: UsageError.self) { try MeshIO.bytes(cube(), format: "nope") }
+    }
+
+    @Test func inspectCube() {
+        let r = MeshInspection(cube(), unit: .m)
+        #expect(r.check.vertexCount == 8 && r.check.triangleCount == 12)
+        #expect(r.check.isWatertight)
+        #expect(r.check.boundaryLoops == 0 && r.check.nonManifoldEdges == 0 && r.check.degenerateTriangles == 0)
+        #expect(abs(r.volume! - 1) < 1e-9)
+        #expect(r.size == SIMD3(1, 1, 1))
+        #expect(r.text.contains("watertight:           yes"))
+        #expect(r.json.serialized().contains("\"volume\":1,"))
+    }
+
+    @Test func inspectOpenGrid() {
+        let r = MeshInspection(grid(), unit: .mm)
+        #expect(r.check.vertexCount == 9 && r.check.triangleCount == 8)
+        #expect(!r.check.isWatertight)
+        #expect(r.check.boundaryLoops == 1)
+        #expect(r.volume == nil)
+        #expect(r.json.serialized().contains("\"watertight\":false"))
+        #expect(r.json.serialized().contains("\"volume\":null"))
+    }
+}
