@@ -13,14 +13,8 @@ struct CompareCommand: ParsableCommand {
         commandName: "compare",
         abstract: "Symmetric surface distance between two meshes (rms, max and mean, in micrometres).")
 
-    enum LengthUnit: String, ExpressibleByArgument, CaseIterable {
-        case mm, m
-
-        var micrometres: Double { self == .mm ? 1e3 : 1e6 }
-    }
-
-    @Argument(help: "First mesh (OBJ or STL).") var a: String
-    @Argument(help: "Second mesh (OBJ or STL), in the same unit as the first.") var b: String
+    @Argument(help: "First mesh (any format facescan reads).") var a: String
+    @Argument(help: "Second mesh, in the same unit as the first.") var b: String
     @Flag(help: "Print one JSON object instead of a line of text.") var json = false
     @Option(help: "Surface samples taken on each mesh.") var samples = 100_000
     @Option(help: "Length unit of both meshes: mm or m.") var units: LengthUnit = .m
@@ -28,9 +22,9 @@ struct CompareCommand: ParsableCommand {
     func run() throws {
         do {
             guard samples > 0 else { throw UsageError("--samples must be positive, got \(samples)") }
-            let meshA = try Mesh.read(path: a)
-            let meshB = try Mesh.read(path: b)
-            let e = SurfaceDistance.symmetric(meshA, meshB, samplesPerMesh: samples, unitToMicrometres: units.micrometres)
+            let meshA = try MeshIO.read(path: a)
+            let meshB = try MeshIO.read(path: b)
+            let e = SurfaceDistance.symmetric(meshA, meshB, samplesPerMesh: samples, unitToMicrometres: units.millimetres * 1000)
             if json {
                 let rounded = { (x: Double) in JSONValue.double((x * 1000).rounded() / 1000) }
                 let out = JSONValue.object([

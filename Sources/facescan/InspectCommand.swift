@@ -1,7 +1,6 @@
 import ArgumentParser
 import FaceScanKit
 
-extension LengthUnit: ExpressibleByArgument {}
 
 struct InspectCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

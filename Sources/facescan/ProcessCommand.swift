@@ -30,7 +30,7 @@ struct ProcessCommand: ParsableCommand {
     @Option(help: "Base name of the outputs (default: the input's file name without extension).")
     var name: String?
 
-    @Option(help: "Comma-separated output formats: stl, obj, png.")
+    @Option(help: "Comma-separated output formats: stl, obj, png, and ply, glb, dae, fbx, x3d, x, 3ds (through assimp).")
     var formats: String?
 
     @Option(help: "Output size preset: low (5000), medium (10000) or high (20000 vertices).")

@@ -15,6 +15,8 @@ public enum LengthUnit: String, Sendable, CaseIterable {
     case mm, m
     /// Factor from metres to this unit.
     public var fromMetres: Double { self == .mm ? 1000 : 1 }
+    /// Millimetres per unit.
+    public var millimetres: Double { self == .mm ? 1 : 1000 }
 }
 
 /// The capture's `settings` object (FORMAT.md), every key optional. `nil` means "not given";

@@ -1,19 +1,32 @@
-/// Output formats of `process` and the stage commands.
-public enum ExportFormat: String, Sendable, CaseIterable {
-    case stl, obj, png
+/// Output formats of `process`: `stl`, `obj`, `png` (the thumbnail) and the single-file formats
+/// written through assimp (``MeshIO/writableExtensions``).
+public enum Exporter {
+    /// Every format name `process` accepts.
+    public static var supportedFormats: [String] { ["stl", "obj", "png"] + MeshIO.writableExtensions.filter { $0 != "stl" && $0 != "obj" } }
 
-    /// Parses a user-given list, rejecting unknown and duplicate names.
-    public static func parseList(_ names: [String]) throws(UsageError) -> [ExportFormat] {
-        var out: [ExportFormat] = []
+    /// Normalises a user-given list (lower case, trimmed, duplicates dropped), rejecting unknown names.
+    public static func parseList(_ names: [String]) throws(UsageError) -> [String] {
+        var out: [String] = []
         for raw in names {
             let n = raw.lowercased().trimmingSpaces
-            guard let f = ExportFormat(rawValue: n) else {
-                throw UsageError("unknown output format '\(raw)' (supported: \(allCases.map(\.rawValue).joined(separator: ", ")))")
+            guard supportedFormats.contains(n) else {
+                throw UsageError("unknown output format '\(raw)' (supported: \(supportedFormats.joined(separator: ", ")))")
             }
-            if !out.contains(f) { out.append(f) }
+            if !out.contains(n) { out.append(n) }
         }
         guard !out.isEmpty else { throw UsageError("no output format requested") }
         return out
+    }
+
+    /// Encodes `mesh` in `format`. For `png` the mesh is rendered with `render` (front view).
+    /// Throws ``UsageError`` or ``IOFailure``.
+    public static func bytes(_ mesh: Mesh, format: String, render: RenderOptions = RenderOptions()) throws -> [UInt8] {
+        switch format {
+        case "stl": return mesh.stlBytes()
+        case "obj": return mesh.objBytes()
+        case "png": return try PNGEncoder.encode(Rasterizer.render(mesh, options: render), name: "thumbnail")
+        default: return try MeshIO.bytes(mesh, format: format)
+        }
     }
 }
 
@@ -23,16 +36,5 @@ extension String {
         while s.first == " " { s.removeFirst() }
         while s.last == " " { s.removeLast() }
         return String(s)
-    }
-}
-
-/// Encodes a mesh in one format.
-public enum Exporter {
-    public static func bytes(_ mesh: Mesh, format: ExportFormat, thumbnailSize: Int = 512) throws -> [UInt8] {
-        switch format {
-        case .stl: return mesh.stlBytes()
-        case .obj: return mesh.objBytes()
-        case .png: throw UsageError("png output is not available in this build")
-        }
     }
 }

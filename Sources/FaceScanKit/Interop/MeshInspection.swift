@@ -1,11 +1,3 @@
-/// Length unit of a mesh file's coordinates.
-public enum LengthUnit: String, Sendable, CaseIterable {
-    case mm, m
-
-    /// Millimetres per unit.
-    public var millimetres: Double { self == .mm ? 1 : 1000 }
-}
-
 /// What `facescan inspect` reports: topology from ``MeshCheck``, the bounding box and, for a
 /// watertight mesh, the enclosed volume.
 public struct MeshInspection: Sendable, Equatable {

@@ -41,18 +41,22 @@ public enum Pipeline {
         mesh = mesh.scaled(by: Float(settings.outputFactor))
         report.mesh.outputVertices = mesh.vertexCount
         report.mesh.outputTriangles = mesh.triangleCount
-        let formats = try ExportFormat.parseList(settings.formats)
+        let formats = try Exporter.parseList(settings.formats)
         let name = options.name ?? defaultName(for: input)
         try OutputTransaction.prepareDirectory(options.outputDirectory)
         let transaction = OutputTransaction()
+        var renderMs = 0.0
         for format in formats {
-            let bytes = try Exporter.bytes(mesh, format: format, thumbnailSize: options.thumbnailSize)
-            let path = options.outputDirectory + "/" + name + "." + format.rawValue
+            var formatClock = Stopwatch()
+            let bytes = try Exporter.bytes(mesh, format: format, render: RenderOptions(size: options.thumbnailSize))
+            if format == "png" { renderMs = formatClock.lap() }
+            let path = options.outputDirectory + "/" + name + "." + format
             try transaction.stage(bytes, to: path)
-            report.outputs.append(.init(format: format.rawValue, path: path, bytes: bytes.count))
+            report.outputs.append(.init(format: format, path: path, bytes: bytes.count))
         }
         try transaction.commit()
-        report.timingsMs.export = clock.lap()
+        report.timingsMs.render = renderMs
+        report.timingsMs.export = clock.lap() - renderMs
         report.timingsMs.total = total.elapsed
         return report
     }
@@ -70,7 +74,7 @@ public enum Pipeline {
         try reader.readHeader()
         let settings = ResolvedSettings(options: options, settings: reader.settings)
         // Reject bad options before reading any frame.
-        _ = try ExportFormat.parseList(settings.formats)
+        _ = try Exporter.parseList(settings.formats)
         let gate = QualityGate(thresholds: settings.gate)
         var frame = Frame()
         var accumulator: Accumulator?
