@@ -32,6 +32,7 @@ test: deps
 
 ## bench: release build, then print the benchmark figures.
 bench: deps
+	$(SWIFT) build -c release --product facescan
 	$(SWIFT) build -c release --product facescan-bench
 	.build/release/facescan-bench
 

@@ -1,0 +1,124 @@
+import FaceScanKit
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Median of `runs` timings of `body`, in milliseconds.
+func medianMs(runs: Int, _ body: () throws -> Void) rethrows -> Double {
+    var t: [Double] = []
+    for _ in 0..<runs {
+        let w = Stopwatch()
+        try body()
+        t.append(w.elapsed)
+    }
+    t.sort()
+    return t[t.count / 2]
+}
+
+/// Writes a synthetic capture (the sample's ground truth plus deterministic per-frame noise) with
+/// `frames` frames, as number arrays or base64. Returns its size in bytes.
+func writeSyntheticCapture(truth: Mesh, frames: Int, base64: Bool, to path: String) -> Int {
+    var rng: UInt64 = 0x9E37_79B9_7F4A_7C15
+    func noise() -> Float {
+        rng = rng &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return (Float(rng >> 40) / Float(1 << 24) - 0.5) * 0.001
+    }
+    var text = "{\"format\":\"facescan-capture\",\"version\":1,\"settings\":{},\"topology\":{\"triangleIndices\":["
+    text += truth.triangles.map(String.init).joined(separator: ",") + "]},\"frames\":["
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    var size = 0
+    func put(_ s: String) {
+        var s = s
+        s.withUTF8 { size += write(fd, $0.baseAddress, $0.count) }
+    }
+    put(text)
+    for f in 0..<frames {
+        var xyz: [Float] = []
+        xyz.reserveCapacity(3 * truth.vertexCount)
+        for p in truth.positions { xyz += [p.x + noise(), p.y + noise(), p.z + noise()] }
+        var fr = f == 0 ? "{" : ",{"
+        fr += "\"transform\":[1,0,0,0,0,1,0,0,0,0,1,0,0.01,-0.02,-0.4,1],\"trackingState\":\"normal\",\"ambientIntensity\":1000,"
+        fr += "\"blendShapes\":{\"jawOpen\":0.05,\"mouthSmileLeft\":0.1,\"mouthSmileRight\":0.1,\"browInnerUp\":0.02},"
+        if base64 {
+            var bytes: [UInt8] = []
+            for v in xyz { withUnsafeBytes(of: v.bitPattern.littleEndian) { bytes += $0 } }
+            fr += "\"verticesBase64\":\"" + base64Encode(bytes) + "\"}"
+        } else {
+            fr += "\"vertices\":[" + xyz.map { "\($0)" }.joined(separator: ",") + "]}"
+        }
+        put(fr)
+    }
+    put("]}")
+    close(fd)
+    return size
+}
+
+func base64Encode(_ b: [UInt8]) -> String {
+    let a = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+    var out: [UInt8] = []
+    out.reserveCapacity((b.count + 2) / 3 * 4)
+    var i = 0
+    while i + 2 < b.count {
+        let v = UInt32(b[i]) << 16 | UInt32(b[i + 1]) << 8 | UInt32(b[i + 2])
+        out += [a[Int(v >> 18 & 63)], a[Int(v >> 12 & 63)], a[Int(v >> 6 & 63)], a[Int(v & 63)]]
+        i += 3
+    }
+    if i < b.count {
+        let v = UInt32(b[i]) << 16 | (i + 1 < b.count ? UInt32(b[i + 1]) << 8 : 0)
+        out += [a[Int(v >> 18 & 63)], a[Int(v >> 12 & 63)]]
+        out += i + 1 < b.count ? [a[Int(v >> 6 & 63)], UInt8(ascii: "=")] : [UInt8(ascii: "="), UInt8(ascii: "=")]
+    }
+    return String(decoding: out, as: UTF8.self)
+}
+
+/// Ingest throughput (number arrays and base64), stage timings of `process` and peak memory.
+func runPipelineBench(samplesDir: String) throws {
+    let truth = try MeshIO.read(path: samplesDir + "/ict-neutral/truth.obj")
+    let dir = "/tmp/facescan-bench-\(getpid())"
+    mkdir(dir, 0o755)
+    defer { _ = system("rm -rf '\(dir)'") }
+    print("== ingest (streaming reader + gate + accumulation), median of 5")
+    for (label, b64) in [("number arrays", false), ("base64", true)] {
+        let path = "\(dir)/w1-\(b64 ? "b64" : "num").json"
+        let size = writeSyntheticCapture(truth: truth, frames: 120, base64: b64, to: path)
+        var options = PipelineOptions()
+        options.maxFrames = 1_000_000
+        let ms = try medianMs(runs: 5) {
+            var r = Report(input: path)
+            _ = try Pipeline.ingest(input: path, options: options, report: &r)
+        }
+        print(label.padding(toLength: 14, withPad: " ", startingAt: 0)
+            + String(format: "120 frames x %d v, %6.1f MB: %7.1f ms  %7.0f MB/s", truth.vertexCount,
+                     Double(size) / 1e6, ms, Double(size) / 1e6 / (ms / 1000)))
+    }
+    print("== process (W1-like: 120 frames, STL+OBJ+PNG, low preset), median of 5")
+    let w1 = "\(dir)/w1-num.json"
+    var stages: [Report] = []
+    for _ in 0..<5 {
+        var o = PipelineOptions()
+        o.outputDirectory = dir
+        o.quality = .low
+        stages.append(try Pipeline.process(input: w1, options: o))
+    }
+    func med(_ f: (Report.Timings) -> Double) -> Double { stages.map { f($0.timingsMs) }.sorted()[2] }
+    print(String(format: "ingest %.1f ms, smooth %.1f ms, decimate %.1f ms, render %.1f ms, export %.1f ms, total %.1f ms",
+                 med { $0.ingest }, med { $0.smooth }, med { $0.decimate }, med { $0.render }, med { $0.export }, med { $0.total }))
+    print("== peak memory of `facescan process` (child process max RSS)")
+    let big = "\(dir)/w1200.json"
+    _ = writeSyntheticCapture(truth: truth, frames: 1200, base64: false, to: big)
+    let exe = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("facescan").path
+    for (label, path) in [("120 frames", w1), ("1200 frames", big)] {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: exe)
+        p.arguments = ["process", path, "--output-dir", dir, "--quiet", "--max-frames", "100000", "--quality", "low"]
+        try p.run()
+        p.waitUntilExit()
+        var u = rusage()
+        getrusage(RUSAGE_CHILDREN.rawValue, &u)  // max over the children so far: 1200 is measured after 120
+        print("\(label): exit \(p.terminationStatus), peak RSS so far " + String(format: "%.1f MB", Double(u.ru_maxrss) / 1024))
+    }
+    print("== render 512x512, 2x2 supersampling, median of 20")
+    let ms = medianMs(runs: 20) { _ = Rasterizer.render(truth, options: RenderOptions()) }
+    print(String(format: "%d triangles: %.1f ms", truth.triangleCount, ms))
+}
