@@ -18,24 +18,28 @@ enum Base64 {
         if n > 1 && input[n - 2] == UInt8(ascii: "=") { pad += 1 }
         let outCount = n / 4 * 3 - pad
         out.removeAll(keepingCapacity: true)
-        out.reserveCapacity(outCount)
         if n == 0 { return nil }
         n -= 4  // the last quantum is decoded separately (padding)
         var bad = false
-        input.withUnsafeBufferPointer { src in
-            table.withUnsafeBufferPointer { t in
-                var i = 0
-                while i < n {
-                    let a = t[Int(src[i])], b = t[Int(src[i + 1])], c = t[Int(src[i + 2])], d = t[Int(src[i + 3])]
-                    if (a | b | c | d) & 0xC0 != 0 {
-                        bad = true
-                        return
+        out = [UInt8](unsafeUninitializedCapacity: outCount) { dst, initialized in
+            input.withUnsafeBufferPointer { src in
+                table.withUnsafeBufferPointer { t in
+                    var i = 0
+                    var o = 0
+                    while i < n {
+                        let a = t[Int(src[i])], b = t[Int(src[i + 1])], c = t[Int(src[i + 2])], d = t[Int(src[i + 3])]
+                        if (a | b | c | d) & 0xC0 != 0 {
+                            bad = true
+                            break
+                        }
+                        let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                        dst[o] = UInt8(truncatingIfNeeded: v >> 16)
+                        dst[o + 1] = UInt8(truncatingIfNeeded: v >> 8)
+                        dst[o + 2] = UInt8(truncatingIfNeeded: v)
+                        i += 4
+                        o += 3
                     }
-                    let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
-                    out.append(UInt8(truncatingIfNeeded: v >> 16))
-                    out.append(UInt8(truncatingIfNeeded: v >> 8))
-                    out.append(UInt8(truncatingIfNeeded: v))
-                    i += 4
+                    initialized = bad ? 0 : o
                 }
             }
         }

@@ -354,7 +354,7 @@ public final class CaptureReader {
                         verticesField = key
                     case "verticesBase64":
                         guard try json.peek() == UInt8(ascii: "\"") else { throw json.badValue("a base64 string") }
-                        try json.readStringBytes(into: &scratchText, limit: (3 * Self.maxVertices * 4 + 2) / 3 * 4)
+                        try json.readRawString(into: &scratchText, limit: (3 * Self.maxVertices * 4 + 2) / 3 * 4)
                         if let problem = Base64.decode(scratchText, into: &scratchBytes) {
                             throw InputError(file: name, "invalid base64: \(problem)")
                         }
@@ -362,12 +362,13 @@ public final class CaptureReader {
                             throw InputError(file: name, "decodes to \(scratchBytes.count) bytes, not a whole number of float32 values")
                         }
                         let n = scratchBytes.count / 4
-                        frame.xyz.removeAll(keepingCapacity: true)
-                        frame.xyz.reserveCapacity(n)
-                        scratchBytes.withUnsafeBytes { raw in
-                            for i in 0..<n {
-                                frame.xyz.append(Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self))))
+                        frame.xyz = [Float](unsafeUninitializedCapacity: n) { dst, initialized in
+                            scratchBytes.withUnsafeBytes { raw in
+                                for i in 0..<n {
+                                    dst[i] = Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)))
+                                }
                             }
+                            initialized = n
                         }
                         if let bad = frame.xyz.firstIndex(where: { !$0.isFinite }) {
                             throw InputError(file: name, "value \(bad) is not finite (\(frame.xyz[bad]))")

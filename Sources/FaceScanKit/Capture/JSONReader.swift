@@ -261,6 +261,28 @@ final class JSONReader {
         }
     }
 
+    /// Reads a JSON string that must hold base64 text (no escapes) into `out`. The closing quote
+    /// is found with `memchr`; the decoder rejects any byte outside the alphabet, so escapes and
+    /// control characters still fail, as "invalid base64".
+    func readRawString(into out: inout [UInt8], limit: Int) throws(InputError) {
+        try expect(UInt8(ascii: "\""), "a string")
+        out.removeAll(keepingCapacity: true)
+        while true {
+            if pos == end, try ensure(1) == 0 { throw error("unexpected end of input inside a string (truncated?)") }
+            let start = buf + pos
+            if let q = memchr(start, 0x22, end - pos) {
+                let n = q.assumingMemoryBound(to: UInt8.self) - start
+                out.append(contentsOf: UnsafeBufferPointer(start: start, count: n))
+                pos += n + 1
+                if out.count > limit { throw error("string longer than \(limit) bytes") }
+                return
+            }
+            out.append(contentsOf: UnsafeBufferPointer(start: start, count: end - pos))
+            pos = end
+            if out.count > limit { throw error("string longer than \(limit) bytes") }
+        }
+    }
+
     private func readHex4() throws(InputError) -> UInt32 {
         guard try ensure(4) >= 4 else { throw error("truncated \\u escape") }
         var v: UInt32 = 0

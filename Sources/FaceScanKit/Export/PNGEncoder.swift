@@ -12,21 +12,32 @@ public enum PNGEncoder {
     public static func encode(_ image: RGBAImage, name: String = "PNG image") throws(IOFailure) -> [UInt8] {
         var png = describe(image)
         let stride = Int32(image.width * 4)
-        // First pass measures, second writes.
-        var size = 0
-        let measured = image.pixels.withUnsafeBytes { px in
-            png_image_write_to_memory(&png, nil, &size, 0, px.baseAddress, stride, nil)
-        }
-        guard measured != 0, size > 0 else { throw IOFailure(path: name, "PNG encoding failed: \(message(png))") }
+        // One pass into a buffer big enough for any PNG of this image (stored deflate blocks cost
+        // a few bytes per 64 KiB plus one filter byte per row); measure first only if it fails.
+        var size = image.pixels.count + image.height + image.pixels.count / 8192 + 4096
         var out = [UInt8](repeating: 0, count: size)
-        png = describe(image)
-        let written = out.withUnsafeMutableBytes { buf in
+        var written = out.withUnsafeMutableBytes { buf in
             image.pixels.withUnsafeBytes { px in
                 png_image_write_to_memory(&png, buf.baseAddress, &size, 0, px.baseAddress, stride, nil)
             }
         }
+        if written == 0 {
+            png = describe(image)
+            let measured = image.pixels.withUnsafeBytes { px in
+                png_image_write_to_memory(&png, nil, &size, 0, px.baseAddress, stride, nil)
+            }
+            guard measured != 0, size > 0 else { throw IOFailure(path: name, "PNG encoding failed: \(message(png))") }
+            out = [UInt8](repeating: 0, count: size)
+            png = describe(image)
+            written = out.withUnsafeMutableBytes { buf in
+                image.pixels.withUnsafeBytes { px in
+                    png_image_write_to_memory(&png, buf.baseAddress, &size, 0, px.baseAddress, stride, nil)
+                }
+            }
+        }
         guard written != 0 else { throw IOFailure(path: name, "PNG encoding failed: \(message(png))") }
-        return Array(out[0..<size])
+        out.removeSubrange(size...)
+        return out
     }
 
     /// Encodes `image` and writes it atomically to `path`.
@@ -71,6 +82,7 @@ public enum PNGEncoder {
         png.width = png_uint_32(image.width)
         png.height = png_uint_32(image.height)
         png.format = rgba
+        png.flags = png_uint_32(PNG_IMAGE_FLAG_FAST)  // favour encoding speed (zlib level)
         return png
     }
 
