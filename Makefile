@@ -5,7 +5,7 @@ SAMPLE    ?= samples/ict-neutral/capture.json
 RELEASE   := .build/release/facescan
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build release run test unit regress bench clean
+.PHONY: deps build release run test regress bench clean
 
 ## deps: install the system libraries facescan links (libpng, assimp) when they are missing.
 deps:
@@ -25,10 +25,15 @@ release: deps
 run: release
 	$(RELEASE) process $(SAMPLE) --output-dir out
 
-## test: build and run every test (unit, end-to-end on samples/).
+## test: build and run every test (unit, end-to-end on samples/), then the sample regression.
 test: deps
 	$(SWIFT) build
 	$(SWIFT) test
+	$(MAKE) regress
+
+## regress: fresh release runs on samples/ compared with their expected.json (exit 1 on a change).
+regress: release
+	$(RELEASE) regress
 
 ## bench: release build, then print the benchmark figures.
 bench: deps
