@@ -1,0 +1,84 @@
+import ArgumentParser
+import FaceScanKit
+
+struct BatchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "batch",
+        abstract: "Process many captures: directories, list files or capture files.",
+        discussion: """
+            The inputs are expanded (a directory gives its *.json and *.ndjson files; a list file \
+            gives one path per line), sorted and de-duplicated; --shard K/N keeps every N-th of them \
+            starting at K (0-based), so N machines running the same command with K = 0…N-1 share \
+            the work without overlap. Prints one line per capture in input order (JSON lines with \
+            --json). Exit code: 0 when every capture succeeded, otherwise the exit code of the first \
+            capture that failed.
+            """)
+
+    @Argument(help: "Directories, list files or capture files.")
+    var inputs: [String]
+
+    @Option(help: "Captures processed at the same time.")
+    var jobs = 2
+
+    @Option(help: "Process only shard K of N (K/N, 0 ≤ K < N).")
+    var shard: String?
+
+    @Option(name: .customLong("output-dir"), help: "Directory for all outputs (NAME.FORMAT per capture).")
+    var outputDir = "out"
+
+    @Option(help: "Comma-separated output formats.")
+    var formats: String?
+
+    @Option(help: "Output size preset: low, medium or high.")
+    var quality: Quality?
+
+    @Option(name: .customLong("target-vertices"), help: "Exact output vertex count.")
+    var targetVertices: Int?
+
+    @Option(help: "Output length unit: mm or m.")
+    var units: LengthUnit?
+
+    @Flag(help: "Print one JSON report per line on standard output.")
+    var json = false
+
+    func validate() throws {
+        if jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        if let t = targetVertices, t < 4 { throw ValidationError("--target-vertices must be at least 4") }
+    }
+
+    func run() throws {
+        var list = try Batch.collectInputs(inputs)
+        if let shard {
+            let s = try Batch.parseShard(shard)
+            list = Batch.shard(list, index: s.index, count: s.count)
+        }
+        var options = PipelineOptions()
+        options.outputDirectory = outputDir
+        options.formats = formats.map { $0.split(separator: ",").map(String.init) }
+        options.quality = quality
+        options.targetVertices = targetVertices
+        options.units = units
+        let json = self.json
+        let firstFailure = FirstFailure()
+        try Batch.run(list, options: options, jobs: jobs) { o in
+            if o.exitCode != 0 { firstFailure.record(o.exitCode) }
+            if json {
+                var members: [(String, JSONValue)] = [("input", .string(o.input)), ("exitCode", .int(Int(o.exitCode)))]
+                if let e = o.error { members.append(("error", .string(e))) }
+                if let r = o.report { members.append(("report", r.json)) }
+                print(JSONValue.object(members).serialized())
+            } else if let r = o.report, o.exitCode == 0 {
+                print("OK   \(o.input): \(r.frames.accepted)/\(r.frames.read) frames, \(r.mesh.outputVertices) vertices, \(Summary.ms(r.timingsMs.total))")
+            } else {
+                print("FAIL \(o.input): exit \(o.exitCode): \(o.error ?? "")")
+            }
+        }
+        if let code = firstFailure.code { throw ExitCode(code) }
+    }
+}
+
+/// The first non-zero exit code seen (outcomes arrive in input order, on one thread at a time).
+final class FirstFailure: @unchecked Sendable {
+    private(set) var code: Int32?
+    func record(_ c: Int32) { if code == nil { code = c } }
+}
