@@ -43,7 +43,7 @@ struct ProcessCommand: ParsableCommand {
     var smoothing: Int?
 
     @Option(help: "Smoothing weights: uniform or cotangent.")
-    var weights: SmoothingWeights = .uniform
+    var weights: SmoothingWeights = .cotangent
 
     @Option(help: "Output length unit: mm or m (input is metres).")
     var units: LengthUnit?

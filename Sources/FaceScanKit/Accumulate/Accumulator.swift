@@ -1,23 +1,45 @@
-/// Per-vertex running sum of accepted frames in double precision; the mean is the average face.
+/// Per-vertex running mean and variance of accepted frames in double precision (Welford's
+/// algorithm); the mean is the average face, the variance tells how noisy it still is.
 /// Memory is O(vertices), independent of the number of frames.
 public struct Accumulator: Sendable {
-    public private(set) var sums: [Double]
+    /// Running mean, flat xyz.
+    public private(set) var means: [Double]
+    /// Running sum of squared deviations from the mean, flat xyz.
+    public private(set) var m2: [Double]
     public private(set) var count = 0
 
     /// `vertexCount` vertices (3 coordinates each).
     public init(vertexCount: Int) {
-        sums = [Double](repeating: 0, count: 3 * vertexCount)
+        means = [Double](repeating: 0, count: 3 * vertexCount)
+        m2 = means
     }
 
-    public var vertexCount: Int { sums.count / 3 }
+    public var vertexCount: Int { means.count / 3 }
 
     /// Adds one frame's flat xyz coordinates (`3 × vertexCount` values).
     public mutating func add(_ xyz: UnsafeBufferPointer<Float>) {
-        precondition(xyz.count == sums.count, "frame size must match the accumulator")
-        sums.withUnsafeMutableBufferPointer { s in
-            for i in 0..<s.count { s[i] += Double(xyz[i]) }
-        }
+        precondition(xyz.count == means.count, "frame size must match the accumulator")
         count += 1
+        let inv = 1.0 / Double(count)
+        means.withUnsafeMutableBufferPointer { mean in
+            m2.withUnsafeMutableBufferPointer { m2 in
+                for i in 0..<mean.count {
+                    let x = Double(xyz[i])
+                    let d = x - mean[i]
+                    mean[i] += d * inv
+                    m2[i] += d * (x - mean[i])
+                }
+            }
+        }
+    }
+
+    /// Estimated standard deviation of each vertex of the mean (isotropic: the average of the
+    /// three coordinate variances, divided by the frame count), in the input unit. nil with fewer
+    /// than two frames.
+    public func standardErrors() -> [Double]? {
+        guard count > 1 else { return nil }
+        let scale = 1.0 / (3.0 * Double(count - 1) * Double(count))
+        return (0..<vertexCount).map { v in ((m2[3 * v] + m2[3 * v + 1] + m2[3 * v + 2]) * scale).squareRoot() }
     }
 
     public mutating func add(_ xyz: [Float]) {
@@ -27,11 +49,10 @@ public struct Accumulator: Sendable {
     /// The per-vertex mean (rounded to float32), or nil when no frame was added.
     public func mean() -> [SIMD3<Float>]? {
         guard count > 0 else { return nil }
-        let inv = 1.0 / Double(count)
         var out = [SIMD3<Float>](repeating: .zero, count: vertexCount)
-        sums.withUnsafeBufferPointer { s in
+        means.withUnsafeBufferPointer { s in
             for v in 0..<out.count {
-                out[v] = SIMD3(Float(s[3 * v] * inv), Float(s[3 * v + 1] * inv), Float(s[3 * v + 2] * inv))
+                out[v] = SIMD3(Float(s[3 * v]), Float(s[3 * v + 1]), Float(s[3 * v + 2]))
             }
         }
         return out

@@ -28,8 +28,20 @@ public enum Pipeline {
         // 2. Smooth.
         if settings.smoothingIterations > 0 {
             let adjacency = Adjacency(triangles: mesh.triangles, vertexCount: mesh.vertexCount)
-            mesh = Taubin.smooth(mesh, adjacency: adjacency,
-                                 options: TaubinOptions(iterations: settings.smoothingIterations, weights: options.smoothingWeights))
+            var taubin = TaubinOptions(iterations: settings.smoothingIterations, weights: options.smoothingWeights)
+            taubin.normalOnly = true
+            if options.noiseLimit > 0, let se = ingest.standardErrors {
+                taubin.displacementLimit = se.map { Float($0 * options.noiseLimit) }
+            }
+            let smoothed = Taubin.smooth(mesh, adjacency: adjacency, options: taubin)
+            if let se = ingest.standardErrors {
+                report.accuracy = NoiseEstimate.measure(mesh: mesh, smoothed: smoothed, standardErrors: se,
+                                                        adjacency: adjacency, options: taubin)
+            }
+            mesh = smoothed
+        } else if let se = ingest.standardErrors {
+            let rms = NoiseEstimate.rms(se) * 1e6
+            report.accuracy = Report.Accuracy(noiseBeforeUm: rms, noiseAfterUm: rms)
         }
         report.timingsMs.smooth = clock.lap()
 
@@ -65,6 +77,9 @@ public enum Pipeline {
     public struct Ingested: Sendable {
         public var mesh: Mesh
         public var settings: ResolvedSettings
+        /// Estimated standard error of each vertex of the mean (metres), from the frame-to-frame
+        /// variance; nil with fewer than two accepted frames.
+        public var standardErrors: [Double]?
     }
 
     /// Reads the capture, gating and averaging its frames. Fills `report.frames`.
@@ -103,7 +118,8 @@ public enum Pipeline {
         if let t = topology.textureCoordinates {
             uvs = (0..<positions.count).map { SIMD2(t[2 * $0], t[2 * $0 + 1]) }
         }
-        return Ingested(mesh: Mesh(positions: positions, triangles: topology.triangles, uvs: uvs), settings: settings)
+        return Ingested(mesh: Mesh(positions: positions, triangles: topology.triangles, uvs: uvs), settings: settings,
+                        standardErrors: acc.standardErrors())
     }
 
     /// Output base name for an input path: its file name without the extension.
@@ -115,3 +131,4 @@ public enum Pipeline {
         return base.isEmpty ? "face" : String(base)
     }
 }
+

@@ -8,7 +8,10 @@ public struct PipelineOptions: Sendable, Equatable {
     public var quality: Quality?
     public var targetVertices: Int?
     public var smoothingIterations: Int?
-    public var smoothingWeights = SmoothingWeights.uniform
+    public var smoothingWeights = SmoothingWeights.cotangent
+    /// Smoothing may move a vertex at most this many standard errors of the mean (estimated from
+    /// the frame-to-frame variance) away from the average; 0 removes the bound.
+    public var noiseLimit = 3.0
     public var units: LengthUnit?
     public var scale: Double?
     public var maxFrames: Int?

@@ -31,7 +31,19 @@ public struct Report: Sendable, Equatable {
         }
     }
 
+    /// Estimated per-vertex noise of the averaged face before and after smoothing (µm, RMS over
+    /// vertices; see ``NoiseEstimate``).
+    public struct Accuracy: Sendable, Equatable {
+        public var noiseBeforeUm: Double
+        public var noiseAfterUm: Double
+        public init(noiseBeforeUm: Double, noiseAfterUm: Double) {
+            self.noiseBeforeUm = noiseBeforeUm
+            self.noiseAfterUm = noiseAfterUm
+        }
+    }
+
     public var input: String
+    public var accuracy: Accuracy?
     public var frames = Frames()
     public var mesh = MeshCounts()
     public var timingsMs = Timings()
@@ -67,6 +79,9 @@ public struct Report: Sendable, Equatable {
                 ])),
             ])),
             ("mesh", meshJSON),
+            ("accuracy", accuracy.map { a in
+                .object([("noiseBeforeUm", .ms(a.noiseBeforeUm)), ("noiseAfterUm", .ms(a.noiseAfterUm))])
+            } ?? .null),
             ("timingsMs", timingsJSON),
             ("outputs", .array(outputs.map {
                 .object([("format", .string($0.format)), ("path", .string($0.path)), ("bytes", .int($0.bytes))])

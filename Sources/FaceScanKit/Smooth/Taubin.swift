@@ -20,6 +20,13 @@ public struct TaubinOptions: Sendable, Equatable {
     /// (pass-band k_PB = 1/λ + 1/μ ≈ 0.113).
     public var mu = -0.53
     public var weights = SmoothingWeights.uniform
+    /// Move interior vertices along their (input) normal only: tangential motion removes no
+    /// noise but lets vertices drift over features.
+    public var normalOnly = false
+    /// Per-vertex bound on how far a vertex may end up from where it started (mesh units), e.g.
+    /// a few standard deviations of the estimated noise: smoothing then removes noise but cannot
+    /// erode a feature (an ear, the nose tip) by more than that. nil: unbounded.
+    public var displacementLimit: [Float]?
     public init(iterations: Int = 2, weights: SmoothingWeights = .uniform) {
         self.iterations = iterations
         self.weights = weights
@@ -78,9 +85,17 @@ public enum Taubin {
         }
         var p = mesh.positions.map { SIMD3<Double>($0) }
         var q = p
+        let origin = p
+        let constrain = options.normalOnly || options.displacementLimit != nil
+        let normals = constrain ? mesh.vertexNormals().map { SIMD3<Double>($0) } : []
+        let limit = options.displacementLimit.map { $0.map { Double($0) } }
+            ?? [Double](repeating: .infinity, count: constrain ? n : 0)
+        precondition(limit.count == (constrain ? n : 0), "one displacement limit per vertex")
         for _ in 0..<options.iterations {
             step(&p, &q, offsets, nbr, wgt, options.lambda)
+            if constrain { project(&p, origin, normals, limit, adjacency.isBoundary, options.normalOnly) }
             step(&p, &q, offsets, nbr, wgt, options.mu)
+            if constrain { project(&p, origin, normals, limit, adjacency.isBoundary, options.normalOnly) }
         }
         var out = mesh
         for v in 0..<n { out.positions[v] = SIMD3<Float>(p[v]) }
@@ -95,6 +110,32 @@ public enum Taubin {
         let l = ((e1 * e1).sum() * (e2 * e2).sum()).squareRoot()
         guard l > 0 else { return true }
         return (e1 * e2).sum() / l < cos(cornerAngleDegrees * .pi / 180)
+    }
+
+    /// Applies the normal-only and displacement-limit constraints to every vertex.
+    private static func project(_ p: inout [SIMD3<Double>], _ origin: [SIMD3<Double>], _ normals: [SIMD3<Double>],
+                                _ limit: [Double], _ boundary: [Bool], _ normalOnly: Bool) {
+        p.withUnsafeMutableBufferPointer { p in
+            origin.withUnsafeBufferPointer { o in
+                normals.withUnsafeBufferPointer { nrm in
+                    limit.withUnsafeBufferPointer { lim in
+                        boundary.withUnsafeBufferPointer { b in
+                            for v in 0..<p.count {
+                                let d = p[v] - o[v]
+                                if b[v] || !normalOnly {
+                                    // Boundary vertices move along the boundary: bound the whole offset.
+                                    let len = (d * d).sum().squareRoot()
+                                    if len > lim[v] { p[v] = o[v] + d * (lim[v] / len) }
+                                } else {
+                                    let along = (d * nrm[v]).sum()
+                                    p[v] = o[v] + min(max(along, -lim[v]), lim[v]) * nrm[v]
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// One Laplacian step `p += f · (Σ wᵢ pᵢ − p)`, written through `q` then swapped.
