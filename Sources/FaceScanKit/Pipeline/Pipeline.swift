@@ -92,7 +92,7 @@ public enum Pipeline {
         _ = try Exporter.parseList(settings.formats)
         let gate = QualityGate(thresholds: settings.gate)
         var frame = Frame()
-        var accumulator: Accumulator?
+        var accumulator: RobustAccumulator?
         while report.frames.accepted < settings.maxFrames, try reader.nextFrame(&frame) {
             report.frames.read += 1
             if let reason = gate.judge(frame.metadata) {
@@ -103,7 +103,9 @@ public enum Pipeline {
                 case .expression: report.frames.rejected.expression += 1
                 }
             } else {
-                if accumulator == nil { accumulator = Accumulator(vertexCount: frame.xyz.count / 3) }
+                if accumulator == nil {
+                    accumulator = RobustAccumulator(vertexCount: frame.xyz.count / 3, rejectOutliers: options.rejectOutliers)
+                }
                 accumulator!.add(frame.xyz)
                 report.frames.accepted += 1
             }
@@ -111,7 +113,9 @@ public enum Pipeline {
         }
         _ = try reader.skipRemainingFrames()
         try reader.finish()
-        guard let acc = accumulator, let positions = acc.mean(), let topology = reader.topology else {
+        accumulator?.finish()
+        report.frames.rejected.outlier = accumulator?.outliers ?? 0
+        guard let acc = accumulator?.accumulator, let positions = acc.mean(), let topology = reader.topology else {
             throw NoAcceptedFrames(file: reader.name, report: report)
         }
         var uvs: [SIMD2<Float>]?

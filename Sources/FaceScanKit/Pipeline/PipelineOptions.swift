@@ -12,6 +12,8 @@ public struct PipelineOptions: Sendable, Equatable {
     /// Smoothing may move a vertex at most this many standard errors of the mean (estimated from
     /// the frame-to-frame variance) away from the average; 0 removes the bound.
     public var noiseLimit = 3.0
+    /// Leave frames that disagree with the others out of the average (``RobustAccumulator``).
+    public var rejectOutliers = true
     public var units: LengthUnit?
     public var scale: Double?
     public var maxFrames: Int?

@@ -2,6 +2,9 @@
 public struct Report: Sendable, Equatable {
     public struct Rejections: Sendable, Equatable {
         public var distance = 0, tracking = 0, lighting = 0, expression = 0
+        /// Frames that passed the gate (and count in `accepted`) but were left out of the average
+        /// as outliers.
+        public var outlier = 0
         public init() {}
         public var total: Int { distance + tracking + lighting + expression }
     }
@@ -77,6 +80,8 @@ public struct Report: Sendable, Equatable {
                     ("distance", .int(r.distance)), ("tracking", .int(r.tracking)),
                     ("lighting", .int(r.lighting)), ("expression", .int(r.expression)),
                 ])),
+                ("outlier", .int(r.outlier)),
+                ("averaged", .int(frames.accepted - r.outlier)),
             ])),
             ("mesh", meshJSON),
             ("accuracy", accuracy.map { a in
