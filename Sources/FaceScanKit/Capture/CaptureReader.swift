@@ -83,10 +83,19 @@ public final class CaptureReader {
         guard c == UInt8(ascii: "{") else { throw InputError(file: name, "not a facescan capture: expected a JSON object, found \(JSONReader.describe(c))") }
         try json.expect(UInt8(ascii: "{"), "'{'")
         var framesOffset: Int64?
+        var seen: Set<String> = []
         if !(try json.consume(UInt8(ascii: "}"))) {
             repeat {
                 let key = try json.readString()
-                try json.expect(UInt8(ascii: ":"), "':' after \"\(key)\"")
+                do throws(InputError) {
+                    try json.expect(UInt8(ascii: ":"), "':' after \"\(key)\"")
+                } catch {
+                    throw InputError(file: name, field: key, error.message)
+                }
+                if Self.headerKeys.contains(key) {
+                    // A second copy would silently replace the first (or, for `frames`, hide it).
+                    guard seen.insert(key).inserted else { throw InputError(file: name, field: key, "appears twice") }
+                }
                 if key == "frames" {
                     if formatSeen && versionSeen && settingsSeen && topology != nil {
                         try startDocumentFrames(deferred: false)
@@ -117,6 +126,13 @@ public final class CaptureReader {
         }
     }
 
+    private static let headerKeys: Set<String> = ["format", "version", "settings", "topology", "frames"]
+
+    /// `s` in quotes for a message, cut short when long.
+    static func quoted(_ s: String) -> String {
+        s.count <= 64 ? "\"\(s)\"" : "\"\(s.prefix(64))\"… (\(s.utf8.count) bytes)"
+    }
+
     private func startDocumentFrames(deferred: Bool) throws(InputError) {
         try checkHeader()
         do throws(InputError) {
@@ -138,8 +154,9 @@ public final class CaptureReader {
         do throws(InputError) {
             switch key {
             case "format":
+                guard try json.peek() == UInt8(ascii: "\"") else { throw json.badValue("the string \"facescan-capture\"") }
                 let v = try json.readString()
-                guard v == "facescan-capture" else { throw json.error("expected \"facescan-capture\", found \"\(v)\"") }
+                guard v == "facescan-capture" else { throw json.error("expected \"facescan-capture\", found \(Self.quoted(v))") }
                 formatSeen = true
             case "version":
                 let v = try json.readDouble()
@@ -386,7 +403,7 @@ public final class CaptureReader {
                         guard try json.peek() == UInt8(ascii: "\"") else { throw json.badValue("a string") }
                         let s = try json.readString(limit: 256)
                         guard let t = TrackingState(rawValue: s) else {
-                            throw InputError(file: name, "unknown tracking state \"\(s)\" (expected normal, limited or notAvailable)")
+                            throw InputError(file: name, "unknown tracking state \(Self.quoted(s)) (expected normal, limited or notAvailable)")
                         }
                         frame.metadata.tracking = t
                     case "ambientIntensity":
