@@ -58,9 +58,15 @@ public final class CaptureReader {
     private var scratchText: [UInt8] = []
 
     /// Opens `path` (`-` for standard input).
-    public init(path: String) throws(IOFailure) {
+    public convenience init(path: String) throws(IOFailure) {
+        try self.init(path: path, chunkSize: 1 << 20)
+    }
+
+    /// Opens `path` reading `chunkSize` bytes at a time (tests and the fuzzer use small chunks to
+    /// exercise refills).
+    init(path: String, chunkSize: Int) throws(IOFailure) {
         if path == "-" {
-            json = JSONReader(fd: 0, name: "<stdin>", ownsFD: false)
+            json = JSONReader(fd: 0, name: "<stdin>", ownsFD: false, chunkSize: chunkSize)
             name = "<stdin>"
         } else {
             let fd = open(path, O_RDONLY)
@@ -70,7 +76,7 @@ public final class CaptureReader {
                 close(fd)
                 throw IOFailure(path: path, "is a directory")
             }
-            json = JSONReader(fd: fd, name: path, ownsFD: true)
+            json = JSONReader(fd: fd, name: path, ownsFD: true, chunkSize: chunkSize)
             name = path
         }
     }

@@ -31,6 +31,8 @@ final class JSONReader {
     static let maxNumberLength = 1024
 
     init(fd: Int32, name: String, ownsFD: Bool, chunkSize: Int = 1 << 20) {
+        // A whole number token (plus look-ahead) must fit in the buffer.
+        precondition(chunkSize > Self.maxNumberLength + 64, "chunk too small")
         self.fd = fd
         self.name = name
         self.ownsFD = ownsFD
