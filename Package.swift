@@ -29,7 +29,7 @@ let package = Package(
             ]),
         .executableTarget(name: "facescan-bench", dependencies: ["FaceScanKit"], path: "Sources/Bench"),
         .testTarget(name: "FaceScanKitTests", dependencies: ["FaceScanKit"], exclude: ["Fixtures"]),
-        .testTarget(name: "FacescanCLITests", dependencies: ["FaceScanKit", "facescan"]),
+        .testTarget(name: "FacescanCLITests", dependencies: ["FaceScanKit", "facescan"], exclude: ["BadInputs"]),
     ],
     swiftLanguageModes: [.v6]
 )

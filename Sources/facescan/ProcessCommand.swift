@@ -66,7 +66,7 @@ struct ProcessCommand: ParsableCommand {
     func validate() throws {
         if let t = targetVertices, t < 4 { throw ValidationError("--target-vertices must be at least 4") }
         if let s = smoothing, !(0...1000).contains(s) { throw ValidationError("--smoothing must be from 0 to 1000") }
-        if let s = scale, !(s > 0 && s.isFinite) { throw ValidationError("--scale must be a positive number") }
+        if let s = scale, !(s > 0 && s <= 1e6) { throw ValidationError("--scale must be a positive number, at most 1e6") }
         if let m = maxFrames, m < 1 { throw ValidationError("--max-frames must be at least 1") }
         if !(16...8192).contains(thumbnailSize) { throw ValidationError("--thumbnail-size must be from 16 to 8192") }
     }

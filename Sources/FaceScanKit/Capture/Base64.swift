@@ -20,7 +20,7 @@ enum Base64 {
         out.removeAll(keepingCapacity: true)
         if n == 0 { return nil }
         n -= 4  // the last quantum is decoded separately (padding)
-        var bad = false
+        var bad: Int?
         out = [UInt8](unsafeUninitializedCapacity: outCount) { dst, initialized in
             input.withUnsafeBufferPointer { src in
                 table.withUnsafeBufferPointer { t in
@@ -29,7 +29,7 @@ enum Base64 {
                     while i < n {
                         let a = t[Int(src[i])], b = t[Int(src[i + 1])], c = t[Int(src[i + 2])], d = t[Int(src[i + 3])]
                         if (a | b | c | d) & 0xC0 != 0 {
-                            bad = true
+                            bad = i + (0..<4).first { t[Int(src[i + $0])] == 0xFF }!
                             break
                         }
                         let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
@@ -39,22 +39,27 @@ enum Base64 {
                         i += 4
                         o += 3
                     }
-                    initialized = bad ? 0 : o
+                    initialized = bad == nil ? o : 0
                 }
             }
         }
-        if bad { return "invalid character" }
+        if let bad { return invalid(input[bad], at: bad) }
         let q = Array(input[n..<(n + 4)])
         var v: UInt32 = 0
         for k in 0..<(4 - pad) {
             let x = table[Int(q[k])]
-            if x == 0xFF { return "invalid character" }
+            if x == 0xFF { return invalid(q[k], at: n + k) }
             v |= UInt32(x) << (18 - 6 * UInt32(k))
         }
-        for k in (4 - pad)..<4 where q[k] != UInt8(ascii: "=") { return "invalid padding" }
+        for k in (4 - pad)..<4 where q[k] != UInt8(ascii: "=") { return "invalid padding at position \(n + k)" }
         out.append(UInt8(truncatingIfNeeded: v >> 16))
         if pad < 2 { out.append(UInt8(truncatingIfNeeded: v >> 8)) }
         if pad < 1 { out.append(UInt8(truncatingIfNeeded: v)) }
         return nil
+    }
+
+    private static func invalid(_ c: UInt8, at position: Int) -> String {
+        c == UInt8(ascii: "=") ? "misplaced padding '=' at position \(position)"
+            : "invalid character \(JSONReader.describe(c)) at position \(position)"
     }
 }

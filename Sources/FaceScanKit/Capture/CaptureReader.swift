@@ -58,9 +58,15 @@ public final class CaptureReader {
     private var scratchText: [UInt8] = []
 
     /// Opens `path` (`-` for standard input).
-    public init(path: String) throws(IOFailure) {
+    public convenience init(path: String) throws(IOFailure) {
+        try self.init(path: path, chunkSize: 1 << 20)
+    }
+
+    /// Opens `path` reading `chunkSize` bytes at a time (tests and the fuzzer use small chunks to
+    /// exercise refills).
+    init(path: String, chunkSize: Int) throws(IOFailure) {
         if path == "-" {
-            json = JSONReader(fd: 0, name: "<stdin>", ownsFD: false)
+            json = JSONReader(fd: 0, name: "<stdin>", ownsFD: false, chunkSize: chunkSize)
             name = "<stdin>"
         } else {
             let fd = open(path, O_RDONLY)
@@ -70,7 +76,7 @@ public final class CaptureReader {
                 close(fd)
                 throw IOFailure(path: path, "is a directory")
             }
-            json = JSONReader(fd: fd, name: path, ownsFD: true)
+            json = JSONReader(fd: fd, name: path, ownsFD: true, chunkSize: chunkSize)
             name = path
         }
     }
@@ -83,10 +89,19 @@ public final class CaptureReader {
         guard c == UInt8(ascii: "{") else { throw InputError(file: name, "not a facescan capture: expected a JSON object, found \(JSONReader.describe(c))") }
         try json.expect(UInt8(ascii: "{"), "'{'")
         var framesOffset: Int64?
+        var seen: Set<String> = []
         if !(try json.consume(UInt8(ascii: "}"))) {
             repeat {
                 let key = try json.readString()
-                try json.expect(UInt8(ascii: ":"), "':' after \"\(key)\"")
+                do throws(InputError) {
+                    try json.expect(UInt8(ascii: ":"), "':' after \"\(key)\"")
+                } catch {
+                    throw InputError(file: name, field: key, error.message)
+                }
+                if Self.headerKeys.contains(key) {
+                    // A second copy would silently replace the first (or, for `frames`, hide it).
+                    guard seen.insert(key).inserted else { throw InputError(file: name, field: key, "appears twice") }
+                }
                 if key == "frames" {
                     if formatSeen && versionSeen && settingsSeen && topology != nil {
                         try startDocumentFrames(deferred: false)
@@ -117,6 +132,13 @@ public final class CaptureReader {
         }
     }
 
+    private static let headerKeys: Set<String> = ["format", "version", "settings", "topology", "frames"]
+
+    /// `s` in quotes for a message, cut short when long.
+    static func quoted(_ s: String) -> String {
+        s.count <= 64 ? "\"\(s)\"" : "\"\(s.prefix(64))\"… (\(s.utf8.count) bytes)"
+    }
+
     private func startDocumentFrames(deferred: Bool) throws(InputError) {
         try checkHeader()
         do throws(InputError) {
@@ -138,8 +160,9 @@ public final class CaptureReader {
         do throws(InputError) {
             switch key {
             case "format":
+                guard try json.peek() == UInt8(ascii: "\"") else { throw json.badValue("the string \"facescan-capture\"") }
                 let v = try json.readString()
-                guard v == "facescan-capture" else { throw json.error("expected \"facescan-capture\", found \"\(v)\"") }
+                guard v == "facescan-capture" else { throw json.error("expected \"facescan-capture\", found \(Self.quoted(v))") }
                 formatSeen = true
             case "version":
                 let v = try json.readDouble()
@@ -387,7 +410,7 @@ public final class CaptureReader {
                         guard try json.peek() == UInt8(ascii: "\"") else { throw json.badValue("a string") }
                         let s = try json.readString(limit: 256)
                         guard let t = TrackingState(rawValue: s) else {
-                            throw InputError(file: name, "unknown tracking state \"\(s)\" (expected normal, limited or notAvailable)")
+                            throw InputError(file: name, "unknown tracking state \(Self.quoted(s)) (expected normal, limited or notAvailable)")
                         }
                         frame.metadata.tracking = t
                     case "ambientIntensity":

@@ -31,6 +31,8 @@ final class JSONReader {
     static let maxNumberLength = 1024
 
     init(fd: Int32, name: String, ownsFD: Bool, chunkSize: Int = 1 << 20) {
+        // A whole number token (plus look-ahead) must fit in the buffer.
+        precondition(chunkSize > Self.maxNumberLength + 64, "chunk too small")
         self.fd = fd
         self.name = name
         self.ownsFD = ownsFD
@@ -256,7 +258,7 @@ final class JSONReader {
                 guard let u = Unicode.Scalar(scalar) else { throw error("invalid \\u escape in string") }
                 out.append(contentsOf: Array(String(Character(u)).utf8))
             default:
-                throw error("invalid escape '\\\(Character(Unicode.Scalar(e)))' in string")
+                throw error("invalid escape in string: backslash followed by \(Self.describe(e))")
             }
         }
     }
@@ -374,8 +376,15 @@ final class JSONReader {
             case 0x22: kind = "a string"
             case 0x7B: kind = "an object"
             case 0x5B: kind = "an array"
-            case UInt8(ascii: "t"), UInt8(ascii: "f"): kind = "a boolean"
-            case UInt8(ascii: "n"): kind = "null"
+            case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
+                // Name the literal only when it is one (a bare word like `this` is not a boolean).
+                let word = c == UInt8(ascii: "t") ? "true" : c == UInt8(ascii: "f") ? "false" : "null"
+                let n = word.utf8.count
+                if end - pos >= n, word.utf8.elementsEqual(UnsafeBufferPointer(start: buf + pos, count: n)) {
+                    kind = c == UInt8(ascii: "n") ? "null" : "a boolean"
+                } else {
+                    kind = Self.describe(c)
+                }
             default: kind = Self.describe(c)
             }
             return error("expected \(expected), found \(kind)")
@@ -452,26 +461,22 @@ final class JSONReader {
 
     // MARK: skipping
 
-    /// Skips one JSON value of any kind, checking its structure (brackets, strings, literals,
-    /// number characters) without building it.
+    /// Skips one JSON value of any kind, checking its structure (matching brackets, object members
+    /// as `"key": value`, strings and their escapes, literals, number characters) without building
+    /// it. Iterative: nesting depth costs one byte of heap per level, never stack.
     func skipValue() throws(InputError) {
-        var depth = 0
-        repeat {
+        /// The closing byte of every open container, innermost last.
+        var open: [UInt8] = []
+        while true {
+            // At the start of a value.
             guard let p = try peek() else { throw error("unexpected end of input (truncated?)") }
             switch p {
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 pos += 1
-                depth += 1
                 let close: UInt8 = p == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]")
-                if try consume(close) {
-                    depth -= 1
-                    try afterValue(&depth)
-                    continue
-                }
-                if p == UInt8(ascii: "{") {
-                    try skipString()
-                    try expect(UInt8(ascii: ":"), "':'")
-                }
+                if try consume(close) { break }  // empty container: a complete value
+                open.append(close)
+                if close == UInt8(ascii: "}") { try skipMemberKey() }
                 continue
             case UInt8(ascii: "\""):
                 try skipString()
@@ -484,36 +489,39 @@ final class JSONReader {
                 guard n > 0 else { throw badValue("a value") }
                 pos += n
             }
-            try afterValue(&depth)
-        } while depth > 0
-    }
-
-    /// After a value inside a container being skipped: consume `,` (and an object key) or the
-    /// container's close, possibly several closes.
-    private func afterValue(_ depth: inout Int) throws(InputError) {
-        while depth > 0 {
-            guard let p = try peek() else { throw error("unexpected end of input (truncated?)") }
-            pos += 1
-            if p == UInt8(ascii: ",") {
-                // Inside an object the next member starts with a key; decide by looking back is
-                // costly, so objects and arrays share a grammar here: a string followed by ':' is a key.
-                if try peek() == UInt8(ascii: "\"") {
-                    try skipString()
-                    if try consume(UInt8(ascii: ":")) { return }
-                    // It was an array element string; continue after it.
+            // After a complete value: `,` (then the next member or element) or closing brackets.
+            while let close = open.last {
+                guard let q = try peek() else { throw error("unexpected end of input (truncated?)") }
+                pos += 1
+                if q == close {
+                    open.removeLast()
                     continue
                 }
-                return
+                if q == UInt8(ascii: ",") {
+                    if close == UInt8(ascii: "}") { try skipMemberKey() }
+                    break
+                }
+                pos -= 1
+                throw error("expected ',' or '\(Character(Unicode.Scalar(close)))', found \(Self.describe(q))")
             }
-            if p == UInt8(ascii: "}") || p == UInt8(ascii: "]") {
-                depth -= 1
-                continue
-            }
-            pos -= 1
-            throw error("expected ',' or a closing bracket, found \(Self.describe(p))")
+            if open.isEmpty { return }
         }
     }
 
+    /// Skips `"key":` inside an object being skipped.
+    private func skipMemberKey() throws(InputError) {
+        guard try peek() == UInt8(ascii: "\"") else { throw badValue("an object key (string)") }
+        try skipString()
+        try expect(UInt8(ascii: ":"), "':' after an object key")
+    }
+
+    @inline(__always)
+    private static func isHexDigit(_ c: UInt8) -> Bool {
+        (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66)
+    }
+
+    /// Skips a string, checking for control characters and invalid escapes (as ``readStringBytes``
+    /// does, except that surrogate pairing is not checked).
     private func skipString() throws(InputError) {
         try expect(UInt8(ascii: "\""), "a string")
         while true {
@@ -524,16 +532,27 @@ final class JSONReader {
                     return
                 }
                 if c == 0x5C {
-                    if end - pos < 2 { break }
-                    pos += 2
+                    let avail = end - pos
+                    if avail < 6 && !eof { break }  // refill so that a whole escape is in the buffer
+                    guard avail >= 2 else { throw error("unexpected end of input inside a string (truncated?)") }
+                    let e = buf[pos + 1]
+                    switch e {
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
+                         UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                        pos += 2
+                    case UInt8(ascii: "u"):
+                        guard avail >= 6 else { throw error("truncated \\u escape") }
+                        for k in 2..<6 where !Self.isHexDigit(buf[pos + k]) { throw error("invalid \\u escape") }
+                        pos += 6
+                    default:
+                        throw error("invalid escape in string: backslash followed by \(Self.describe(e))")
+                    }
                     continue
                 }
                 if c < 0x20 { throw error("control character inside a string") }
                 pos += 1
             }
-            if try ensure(2) == 0 || (end - pos == 1 && buf[pos] == 0x5C && eof) {
-                throw error("unexpected end of input inside a string (truncated?)")
-            }
+            if try ensure(6) == 0 { throw error("unexpected end of input inside a string (truncated?)") }
         }
     }
 }

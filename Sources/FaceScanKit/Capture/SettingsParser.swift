@@ -1,5 +1,8 @@
 /// Parses the `settings` object (FORMAT.md): known keys are type- and range-checked, unknown keys ignored.
 enum SettingsParser {
+    /// Largest `scale`: a 0.2 m face in millimetres times this stays far inside float32's range.
+    static let maxScale = 1e6
+
     static func parse(_ json: JSONReader) throws(InputError) -> CaptureSettings {
         var s = CaptureSettings()
         guard try json.peek() == UInt8(ascii: "{") else { throw json.badValue("an object") }
@@ -12,18 +15,19 @@ enum SettingsParser {
                 switch key {
                 case "quality":
                     let v = try string(json)
-                    guard let q = Quality(rawValue: v) else { throw json.error("unknown quality \"\(v)\" (expected low, medium or high)") }
+                    guard let q = Quality(rawValue: v) else { throw json.error("unknown quality \(CaptureReader.quoted(v)) (expected low, medium or high)") }
                     s.quality = q
-                case "targetVertexCount": s.targetVertexCount = try integer(json, min: 1)
+                case "targetVertexCount": s.targetVertexCount = try integer(json, min: 4)  // as --target-vertices
                 case "smoothingIterations": s.smoothingIterations = try integer(json, min: 0, max: 1000)
                 case "maxFrames": s.maxFrames = try integer(json, min: 1)
                 case "scale":
                     let v = try json.readDouble()
-                    guard v > 0 else { throw json.error("scale must be positive, found \(v)") }
+                    // Bounded so that coordinates (and their cross products) stay finite in float32.
+                    guard v > 0, v <= maxScale else { throw json.error("scale must be positive and at most 1e6, found \(v)") }
                     s.scale = v
                 case "units":
                     let v = try string(json)
-                    guard let u = LengthUnit(rawValue: v) else { throw json.error("unknown unit \"\(v)\" (expected mm or m)") }
+                    guard let u = LengthUnit(rawValue: v) else { throw json.error("unknown unit \(CaptureReader.quoted(v)) (expected mm or m)") }
                     s.units = u
                 case "exportFormats":
                     guard try json.peek() == UInt8(ascii: "[") else { throw json.badValue("an array of format names") }

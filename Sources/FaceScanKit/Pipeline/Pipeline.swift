@@ -88,7 +88,15 @@ public enum Pipeline {
         let reader = try CaptureReader(path: input)
         try reader.readHeader()
         let settings = ResolvedSettings(options: options, settings: reader.settings)
-        // Reject bad options before reading any frame.
+        // Reject bad options before reading any frame; the capture's own list must be valid even
+        // when --formats overrides it.
+        if let listed = reader.settings.exportFormats {
+            do throws(UsageError) {
+                _ = try Exporter.parseList(listed)
+            } catch {
+                throw InputError(file: reader.name, field: "settings.exportFormats", error.message)
+            }
+        }
         _ = try Exporter.parseList(settings.formats)
         let gate = QualityGate(thresholds: settings.gate)
         var frame = Frame()

@@ -26,7 +26,7 @@ public struct InputError: FaceScanFailure, Equatable {
         var s = file
         if let frame { s += ": frame \(frame)" }
         if let field { s += ": field '\(field)'" }
-        return s + ": " + message
+        return oneLine(s + ": " + message)
     }
 }
 
@@ -35,7 +35,7 @@ public struct UsageError: FaceScanFailure, Equatable {
     public var message: String
     public init(_ message: String) { self.message = message }
     public var exitCode: Int32 { 2 }
-    public var description: String { message }
+    public var description: String { oneLine(message) }
 }
 
 /// Reading or writing a file failed for a reason outside the input's content (exit 1).
@@ -47,7 +47,7 @@ public struct IOFailure: FaceScanFailure, Equatable {
         self.message = message
     }
     public var exitCode: Int32 { 1 }
-    public var description: String { "\(path): \(message)" }
+    public var description: String { oneLine("\(path): \(message)") }
 }
 
 /// No frame of the capture passed the quality gate (exit 3). Carries the report so far so the
@@ -62,6 +62,31 @@ public struct NoAcceptedFrames: FaceScanFailure {
     public var exitCode: Int32 { 3 }
     public var description: String {
         let r = report.frames.rejected
-        return "\(file): no frame passed the quality gate (\(report.frames.read) read; rejected: distance \(r.distance), tracking \(r.tracking), lighting \(r.lighting), expression \(r.expression))"
+        return oneLine("\(file)") + ": no frame passed the quality gate (\(report.frames.read) read; rejected: distance \(r.distance), tracking \(r.tracking), lighting \(r.lighting), expression \(r.expression))"
     }
+}
+
+/// `text` with line breaks and other control characters escaped (`\n`, `\u{1B}`, …), so that an
+/// error message stays one line and cannot drive the terminal, whatever a file name or an echoed
+/// input string contains.
+func oneLine(_ text: String) -> String {
+    func needsEscape(_ u: Unicode.Scalar) -> Bool {
+        u.value < 0x20 || (0x7F...0x9F).contains(u.value) || u.value == 0x2028 || u.value == 0x2029
+    }
+    guard text.unicodeScalars.contains(where: needsEscape) else { return text }
+    var out = String.UnicodeScalarView()
+    for u in text.unicodeScalars {
+        switch u {
+        case "\n": out.append(contentsOf: "\\n".unicodeScalars)
+        case "\r": out.append(contentsOf: "\\r".unicodeScalars)
+        case "\t": out.append(contentsOf: "\\t".unicodeScalars)
+        default:
+            if needsEscape(u) {
+                out.append(contentsOf: "\\u{\(String(u.value, radix: 16, uppercase: true))}".unicodeScalars)
+            } else {
+                out.append(u)
+            }
+        }
+    }
+    return String(out)
 }
