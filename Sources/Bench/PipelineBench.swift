@@ -45,7 +45,7 @@ func writeSyntheticCapture(truth: Mesh, frames: Int, base64: Bool, to path: Stri
             for v in xyz { withUnsafeBytes(of: v.bitPattern.littleEndian) { bytes += $0 } }
             fr += "\"verticesBase64\":\"" + base64Encode(bytes) + "\"}"
         } else {
-            fr += "\"vertices\":[" + xyz.map { "\($0)" }.joined(separator: ",") + "]}"
+            fr += "\"vertices\":[" + xyz.map { String(format: "%.6g", Double($0)) }.joined(separator: ",") + "]}"
         }
         put(fr)
     }
@@ -117,6 +117,25 @@ func runPipelineBench(samplesDir: String) throws {
         var u = rusage()
         getrusage(RUSAGE_CHILDREN.rawValue, &u)  // max over the children so far: 1200 is measured after 120
         print("\(label): exit \(p.terminationStatus), peak RSS so far " + String(format: "%.1f MB", Double(u.ru_maxrss) / 1024))
+    }
+    print("== end to end against the Python pipeline (scripts/python-pipeline.py), W1-like capture, median of 5 wall times")
+    let python = ".venv-peers/bin/python"
+    if FileManager.default.isExecutableFile(atPath: python) {
+        func wall(_ exe: String, _ args: [String]) throws -> Double {
+            try medianMs(runs: 5) {
+                let p = Process()
+                p.executableURL = URL(fileURLWithPath: exe)
+                p.arguments = args
+                p.standardError = FileHandle.nullDevice
+                try p.run()
+                p.waitUntilExit()
+            }
+        }
+        let f = try wall(exe, ["process", w1, "--output-dir", dir + "/fs", "--quality", "low", "--quiet"])
+        let py = try wall(python, ["scripts/python-pipeline.py", w1, dir + "/py", "--target", "5000"])
+        print(String(format: "facescan process %.0f ms, python pipeline %.0f ms: ratio %.3f (goal <= 0.2)", f, py, f / py))
+    } else {
+        print("skipped: run scripts/compare-peers once to create .venv-peers")
     }
     print("== render 512x512, 2x2 supersampling, median of 20")
     let ms = medianMs(runs: 20) { _ = Rasterizer.render(truth, options: RenderOptions()) }
