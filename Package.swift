@@ -28,7 +28,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "facescan-bench", dependencies: ["FaceScanKit"], path: "Sources/Bench"),
-        .testTarget(name: "FaceScanKitTests", dependencies: ["FaceScanKit"]),
+        .testTarget(name: "FaceScanKitTests", dependencies: ["FaceScanKit"], exclude: ["Fixtures"]),
         .testTarget(name: "FacescanCLITests", dependencies: ["FaceScanKit"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,678 @@
+// Quadric edge-collapse decimation to an exact vertex count.
+//
+// Papers:
+// - Michael Garland, Paul S. Heckbert. "Surface Simplification Using Quadric Error Metrics".
+//   SIGGRAPH 1997. (Plane quadrics, optimal vertex placement, boundary quadrics from planes through
+//   a boundary edge perpendicular to its face.)
+// - Peter Lindstrom. "Out-of-Core Simplification of Large Polygonal Models". SIGGRAPH 2000.
+//   (Regularised placement: minimise the quadric plus a small pull towards the edge midpoint.)
+// - Tamal K. Dey, Herbert Edelsbrunner, Sumanta Guha, Dmitry V. Nekhayev. "Topology Preserving
+//   Edge Contraction". Publ. Inst. Math. (Beograd) 66 (1999). (The link condition.)
+// - Arseny Kapoulkine, meshoptimizer `simplifier.cpp`: collapsing in passes (rank all edges, sort
+//   by quantised cost, collapse an independent set in cost order) instead of a global heap.
+//
+// Recipe (`QuadricSimplifier.decimate(to:floor:)`):
+//   classify vertices (boundary, locked) → build quadrics (faces + heavy boundary planes) → repeat
+//   passes { compact triangles → vertex→triangle CSR → rank every collapsible edge → counting-sort
+//   by quantised cost → collapse in order, each vertex at most once per pass, every collapse checked
+//   against the live mesh (link condition, pinch, flips, slivers) } until the exact vertex count.
+//
+// The sequence of collapses does not depend on the target: a run to N vertices is a prefix of the
+// run to any smaller count. So when the run gets stuck at S vertices, S is the smallest count this
+// simplifier reaches, and every count from the input's down to S is reached exactly.
+
+/// A symmetric quadric `Q(x) = xᵀAx + 2bᵀx + c` stored as its 10 distinct coefficients, in double.
+struct Quadric {
+    var a00 = 0.0, a01 = 0.0, a02 = 0.0, a11 = 0.0, a12 = 0.0, a22 = 0.0
+    var b0 = 0.0, b1 = 0.0, b2 = 0.0, c = 0.0
+
+    /// `w · (n·x + d)²` for the plane `n·x + d = 0` (`n` of unit length).
+    @inline(__always)
+    init(plane n: SIMD3<Double>, d: Double, weight w: Double) {
+        let wn = w * n
+        a00 = wn.x * n.x
+        a01 = wn.x * n.y
+        a02 = wn.x * n.z
+        a11 = wn.y * n.y
+        a12 = wn.y * n.z
+        a22 = wn.z * n.z
+        b0 = wn.x * d
+        b1 = wn.y * d
+        b2 = wn.z * d
+        c = w * d * d
+    }
+
+    init() {}
+
+    @inline(__always)
+    mutating func add(_ q: Quadric) {
+        a00 += q.a00
+        a01 += q.a01
+        a02 += q.a02
+        a11 += q.a11
+        a12 += q.a12
+        a22 += q.a22
+        b0 += q.b0
+        b1 += q.b1
+        b2 += q.b2
+        c += q.c
+    }
+
+    @inline(__always)
+    func evaluate(_ p: SIMD3<Double>) -> Double {
+        let x = p.x, y = p.y, z = p.z
+        let quad = a00 * x * x + a11 * y * y + a22 * z * z + 2 * (a01 * x * y + a02 * x * z + a12 * y * z)
+        return quad + 2 * (b0 * x + b1 * y + b2 * z) + c
+    }
+
+    /// The point minimising `Q(x) + ε|x − m|²` with `ε` a small fraction of `trace(A)`: the optimal
+    /// placement where `A` is well conditioned, the point nearest `m` along directions `Q` leaves
+    /// free (flat or ridge regions). Never worse than `m` in `Q`. `nil` when not finite.
+    @inline(__always)
+    func regularisedMinimum(near m: SIMD3<Double>) -> SIMD3<Double>? {
+        let eps = (a00 + a11 + a22) * QuadricSimplifier.Tuning.regularisation
+        guard eps > 0 else { return nil }
+        let m00 = a00 + eps, m11 = a11 + eps, m22 = a22 + eps
+        let r0 = eps * m.x - b0, r1 = eps * m.y - b1, r2 = eps * m.z - b2
+        let c00 = m11 * m22 - a12 * a12
+        let c01 = a02 * a12 - a01 * m22
+        let c02 = a01 * a12 - a02 * m11
+        let det = m00 * c00 + a01 * c01 + a02 * c02
+        guard det > 0 else { return nil }
+        let c11 = m00 * m22 - a02 * a02
+        let c12 = a01 * a02 - m00 * a12
+        let c22 = m00 * m11 - a01 * a01
+        let inv = 1 / det
+        let x = SIMD3<Double>(
+            c00 * r0 + c01 * r1 + c02 * r2,
+            c01 * r0 + c11 * r1 + c12 * r2,
+            c02 * r0 + c12 * r1 + c22 * r2) * inv
+        guard x.x.isFinite, x.y.isFinite, x.z.isFinite else { return nil }
+        return x
+    }
+}
+
+/// Quadric edge-collapse decimation of one indexed triangle mesh, in place on scratch memory it
+/// owns (allocated once in `init`, freed in `deinit`).
+///
+/// Vertex indices keep their input numbering until ``mesh()`` compacts them (preserving order).
+/// Collapses never move a boundary vertex off the boundary, never join two boundary vertices
+/// through an interior edge, never create a non-manifold edge, a duplicate, degenerate or flipped
+/// triangle. Vertices on non-manifold or inconsistently wound edges, where two boundary fans
+/// touch, or on triangles with a repeated index, are locked (never removed, never moved).
+struct QuadricSimplifier: ~Copyable {
+    enum Tuning {
+        /// Boundary plane weight relative to face quadrics (per squared edge length).
+        static let boundaryWeight = 100.0
+        /// `ε / trace(A)` of the regularised placement.
+        static let regularisation = 1e-5
+        /// A collapse is rejected when it turns a triangle's normal by more than acos(this).
+        static let minNormalCosine = 0.25
+        /// A collapse is rejected when a new corner angle's sin² falls below this.
+        static let minSineSquared = 1e-10
+        /// Each pass collapses edges up to 1.5 × the cost found at this fraction of its sorted edges.
+        static let passFraction = 0.2
+    }
+
+    let core: DecimationCore
+    /// Vertices still referenced.
+    private(set) var liveVertices: Int
+    /// Triangle slots in use (dead ones are dropped by the next compaction).
+    private(set) var triangleSlots: Int
+    private var stamp: UInt32 = 0
+
+    /// Prepares `mesh` (every vertex referenced; see ``Decimation``) for decimation: classifies
+    /// vertices and accumulates quadrics.
+    /// - Complexity: O(t · valence) for t triangles.
+    init(_ mesh: Mesh) {
+        core = DecimationCore(mesh)
+        liveVertices = mesh.vertexCount
+        triangleSlots = mesh.triangleCount
+        core.buildAdjacency(triangleSlots)
+        core.classifyAndAccumulate(triangleSlots)
+    }
+
+    deinit { core.deallocate() }
+
+    /// Collapses edges until `max(target, floor)` vertices remain or no collapse is allowed.
+    /// Returns the number of vertices reached. Each pass: compact → adjacency → rank → sort →
+    /// collapse the cheapest edges, each vertex at most once.
+    mutating func decimate(to target: Int, floor: Int = 4) -> Int {
+        let goal = max(target, floor)
+        var pass: UInt32 = 0
+        while liveVertices > goal {
+            pass += 1
+            if pass > 1 {
+                triangleSlots = core.compactTriangles(triangleSlots)
+                core.buildAdjacency(triangleSlots)
+            }
+            let count = core.gatherCandidates(triangleSlots)
+            if count == 0 { break }
+            core.sortCandidates(count)
+            let k = min(count - 1, Int(Double(count) * Tuning.passFraction))
+            let limit = DecimationCore.key(core.candCost[Int(core.order[k])] * 1.5)
+            let budget = liveVertices - goal
+            var done = core.collapsePass(count, limitKey: limit, budget: budget, pass: pass, stamp: &stamp)
+            if done == 0 {
+                // Every cheap edge is blocked: allow any cost before giving up.
+                done = core.collapsePass(count, limitKey: UInt32.max, budget: budget, pass: pass, stamp: &stamp)
+            }
+            liveVertices -= done
+            if done == 0 { break }
+        }
+        triangleSlots = core.compactTriangles(triangleSlots)
+        return liveVertices
+    }
+
+    /// The decimated mesh: live vertices renumbered in their input order, live triangles in order.
+    func mesh() -> Mesh {
+        let c = core
+        let n = c.vertexCount
+        var remap = [UInt32](repeating: UInt32.max, count: n)
+        var positions: [SIMD3<Float>] = []
+        positions.reserveCapacity(liveVertices)
+        var uvs: [SIMD2<Float>] = []
+        var triangles = [UInt32](repeating: 0, count: 3 * triangleSlots)
+        for i in 0..<(3 * triangleSlots) { remap[Int(c.tri[i])] = 0 }
+        for v in 0..<n where remap[v] == 0 {
+            remap[v] = UInt32(positions.count)
+            positions.append(c.pos[v])
+            if c.hasUVs { uvs.append(c.uv[v]) }
+        }
+        for i in 0..<(3 * triangleSlots) { triangles[i] = remap[Int(c.tri[i])] }
+        return Mesh(positions: positions, triangles: triangles, uvs: c.hasUVs ? uvs : nil)
+    }
+}
+
+/// Pointers into the simplifier's scratch memory and the hot loops over them. A trivially
+/// copyable view: each hot function copies it into a local first, so that the compiler keeps the
+/// pointers in registers while it stores through them.
+struct DecimationCore {
+    typealias Tuning = QuadricSimplifier.Tuning
+    enum Flag {
+        static let boundary: UInt8 = 1
+        static let locked: UInt8 = 2
+    }
+
+    static let deadTriangle = UInt32.max
+    /// 12-bit cost keys (exponent and 4 mantissa bits of a non-negative Float).
+    static let keyShift: UInt32 = 19
+    static let bucketCount = 1 << 12
+
+    let vertexCount: Int
+    let hasUVs: Bool
+    /// Quadrics are built around the bounding-box centre, for precision.
+    let centre: SIMD3<Double>
+    // Per vertex.
+    let pos: UnsafeMutablePointer<SIMD3<Float>>
+    let uv: UnsafeMutablePointer<SIMD2<Float>>
+    let quad: UnsafeMutablePointer<Quadric>
+    let flags: UnsafeMutablePointer<UInt8>
+    let touched: UnsafeMutablePointer<UInt32>
+    let mark: UnsafeMutablePointer<UInt32>
+    let adjOffsets: UnsafeMutablePointer<UInt32>
+    // Per triangle corner.
+    let tri: UnsafeMutablePointer<UInt32>
+    let adj: UnsafeMutablePointer<UInt32>
+    // Per candidate edge (at most one per half-edge).
+    let candDrop: UnsafeMutablePointer<UInt32>
+    let candKeep: UnsafeMutablePointer<UInt32>
+    let candPos: UnsafeMutablePointer<SIMD3<Float>>
+    let candCost: UnsafeMutablePointer<Float>
+    let order: UnsafeMutablePointer<UInt32>
+    let histogram: UnsafeMutablePointer<UInt32>
+
+    init(_ mesh: Mesh) {
+        let n = mesh.vertexCount
+        let corners = 3 * mesh.triangleCount
+        vertexCount = n
+        hasUVs = mesh.uvs != nil
+        let (lo, hi) = mesh.bounds
+        centre = (SIMD3<Double>(lo) + SIMD3<Double>(hi)) * 0.5
+        pos = .allocate(capacity: max(n, 1))
+        uv = .allocate(capacity: hasUVs ? max(n, 1) : 1)
+        quad = .allocate(capacity: max(n, 1))
+        flags = .allocate(capacity: max(n, 1))
+        touched = .allocate(capacity: max(n, 1))
+        mark = .allocate(capacity: max(n, 1))
+        adjOffsets = .allocate(capacity: n + 1)
+        tri = .allocate(capacity: max(corners, 1))
+        adj = .allocate(capacity: max(corners, 1))
+        candDrop = .allocate(capacity: max(corners, 1))
+        candKeep = .allocate(capacity: max(corners, 1))
+        candPos = .allocate(capacity: max(corners, 1))
+        candCost = .allocate(capacity: max(corners, 1))
+        order = .allocate(capacity: max(corners, 1))
+        histogram = .allocate(capacity: Self.bucketCount + 1)
+        if n > 0 { mesh.positions.withUnsafeBufferPointer { pos.initialize(from: $0.baseAddress!, count: n) } }
+        if let uvs = mesh.uvs, n > 0 { uvs.withUnsafeBufferPointer { uv.initialize(from: $0.baseAddress!, count: n) } }
+        if corners > 0 { mesh.triangles.withUnsafeBufferPointer { tri.initialize(from: $0.baseAddress!, count: corners) } }
+        quad.initialize(repeating: Quadric(), count: n)
+        flags.initialize(repeating: 0, count: n)
+        touched.initialize(repeating: 0, count: n)
+        mark.initialize(repeating: 0, count: n)
+        adjOffsets.initialize(repeating: 0, count: n + 1)
+    }
+
+    func deallocate() {
+        pos.deallocate()
+        uv.deallocate()
+        quad.deallocate()
+        flags.deallocate()
+        touched.deallocate()
+        mark.deallocate()
+        adjOffsets.deallocate()
+        tri.deallocate()
+        adj.deallocate()
+        candDrop.deallocate()
+        candKeep.deallocate()
+        candPos.deallocate()
+        candCost.deallocate()
+        order.deallocate()
+        histogram.deallocate()
+    }
+
+    @inline(__always)
+    func local(_ v: UInt32) -> SIMD3<Double> { SIMD3<Double>(pos[Int(v)]) - centre }
+
+    @inline(__always)
+    static func cross(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> SIMD3<Double> {
+        SIMD3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
+    }
+
+    @inline(__always)
+    static func dot(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> Double { a.x * b.x + a.y * b.y + a.z * b.z }
+
+    @inline(__always)
+    static func key(_ cost: Float) -> UInt32 {
+        cost.isFinite ? cost.bitPattern >> keyShift : UInt32(bucketCount - 1)
+    }
+
+    /// The corners following and preceding `a` in triangle `t` (winding order).
+    @inline(__always)
+    func around(_ a: UInt32, in t: Int) -> (next: UInt32, prev: UInt32) {
+        let base = 3 * t
+        let x = tri[base], y = tri[base + 1], z = tri[base + 2]
+        if x == a { return (y, z) }
+        if y == a { return (z, x) }
+        return (x, y)
+    }
+
+    // MARK: - Setup
+
+    /// Vertex → triangle CSR over the live triangle slots (count → prefix-sum → fill with the
+    /// offsets as cursors → shift back). Triangles of a vertex are listed in ascending order.
+    func buildAdjacency(_ triangleSlots: Int) {
+        let s = self
+        let n = s.vertexCount
+        let off = s.adjOffsets, tri = s.tri, adj = s.adj
+        off.update(repeating: 0, count: n + 1)
+        let corners = 3 * triangleSlots
+        var i = 0
+        while i < corners {
+            if tri[i] != Self.deadTriangle {
+                off[Int(tri[i]) + 1] += 1
+                off[Int(tri[i + 1]) + 1] += 1
+                off[Int(tri[i + 2]) + 1] += 1
+            }
+            i += 3
+        }
+        for v in 0..<n { off[v + 1] += off[v] }
+        var t = 0
+        while t < triangleSlots {
+            let base = 3 * t
+            if tri[base] != Self.deadTriangle {
+                for k in 0..<3 {
+                    let v = Int(tri[base + k])
+                    adj[Int(off[v])] = UInt32(t)
+                    off[v] += 1
+                }
+            }
+            t += 1
+        }
+        var v = n
+        while v > 0 {
+            off[v] = off[v - 1]
+            v -= 1
+        }
+        off[0] = 0
+    }
+
+    /// True when some live triangle of `a` has the directed edge `a → b`.
+    @inline(__always)
+    func hasHalfEdge(from a: UInt32, to b: UInt32) -> Bool {
+        var i = Int(adjOffsets[Int(a)])
+        let end = Int(adjOffsets[Int(a) + 1])
+        while i < end {
+            if around(a, in: Int(adj[i])).next == b { return true }
+            i += 1
+        }
+        return false
+    }
+
+    /// Accumulates area-weighted face quadrics; marks boundary vertices and adds heavy boundary
+    /// quadrics (plane through the boundary edge, perpendicular to its face); locks vertices the
+    /// simplifier must not touch. Works per vertex on its own triangle list: half-edge `a → b` has
+    /// an opposite when `b` precedes `a` in another triangle of `a`.
+    func classifyAndAccumulate(_ triangleSlots: Int) {
+        let s = self
+        let tri = s.tri, quad = s.quad, flags = s.flags, adj = s.adj, off = s.adjOffsets
+        for t in 0..<triangleSlots {
+            let base = 3 * t
+            let i0 = tri[base], i1 = tri[base + 1], i2 = tri[base + 2]
+            if i0 == i1 || i1 == i2 || i0 == i2 {
+                flags[Int(i0)] |= Flag.locked
+                flags[Int(i1)] |= Flag.locked
+                flags[Int(i2)] |= Flag.locked
+                continue
+            }
+            let p0 = s.local(i0)
+            let nrm = Self.cross(s.local(i1) - p0, s.local(i2) - p0)
+            let len = Self.dot(nrm, nrm).squareRoot()
+            if len > 0 {
+                let unit = nrm / len
+                let q = Quadric(plane: unit, d: -Self.dot(unit, p0), weight: 0.5 * len)
+                quad[Int(i0)].add(q)
+                quad[Int(i1)].add(q)
+                quad[Int(i2)].add(q)
+            }
+        }
+        for a in 0..<s.vertexCount where flags[a] & Flag.locked == 0 {
+            let lo = Int(off[a]), hi = Int(off[a + 1])
+            let va = UInt32(a)
+            var outgoingBoundary = 0
+            for i in lo..<hi {
+                let t = Int(adj[i])
+                let b = s.around(va, in: t).next
+                var same = 0, opposite = 0
+                for j in lo..<hi {
+                    let (n2, p2) = s.around(va, in: Int(adj[j]))
+                    if n2 == b { same += 1 }
+                    if p2 == b { opposite += 1 }
+                }
+                if same > 1 || opposite > 1 {
+                    flags[a] |= Flag.locked
+                    flags[Int(b)] |= Flag.locked
+                }
+                guard opposite == 0 else { continue }
+                outgoingBoundary += 1
+                flags[a] |= Flag.boundary
+                flags[Int(b)] |= Flag.boundary
+                let base = 3 * t
+                let p0 = s.local(tri[base])
+                let nrm = Self.cross(s.local(tri[base + 1]) - p0, s.local(tri[base + 2]) - p0)
+                let pa = s.local(va), e = s.local(b) - pa
+                let m = Self.cross(e, nrm)
+                let ml = Self.dot(m, m).squareRoot()
+                if ml > 0 {
+                    let mu = m / ml
+                    let q = Quadric(plane: mu, d: -Self.dot(mu, pa), weight: Tuning.boundaryWeight * Self.dot(e, e))
+                    quad[a].add(q)
+                    quad[Int(b)].add(q)
+                }
+            }
+            // Two boundary fans touching at one vertex: not a manifold vertex, keep it.
+            if outgoingBoundary > 1 { flags[a] |= Flag.locked }
+        }
+    }
+
+    // MARK: - Passes
+
+    /// Removes dead triangle slots, keeping order; returns the new slot count.
+    func compactTriangles(_ triangleSlots: Int) -> Int {
+        let tri = self.tri
+        var w = 0
+        for t in 0..<triangleSlots {
+            let r = 3 * t
+            if tri[r] == Self.deadTriangle { continue }
+            if w != r {
+                tri[w] = tri[r]
+                tri[w + 1] = tri[r + 1]
+                tri[w + 2] = tri[r + 2]
+            }
+            w += 3
+        }
+        return w / 3
+    }
+
+    /// Ranks every collapsible edge once: its cost, the vertex that survives and where it goes.
+    /// Returns the number of candidates.
+    func gatherCandidates(_ triangleSlots: Int) -> Int {
+        let s = self
+        let tri = s.tri, flags = s.flags, quad = s.quad, pos = s.pos
+        let candDrop = s.candDrop, candKeep = s.candKeep, candPos = s.candPos, candCost = s.candCost
+        var count = 0
+        let corners = 3 * triangleSlots
+        var base = 0
+        while base < corners {
+            for k in 0..<3 {
+                let a = tri[base + k], b = tri[base + (k == 2 ? 0 : k + 1)]
+                let fa = flags[Int(a)], fb = flags[Int(b)]
+                if (fa | fb) & Flag.locked != 0 { continue }
+                let ba = fa & Flag.boundary != 0, bb = fb & Flag.boundary != 0
+                if ba && bb {
+                    // Only a boundary edge (no opposite half-edge) may join two boundary vertices.
+                    if s.hasHalfEdge(from: b, to: a) { continue }
+                } else if a > b {
+                    continue  // an interior edge is ranked from its other half-edge
+                }
+                var q = quad[Int(a)]
+                q.add(quad[Int(b)])
+                let keep: UInt32, drop: UInt32
+                let target: SIMD3<Float>
+                let cost: Double
+                if ba == bb {
+                    keep = min(a, b)
+                    drop = max(a, b)
+                    let pa = s.local(a), pb = s.local(b)
+                    let mid = (pa + pb) * 0.5
+                    if let x = q.regularisedMinimum(near: mid) {
+                        target = SIMD3<Float>(x + s.centre)
+                        cost = q.evaluate(x)
+                    } else {
+                        // Fallback: the best of the endpoints and the midpoint.
+                        let ca = q.evaluate(pa), cb = q.evaluate(pb), cm = q.evaluate(mid)
+                        if cm <= ca && cm <= cb {
+                            target = SIMD3<Float>(mid + s.centre)
+                            cost = cm
+                        } else if ca <= cb {
+                            target = pos[Int(a)]
+                            cost = ca
+                        } else {
+                            target = pos[Int(b)]
+                            cost = cb
+                        }
+                    }
+                } else {
+                    // An interior vertex goes onto the boundary vertex, which stays put.
+                    keep = ba ? a : b
+                    drop = ba ? b : a
+                    target = pos[Int(keep)]
+                    cost = q.evaluate(s.local(keep))
+                }
+                candDrop[count] = drop
+                candKeep[count] = keep
+                candPos[count] = target
+                candCost[count] = cost > 0 ? Float(cost) : 0
+                count += 1
+            }
+            base += 3
+        }
+        return count
+    }
+
+    /// Counting sort of the candidates by cost key into `order`; ties keep gathering order.
+    func sortCandidates(_ count: Int) {
+        let h = histogram, cost = candCost, order = self.order
+        h.update(repeating: 0, count: Self.bucketCount + 1)
+        for c in 0..<count { h[Int(Self.key(cost[c])) + 1] += 1 }
+        for i in 0..<Self.bucketCount { h[i + 1] += h[i] }
+        for c in 0..<count {
+            let k = Int(Self.key(cost[c]))
+            order[Int(h[k])] = UInt32(c)
+            h[k] += 1
+        }
+    }
+
+    /// Collapses candidates in cost order up to `limitKey`, each vertex at most once per pass,
+    /// at most `budget` of them. Returns the number of collapses (= vertices removed).
+    func collapsePass(_ count: Int, limitKey: UInt32, budget: Int, pass: UInt32, stamp: inout UInt32) -> Int {
+        let s = self
+        let order = s.order, candCost = s.candCost, candDrop = s.candDrop, candKeep = s.candKeep
+        let candPos = s.candPos, touched = s.touched
+        var done = 0
+        var i = 0
+        while i < count && done < budget {
+            let c = Int(order[i])
+            i += 1
+            if Self.key(candCost[c]) > limitKey { break }
+            let u = candDrop[c], v = candKeep[c]
+            if touched[Int(u)] == pass || touched[Int(v)] == pass { continue }
+            let p = candPos[c]
+            guard s.canCollapse(drop: u, keep: v, to: p, stamp: &stamp) else { continue }
+            s.collapse(drop: u, keep: v, to: p)
+            touched[Int(u)] = pass
+            touched[Int(v)] = pass
+            done += 1
+        }
+        return done
+    }
+
+    /// Link condition, pinch, duplicate, flip and sliver checks of collapsing `u` into `v` at `p`,
+    /// against the live mesh.
+    @inline(__always)
+    func canCollapse(drop u: UInt32, keep v: UInt32, to p: SIMD3<Float>, stamp: inout UInt32) -> Bool {
+        let tri = self.tri, adj = self.adj, mark = self.mark
+        stamp &+= 2
+        let s1 = stamp, s2 = stamp &+ 1
+        let uLo = Int(adjOffsets[Int(u)]), uHi = Int(adjOffsets[Int(u) + 1])
+        let vLo = Int(adjOffsets[Int(v)]), vHi = Int(adjOffsets[Int(v) + 1])
+        // 1. Neighbours of u; the triangles on the edge and their opposite vertices.
+        var shared = 0
+        var o0 = UInt32.max, o1 = UInt32.max
+        for i in uLo..<uHi {
+            let base = 3 * Int(adj[i])
+            let x = tri[base]
+            if x == Self.deadTriangle { continue }
+            let y = tri[base + 1], z = tri[base + 2]
+            if x == v || y == v || z == v {
+                shared += 1
+                let o = x ^ y ^ z ^ u ^ v
+                if shared == 1 { o0 = o } else { o1 = o }
+            }
+            mark[Int(x)] = s1
+            mark[Int(y)] = s1
+            mark[Int(z)] = s1
+        }
+        let bothBoundary = flags[Int(u)] & flags[Int(v)] & Flag.boundary != 0
+        if shared == 2 {
+            if bothBoundary { return false }  // would pinch the surface at an interior edge
+        } else if shared != 1 || !bothBoundary {
+            return false
+        }
+        // 2. Link condition: the common neighbours are exactly the opposite vertices.
+        var common = 0
+        for i in vLo..<vHi {
+            let base = 3 * Int(adj[i])
+            let x = tri[base]
+            if x == Self.deadTriangle { continue }
+            let y = tri[base + 1], z = tri[base + 2]
+            if x != u && x != v && mark[Int(x)] == s1 {
+                mark[Int(x)] = s2
+                common += 1
+            }
+            if y != u && y != v && mark[Int(y)] == s1 {
+                mark[Int(y)] = s2
+                common += 1
+            }
+            if z != u && z != v && mark[Int(z)] == s1 {
+                mark[Int(z)] = s2
+                common += 1
+            }
+        }
+        if common != shared { return false }
+        // 3. Every surviving triangle around u and v: no flip, no sliver; and not the triangle
+        //    (o0, o1, ·) on both sides, which would become two copies of one triangle.
+        let pd = SIMD3<Double>(p)
+        var uHasOpposites = false, vHasOpposites = false
+        for i in uLo..<uHi {
+            let base = 3 * Int(adj[i])
+            let x = tri[base]
+            if x == Self.deadTriangle { continue }
+            let y = tri[base + 1], z = tri[base + 2]
+            if x == v || y == v || z == v { continue }
+            if shared == 2 && (x == o0 || y == o0 || z == o0) && (x == o1 || y == o1 || z == o1) { uHasOpposites = true }
+            if !keepsShape(x, y, z, moving: u, to: pd) { return false }
+        }
+        for i in vLo..<vHi {
+            let base = 3 * Int(adj[i])
+            let x = tri[base]
+            if x == Self.deadTriangle { continue }
+            let y = tri[base + 1], z = tri[base + 2]
+            if x == u || y == u || z == u { continue }
+            if shared == 2 && (x == o0 || y == o0 || z == o0) && (x == o1 || y == o1 || z == o1) { vHasOpposites = true }
+            if !keepsShape(x, y, z, moving: v, to: pd) { return false }
+        }
+        return !(uHasOpposites && vHasOpposites)
+    }
+
+    /// Whether triangle `(x, y, z)` keeps its orientation (normal turned by less than
+    /// acos(minNormalCosine)) and stays well away from degenerate when corner `c` moves to `p`.
+    @inline(__always)
+    func keepsShape(_ x: UInt32, _ y: UInt32, _ z: UInt32, moving c: UInt32, to p: SIMD3<Double>) -> Bool {
+        let b: UInt32, d: UInt32
+        if x == c {
+            b = y
+            d = z
+        } else if y == c {
+            b = z
+            d = x
+        } else {
+            b = x
+            d = y
+        }
+        let pc = SIMD3<Double>(pos[Int(c)]), pb = SIMD3<Double>(pos[Int(b)]), pd = SIMD3<Double>(pos[Int(d)])
+        let n0 = Self.cross(pb - pc, pd - pc)
+        let f1 = pb - p, f2 = pd - p
+        let n1 = Self.cross(f1, f2)
+        let dp = Self.dot(n0, n1)
+        if dp <= 0 { return false }
+        let l1 = Self.dot(n1, n1)
+        if dp * dp < Tuning.minNormalCosine * Tuning.minNormalCosine * Self.dot(n0, n0) * l1 { return false }
+        return l1 > Tuning.minSineSquared * Self.dot(f1, f1) * Self.dot(f2, f2)
+    }
+
+    /// Collapses `u` into `v`, which moves to `p`: quadrics add, the UV follows, u's triangles on
+    /// the edge die and the others take `v`.
+    @inline(__always)
+    func collapse(drop u: UInt32, keep v: UInt32, to p: SIMD3<Float>) {
+        let tri = self.tri, adj = self.adj
+        let iu = Int(u), iv = Int(v)
+        quad[iv].add(quad[iu])
+        if hasUVs {
+            // The UV of the edge point nearest p.
+            let pu = pos[iu], e = pos[iv] - pu
+            let ee = (e * e).sum()
+            var t: Float = 1
+            if ee > 0 { t = min(max(((p - pu) * e).sum() / ee, 0), 1) }
+            uv[iv] = uv[iu] + (uv[iv] - uv[iu]) * t
+        }
+        pos[iv] = p
+        flags[iv] |= flags[iu] & Flag.boundary
+        for i in Int(adjOffsets[iu])..<Int(adjOffsets[iu + 1]) {
+            let base = 3 * Int(adj[i])
+            let x = tri[base]
+            if x == Self.deadTriangle { continue }
+            let y = tri[base + 1], z = tri[base + 2]
+            if x == v || y == v || z == v {
+                tri[base] = Self.deadTriangle
+            } else if x == u {
+                tri[base] = v
+            } else if y == u {
+                tri[base + 1] = v
+            } else {
+                tri[base + 2] = v
+            }
+        }
+    }
+}
