@@ -7,5 +7,5 @@ struct FaceScan: ParsableCommand {
         commandName: "facescan",
         abstract: "Turn a recorded face-tracking capture into a print-ready mesh.",
         version: FaceScanKit.version,
-        subcommands: [ProcessCommand.self])
+        subcommands: [ProcessCommand.self, SimplifyCommand.self])
 }

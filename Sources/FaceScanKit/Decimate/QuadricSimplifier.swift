@@ -65,13 +65,17 @@ struct Quadric {
         return quad + 2 * (b0 * x + b1 * y + b2 * z) + c
     }
 
-    /// The point minimising `Q(x) + ε|x − m|²` with `ε` a small fraction of `trace(A)`: the optimal
-    /// placement where `A` is well conditioned, the point nearest `m` along directions `Q` leaves
-    /// free (flat or ridge regions). Never worse than `m` in `Q`. `nil` when not finite.
+    /// The point minimising `Q(x)` when `A` is well conditioned (its determinant at least
+    /// `Tuning.exactDeterminant · trace³`), else `Q(x) + ε|x − m|²` with `ε` a small fraction of
+    /// `trace(A)`: the point nearest `m` along directions `Q` leaves (almost) free, such as flat or
+    /// ridge regions. Never worse than `m` in `Q`. `nil` when not finite.
     @inline(__always)
     func regularisedMinimum(near m: SIMD3<Double>) -> SIMD3<Double>? {
-        let eps = (a00 + a11 + a22) * QuadricSimplifier.Tuning.regularisation
-        guard eps > 0 else { return nil }
+        let trace = a00 + a11 + a22
+        guard trace > 0 else { return nil }
+        let det0 = a00 * (a11 * a22 - a12 * a12) + a01 * (a02 * a12 - a01 * a22) + a02 * (a01 * a12 - a02 * a11)
+        let eps = det0 > QuadricSimplifier.Tuning.exactDeterminant * trace * trace * trace
+            ? 0 : trace * QuadricSimplifier.Tuning.regularisation
         let m00 = a00 + eps, m11 = a11 + eps, m22 = a22 + eps
         let r0 = eps * m.x - b0, r1 = eps * m.y - b1, r2 = eps * m.z - b2
         let c00 = m11 * m22 - a12 * a12
@@ -103,14 +107,24 @@ struct Quadric {
 struct QuadricSimplifier: ~Copyable {
     enum Tuning {
         /// Boundary plane weight relative to face quadrics (per squared edge length).
-        static let boundaryWeight = 100.0
+        static let boundaryWeight = 300.0
+        /// `det(A) / trace(A)³` above which placement is the exact minimum of the quadric.
+        static let exactDeterminant = 1e-3
+        /// Cost added to every collapse along the boundary, relative to moving by the edge's
+        /// length (ranks it after interior collapses of equal cost).
+        static let boundaryTieBreak = 1e-9
         /// `ε / trace(A)` of the regularised placement.
         static let regularisation = 1e-5
         /// A collapse is rejected when it turns a triangle's normal by more than acos(this).
         static let minNormalCosine = 0.25
+        /// A collapse is rejected when a triangle around it ends up more than acos(this) away from
+        /// the input's normal around the merged vertex.
+        static let minReferenceCosine = 0.05
         /// A collapse is rejected when a new corner angle's sin² falls below this.
         static let minSineSquared = 1e-10
         /// Each pass collapses edges up to 1.5 × the cost found at this fraction of its sorted edges.
+        /// Candidates per locally sorted chunk (see `DecimationCore.sortCandidates`).
+        static let sortChunk = 8192
         static let passFraction = 0.2
     }
 
@@ -148,14 +162,13 @@ struct QuadricSimplifier: ~Copyable {
             }
             let count = core.gatherCandidates(triangleSlots)
             if count == 0 { break }
-            core.sortCandidates(count)
-            let k = min(count - 1, Int(Double(count) * Tuning.passFraction))
-            let limit = DecimationCore.key(core.candCost[Int(core.order[k])] * 1.5)
+            let limit = core.limitKey(count, fraction: Tuning.passFraction)
             let budget = liveVertices - goal
-            var done = core.collapsePass(count, limitKey: limit, budget: budget, pass: pass, stamp: &stamp)
+            var done = core.collapsePass(core.sortCandidates(count, limitKey: limit), budget: budget, pass: pass, stamp: &stamp)
             if done == 0 {
                 // Every cheap edge is blocked: allow any cost before giving up.
-                done = core.collapsePass(count, limitKey: UInt32.max, budget: budget, pass: pass, stamp: &stamp)
+                let all = core.sortCandidates(count, limitKey: UInt32(DecimationCore.bucketCount - 1))
+                done = core.collapsePass(all, budget: budget, pass: pass, stamp: &stamp)
             }
             liveVertices -= done
             if done == 0 { break }
@@ -184,6 +197,15 @@ struct QuadricSimplifier: ~Copyable {
     }
 }
 
+/// One ranked edge collapse: `drop` merges into `keep`, which moves to `(x, y, z)`.
+struct Candidate {
+    var x: Float, y: Float, z: Float
+    var cost: Float
+    var drop: UInt32, keep: UInt32
+
+    @inline(__always) var position: SIMD3<Float> { SIMD3(x, y, z) }
+}
+
 /// Pointers into the simplifier's scratch memory and the hot loops over them. A trivially
 /// copyable view: each hot function copies it into a local first, so that the compiler keeps the
 /// pointers in registers while it stores through them.
@@ -207,6 +229,9 @@ struct DecimationCore {
     let pos: UnsafeMutablePointer<SIMD3<Float>>
     let uv: UnsafeMutablePointer<SIMD2<Float>>
     let quad: UnsafeMutablePointer<Quadric>
+    /// Sum of the input's (area-weighted) face normals around every vertex merged into this one:
+    /// which side of the input surface is out, near the vertex.
+    let refNormal: UnsafeMutablePointer<SIMD3<Float>>
     let flags: UnsafeMutablePointer<UInt8>
     let touched: UnsafeMutablePointer<UInt32>
     let mark: UnsafeMutablePointer<UInt32>
@@ -214,12 +239,9 @@ struct DecimationCore {
     // Per triangle corner.
     let tri: UnsafeMutablePointer<UInt32>
     let adj: UnsafeMutablePointer<UInt32>
-    // Per candidate edge (at most one per half-edge).
-    let candDrop: UnsafeMutablePointer<UInt32>
-    let candKeep: UnsafeMutablePointer<UInt32>
-    let candPos: UnsafeMutablePointer<SIMD3<Float>>
-    let candCost: UnsafeMutablePointer<Float>
-    let order: UnsafeMutablePointer<UInt32>
+    // Candidate edges (at most one per half-edge), in gathering order and sorted by cost.
+    let cand: UnsafeMutablePointer<Candidate>
+    let sorted: UnsafeMutablePointer<Candidate>
     let histogram: UnsafeMutablePointer<UInt32>
 
     init(_ mesh: Mesh) {
@@ -232,22 +254,21 @@ struct DecimationCore {
         pos = .allocate(capacity: max(n, 1))
         uv = .allocate(capacity: hasUVs ? max(n, 1) : 1)
         quad = .allocate(capacity: max(n, 1))
+        refNormal = .allocate(capacity: max(n, 1))
         flags = .allocate(capacity: max(n, 1))
         touched = .allocate(capacity: max(n, 1))
         mark = .allocate(capacity: max(n, 1))
         adjOffsets = .allocate(capacity: n + 1)
         tri = .allocate(capacity: max(corners, 1))
         adj = .allocate(capacity: max(corners, 1))
-        candDrop = .allocate(capacity: max(corners, 1))
-        candKeep = .allocate(capacity: max(corners, 1))
-        candPos = .allocate(capacity: max(corners, 1))
-        candCost = .allocate(capacity: max(corners, 1))
-        order = .allocate(capacity: max(corners, 1))
+        cand = .allocate(capacity: max(corners, 1))
+        sorted = .allocate(capacity: max(corners, 1))
         histogram = .allocate(capacity: Self.bucketCount + 1)
         if n > 0 { mesh.positions.withUnsafeBufferPointer { pos.initialize(from: $0.baseAddress!, count: n) } }
         if let uvs = mesh.uvs, n > 0 { uvs.withUnsafeBufferPointer { uv.initialize(from: $0.baseAddress!, count: n) } }
         if corners > 0 { mesh.triangles.withUnsafeBufferPointer { tri.initialize(from: $0.baseAddress!, count: corners) } }
         quad.initialize(repeating: Quadric(), count: n)
+        refNormal.initialize(repeating: .zero, count: n)
         flags.initialize(repeating: 0, count: n)
         touched.initialize(repeating: 0, count: n)
         mark.initialize(repeating: 0, count: n)
@@ -258,17 +279,15 @@ struct DecimationCore {
         pos.deallocate()
         uv.deallocate()
         quad.deallocate()
+        refNormal.deallocate()
         flags.deallocate()
         touched.deallocate()
         mark.deallocate()
         adjOffsets.deallocate()
         tri.deallocate()
         adj.deallocate()
-        candDrop.deallocate()
-        candKeep.deallocate()
-        candPos.deallocate()
-        candCost.deallocate()
-        order.deallocate()
+        cand.deallocate()
+        sorted.deallocate()
         histogram.deallocate()
     }
 
@@ -356,7 +375,7 @@ struct DecimationCore {
     /// an opposite when `b` precedes `a` in another triangle of `a`.
     func classifyAndAccumulate(_ triangleSlots: Int) {
         let s = self
-        let tri = s.tri, quad = s.quad, flags = s.flags, adj = s.adj, off = s.adjOffsets
+        let tri = s.tri, quad = s.quad, flags = s.flags, adj = s.adj, off = s.adjOffsets, refNormal = s.refNormal
         for t in 0..<triangleSlots {
             let base = 3 * t
             let i0 = tri[base], i1 = tri[base + 1], i2 = tri[base + 2]
@@ -369,6 +388,10 @@ struct DecimationCore {
             let p0 = s.local(i0)
             let nrm = Self.cross(s.local(i1) - p0, s.local(i2) - p0)
             let len = Self.dot(nrm, nrm).squareRoot()
+            let fn = SIMD3<Float>(nrm)
+            refNormal[Int(i0)] += fn
+            refNormal[Int(i1)] += fn
+            refNormal[Int(i2)] += fn
             if len > 0 {
                 let unit = nrm / len
                 let q = Quadric(plane: unit, d: -Self.dot(unit, p0), weight: 0.5 * len)
@@ -435,12 +458,13 @@ struct DecimationCore {
         return w / 3
     }
 
-    /// Ranks every collapsible edge once: its cost, the vertex that survives and where it goes.
-    /// Returns the number of candidates.
+    /// Ranks every collapsible edge once: its cost, the vertex that survives and where it goes;
+    /// counts the cost keys into `histogram` (shifted by one bucket). Returns the number of candidates.
     func gatherCandidates(_ triangleSlots: Int) -> Int {
         let s = self
         let tri = s.tri, flags = s.flags, quad = s.quad, pos = s.pos
-        let candDrop = s.candDrop, candKeep = s.candKeep, candPos = s.candPos, candCost = s.candCost
+        let cand = s.cand, h = s.histogram
+        h.update(repeating: 0, count: Self.bucketCount + 1)
         var count = 0
         let corners = 3 * triangleSlots
         var base = 0
@@ -460,8 +484,25 @@ struct DecimationCore {
                 q.add(quad[Int(b)])
                 let keep: UInt32, drop: UInt32
                 let target: SIMD3<Float>
-                let cost: Double
-                if ba == bb {
+                var cost: Double
+                if ba {
+                    // Along the boundary: onto the cheaper endpoint, so the rim only ever loses
+                    // vertices and never bulges past the input's rim.
+                    let ca = q.evaluate(s.local(a)), cb = q.evaluate(s.local(b))
+                    if ca < cb || (ca == cb && a < b) {
+                        keep = a
+                        drop = b
+                        cost = ca
+                    } else {
+                        keep = b
+                        drop = a
+                        cost = cb
+                    }
+                    target = pos[Int(keep)]
+                    // Ties with interior collapses (flat, straight rims) go to the interior.
+                    let e = s.local(a) - s.local(b)
+                    cost += Tuning.boundaryTieBreak * (q.a00 + q.a11 + q.a22) * Self.dot(e, e)
+                } else if !bb {
                     keep = min(a, b)
                     drop = max(a, b)
                     let pa = s.local(a), pb = s.local(b)
@@ -490,10 +531,9 @@ struct DecimationCore {
                     target = pos[Int(keep)]
                     cost = q.evaluate(s.local(keep))
                 }
-                candDrop[count] = drop
-                candKeep[count] = keep
-                candPos[count] = target
-                candCost[count] = cost > 0 ? Float(cost) : 0
+                let fc: Float = cost > 0 ? Float(cost) : 0
+                cand[count] = Candidate(x: target.x, y: target.y, z: target.z, cost: fc, drop: drop, keep: keep)
+                h[Int(Self.key(fc)) + 1] += 1
                 count += 1
             }
             base += 3
@@ -501,34 +541,67 @@ struct DecimationCore {
         return count
     }
 
-    /// Counting sort of the candidates by cost key into `order`; ties keep gathering order.
-    func sortCandidates(_ count: Int) {
-        let h = histogram, cost = candCost, order = self.order
-        h.update(repeating: 0, count: Self.bucketCount + 1)
-        for c in 0..<count { h[Int(Self.key(cost[c])) + 1] += 1 }
-        for i in 0..<Self.bucketCount { h[i + 1] += h[i] }
-        for c in 0..<count {
-            let k = Int(Self.key(cost[c]))
-            order[Int(h[k])] = UInt32(c)
-            h[k] += 1
+    /// The largest cost key a pass takes: 1.5 × the cost at `fraction` of the sorted candidates
+    /// (read from the histogram: the upper end of that key's bucket).
+    func limitKey(_ count: Int, fraction: Double) -> UInt32 {
+        let h = histogram
+        let k = min(count - 1, Int(Double(count) * fraction))
+        var seen = 0
+        var key = 0
+        while key < Self.bucketCount {
+            seen += Int(h[key + 1])
+            if seen > k { break }
+            key += 1
         }
+        let upper = Float(bitPattern: UInt32(key + 1) << Self.keyShift)
+        return min(Self.key(upper * 1.5), UInt32(Self.bucketCount - 1))
     }
 
-    /// Collapses candidates in cost order up to `limitKey`, each vertex at most once per pass,
-    /// at most `budget` of them. Returns the number of collapses (= vertices removed).
-    func collapsePass(_ count: Int, limitKey: UInt32, budget: Int, pass: UInt32, stamp: inout UInt32) -> Int {
+    /// Sorts the candidates with a key up to `limitKey` into `sorted`, chunk by chunk: the
+    /// gathering order (triangle order, so roughly spatial) is cut into chunks of
+    /// `Tuning.sortChunk` candidates, each sorted by key (stable counting sort; ties keep
+    /// gathering order). Two candidates that compete for a vertex are almost always neighbours in
+    /// one chunk, so this collapses nearly the same edges as one global sort while each chunk's
+    /// vertices stay in cache. Returns how many were sorted.
+    func sortCandidates(_ count: Int, limitKey: UInt32) -> Int {
+        let h = histogram, cand = self.cand, sorted = self.sorted
+        let last = Int(limitKey)
+        var out = 0
+        var lo = 0
+        while lo < count {
+            let hi = min(count, lo + Tuning.sortChunk)
+            h.update(repeating: 0, count: last + 2)
+            for c in lo..<hi {
+                let k = Int(Self.key(cand[c].cost))
+                if k <= last { h[k + 1] += 1 }
+            }
+            h[0] = UInt32(out)
+            for k in 0...last { h[k + 1] += h[k] }
+            for c in lo..<hi {
+                let k = Int(Self.key(cand[c].cost))
+                if k > last { continue }
+                sorted[Int(h[k])] = cand[c]
+                h[k] += 1
+            }
+            out = Int(h[last])
+            lo = hi
+        }
+        return out
+    }
+
+    /// Collapses the sorted candidates in order, each vertex at most once per pass, at most
+    /// `budget` of them. Returns the number of collapses (= vertices removed).
+    func collapsePass(_ count: Int, budget: Int, pass: UInt32, stamp: inout UInt32) -> Int {
         let s = self
-        let order = s.order, candCost = s.candCost, candDrop = s.candDrop, candKeep = s.candKeep
-        let candPos = s.candPos, touched = s.touched
+        let sorted = s.sorted, touched = s.touched
         var done = 0
         var i = 0
         while i < count && done < budget {
-            let c = Int(order[i])
+            let c = sorted[i]
             i += 1
-            if Self.key(candCost[c]) > limitKey { break }
-            let u = candDrop[c], v = candKeep[c]
+            let u = c.drop, v = c.keep
             if touched[Int(u)] == pass || touched[Int(v)] == pass { continue }
-            let p = candPos[c]
+            let p = c.position
             guard s.canCollapse(drop: u, keep: v, to: p, stamp: &stamp) else { continue }
             s.collapse(drop: u, keep: v, to: p)
             touched[Int(u)] = pass
@@ -594,6 +667,7 @@ struct DecimationCore {
         // 3. Every surviving triangle around u and v: no flip, no sliver; and not the triangle
         //    (o0, o1, ·) on both sides, which would become two copies of one triangle.
         let pd = SIMD3<Double>(p)
+        let ref = SIMD3<Double>(refNormal[Int(u)] + refNormal[Int(v)])
         var uHasOpposites = false, vHasOpposites = false
         for i in uLo..<uHi {
             let base = 3 * Int(adj[i])
@@ -602,7 +676,7 @@ struct DecimationCore {
             let y = tri[base + 1], z = tri[base + 2]
             if x == v || y == v || z == v { continue }
             if shared == 2 && (x == o0 || y == o0 || z == o0) && (x == o1 || y == o1 || z == o1) { uHasOpposites = true }
-            if !keepsShape(x, y, z, moving: u, to: pd) { return false }
+            if !keepsShape(x, y, z, moving: u, to: pd, ref) { return false }
         }
         for i in vLo..<vHi {
             let base = 3 * Int(adj[i])
@@ -611,15 +685,16 @@ struct DecimationCore {
             let y = tri[base + 1], z = tri[base + 2]
             if x == u || y == u || z == u { continue }
             if shared == 2 && (x == o0 || y == o0 || z == o0) && (x == o1 || y == o1 || z == o1) { vHasOpposites = true }
-            if !keepsShape(x, y, z, moving: v, to: pd) { return false }
+            if !keepsShape(x, y, z, moving: v, to: pd, ref) { return false }
         }
         return !(uHasOpposites && vHasOpposites)
     }
 
-    /// Whether triangle `(x, y, z)` keeps its orientation (normal turned by less than
-    /// acos(minNormalCosine)) and stays well away from degenerate when corner `c` moves to `p`.
+    /// Whether triangle `(x, y, z)` keeps its orientation when corner `c` moves to `p`: its normal
+    /// turns by less than acos(minNormalCosine), still faces the side `ref` (the input's normal
+    /// around the merged vertex) points to, and the triangle stays well away from degenerate.
     @inline(__always)
-    func keepsShape(_ x: UInt32, _ y: UInt32, _ z: UInt32, moving c: UInt32, to p: SIMD3<Double>) -> Bool {
+    func keepsShape(_ x: UInt32, _ y: UInt32, _ z: UInt32, moving c: UInt32, to p: SIMD3<Double>, _ ref: SIMD3<Double>) -> Bool {
         let b: UInt32, d: UInt32
         if x == c {
             b = y
@@ -638,6 +713,8 @@ struct DecimationCore {
         let dp = Self.dot(n0, n1)
         if dp <= 0 { return false }
         let l1 = Self.dot(n1, n1)
+        let dr = Self.dot(n1, ref)
+        if dr <= 0 || dr * dr <= Tuning.minReferenceCosine * Tuning.minReferenceCosine * l1 * Self.dot(ref, ref) { return false }
         if dp * dp < Tuning.minNormalCosine * Tuning.minNormalCosine * Self.dot(n0, n0) * l1 { return false }
         return l1 > Tuning.minSineSquared * Self.dot(f1, f1) * Self.dot(f2, f2)
     }
@@ -649,6 +726,7 @@ struct DecimationCore {
         let tri = self.tri, adj = self.adj
         let iu = Int(u), iv = Int(v)
         quad[iv].add(quad[iu])
+        refNormal[iv] += refNormal[iu]
         if hasUVs {
             // The UV of the edge point nearest p.
             let pu = pos[iu], e = pos[iv] - pu
