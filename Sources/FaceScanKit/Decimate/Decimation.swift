@@ -35,20 +35,25 @@ public enum Decimation {
             throw UsageError("cannot reach \(target) vertices: the largest supported target is \(maximumTargetVertices)")
         }
         // 2. Refine until there are enough vertices.
+        let input = work
+        var levels = 0
         while work.vertexCount < target {
             let finer = Subdivision.loop(work)
             guard finer.vertexCount > work.vertexCount else {
                 throw UsageError("cannot reach \(target) vertices: subdivision does not add vertices to this mesh")
             }
             work = finer
+            levels += 1
         }
         if target == work.vertexCount { return work }
         // 3. Decimate to exactly the target, or report where the collapses stop.
-        var simplifier = QuadricSimplifier(work)
+        // (Refined: collapses are measured against the input's planes, not the smoothed ones.)
+        var simplifier = QuadricSimplifier(work, origin: levels > 0 ? (input, levels) : nil)
         let reached = simplifier.decimate(to: target, floor: minimumVertices)
         guard reached == target else {
             throw UsageError("cannot reach \(target) vertices: the smallest reachable count for this mesh is \(reached)")
         }
+        if levels > 0 { simplifier.relocate() }
         return simplifier.mesh()
     }
 

@@ -137,13 +137,27 @@ struct QuadricSimplifier: ~Copyable {
 
     /// Prepares `mesh` (every vertex referenced; see ``Decimation``) for decimation: classifies
     /// vertices and accumulates quadrics.
+    ///
+    /// `origin`: when `mesh` is `origin.mesh` subdivided `origin.levels` times by ``Subdivision``
+    /// (triangle `t` lies in the subdivided input triangle `t >> 2·levels`), the quadrics measure
+    /// the distance to the planes of `origin.mesh` rather than of `mesh`, so collapses pull the
+    /// refined surface back towards the input.
     /// - Complexity: O(t · valence) for t triangles.
-    init(_ mesh: Mesh) {
+    init(_ mesh: Mesh, origin: (mesh: Mesh, levels: Int)? = nil) {
         core = DecimationCore(mesh)
         liveVertices = mesh.vertexCount
         triangleSlots = mesh.triangleCount
         core.buildAdjacency(triangleSlots)
-        core.classifyAndAccumulate(triangleSlots)
+        if let origin {
+            precondition(origin.mesh.triangleCount << (2 * origin.levels) == mesh.triangleCount, "origin does not match")
+            origin.mesh.positions.withUnsafeBufferPointer { p in
+                origin.mesh.triangles.withUnsafeBufferPointer { t in
+                    core.classifyAndAccumulate(triangleSlots, origin: Origin(positions: p, triangles: t, levels: origin.levels))
+                }
+            }
+        } else {
+            core.classifyAndAccumulate(triangleSlots, origin: nil)
+        }
     }
 
     deinit { core.deallocate() }
@@ -177,6 +191,14 @@ struct QuadricSimplifier: ~Copyable {
         return liveVertices
     }
 
+    /// Moves every vertex to the minimum of its quadric (regularised towards where it is) when no
+    /// triangle around it flips or degenerates. After refinement (quadrics of the input's planes)
+    /// this pulls the vertices the collapses left on the smoothed surface back to the input.
+    mutating func relocate() {
+        core.buildAdjacency(triangleSlots)
+        core.relocate()
+    }
+
     /// The decimated mesh: live vertices renumbered in their input order, live triangles in order.
     func mesh() -> Mesh {
         let c = core
@@ -204,6 +226,29 @@ struct Candidate {
     var drop: UInt32, keep: UInt32
 
     @inline(__always) var position: SIMD3<Float> { SIMD3(x, y, z) }
+}
+
+/// The input a refined mesh was subdivided from (see ``QuadricSimplifier/init(_:origin:)``).
+struct Origin {
+    let positions: UnsafeBufferPointer<SIMD3<Float>>
+    let triangles: UnsafeBufferPointer<UInt32>
+    let levels: Int
+
+    /// The input triangle and its edge (`k`: corner `k` → corner `k + 1`) that half-edge `k` of
+    /// refined triangle `t` lies on, or `nil` for a half-edge inside an input triangle. Child `j`
+    /// (< 3) of a triangle keeps corner `j`; its half-edge 0 lies on parent edge `j`, its half-edge
+    /// 2 on parent edge `j + 2 (mod 3)`; child 3 and every half-edge 1 are inside.
+    @inline(__always)
+    func edge(_ t: Int, _ k: Int) -> (triangle: Int, edge: Int)? {
+        var t = t, k = k
+        for _ in 0..<levels {
+            let j = t & 3
+            if j == 3 || k == 1 { return nil }
+            k = k == 0 ? j : (j + 2) % 3
+            t >>= 2
+        }
+        return (t, k)
+    }
 }
 
 /// Pointers into the simplifier's scratch memory and the hot loops over them. A trivially
@@ -373,7 +418,7 @@ struct DecimationCore {
     /// quadrics (plane through the boundary edge, perpendicular to its face); locks vertices the
     /// simplifier must not touch. Works per vertex on its own triangle list: half-edge `a → b` has
     /// an opposite when `b` precedes `a` in another triangle of `a`.
-    func classifyAndAccumulate(_ triangleSlots: Int) {
+    func classifyAndAccumulate(_ triangleSlots: Int, origin: Origin?) {
         let s = self
         let tri = s.tri, quad = s.quad, flags = s.flags, adj = s.adj, off = s.adjOffsets, refNormal = s.refNormal
         for t in 0..<triangleSlots {
@@ -393,8 +438,22 @@ struct DecimationCore {
             refNormal[Int(i1)] += fn
             refNormal[Int(i2)] += fn
             if len > 0 {
-                let unit = nrm / len
-                let q = Quadric(plane: unit, d: -Self.dot(unit, p0), weight: 0.5 * len)
+                var unit = nrm / len
+                var anchor = p0
+                if let origin {
+                    // The plane of the input triangle this one was subdivided from.
+                    let ob = 3 * (t >> (2 * origin.levels))
+                    let o0 = SIMD3<Double>(origin.positions[Int(origin.triangles[ob])]) - s.centre
+                    let o1 = SIMD3<Double>(origin.positions[Int(origin.triangles[ob + 1])]) - s.centre
+                    let o2 = SIMD3<Double>(origin.positions[Int(origin.triangles[ob + 2])]) - s.centre
+                    let on = Self.cross(o1 - o0, o2 - o0)
+                    let ol = Self.dot(on, on).squareRoot()
+                    if ol > 0 {
+                        unit = on / ol
+                        anchor = o0
+                    }
+                }
+                let q = Quadric(plane: unit, d: -Self.dot(unit, anchor), weight: 0.5 * len)
                 quad[Int(i0)].add(q)
                 quad[Int(i1)].add(q)
                 quad[Int(i2)].add(q)
@@ -422,14 +481,26 @@ struct DecimationCore {
                 flags[a] |= Flag.boundary
                 flags[Int(b)] |= Flag.boundary
                 let base = 3 * t
-                let p0 = s.local(tri[base])
-                let nrm = Self.cross(s.local(tri[base + 1]) - p0, s.local(tri[base + 2]) - p0)
-                let pa = s.local(va), e = s.local(b) - pa
+                var c0 = s.local(tri[base]), c1 = s.local(tri[base + 1]), c2 = s.local(tri[base + 2])
+                var pa = s.local(va), pb = s.local(b)
+                let k = tri[base] == va ? 0 : (tri[base + 1] == va ? 1 : 2)
+                if let origin, let (ot, oe) = origin.edge(t, k) {
+                    // The input's boundary edge this one lies on, and its triangle.
+                    let ob = 3 * ot
+                    c0 = SIMD3<Double>(origin.positions[Int(origin.triangles[ob])]) - s.centre
+                    c1 = SIMD3<Double>(origin.positions[Int(origin.triangles[ob + 1])]) - s.centre
+                    c2 = SIMD3<Double>(origin.positions[Int(origin.triangles[ob + 2])]) - s.centre
+                    pa = oe == 0 ? c0 : (oe == 1 ? c1 : c2)
+                    pb = oe == 0 ? c1 : (oe == 1 ? c2 : c0)
+                }
+                let nrm = Self.cross(c1 - c0, c2 - c0)
+                let e = pb - pa
                 let m = Self.cross(e, nrm)
                 let ml = Self.dot(m, m).squareRoot()
                 if ml > 0 {
                     let mu = m / ml
-                    let q = Quadric(plane: mu, d: -Self.dot(mu, pa), weight: Tuning.boundaryWeight * Self.dot(e, e))
+                    let own = s.local(b) - s.local(va)
+                    let q = Quadric(plane: mu, d: -Self.dot(mu, pa), weight: Tuning.boundaryWeight * Self.dot(own, own))
                     quad[a].add(q)
                     quad[Int(b)].add(q)
                 }
@@ -587,6 +658,30 @@ struct DecimationCore {
             lo = hi
         }
         return out
+    }
+
+    /// See ``QuadricSimplifier/relocate()``; needs a current adjacency.
+    func relocate() {
+        let s = self
+        let tri = s.tri, adj = s.adj, off = s.adjOffsets
+        for v in 0..<s.vertexCount {
+            let lo = Int(off[v]), hi = Int(off[v + 1])
+            if lo == hi || s.flags[v] & Flag.locked != 0 { continue }
+            let q = s.quad[v]
+            guard let x = q.regularisedMinimum(near: s.local(UInt32(v))) else { continue }
+            let p = SIMD3<Float>(x + s.centre)
+            let pd = SIMD3<Double>(p)
+            let ref = SIMD3<Double>(s.refNormal[v])
+            var ok = true
+            for i in lo..<hi {
+                let base = 3 * Int(adj[i])
+                if !s.keepsShape(tri[base], tri[base + 1], tri[base + 2], moving: UInt32(v), to: pd, ref) {
+                    ok = false
+                    break
+                }
+            }
+            if ok { s.pos[v] = p }
+        }
     }
 
     /// Collapses the sorted candidates in order, each vertex at most once per pass, at most
