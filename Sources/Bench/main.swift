@@ -6,3 +6,4 @@ do {
 } catch {
     print("pipeline bench failed: \(error)")
 }
+runDecimationBench()

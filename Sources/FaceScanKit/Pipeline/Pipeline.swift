@@ -46,7 +46,7 @@ public enum Pipeline {
         report.timingsMs.smooth = clock.lap()
 
         // 3. Decimate / refine to the exact target.
-        mesh = try Resample.toVertexCount(mesh, settings.targetVertices)
+        mesh = try Decimation.simplify(mesh, targetVertices: settings.targetVertices)
         report.timingsMs.decimate = clock.lap()
 
         // 4. Units and scale, then encode and write every output atomically.

@@ -1,0 +1,71 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import FaceScanKit
+
+/// Decimation benchmark: W3 (ICT neutral 9 409 v → 5 000 v), W2 (ICT neutral midpoint-subdivided
+/// twice, 148 402 v → 10 000 v) and refinement (9 409 v → 20 000 v).
+///
+/// Environment: `FACESCAN_BENCH_MESH` (default `Tests/FaceScanKitTests/Fixtures/ict-neutral.obj`),
+/// `FACESCAN_BENCH_RUNS` (default 9), `FACESCAN_BENCH_FILTER` (run only workloads whose name
+/// contains it), `FACESCAN_BENCH_OUT` (a directory: write each workload's
+/// input and result as OBJ there, to measure the surface error with an external tool).
+/// Prints one line per workload: median and best wall time of the decimation alone, vertices and
+/// triangles reached.
+public func runDecimationBench() {
+    let env = { (name: String) -> String? in getenv(name).map { String(cString: $0) } }
+    let path = env("FACESCAN_BENCH_MESH") ?? "Tests/FaceScanKitTests/Fixtures/ict-neutral.obj"
+    let runs = max(1, Int(env("FACESCAN_BENCH_RUNS") ?? "") ?? 9)
+    let outDir = env("FACESCAN_BENCH_OUT")
+    let base: Mesh
+    do {
+        base = try Mesh.read(path: path)
+    } catch {
+        print("decimation bench: cannot read \(path): \(error)")
+        return
+    }
+    let w2 = Subdivision.midpoint(Subdivision.midpoint(base))
+    let workloads: [(name: String, mesh: Mesh, target: Int)] = [
+        ("W3 ict-neutral", base, 5_000),
+        ("W2 ict-neutral x2 midpoint", w2, 10_000),
+        ("refine ict-neutral", base, 20_000),
+    ]
+    print("decimation (\(runs) runs, median / best ms)")
+    let filter = env("FACESCAN_BENCH_FILTER") ?? ""
+    for w in workloads where filter.isEmpty || w.name.contains(filter) {
+        var times: [Double] = []
+        var result: Mesh? = nil
+        var failure: String? = nil
+        for _ in 0..<runs {
+            let start = ContinuousClock.now
+            do {
+                result = try Decimation.simplify(w.mesh, targetVertices: w.target)
+            } catch {
+                failure = error.description
+            }
+            let d = ContinuousClock.now - start
+            times.append(Double(d.components.seconds) * 1e3 + Double(d.components.attoseconds) * 1e-15)
+        }
+        times.sort()
+        let name = w.name + String(repeating: " ", count: max(0, 28 - w.name.count))
+        if let failure {
+            print("  \(name) failed: \(failure)")
+            continue
+        }
+        let r = result!
+        let check = MeshCheck(r)
+        print("  \(name) \(w.mesh.vertexCount) v → \(w.target) v: \(fmt(times[times.count / 2])) / \(fmt(times[0])) ms, reached \(r.vertexCount) v \(r.triangleCount) t, clean \(check.isClean)")
+        if let outDir {
+            let slug = w.name.split(separator: " ").joined(separator: "-")
+            try? OutputTransaction.write(w.mesh.objBytes(), to: "\(outDir)/\(slug)-input.obj")
+            try? OutputTransaction.write(r.objBytes(), to: "\(outDir)/\(slug)-output.obj")
+        }
+    }
+}
+
+private func fmt(_ x: Double) -> String {
+    let r = (x * 100).rounded() / 100
+    return String(r)
+}

@@ -1,0 +1,87 @@
+// Decimation and refinement to an exact vertex count: the entry point the pipeline calls.
+//
+// Recipe: drop unreferenced vertices → (target above the count) Loop-subdivide until the count
+// reaches the target → quadric edge-collapse decimation down to exactly the target
+// (``QuadricSimplifier``) → compact. See QuadricSimplifier.swift and Subdivision.swift for papers.
+
+/// Decimates or refines a mesh to an exact number of vertices.
+public enum Decimation {
+    /// Largest target accepted (refinement beyond this would need gigabytes).
+    public static let maximumTargetVertices = 20_000_000
+
+    /// Smallest count decimation goes down to (a tetrahedron); lower targets are unreachable.
+    public static let minimumVertices = 4
+
+    /// The mesh with exactly `targetVertices` vertices, every one referenced by a triangle.
+    ///
+    /// Above the mesh's (referenced) vertex count, the mesh is Loop-subdivided until it has at least
+    /// `targetVertices`, then decimated to exactly that count. Below, it is decimated with quadric
+    /// edge collapses (boundaries keep their shape, no flipped, degenerate or duplicate triangle,
+    /// no non-manifold edge). UVs, when present, follow. Deterministic: the same input gives the
+    /// same output bytes.
+    ///
+    /// - Throws: ``UsageError`` when the count cannot be reached; its message names the smallest
+    ///   count this mesh can be decimated to, e.g. "cannot reach 12 vertices: the smallest
+    ///   reachable count for this mesh is 57".
+    /// - Complexity: about O(t log t) for t triangles (passes shrink geometrically).
+    public static func simplify(_ mesh: Mesh, targetVertices target: Int) throws(UsageError) -> Mesh {
+        // 1. Only referenced vertices count.
+        var work = referencedOnly(mesh)
+        guard work.triangleCount > 0 else {
+            throw UsageError("cannot reach \(target) vertices: the mesh has no triangles")
+        }
+        if target == work.vertexCount { return work }
+        guard target <= maximumTargetVertices else {
+            throw UsageError("cannot reach \(target) vertices: the largest supported target is \(maximumTargetVertices)")
+        }
+        // 2. Refine until there are enough vertices.
+        let input = work
+        var levels = 0
+        while work.vertexCount < target {
+            let finer = Subdivision.loop(work)
+            guard finer.vertexCount > work.vertexCount else {
+                throw UsageError("cannot reach \(target) vertices: subdivision does not add vertices to this mesh")
+            }
+            work = finer
+            levels += 1
+        }
+        if target == work.vertexCount { return work }
+        // 3. Decimate to exactly the target, or report where the collapses stop.
+        // (Refined: collapses are measured against the input's planes, not the smoothed ones.)
+        var simplifier = QuadricSimplifier(work, origin: levels > 0 ? (input, levels) : nil)
+        let reached = simplifier.decimate(to: target, floor: minimumVertices)
+        guard reached == target else {
+            throw UsageError("cannot reach \(target) vertices: the smallest reachable count for this mesh is \(reached)")
+        }
+        if levels > 0 { simplifier.relocate() }
+        return simplifier.mesh()
+    }
+
+    /// Decimates as far as `targetVertices` (never below ``minimumVertices``) and returns the mesh
+    /// reached, which has more vertices than asked when no further collapse is allowed.
+    /// Never refines.
+    public static func decimate(_ mesh: Mesh, toAtMost targetVertices: Int) -> Mesh {
+        let work = referencedOnly(mesh)
+        guard work.triangleCount > 0, targetVertices < work.vertexCount else { return work }
+        var simplifier = QuadricSimplifier(work)
+        _ = simplifier.decimate(to: targetVertices, floor: minimumVertices)
+        return simplifier.mesh()
+    }
+
+    /// `mesh` without the vertices no triangle uses (indices renumbered in order).
+    static func referencedOnly(_ mesh: Mesh) -> Mesh {
+        let n = mesh.vertexCount
+        var used = [Bool](repeating: false, count: n)
+        for i in mesh.triangles { used[Int(i)] = true }
+        if !used.contains(false) { return mesh }
+        var remap = [UInt32](repeating: 0, count: n)
+        var positions: [SIMD3<Float>] = []
+        var uvs: [SIMD2<Float>] = []
+        for v in 0..<n where used[v] {
+            remap[v] = UInt32(positions.count)
+            positions.append(mesh.positions[v])
+            if let u = mesh.uvs { uvs.append(u[v]) }
+        }
+        return Mesh(positions: positions, triangles: mesh.triangles.map { remap[Int($0)] }, uvs: mesh.uvs == nil ? nil : uvs)
+    }
+}

@@ -1,0 +1,851 @@
+// Quadric edge-collapse decimation to an exact vertex count.
+//
+// Papers:
+// - Michael Garland, Paul S. Heckbert. "Surface Simplification Using Quadric Error Metrics".
+//   SIGGRAPH 1997. (Plane quadrics, optimal vertex placement, boundary quadrics from planes through
+//   a boundary edge perpendicular to its face.)
+// - Peter Lindstrom. "Out-of-Core Simplification of Large Polygonal Models". SIGGRAPH 2000.
+//   (Regularised placement: minimise the quadric plus a small pull towards the edge midpoint.)
+// - Tamal K. Dey, Herbert Edelsbrunner, Sumanta Guha, Dmitry V. Nekhayev. "Topology Preserving
+//   Edge Contraction". Publ. Inst. Math. (Beograd) 66 (1999). (The link condition.)
+// - Arseny Kapoulkine, meshoptimizer `simplifier.cpp`: collapsing in passes (rank all edges, sort
+//   by quantised cost, collapse an independent set in cost order) instead of a global heap.
+//
+// Recipe (`QuadricSimplifier.decimate(to:floor:)`):
+//   classify vertices (boundary, locked) → build quadrics (faces + heavy boundary planes) → repeat
+//   passes { compact triangles → vertex→triangle CSR → rank every collapsible edge → counting-sort
+//   by quantised cost → collapse in order, each vertex at most once per pass, every collapse checked
+//   against the live mesh (link condition, pinch, flips, slivers) } until the exact vertex count.
+//
+// The sequence of collapses does not depend on the target: a run to N vertices is a prefix of the
+// run to any smaller count. So when the run gets stuck at S vertices, S is the smallest count this
+// simplifier reaches, and every count from the input's down to S is reached exactly.
+
+/// A symmetric quadric `Q(x) = xᵀAx + 2bᵀx + c` stored as its 10 distinct coefficients, in double.
+struct Quadric {
+    var a00 = 0.0, a01 = 0.0, a02 = 0.0, a11 = 0.0, a12 = 0.0, a22 = 0.0
+    var b0 = 0.0, b1 = 0.0, b2 = 0.0, c = 0.0
+
+    /// `w · (n·x + d)²` for the plane `n·x + d = 0` (`n` of unit length).
+    @inline(__always)
+    init(plane n: SIMD3<Double>, d: Double, weight w: Double) {
+        let wn = w * n
+        a00 = wn.x * n.x
+        a01 = wn.x * n.y
+        a02 = wn.x * n.z
+        a11 = wn.y * n.y
+        a12 = wn.y * n.z
+        a22 = wn.z * n.z
+        b0 = wn.x * d
+        b1 = wn.y * d
+        b2 = wn.z * d
+        c = w * d * d
+    }
+
+    init() {}
+
+    @inline(__always)
+    mutating func add(_ q: Quadric) {
+        a00 += q.a00
+        a01 += q.a01
+        a02 += q.a02
+        a11 += q.a11
+        a12 += q.a12
+        a22 += q.a22
+        b0 += q.b0
+        b1 += q.b1
+        b2 += q.b2
+        c += q.c
+    }
+
+    @inline(__always)
+    func evaluate(_ p: SIMD3<Double>) -> Double {
+        let x = p.x, y = p.y, z = p.z
+        let quad = a00 * x * x + a11 * y * y + a22 * z * z + 2 * (a01 * x * y + a02 * x * z + a12 * y * z)
+        return quad + 2 * (b0 * x + b1 * y + b2 * z) + c
+    }
+
+    /// The point minimising `Q(x)` when `A` is well conditioned (its determinant at least
+    /// `Tuning.exactDeterminant · trace³`), else `Q(x) + ε|x − m|²` with `ε` a small fraction of
+    /// `trace(A)`: the point nearest `m` along directions `Q` leaves (almost) free, such as flat or
+    /// ridge regions. Never worse than `m` in `Q`. `nil` when not finite.
+    @inline(__always)
+    func regularisedMinimum(near m: SIMD3<Double>) -> SIMD3<Double>? {
+        let trace = a00 + a11 + a22
+        guard trace > 0 else { return nil }
+        let det0 = a00 * (a11 * a22 - a12 * a12) + a01 * (a02 * a12 - a01 * a22) + a02 * (a01 * a12 - a02 * a11)
+        let eps = det0 > QuadricSimplifier.Tuning.exactDeterminant * trace * trace * trace
+            ? 0 : trace * QuadricSimplifier.Tuning.regularisation
+        let m00 = a00 + eps, m11 = a11 + eps, m22 = a22 + eps
+        let r0 = eps * m.x - b0, r1 = eps * m.y - b1, r2 = eps * m.z - b2
+        let c00 = m11 * m22 - a12 * a12
+        let c01 = a02 * a12 - a01 * m22
+        let c02 = a01 * a12 - a02 * m11
+        let det = m00 * c00 + a01 * c01 + a02 * c02
+        guard det > 0 else { return nil }
+        let c11 = m00 * m22 - a02 * a02
+        let c12 = a01 * a02 - m00 * a12
+        let c22 = m00 * m11 - a01 * a01
+        let inv = 1 / det
+        let x = SIMD3<Double>(
+            c00 * r0 + c01 * r1 + c02 * r2,
+            c01 * r0 + c11 * r1 + c12 * r2,
+            c02 * r0 + c12 * r1 + c22 * r2) * inv
+        guard x.x.isFinite, x.y.isFinite, x.z.isFinite else { return nil }
+        return x
+    }
+}
+
+/// Quadric edge-collapse decimation of one indexed triangle mesh, in place on scratch memory it
+/// owns (allocated once in `init`, freed in `deinit`).
+///
+/// Vertex indices keep their input numbering until ``mesh()`` compacts them (preserving order).
+/// Collapses never move a boundary vertex off the boundary, never join two boundary vertices
+/// through an interior edge, never create a non-manifold edge, a duplicate, degenerate or flipped
+/// triangle. Vertices on non-manifold or inconsistently wound edges, where two boundary fans
+/// touch, or on triangles with a repeated index, are locked (never removed, never moved).
+struct QuadricSimplifier: ~Copyable {
+    enum Tuning {
+        /// Boundary plane weight relative to face quadrics (per squared edge length).
+        static let boundaryWeight = 300.0
+        /// `det(A) / trace(A)³` above which placement is the exact minimum of the quadric.
+        static let exactDeterminant = 1e-3
+        /// Cost added to every collapse along the boundary, relative to moving by the edge's
+        /// length (ranks it after interior collapses of equal cost).
+        static let boundaryTieBreak = 1e-9
+        /// `ε / trace(A)` of the regularised placement.
+        static let regularisation = 1e-5
+        /// A collapse is rejected when it turns a triangle's normal by more than acos(this).
+        static let minNormalCosine = 0.25
+        /// A collapse is rejected when a triangle around it ends up more than acos(this) away from
+        /// the input's normal around the merged vertex.
+        static let minReferenceCosine = 0.05
+        /// A collapse is rejected when a new corner angle's sin² falls below this.
+        static let minSineSquared = 1e-10
+        /// Each pass collapses edges up to 1.5 × the cost found at this fraction of its sorted edges.
+        /// Candidates per locally sorted chunk (see `DecimationCore.sortCandidates`).
+        static let sortChunk = 8192
+        static let passFraction = 0.2
+    }
+
+    let core: DecimationCore
+    /// Vertices still referenced.
+    private(set) var liveVertices: Int
+    /// Triangle slots in use (dead ones are dropped by the next compaction).
+    private(set) var triangleSlots: Int
+    private var stamp: UInt32 = 0
+
+    /// Prepares `mesh` (every vertex referenced; see ``Decimation``) for decimation: classifies
+    /// vertices and accumulates quadrics.
+    ///
+    /// `origin`: when `mesh` is `origin.mesh` subdivided `origin.levels` times by ``Subdivision``
+    /// (triangle `t` lies in the subdivided input triangle `t >> 2·levels`), the quadrics measure
+    /// the distance to the planes of `origin.mesh` rather than of `mesh`, so collapses pull the
+    /// refined surface back towards the input.
+    /// - Complexity: O(t · valence) for t triangles.
+    init(_ mesh: Mesh, origin: (mesh: Mesh, levels: Int)? = nil) {
+        core = DecimationCore(mesh)
+        liveVertices = mesh.vertexCount
+        triangleSlots = mesh.triangleCount
+        core.buildAdjacency(triangleSlots)
+        if let origin {
+            precondition(origin.mesh.triangleCount << (2 * origin.levels) == mesh.triangleCount, "origin does not match")
+            origin.mesh.positions.withUnsafeBufferPointer { p in
+                origin.mesh.triangles.withUnsafeBufferPointer { t in
+                    core.classifyAndAccumulate(triangleSlots, origin: Origin(positions: p, triangles: t, levels: origin.levels))
+                }
+            }
+        } else {
+            core.classifyAndAccumulate(triangleSlots, origin: nil)
+        }
+    }
+
+    deinit { core.deallocate() }
+
+    /// Collapses edges until `max(target, floor)` vertices remain or no collapse is allowed.
+    /// Returns the number of vertices reached. Each pass: compact → adjacency → rank → sort →
+    /// collapse the cheapest edges, each vertex at most once.
+    mutating func decimate(to target: Int, floor: Int = 4) -> Int {
+        let goal = max(target, floor)
+        var pass: UInt32 = 0
+        while liveVertices > goal {
+            pass += 1
+            if pass > 1 {
+                triangleSlots = core.compactTriangles(triangleSlots)
+                core.buildAdjacency(triangleSlots)
+            }
+            let count = core.gatherCandidates(triangleSlots)
+            if count == 0 { break }
+            let limit = core.limitKey(count, fraction: Tuning.passFraction)
+            let budget = liveVertices - goal
+            var done = core.collapsePass(core.sortCandidates(count, limitKey: limit), budget: budget, pass: pass, stamp: &stamp)
+            if done == 0 {
+                // Every cheap edge is blocked: allow any cost before giving up.
+                let all = core.sortCandidates(count, limitKey: UInt32(DecimationCore.bucketCount - 1))
+                done = core.collapsePass(all, budget: budget, pass: pass, stamp: &stamp)
+            }
+            liveVertices -= done
+            if done == 0 { break }
+        }
+        triangleSlots = core.compactTriangles(triangleSlots)
+        return liveVertices
+    }
+
+    /// Moves every vertex to the minimum of its quadric (regularised towards where it is) when no
+    /// triangle around it flips or degenerates. After refinement (quadrics of the input's planes)
+    /// this pulls the vertices the collapses left on the smoothed surface back to the input.
+    mutating func relocate() {
+        core.buildAdjacency(triangleSlots)
+        core.relocate()
+    }
+
+    /// The decimated mesh: live vertices renumbered in their input order, live triangles in order.
+    func mesh() -> Mesh {
+        let c = core
+        let n = c.vertexCount
+        var remap = [UInt32](repeating: UInt32.max, count: n)
+        var positions: [SIMD3<Float>] = []
+        positions.reserveCapacity(liveVertices)
+        var uvs: [SIMD2<Float>] = []
+        var triangles = [UInt32](repeating: 0, count: 3 * triangleSlots)
+        for i in 0..<(3 * triangleSlots) { remap[Int(c.tri[i])] = 0 }
+        for v in 0..<n where remap[v] == 0 {
+            remap[v] = UInt32(positions.count)
+            positions.append(c.pos[v])
+            if c.hasUVs { uvs.append(c.uv[v]) }
+        }
+        for i in 0..<(3 * triangleSlots) { triangles[i] = remap[Int(c.tri[i])] }
+        return Mesh(positions: positions, triangles: triangles, uvs: c.hasUVs ? uvs : nil)
+    }
+}
+
+/// One ranked edge collapse: `drop` merges into `keep`, which moves to `(x, y, z)`.
+struct Candidate {
+    var x: Float, y: Float, z: Float
+    var cost: Float
+    var drop: UInt32, keep: UInt32
+
+    @inline(__always) var position: SIMD3<Float> { SIMD3(x, y, z) }
+}
+
+/// The input a refined mesh was subdivided from (see ``QuadricSimplifier/init(_:origin:)``).
+struct Origin {
+    let positions: UnsafeBufferPointer<SIMD3<Float>>
+    let triangles: UnsafeBufferPointer<UInt32>
+    let levels: Int
+
+    /// The input triangle and its edge (`k`: corner `k` → corner `k + 1`) that half-edge `k` of
+    /// refined triangle `t` lies on, or `nil` for a half-edge inside an input triangle. Child `j`
+    /// (< 3) of a triangle keeps corner `j`; its half-edge 0 lies on parent edge `j`, its half-edge
+    /// 2 on parent edge `j + 2 (mod 3)`; child 3 and every half-edge 1 are inside.
+    @inline(__always)
+    func edge(_ t: Int, _ k: Int) -> (triangle: Int, edge: Int)? {
+        var t = t, k = k
+        for _ in 0..<levels {
+            let j = t & 3
+            if j == 3 || k == 1 { return nil }
+            k = k == 0 ? j : (j + 2) % 3
+            t >>= 2
+        }
+        return (t, k)
+    }
+}
+
+/// Pointers into the simplifier's scratch memory and the hot loops over them. A trivially
+/// copyable view: each hot function copies it into a local first, so that the compiler keeps the
+/// pointers in registers while it stores through them.
+struct DecimationCore {
+    typealias Tuning = QuadricSimplifier.Tuning
+    enum Flag {
+        static let boundary: UInt8 = 1
+        static let locked: UInt8 = 2
+    }
+
+    static let deadTriangle = UInt32.max
+    /// 12-bit cost keys (exponent and 4 mantissa bits of a non-negative Float).
+    static let keyShift: UInt32 = 19
+    static let bucketCount = 1 << 12
+
+    let vertexCount: Int
+    let hasUVs: Bool
+    /// Quadrics are built around the bounding-box centre, for precision.
+    let centre: SIMD3<Double>
+    // Per vertex.
+    let pos: UnsafeMutablePointer<SIMD3<Float>>
+    let uv: UnsafeMutablePointer<SIMD2<Float>>
+    let quad: UnsafeMutablePointer<Quadric>
+    /// Sum of the input's (area-weighted) face normals around every vertex merged into this one:
+    /// which side of the input surface is out, near the vertex.
+    let refNormal: UnsafeMutablePointer<SIMD3<Float>>
+    let flags: UnsafeMutablePointer<UInt8>
+    let touched: UnsafeMutablePointer<UInt32>
+    let mark: UnsafeMutablePointer<UInt32>
+    let adjOffsets: UnsafeMutablePointer<UInt32>
+    // Per triangle corner.
+    let tri: UnsafeMutablePointer<UInt32>
+    let adj: UnsafeMutablePointer<UInt32>
+    // Candidate edges (at most one per half-edge), in gathering order and sorted by cost.
+    let cand: UnsafeMutablePointer<Candidate>
+    let sorted: UnsafeMutablePointer<Candidate>
+    let histogram: UnsafeMutablePointer<UInt32>
+
+    init(_ mesh: Mesh) {
+        let n = mesh.vertexCount
+        let corners = 3 * mesh.triangleCount
+        vertexCount = n
+        hasUVs = mesh.uvs != nil
+        let (lo, hi) = mesh.bounds
+        centre = (SIMD3<Double>(lo) + SIMD3<Double>(hi)) * 0.5
+        pos = .allocate(capacity: max(n, 1))
+        uv = .allocate(capacity: hasUVs ? max(n, 1) : 1)
+        quad = .allocate(capacity: max(n, 1))
+        refNormal = .allocate(capacity: max(n, 1))
+        flags = .allocate(capacity: max(n, 1))
+        touched = .allocate(capacity: max(n, 1))
+        mark = .allocate(capacity: max(n, 1))
+        adjOffsets = .allocate(capacity: n + 1)
+        tri = .allocate(capacity: max(corners, 1))
+        adj = .allocate(capacity: max(corners, 1))
+        cand = .allocate(capacity: max(corners, 1))
+        sorted = .allocate(capacity: max(corners, 1))
+        histogram = .allocate(capacity: Self.bucketCount + 1)
+        if n > 0 { mesh.positions.withUnsafeBufferPointer { pos.initialize(from: $0.baseAddress!, count: n) } }
+        if let uvs = mesh.uvs, n > 0 { uvs.withUnsafeBufferPointer { uv.initialize(from: $0.baseAddress!, count: n) } }
+        if corners > 0 { mesh.triangles.withUnsafeBufferPointer { tri.initialize(from: $0.baseAddress!, count: corners) } }
+        quad.initialize(repeating: Quadric(), count: n)
+        refNormal.initialize(repeating: .zero, count: n)
+        flags.initialize(repeating: 0, count: n)
+        touched.initialize(repeating: 0, count: n)
+        mark.initialize(repeating: 0, count: n)
+        adjOffsets.initialize(repeating: 0, count: n + 1)
+    }
+
+    func deallocate() {
+        pos.deallocate()
+        uv.deallocate()
+        quad.deallocate()
+        refNormal.deallocate()
+        flags.deallocate()
+        touched.deallocate()
+        mark.deallocate()
+        adjOffsets.deallocate()
+        tri.deallocate()
+        adj.deallocate()
+        cand.deallocate()
+        sorted.deallocate()
+        histogram.deallocate()
+    }
+
+    @inline(__always)
+    func local(_ v: UInt32) -> SIMD3<Double> { SIMD3<Double>(pos[Int(v)]) - centre }
+
+    @inline(__always)
+    static func cross(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> SIMD3<Double> {
+        SIMD3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
+    }
+
+    @inline(__always)
+    static func dot(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> Double { a.x * b.x + a.y * b.y + a.z * b.z }
+
+    @inline(__always)
+    static func key(_ cost: Float) -> UInt32 {
+        cost.isFinite ? cost.bitPattern >> keyShift : UInt32(bucketCount - 1)
+    }
+
+    /// The corners following and preceding `a` in triangle `t` (winding order).
+    @inline(__always)
+    func around(_ a: UInt32, in t: Int) -> (next: UInt32, prev: UInt32) {
+        let base = 3 * t
+        let x = tri[base], y = tri[base + 1], z = tri[base + 2]
+        if x == a { return (y, z) }
+        if y == a { return (z, x) }
+        return (x, y)
+    }
+
+    // MARK: - Setup
+
+    /// Vertex → triangle CSR over the live triangle slots (count → prefix-sum → fill with the
+    /// offsets as cursors → shift back). Triangles of a vertex are listed in ascending order.
+    func buildAdjacency(_ triangleSlots: Int) {
+        let s = self
+        let n = s.vertexCount
+        let off = s.adjOffsets, tri = s.tri, adj = s.adj
+        off.update(repeating: 0, count: n + 1)
+        let corners = 3 * triangleSlots
+        var i = 0
+        while i < corners {
+            if tri[i] != Self.deadTriangle {
+                off[Int(tri[i]) + 1] += 1
+                off[Int(tri[i + 1]) + 1] += 1
+                off[Int(tri[i + 2]) + 1] += 1
+            }
+            i += 3
+        }
+        for v in 0..<n { off[v + 1] += off[v] }
+        var t = 0
+        while t < triangleSlots {
+            let base = 3 * t
+            if tri[base] != Self.deadTriangle {
+                for k in 0..<3 {
+                    let v = Int(tri[base + k])
+                    adj[Int(off[v])] = UInt32(t)
+                    off[v] += 1
+                }
+            }
+            t += 1
+        }
+        var v = n
+        while v > 0 {
+            off[v] = off[v - 1]
+            v -= 1
+        }
+        off[0] = 0
+    }
+
+    /// True when some live triangle of `a` has the directed edge `a → b`.
+    @inline(__always)
+    func hasHalfEdge(from a: UInt32, to b: UInt32) -> Bool {
+        var i = Int(adjOffsets[Int(a)])
+        let end = Int(adjOffsets[Int(a) + 1])
+        while i < end {
+            if around(a, in: Int(adj[i])).next == b { return true }
+            i += 1
+        }
+        return false
+    }
+
+    /// Accumulates area-weighted face quadrics; marks boundary vertices and adds heavy boundary
+    /// quadrics (plane through the boundary edge, perpendicular to its face); locks vertices the
+    /// simplifier must not touch. Works per vertex on its own triangle list: half-edge `a → b` has
+    /// an opposite when `b` precedes `a` in another triangle of `a`.
+    func classifyAndAccumulate(_ triangleSlots: Int, origin: Origin?) {
+        let s = self
+        let tri = s.tri, quad = s.quad, flags = s.flags, adj = s.adj, off = s.adjOffsets, refNormal = s.refNormal
+        for t in 0..<triangleSlots {
+            let base = 3 * t
+            let i0 = tri[base], i1 = tri[base + 1], i2 = tri[base + 2]
+            if i0 == i1 || i1 == i2 || i0 == i2 {
+                flags[Int(i0)] |= Flag.locked
+                flags[Int(i1)] |= Flag.locked
+                flags[Int(i2)] |= Flag.locked
+                continue
+            }
+            let p0 = s.local(i0)
+            let nrm = Self.cross(s.local(i1) - p0, s.local(i2) - p0)
+            let len = Self.dot(nrm, nrm).squareRoot()
+            let fn = SIMD3<Float>(nrm)
+            refNormal[Int(i0)] += fn
+            refNormal[Int(i1)] += fn
+            refNormal[Int(i2)] += fn
+            if len > 0 {
+                var unit = nrm / len
+                var anchor = p0
+                if let origin {
+                    // The plane of the input triangle this one was subdivided from.
+                    let ob = 3 * (t >> (2 * origin.levels))
+                    let o0 = SIMD3<Double>(origin.positions[Int(origin.triangles[ob])]) - s.centre
+                    let o1 = SIMD3<Double>(origin.positions[Int(origin.triangles[ob + 1])]) - s.centre
+                    let o2 = SIMD3<Double>(origin.positions[Int(origin.triangles[ob + 2])]) - s.centre
+                    let on = Self.cross(o1 - o0, o2 - o0)
+                    let ol = Self.dot(on, on).squareRoot()
+                    if ol > 0 {
+                        unit = on / ol
+                        anchor = o0
+                    }
+                }
+                let q = Quadric(plane: unit, d: -Self.dot(unit, anchor), weight: 0.5 * len)
+                quad[Int(i0)].add(q)
+                quad[Int(i1)].add(q)
+                quad[Int(i2)].add(q)
+            }
+        }
+        for a in 0..<s.vertexCount where flags[a] & Flag.locked == 0 {
+            let lo = Int(off[a]), hi = Int(off[a + 1])
+            let va = UInt32(a)
+            var outgoingBoundary = 0
+            for i in lo..<hi {
+                let t = Int(adj[i])
+                let b = s.around(va, in: t).next
+                var same = 0, opposite = 0
+                for j in lo..<hi {
+                    let (n2, p2) = s.around(va, in: Int(adj[j]))
+                    if n2 == b { same += 1 }
+                    if p2 == b { opposite += 1 }
+                }
+                if same > 1 || opposite > 1 {
+                    flags[a] |= Flag.locked
+                    flags[Int(b)] |= Flag.locked
+                }
+                guard opposite == 0 else { continue }
+                outgoingBoundary += 1
+                flags[a] |= Flag.boundary
+                flags[Int(b)] |= Flag.boundary
+                let base = 3 * t
+                var c0 = s.local(tri[base]), c1 = s.local(tri[base + 1]), c2 = s.local(tri[base + 2])
+                var pa = s.local(va), pb = s.local(b)
+                let k = tri[base] == va ? 0 : (tri[base + 1] == va ? 1 : 2)
+                if let origin, let (ot, oe) = origin.edge(t, k) {
+                    // The input's boundary edge this one lies on, and its triangle.
+                    let ob = 3 * ot
+                    c0 = SIMD3<Double>(origin.positions[Int(origin.triangles[ob])]) - s.centre
+                    c1 = SIMD3<Double>(origin.positions[Int(origin.triangles[ob + 1])]) - s.centre
+                    c2 = SIMD3<Double>(origin.positions[Int(origin.triangles[ob + 2])]) - s.centre
+                    pa = oe == 0 ? c0 : (oe == 1 ? c1 : c2)
+                    pb = oe == 0 ? c1 : (oe == 1 ? c2 : c0)
+                }
+                let nrm = Self.cross(c1 - c0, c2 - c0)
+                let e = pb - pa
+                let m = Self.cross(e, nrm)
+                let ml = Self.dot(m, m).squareRoot()
+                if ml > 0 {
+                    let mu = m / ml
+                    let own = s.local(b) - s.local(va)
+                    let q = Quadric(plane: mu, d: -Self.dot(mu, pa), weight: Tuning.boundaryWeight * Self.dot(own, own))
+                    quad[a].add(q)
+                    quad[Int(b)].add(q)
+                }
+            }
+            // Two boundary fans touching at one vertex: not a manifold vertex, keep it.
+            if outgoingBoundary > 1 { flags[a] |= Flag.locked }
+        }
+    }
+
+    // MARK: - Passes
+
+    /// Removes dead triangle slots, keeping order; returns the new slot count.
+    func compactTriangles(_ triangleSlots: Int) -> Int {
+        let tri = self.tri
+        var w = 0
+        for t in 0..<triangleSlots {
+            let r = 3 * t
+            if tri[r] == Self.deadTriangle { continue }
+            if w != r {
+                tri[w] = tri[r]
+                tri[w + 1] = tri[r + 1]
+                tri[w + 2] = tri[r + 2]
+            }
+            w += 3
+        }
+        return w / 3
+    }
+
+    /// Ranks every collapsible edge once: its cost, the vertex that survives and where it goes;
+    /// counts the cost keys into `histogram` (shifted by one bucket). Returns the number of candidates.
+    func gatherCandidates(_ triangleSlots: Int) -> Int {
+        let s = self
+        let tri = s.tri, flags = s.flags, quad = s.quad, pos = s.pos
+        let cand = s.cand, h = s.histogram
+        h.update(repeating: 0, count: Self.bucketCount + 1)
+        var count = 0
+        let corners = 3 * triangleSlots
+        var base = 0
+        while base < corners {
+            for k in 0..<3 {
+                let a = tri[base + k], b = tri[base + (k == 2 ? 0 : k + 1)]
+                let fa = flags[Int(a)], fb = flags[Int(b)]
+                if (fa | fb) & Flag.locked != 0 { continue }
+                let ba = fa & Flag.boundary != 0, bb = fb & Flag.boundary != 0
+                if ba && bb {
+                    // Only a boundary edge (no opposite half-edge) may join two boundary vertices.
+                    if s.hasHalfEdge(from: b, to: a) { continue }
+                } else if a > b {
+                    continue  // an interior edge is ranked from its other half-edge
+                }
+                var q = quad[Int(a)]
+                q.add(quad[Int(b)])
+                let keep: UInt32, drop: UInt32
+                let target: SIMD3<Float>
+                var cost: Double
+                if ba {
+                    // Along the boundary: onto the cheaper endpoint, so the rim only ever loses
+                    // vertices and never bulges past the input's rim.
+                    let ca = q.evaluate(s.local(a)), cb = q.evaluate(s.local(b))
+                    if ca < cb || (ca == cb && a < b) {
+                        keep = a
+                        drop = b
+                        cost = ca
+                    } else {
+                        keep = b
+                        drop = a
+                        cost = cb
+                    }
+                    target = pos[Int(keep)]
+                    // Ties with interior collapses (flat, straight rims) go to the interior.
+                    let e = s.local(a) - s.local(b)
+                    cost += Tuning.boundaryTieBreak * (q.a00 + q.a11 + q.a22) * Self.dot(e, e)
+                } else if !bb {
+                    keep = min(a, b)
+                    drop = max(a, b)
+                    let pa = s.local(a), pb = s.local(b)
+                    let mid = (pa + pb) * 0.5
+                    if let x = q.regularisedMinimum(near: mid) {
+                        target = SIMD3<Float>(x + s.centre)
+                        cost = q.evaluate(x)
+                    } else {
+                        // Fallback: the best of the endpoints and the midpoint.
+                        let ca = q.evaluate(pa), cb = q.evaluate(pb), cm = q.evaluate(mid)
+                        if cm <= ca && cm <= cb {
+                            target = SIMD3<Float>(mid + s.centre)
+                            cost = cm
+                        } else if ca <= cb {
+                            target = pos[Int(a)]
+                            cost = ca
+                        } else {
+                            target = pos[Int(b)]
+                            cost = cb
+                        }
+                    }
+                } else {
+                    // An interior vertex goes onto the boundary vertex, which stays put.
+                    keep = ba ? a : b
+                    drop = ba ? b : a
+                    target = pos[Int(keep)]
+                    cost = q.evaluate(s.local(keep))
+                }
+                let fc: Float = cost > 0 ? Float(cost) : 0
+                cand[count] = Candidate(x: target.x, y: target.y, z: target.z, cost: fc, drop: drop, keep: keep)
+                h[Int(Self.key(fc)) + 1] += 1
+                count += 1
+            }
+            base += 3
+        }
+        return count
+    }
+
+    /// The largest cost key a pass takes: 1.5 × the cost at `fraction` of the sorted candidates
+    /// (read from the histogram: the upper end of that key's bucket).
+    func limitKey(_ count: Int, fraction: Double) -> UInt32 {
+        let h = histogram
+        let k = min(count - 1, Int(Double(count) * fraction))
+        var seen = 0
+        var key = 0
+        while key < Self.bucketCount {
+            seen += Int(h[key + 1])
+            if seen > k { break }
+            key += 1
+        }
+        let upper = Float(bitPattern: UInt32(key + 1) << Self.keyShift)
+        return min(Self.key(upper * 1.5), UInt32(Self.bucketCount - 1))
+    }
+
+    /// Sorts the candidates with a key up to `limitKey` into `sorted`, chunk by chunk: the
+    /// gathering order (triangle order, so roughly spatial) is cut into chunks of
+    /// `Tuning.sortChunk` candidates, each sorted by key (stable counting sort; ties keep
+    /// gathering order). Two candidates that compete for a vertex are almost always neighbours in
+    /// one chunk, so this collapses nearly the same edges as one global sort while each chunk's
+    /// vertices stay in cache. Returns how many were sorted.
+    func sortCandidates(_ count: Int, limitKey: UInt32) -> Int {
+        let h = histogram, cand = self.cand, sorted = self.sorted
+        let last = Int(limitKey)
+        var out = 0
+        var lo = 0
+        while lo < count {
+            let hi = min(count, lo + Tuning.sortChunk)
+            h.update(repeating: 0, count: last + 2)
+            for c in lo..<hi {
+                let k = Int(Self.key(cand[c].cost))
+                if k <= last { h[k + 1] += 1 }
+            }
+            h[0] = UInt32(out)
+            for k in 0...last { h[k + 1] += h[k] }
+            for c in lo..<hi {
+                let k = Int(Self.key(cand[c].cost))
+                if k > last { continue }
+                sorted[Int(h[k])] = cand[c]
+                h[k] += 1
+            }
+            out = Int(h[last])
+            lo = hi
+        }
+        return out
+    }
+
+    /// See ``QuadricSimplifier/relocate()``; needs a current adjacency.
+    func relocate() {
+        let s = self
+        let tri = s.tri, adj = s.adj, off = s.adjOffsets
+        for v in 0..<s.vertexCount {
+            let lo = Int(off[v]), hi = Int(off[v + 1])
+            if lo == hi || s.flags[v] & Flag.locked != 0 { continue }
+            let q = s.quad[v]
+            guard let x = q.regularisedMinimum(near: s.local(UInt32(v))) else { continue }
+            let p = SIMD3<Float>(x + s.centre)
+            let pd = SIMD3<Double>(p)
+            let ref = SIMD3<Double>(s.refNormal[v])
+            var ok = true
+            for i in lo..<hi {
+                let base = 3 * Int(adj[i])
+                if !s.keepsShape(tri[base], tri[base + 1], tri[base + 2], moving: UInt32(v), to: pd, ref) {
+                    ok = false
+                    break
+                }
+            }
+            if ok { s.pos[v] = p }
+        }
+    }
+
+    /// Collapses the sorted candidates in order, each vertex at most once per pass, at most
+    /// `budget` of them. Returns the number of collapses (= vertices removed).
+    func collapsePass(_ count: Int, budget: Int, pass: UInt32, stamp: inout UInt32) -> Int {
+        let s = self
+        let sorted = s.sorted, touched = s.touched
+        var done = 0
+        var i = 0
+        while i < count && done < budget {
+            let c = sorted[i]
+            i += 1
+            let u = c.drop, v = c.keep
+            if touched[Int(u)] == pass || touched[Int(v)] == pass { continue }
+            let p = c.position
+            guard s.canCollapse(drop: u, keep: v, to: p, stamp: &stamp) else { continue }
+            s.collapse(drop: u, keep: v, to: p)
+            touched[Int(u)] = pass
+            touched[Int(v)] = pass
+            done += 1
+        }
+        return done
+    }
+
+    /// Link condition, pinch, duplicate, flip and sliver checks of collapsing `u` into `v` at `p`,
+    /// against the live mesh.
+    @inline(__always)
+    func canCollapse(drop u: UInt32, keep v: UInt32, to p: SIMD3<Float>, stamp: inout UInt32) -> Bool {
+        let tri = self.tri, adj = self.adj, mark = self.mark
+        stamp &+= 2
+        let s1 = stamp, s2 = stamp &+ 1
+        let uLo = Int(adjOffsets[Int(u)]), uHi = Int(adjOffsets[Int(u) + 1])
+        let vLo = Int(adjOffsets[Int(v)]), vHi = Int(adjOffsets[Int(v) + 1])
+        // 1. Neighbours of u; the triangles on the edge and their opposite vertices.
+        var shared = 0
+        var o0 = UInt32.max, o1 = UInt32.max
+        for i in uLo..<uHi {
+            let base = 3 * Int(adj[i])
+            let x = tri[base]
+            if x == Self.deadTriangle { continue }
+            let y = tri[base + 1], z = tri[base + 2]
+            if x == v || y == v || z == v {
+                shared += 1
+                let o = x ^ y ^ z ^ u ^ v
+                if shared == 1 { o0 = o } else { o1 = o }
+            }
+            mark[Int(x)] = s1
+            mark[Int(y)] = s1
+            mark[Int(z)] = s1
+        }
+        let bothBoundary = flags[Int(u)] & flags[Int(v)] & Flag.boundary != 0
+        if shared == 2 {
+            if bothBoundary { return false }  // would pinch the surface at an interior edge
+        } else if shared != 1 || !bothBoundary {
+            return false
+        }
+        // 2. Link condition: the common neighbours are exactly the opposite vertices.
+        var common = 0
+        for i in vLo..<vHi {
+            let base = 3 * Int(adj[i])
+            let x = tri[base]
+            if x == Self.deadTriangle { continue }
+            let y = tri[base + 1], z = tri[base + 2]
+            if x != u && x != v && mark[Int(x)] == s1 {
+                mark[Int(x)] = s2
+                common += 1
+            }
+            if y != u && y != v && mark[Int(y)] == s1 {
+                mark[Int(y)] = s2
+                common += 1
+            }
+            if z != u && z != v && mark[Int(z)] == s1 {
+                mark[Int(z)] = s2
+                common += 1
+            }
+        }
+        if common != shared { return false }
+        // 3. Every surviving triangle around u and v: no flip, no sliver; and not the triangle
+        //    (o0, o1, ·) on both sides, which would become two copies of one triangle.
+        let pd = SIMD3<Double>(p)
+        let ref = SIMD3<Double>(refNormal[Int(u)] + refNormal[Int(v)])
+        var uHasOpposites = false, vHasOpposites = false
+        for i in uLo..<uHi {
+            let base = 3 * Int(adj[i])
+            let x = tri[base]
+            if x == Self.deadTriangle { continue }
+            let y = tri[base + 1], z = tri[base + 2]
+            if x == v || y == v || z == v { continue }
+            if shared == 2 && (x == o0 || y == o0 || z == o0) && (x == o1 || y == o1 || z == o1) { uHasOpposites = true }
+            if !keepsShape(x, y, z, moving: u, to: pd, ref) { return false }
+        }
+        for i in vLo..<vHi {
+            let base = 3 * Int(adj[i])
+            let x = tri[base]
+            if x == Self.deadTriangle { continue }
+            let y = tri[base + 1], z = tri[base + 2]
+            if x == u || y == u || z == u { continue }
+            if shared == 2 && (x == o0 || y == o0 || z == o0) && (x == o1 || y == o1 || z == o1) { vHasOpposites = true }
+            if !keepsShape(x, y, z, moving: v, to: pd, ref) { return false }
+        }
+        return !(uHasOpposites && vHasOpposites)
+    }
+
+    /// Whether triangle `(x, y, z)` keeps its orientation when corner `c` moves to `p`: its normal
+    /// turns by less than acos(minNormalCosine), still faces the side `ref` (the input's normal
+    /// around the merged vertex) points to, and the triangle stays well away from degenerate.
+    @inline(__always)
+    func keepsShape(_ x: UInt32, _ y: UInt32, _ z: UInt32, moving c: UInt32, to p: SIMD3<Double>, _ ref: SIMD3<Double>) -> Bool {
+        let b: UInt32, d: UInt32
+        if x == c {
+            b = y
+            d = z
+        } else if y == c {
+            b = z
+            d = x
+        } else {
+            b = x
+            d = y
+        }
+        let pc = SIMD3<Double>(pos[Int(c)]), pb = SIMD3<Double>(pos[Int(b)]), pd = SIMD3<Double>(pos[Int(d)])
+        let n0 = Self.cross(pb - pc, pd - pc)
+        let f1 = pb - p, f2 = pd - p
+        let n1 = Self.cross(f1, f2)
+        let dp = Self.dot(n0, n1)
+        if dp <= 0 { return false }
+        let l1 = Self.dot(n1, n1)
+        let dr = Self.dot(n1, ref)
+        if dr <= 0 || dr * dr <= Tuning.minReferenceCosine * Tuning.minReferenceCosine * l1 * Self.dot(ref, ref) { return false }
+        if dp * dp < Tuning.minNormalCosine * Tuning.minNormalCosine * Self.dot(n0, n0) * l1 { return false }
+        return l1 > Tuning.minSineSquared * Self.dot(f1, f1) * Self.dot(f2, f2)
+    }
+
+    /// Collapses `u` into `v`, which moves to `p`: quadrics add, the UV follows, u's triangles on
+    /// the edge die and the others take `v`.
+    @inline(__always)
+    func collapse(drop u: UInt32, keep v: UInt32, to p: SIMD3<Float>) {
+        let tri = self.tri, adj = self.adj
+        let iu = Int(u), iv = Int(v)
+        quad[iv].add(quad[iu])
+        refNormal[iv] += refNormal[iu]
+        if hasUVs {
+            // The UV of the edge point nearest p.
+            let pu = pos[iu], e = pos[iv] - pu
+            let ee = (e * e).sum()
+            var t: Float = 1
+            if ee > 0 { t = min(max(((p - pu) * e).sum() / ee, 0), 1) }
+            uv[iv] = uv[iu] + (uv[iv] - uv[iu]) * t
+        }
+        pos[iv] = p
+        flags[iv] |= flags[iu] & Flag.boundary
+        for i in Int(adjOffsets[iu])..<Int(adjOffsets[iu + 1]) {
+            let base = 3 * Int(adj[i])
+            let x = tri[base]
+            if x == Self.deadTriangle { continue }
+            let y = tri[base + 1], z = tri[base + 2]
+            if x == v || y == v || z == v {
+                tri[base] = Self.deadTriangle
+            } else if x == u {
+                tri[base] = v
+            } else if y == u {
+                tri[base + 1] = v
+            } else {
+                tri[base + 2] = v
+            }
+        }
+    }
+}

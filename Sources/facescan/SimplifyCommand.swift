@@ -1,0 +1,103 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import ArgumentParser
+import FaceScanKit
+
+/// `facescan simplify IN OUT --target-vertices N [--json]`: decimate (or refine) one mesh file to an
+/// exact vertex count. All the work is ``Decimation/simplify(_:targetVertices:)``.
+struct SimplifyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "simplify",
+        abstract: "Decimate or refine a mesh (OBJ or STL) to an exact number of vertices.")
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case obj, stl
+    }
+
+    @Argument(help: "Input mesh, .obj or .stl, or - for standard input.")
+    var input: String
+
+    @Argument(help: "Output mesh, .obj or .stl, or - for standard output (OBJ unless --format stl).")
+    var output: String
+
+    @Option(name: .customLong("target-vertices"), help: "Exact number of vertices of the result.")
+    var targetVertices: Int
+
+    @Option(help: "Output format; by default taken from OUT's extension (obj for standard output).")
+    var format: Format?
+
+    @Flag(help: "Print {\"mesh\": …, \"timingsMs\": …} as JSON (on standard error when OUT is -).")
+    var json = false
+
+    func run() throws {
+        do {
+            try simplify()
+        } catch let failure as any FaceScanFailure {
+            _ = try? Self.writeAll(Array("facescan: \(failure.description)\n".utf8), to: 2)
+            throw ExitCode(failure.exitCode)
+        }
+    }
+
+    private func outputFormat() throws(UsageError) -> MeshFormat {
+        if let format { return format == .stl ? .stl : .obj }
+        if output == "-" { return .obj }
+        guard let f = MeshFormat(path: output) else {
+            throw UsageError("\(output): unknown output format (use a .obj or .stl name, or --format)")
+        }
+        return f
+    }
+
+    private func simplify() throws {
+        let start = ContinuousClock.now
+        let outFormat = try outputFormat()
+        let mesh = try Mesh.read(path: input)
+        let read = ContinuousClock.now
+        let result = try Decimation.simplify(mesh, targetVertices: targetVertices)
+        let decimated = ContinuousClock.now
+        let bytes = outFormat == .stl ? result.stlBytes() : result.objBytes()
+        if output == "-" {
+            try Self.writeAll(bytes, to: 1)
+        } else {
+            try OutputTransaction.write(bytes, to: output)
+        }
+        let end = ContinuousClock.now
+
+        guard json else { return }
+        var report = Report(input: input)
+        report.mesh.inputVertices = mesh.vertexCount
+        report.mesh.inputTriangles = mesh.triangleCount
+        report.mesh.outputVertices = result.vertexCount
+        report.mesh.outputTriangles = result.triangleCount
+        report.timingsMs.ingest = milliseconds(read - start)
+        report.timingsMs.decimate = milliseconds(decimated - read)
+        report.timingsMs.export = milliseconds(end - decimated)
+        report.timingsMs.total = milliseconds(end - start)
+        let text = JSONValue.object([("mesh", report.meshJSON), ("timingsMs", report.timingsJSON)]).serialized() + "\n"
+        try Self.writeAll(Array(text.utf8), to: output == "-" ? 2 : 1)
+    }
+
+    private func milliseconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) * 1e3 + Double(d.components.attoseconds) * 1e-15
+    }
+
+    /// Writes all of `bytes` to file descriptor `fd` (1 standard output, 2 standard error).
+    private static func writeAll(_ bytes: [UInt8], to fd: Int32) throws(IOFailure) {
+        var failure: String? = nil
+        bytes.withUnsafeBytes { raw in
+            var off = 0
+            while off < raw.count {
+                let n = write(fd, raw.baseAddress! + off, raw.count - off)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = String(cString: strerror(errno))
+                    return
+                }
+                off += n
+            }
+        }
+        if let failure { throw IOFailure(path: fd == 1 ? "-" : "(standard error)", "write failed: \(failure)") }
+    }
+}

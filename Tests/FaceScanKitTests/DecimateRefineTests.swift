@@ -1,0 +1,72 @@
+import FaceScanKit
+import Testing
+
+@Suite("Refinement")
+struct DecimateRefineTests {
+    @Test func loopSubdivisionCountsAndBoundaryRules() {
+        let grid = DecimateFixtures.grid(4)  // 16 v, 33 edges, 18 t
+        let loop = Subdivision.loop(grid)
+        #expect(loop.vertexCount == 16 + 33)
+        #expect(loop.triangleCount == 4 * 18)
+        #expect(MeshCheck(loop).isClean)
+        #expect(MeshCheck(loop).boundaryLoops == 1)
+        // A flat grid stays flat; boundary points other than the four (rounded) corners stay on
+        // the border lines x, y ∈ {0, 3}.
+        let adjacency = Adjacency(triangles: loop.triangles, vertexCount: loop.vertexCount)
+        let corners: Set<Int> = [0, 3, 12, 15]
+        for (i, p) in loop.positions.enumerated() {
+            #expect(p.z == 0)
+            if adjacency.isBoundary[i] && !corners.contains(i) {
+                #expect(p.x == 0 || p.x == 3 || p.y == 0 || p.y == 3, "\(p)")
+            }
+        }
+        // Boundary vertex 1 = (1, 0): 3/4 (1, 0) + 1/8 (0, 0) + 1/8 (2, 0) = (1, 0).
+        #expect(loop.positions[1] == SIMD3(1, 0, 0))
+        // Corner 0 has boundary neighbours (1, 0) and (0, 1): 3/4·0 + 1/8·(1, 0) + 1/8·(0, 1).
+        #expect(loop.positions[0] == SIMD3(0.125, 0.125, 0))
+        // UVs follow linearly.
+        #expect(loop.uvs?.count == loop.vertexCount)
+    }
+
+    @Test func loopInteriorRuleOnARegularVertex() {
+        // Interior vertex 5 of a 4 × 4 grid with heights: valence 6, β = 1/16.
+        let grid = DecimateFixtures.grid(4) { i, j in i == 1 && j == 1 ? 1 : 0 }
+        let loop = Subdivision.loop(grid)
+        #expect(abs(loop.positions[5].z - (1 - 6.0 / 16.0)) < 1e-6)
+    }
+
+    @Test func midpointSubdivisionKeepsTheSurface() {
+        let sphere = DecimateFixtures.bumpySphere(levels: 1, noise: 0.1, seed: 3)
+        let m = Subdivision.midpoint(sphere)
+        #expect(Array(m.positions[0..<sphere.vertexCount]) == sphere.positions)
+        #expect(MeshCheck(m).isWatertight && MeshCheck(m).isClean)
+        #expect(m.triangleCount == 4 * sphere.triangleCount)
+    }
+
+    @Test func refinesMediaPipeFaceTo5000() throws {
+        let face = try DecimateFixtures.mediaPipeFace()
+        let r = try Decimation.simplify(face, targetVertices: 5_000)
+        let check = MeshCheck(r)
+        #expect(r.vertexCount == 5_000)
+        #expect(check.isClean, "\(check.summary)")
+        #expect(check.unreferencedVertices == 0)
+        #expect(check.boundaryLoops == MeshCheck(face).boundaryLoops)
+        #expect(r.uvs?.count == 5_000)
+        // No triangle flipped against the refined surface the decimation worked on (two Loop
+        // steps: 468 → 1 838 → 7 257 vertices).
+        let refined = Subdivision.loop(Subdivision.loop(face))
+        #expect(refined.vertexCount == 7_257)
+        #expect(DecimateFixtures.flippedTriangles(r, against: refined) == 0)
+        // Loop subdivision shrinks a little, never a lot: the box stays within 2 mm.
+        let (lo0, hi0) = face.bounds, (lo1, hi1) = r.bounds
+        let dlo = lo0 - lo1, dhi = hi0 - hi1
+        #expect((dlo * dlo).max() < 4e-6 && (dhi * dhi).max() < 4e-6)
+    }
+
+    @Test func refinesByOneVertex() throws {
+        let grid = DecimateFixtures.grid(5)
+        let r = try Decimation.simplify(grid, targetVertices: 26)
+        #expect(r.vertexCount == 26)
+        #expect(MeshCheck(r).isClean)
+    }
+}

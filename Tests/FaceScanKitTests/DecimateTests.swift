@@ -1,0 +1,175 @@
+import FaceScanKit
+import Testing
+
+typealias F = DecimateFixtures
+
+@Suite("Decimation")
+struct DecimateTests {
+    // MARK: Tiny hand-drawn meshes
+
+    @Test func tetrahedronIsTheSmallestClosedMesh() throws {
+        let same = try Decimation.simplify(F.tetrahedron, targetVertices: 4)
+        #expect(same == F.tetrahedron)
+        #expect(throws: UsageError("cannot reach 3 vertices: the smallest reachable count for this mesh is 4")) {
+            try Decimation.simplify(F.tetrahedron, targetVertices: 3)
+        }
+    }
+
+    @Test func gridBorderDoesNotMove() throws {
+        let grid = F.grid(3)
+        let border = (0..<9).filter { $0 != 4 }.map { grid.positions[$0] }
+        let r = try Decimation.simplify(grid, targetVertices: 8)
+        #expect(r.vertexCount == 8)
+        #expect(MeshCheck(r).isClean, "\(MeshCheck(r).summary)")
+        // Only the centre went, onto the border: the eight border points are exactly kept.
+        #expect(Set(r.positions.map { [$0.x, $0.y, $0.z] }) == Set(border.map { [$0.x, $0.y, $0.z] }))
+        // Going further only drops border points along the border: nothing moves off it.
+        for target in 4...7 {
+            let s = try Decimation.simplify(grid, targetVertices: target)
+            #expect(s.vertexCount == target)
+            #expect(MeshCheck(s).isClean)
+            for p in s.positions { #expect(border.contains(p), "\(p) left the border") }
+        }
+    }
+
+    @Test func cubeKeepsItsCorners() throws {
+        let cube = F.cube(4)
+        #expect(MeshCheck(cube).isWatertight)
+        let r = try Decimation.simplify(cube, targetVertices: 8)
+        let check = MeshCheck(r)
+        #expect(r.vertexCount == 8)
+        #expect(check.isClean && check.isWatertight, "\(check.summary)")
+        for x: Float in [-1, 1] {
+            for y: Float in [-1, 1] {
+                for z: Float in [-1, 1] {
+                    let corner = SIMD3<Float>(x, y, z)
+                    #expect(r.positions.contains { ($0 - corner).max() < 1e-5 && (corner - $0).max() < 1e-5 }, "corner \(corner) lost")
+                }
+            }
+        }
+        #expect(F.flippedTriangles(r, against: cube) == 0)
+    }
+
+    @Test func cubeStopsAtATetrahedron() throws {
+        #expect(throws: UsageError("cannot reach 3 vertices: the smallest reachable count for this mesh is 4")) {
+            try Decimation.simplify(F.cube(3), targetVertices: 3)
+        }
+    }
+
+    @Test func meshWithoutTrianglesIsRejected() {
+        let empty = Mesh(positions: [SIMD3(0, 0, 0)], triangles: [])
+        #expect(throws: UsageError.self) { try Decimation.simplify(empty, targetVertices: 1) }
+    }
+
+    @Test func unreferencedVerticesDoNotCount() throws {
+        var m = F.grid(4)
+        m.positions.append(SIMD3(9, 9, 9))
+        m.uvs!.append(SIMD2(0, 0))
+        let r = try Decimation.simplify(m, targetVertices: 16)
+        #expect(r.vertexCount == 16)
+        #expect(MeshCheck(r).unreferencedVertices == 0)
+        #expect(!r.positions.contains(SIMD3(9, 9, 9)))
+    }
+
+    // MARK: Seeded random meshes
+
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func bumpySphereStaysCleanAndOriented(seed: UInt64) throws {
+        let sphere = F.bumpySphere(levels: 4, noise: 0.05, seed: seed)  // 1 026 v
+        for target in [900, 500, 200, 60, 20] {
+            let r = try Decimation.simplify(sphere, targetVertices: target)
+            let check = MeshCheck(r)
+            #expect(r.vertexCount == target)
+            #expect(check.isClean && check.isWatertight, "target \(target): \(check.summary)")
+            #expect(check.unreferencedVertices == 0)
+            // Every triangle faces outwards, like the sphere it came from.
+            var inward = 0
+            for t in 0..<r.triangleCount where (F.normal(r, t) * F.centroid(r, t)).sum() <= 0 { inward += 1 }
+            #expect(inward == 0, "target \(target): \(inward) triangles face inwards")
+            for p in r.positions {
+                let radius = (p * p).sum().squareRoot()
+                #expect(radius > 0.5 && radius < 1.2, "target \(target): vertex at radius \(radius)")
+            }
+        }
+    }
+
+    @Test func perturbedGridReachesEveryCount() throws {
+        var rng = MeshRNG(seed: 42)
+        var heights: [Float] = []
+        for _ in 0..<(20 * 20) { heights.append(0.3 * rng.nextUnit()) }
+        let grid = F.grid(20) { i, j in heights[j * 20 + i] }
+        var previous: Mesh? = nil
+        for target in stride(from: 399, through: 4, by: -17) + [5, 4] {
+            let r = try Decimation.simplify(grid, targetVertices: target)
+            let check = MeshCheck(r)
+            #expect(r.vertexCount == target)
+            #expect(check.isClean, "target \(target): \(check.summary)")
+            #expect(check.boundaryLoops == 1, "target \(target): \(check.summary)")
+            #expect(r.uvs?.count == target)
+            var down = 0
+            for t in 0..<r.triangleCount where F.normal(r, t).z <= 0 { down += 1 }
+            #expect(down == 0, "target \(target): \(down) triangles flipped")
+            #expect(F.flippedTriangles(r, against: grid) == 0)
+            #expect(previous == nil || previous! != r)
+            previous = r
+        }
+    }
+
+    @Test func sameInputSameBytes() throws {
+        let sphere = F.bumpySphere(levels: 4, noise: 0.1, seed: 7)
+        let a = try Decimation.simplify(sphere, targetVertices: 333)
+        let b = try Decimation.simplify(sphere, targetVertices: 333)
+        #expect(a.stlBytes() == b.stlBytes())
+        #expect(a.objBytes() == b.objBytes())
+    }
+
+    // MARK: Real faces (committed fixtures)
+
+    @Test func smallestReachableCountIsReachable() throws {
+        let face = try F.mediaPipeFace()
+        var smallest = 0
+        do {
+            _ = try Decimation.simplify(face, targetVertices: 3)
+            Issue.record("3 vertices should be unreachable")
+        } catch {
+            let prefix = "cannot reach 3 vertices: the smallest reachable count for this mesh is "
+            #expect(error.message.hasPrefix(prefix))
+            smallest = Int(error.message.dropFirst(prefix.count)) ?? 0
+        }
+        #expect(smallest >= 4 && smallest < face.vertexCount)
+        let r = try Decimation.simplify(face, targetVertices: smallest)
+        #expect(r.vertexCount == smallest)
+        #expect(MeshCheck(r).isClean)
+        #expect(throws: UsageError("cannot reach \(smallest - 1) vertices: the smallest reachable count for this mesh is \(smallest)")) {
+            try Decimation.simplify(face, targetVertices: smallest - 1)
+        }
+    }
+
+    @Test func mediaPipeFaceKeepsItsOpenings() throws {
+        let face = try F.mediaPipeFace()
+        let input = MeshCheck(face)
+        for target in [400, 300, 200, 120] {
+            let r = try Decimation.simplify(face, targetVertices: target)
+            let check = MeshCheck(r)
+            #expect(r.vertexCount == target)
+            #expect(check.isClean, "\(check.summary)")
+            #expect(check.boundaryLoops == input.boundaryLoops, "target \(target): \(check.summary)")
+            #expect(r.uvs?.count == target)
+            #expect(F.flippedTriangles(r, against: face) == 0)
+        }
+    }
+
+    @Test func ictFaceDecimatesCleanly() throws {
+        let face = try F.ictNeutral()
+        let r = try Decimation.simplify(face, targetVertices: 5_000)
+        let check = MeshCheck(r)
+        #expect(r.vertexCount == 5_000)
+        #expect(check.isClean, "\(check.summary)")
+        #expect(check.boundaryLoops == MeshCheck(face).boundaryLoops)
+        #expect(r.uvs?.count == 5_000)
+        // The bounding box barely changes (boundary rim kept): within 0.5 mm.
+        let (lo0, hi0) = face.bounds, (lo1, hi1) = r.bounds
+        let dlo = lo0 - lo1, dhi = hi0 - hi1
+        #expect((dlo * dlo).max() < 25e-8 && (dhi * dhi).max() < 25e-8)
+    }
+}
