@@ -126,4 +126,45 @@ private func expectInputError(_ text: String, frame: Int? = nil, field: String? 
         expectInputError(doc(["{\"distance\":0.4}"]), frame: 0, field: "vertices", containing: "missing")
         expectInputError(doc([good]) + "garbage", containing: "unexpected content")
     }
+
+    /// Small read chunks (tokens, escapes and skipped values straddling refills) read the same.
+    @Test func smallReadChunksReadTheSame() throws {
+        var b = CaptureBuilder()
+        b.uvs = [0, 0, 1, 0, 0, 1, 1, 1]
+        b.settings = "{\"quality\":\"low\",\"unknown\":[\"a\\u0041\\n\",{\"b\":[[],{},true,null,-1.5e-3]}]}"
+        b.frames = (0..<40).map { i in
+            CaptureBuilder.frame(vertices: CaptureBuilder.square.map { $0 + Double(i) * 0.001 },
+                                 extra: "\"note\":\"frame \\\"\(i)\\\" \\ud83d\\ude00\",\"skip\":{\"k\":[1,2,{\"x\":\"}]\"}]}")
+        }
+        let dir = makeTempDir()
+        for (file, text) in [("c.json", b.json), ("c.ndjson", b.ndjson)] {
+            writeText(text, to: dir + "/" + file)
+            let (_, whole) = try readAll(dir + "/" + file)
+            #expect(whole.count == 40)
+            for chunk in [1089, 1100, 1237, 1500] {
+                let r = try CaptureReader(path: dir + "/" + file, chunkSize: chunk)
+                try r.readHeader()
+                var f = Frame()
+                var xyz: [[Float]] = []
+                while try r.nextFrame(&f) { xyz.append(f.xyz) }
+                try r.finish()
+                #expect(xyz == whole.map(\.xyz), "\(file), chunk \(chunk)")
+            }
+        }
+    }
+
+    /// Ignored values are still checked for well-formed JSON (matching brackets, `key: value`
+    /// members, escapes), and duplicate top-level keys are refused.
+    @Test func skippedValuesMustBeWellFormed() {
+        let good = CaptureBuilder.frame(vertices: CaptureBuilder.square)
+        func doc(extra: String) -> String {
+            "{\"format\":\"facescan-capture\",\"version\":1,\"topology\":{\"triangleIndices\":[0,1,2]},\(extra),\"frames\":[\(good)]}"
+        }
+        for bad in ["[1,2}", "{\"a\":1,\"b\"}", "[1,\"a\":2]", "{\"a\" 1}", "\"\\q\"", "\"\\u12\"", "[tru]", "{1:2}"] {
+            expectInputError(doc(extra: "\"x\":" + bad), field: "x")
+        }
+        expectInputError(doc(extra: "\"format\":\"facescan-capture\""), field: "format", containing: "twice")
+        expectInputError("{\"frames\":[\(good)],\"format\":\"facescan-capture\",\"version\":1,\"topology\":{\"triangleIndices\":[0,1,2]},\"frames\":[]}",
+                         field: "frames", containing: "twice")
+    }
 }
