@@ -15,7 +15,7 @@ struct FaceScan: ParsableCommand {
             3 no frame passed the quality gate.
             """,
         version: FaceScanKit.version,
-        subcommands: [ProcessCommand.self, RenderCommand.self, ConvertCommand.self, InspectCommand.self, CompareCommand.self, RegressCommand.self, BatchCommand.self, SimplifyCommand.self])
+        subcommands: [ProcessCommand.self, RenderCommand.self, ConvertCommand.self, InspectCommand.self, CompareCommand.self, RegressCommand.self, BatchCommand.self, SimplifyCommand.self, SolidifyCommand.self])
 
     /// Runs the command line and maps every failure to facescan's exit codes (usage errors → 2).
     static func main() {

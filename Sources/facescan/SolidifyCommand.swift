@@ -1,0 +1,33 @@
+import ArgumentParser
+import FaceScanKit
+
+struct SolidifyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "solidify",
+        abstract: "Close a face surface into a watertight solid for printing.",
+        discussion: """
+            Fills every boundary loop but the outer rim (eyes, mouth, nostrils) with a fair patch, then \
+            either adds a back surface --thickness mm behind the face (default) or, with --base, extrudes \
+            the rim straight back (−z) to a flat base --thickness mm behind the deepest point. The face \
+            must look toward +z. OUT's extension picks the format: \(MeshIO.writableExtensions.joined(separator: ", ")).
+            """)
+
+    @Argument(help: "Input surface (OBJ, STL, or any format assimp reads).") var input: String
+    @Argument(help: "Output solid; its extension picks the format.") var output: String
+    @Option(help: "Wall thickness in millimetres, or with --base the base's depth behind the face.") var thickness: Double = 2
+    @Flag(help: "Extrude the rim back to a flat base instead of adding a back surface.") var base = false
+    @Option(help: "Unit of IN's coordinates: mm or m (OUT keeps it).") var units: LengthUnit = .mm
+
+    func validate() throws {
+        guard thickness.isFinite, thickness > 0 else { throw ValidationError("--thickness must be a positive number of millimetres") }
+    }
+
+    func run() throws {
+        try exitingOnFailure {
+            let mesh = try MeshIO.read(path: input)
+            let solid = try Solidify.solid(mesh, options: SolidOptions(thickness: thickness, base: base),
+                                           unitInMillimetres: units.millimetres)
+            try MeshIO.write(solid, to: output)
+        }
+    }
+}

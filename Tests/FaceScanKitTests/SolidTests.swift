@@ -1,0 +1,282 @@
+import Foundation
+import Testing
+@testable import FaceScanKit
+
+/// A spherical cap (radius `sphere`, seen from +z) over the disc x² + y² < 0.95², sampled on a
+/// 24 × 24 grid over [−1, 1]², with two round holes of radius 0.25 at (±0.4, 0.1) — an "eyes"
+/// mask: three boundary loops (rim and two holes), counter-clockwise seen from +z.
+///
+///     · · · · · · · ·
+///     ·  ▢     ▢   ·      ▢ = hole
+///     · · · · · · · ·
+func capWithHoles(sphere: Double = 1.3) -> Mesh {
+    let n = 24
+    let h = 2.0 / Double(n)
+    var index = [Int32](repeating: -1, count: (n + 1) * (n + 1))
+    var positions: [SIMD3<Float>] = []
+    var triangles: [UInt32] = []
+    func keep(_ i: Int, _ j: Int) -> Bool {
+        let cx = -1 + (Double(i) + 0.5) * h, cy = -1 + (Double(j) + 0.5) * h
+        let corners = [(0, 0), (1, 0), (0, 1), (1, 1)].map { (-1 + Double(i + $0.0) * h, -1 + Double(j + $0.1) * h) }
+        guard corners.allSatisfy({ $0.0 * $0.0 + $0.1 * $0.1 < 0.95 * 0.95 }) else { return false }
+        for hx in [-0.4, 0.4] where (cx - hx) * (cx - hx) + (cy - 0.1) * (cy - 0.1) < 0.25 * 0.25 { return false }
+        return true
+    }
+    func vertex(_ i: Int, _ j: Int) -> UInt32 {
+        let k = j * (n + 1) + i
+        if index[k] < 0 {
+            let x = -1 + Double(i) * h, y = -1 + Double(j) * h
+            index[k] = Int32(positions.count)
+            positions.append(SIMD3(Float(x), Float(y), Float((sphere * sphere - x * x - y * y).squareRoot())))
+        }
+        return UInt32(index[k])
+    }
+    for j in 0..<n {
+        for i in 0..<n where keep(i, j) {
+            let a = vertex(i, j), b = vertex(i + 1, j), c = vertex(i + 1, j + 1), d = vertex(i, j + 1)
+            triangles += [a, b, c, a, c, d]
+        }
+    }
+    return Mesh(positions: positions, triangles: triangles)
+}
+
+/// Loads the ICT fixture (metres).
+func ictFixture() throws -> Mesh {
+    let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path
+    return try Mesh.read(path: dir + "/Fixtures/ict-neutral.obj")
+}
+
+/// Triangle pairs (not sharing a vertex) that intersect, by the separating-axis theorem over the
+/// two normals, the nine edge–edge cross products and the six in-plane edge normals (for coplanar
+/// pairs); candidates from a sorted list of (grid cell, triangle) entries. Independent of the
+/// library's own ``SelfIntersection``.
+func intersectingPairs(_ mesh: Mesh) -> [SIMD2<Int>] {
+    let p = mesh.positions.map { SIMD3<Double>($0) }
+    let tc = mesh.triangleCount
+    var edgeSum = 0.0
+    for t in 0..<tc {
+        let (a, b, c) = mesh.triangle(t)
+        edgeSum += simd_len(p[Int(b)] - p[Int(a)]) + simd_len(p[Int(c)] - p[Int(b)])
+    }
+    let cell = 2 * edgeSum / Double(2 * tc)
+    var entries: [SIMD4<Int32>] = []  // cell x, y, z, triangle
+    for t in 0..<tc {
+        let (a, b, c) = mesh.triangle(t)
+        let lo = pointwiseMin(p[Int(a)], pointwiseMin(p[Int(b)], p[Int(c)])), hi = pointwiseMax(p[Int(a)], pointwiseMax(p[Int(b)], p[Int(c)]))
+        let l = SIMD3<Int32>((lo / cell).rounded(.down)), u = SIMD3<Int32>((hi / cell).rounded(.down))
+        for z in l.z...u.z { for y in l.y...u.y { for x in l.x...u.x { entries.append(SIMD4(x, y, z, Int32(t))) } } }
+    }
+    entries.sort { ($0.x, $0.y, $0.z, $0.w) < ($1.x, $1.y, $1.z, $1.w) }
+    var found = Set<SIMD2<Int>>()
+    var s = 0
+    while s < entries.count {
+        var e = s
+        while e < entries.count && entries[e].x == entries[s].x && entries[e].y == entries[s].y && entries[e].z == entries[s].z { e += 1 }
+        for i in s..<e {
+            let t1 = Int(entries[i].w)
+            let (a, b, c) = mesh.triangle(t1)
+            for j in (i + 1)..<e {
+                let t2 = Int(entries[j].w)
+                let (d, f, g) = mesh.triangle(t2)
+                if a == d || a == f || a == g || b == d || b == f || b == g || c == d || c == f || c == g { continue }
+                if satIntersect(p[Int(a)], p[Int(b)], p[Int(c)], p[Int(d)], p[Int(f)], p[Int(g)]) { found.insert(SIMD2(t1, t2)) }
+            }
+        }
+        s = e
+    }
+    return found.sorted { ($0.x, $0.y) < ($1.x, $1.y) }
+}
+
+private func simd_len(_ v: SIMD3<Double>) -> Double { (v * v).sum().squareRoot() }
+
+private func cr(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> SIMD3<Double> {
+    SIMD3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
+}
+
+/// True unless some axis separates the triangles by more than a relative 1e-9 (touching within
+/// rounding is not an intersection).
+private func satIntersect(_ u0: SIMD3<Double>, _ u1: SIMD3<Double>, _ u2: SIMD3<Double>,
+                          _ v0: SIMD3<Double>, _ v1: SIMD3<Double>, _ v2: SIMD3<Double>) -> Bool {
+    let eu0 = u1 - u0, eu1 = u2 - u1, eu2 = u0 - u2, ev0 = v1 - v0, ev1 = v2 - v1, ev2 = v0 - v2
+    let nu = cr(eu0, eu1), nv = cr(ev0, ev1)
+    let size = max(simd_len(eu0), simd_len(ev0))
+    func separates(_ axis: SIMD3<Double>) -> Bool {
+        let l = simd_len(axis)
+        guard l > 1e-12 * size * size else { return false }
+        let a0 = (u0 * axis).sum(), a1 = (u1 * axis).sum(), a2 = (u2 * axis).sum()
+        let b0 = (v0 * axis).sum(), b1 = (v1 * axis).sum(), b2 = (v2 * axis).sum()
+        let eps = 1e-9 * l * size
+        return max(a0, a1, a2) < min(b0, b1, b2) - eps || max(b0, b1, b2) < min(a0, a1, a2) - eps
+    }
+    if separates(nu) || separates(nv) { return false }
+    for a in [eu0, eu1, eu2] { for b in [ev0, ev1, ev2] where separates(cr(a, b)) { return false } }
+    for e in [eu0, eu1, eu2] where separates(cr(nu, e)) { return false }
+    for e in [ev0, ev1, ev2] where separates(cr(nv, e)) { return false }
+    return true
+}
+
+/// Best-fit plane of a loop: centroid and Newell normal.
+private func plane(_ pts: [SIMD3<Double>]) -> (SIMD3<Double>, SIMD3<Double>) {
+    let c = pts.reduce(.zero, +) / Double(pts.count)
+    var nrm = SIMD3<Double>.zero
+    for i in pts.indices {
+        let a = pts[i], b = pts[(i + 1) % pts.count]
+        nrm += SIMD3((a.y - b.y) * (a.z + b.z), (a.z - b.z) * (a.x + b.x), (a.x - b.x) * (a.y + b.y))
+    }
+    return (c, nrm / simd_len(nrm))
+}
+
+@Suite struct SolidHoleFillingTests {
+    @Test func capHasThreeLoops() {
+        let m = capWithHoles()
+        let c = MeshCheck(m)
+        #expect(c.isClean, "\(c.summary)")
+        #expect(c.boundaryLoops == 3)
+    }
+
+    @Test func fillsEveryHoleButTheRimWithAFairPatch() throws {
+        let sphere = 1.3
+        let m = capWithHoles(sphere: sphere)
+        let filled = Solidify.fillHoles(m)
+        let c = MeshCheck(filled)
+        #expect(c.isClean, "\(c.summary)")
+        #expect(c.boundaryLoops == 1)
+        #expect(c.unreferencedVertices == 0)
+        #expect(filled.vertexCount > m.vertexCount + 2)  // refined, not a flat fan
+        #expect(Array(filled.positions.prefix(m.vertexCount)) == m.positions)
+        #expect(Array(filled.triangles.prefix(m.triangles.count)) == m.triangles)
+        // The rim is the longest loop and stays open.
+        let adj = Adjacency(triangles: filled.triangles, vertexCount: filled.vertexCount)
+        let loops = BoundaryLoops(filled, adjacency: adj)
+        #expect(loops.loops.count == 1)
+        let origLoops = BoundaryLoops(m, adjacency: Adjacency(triangles: m.triangles, vertexCount: m.vertexCount))
+        let rim = origLoops.loops[origLoops.rimIndex(m.positions)!]
+        #expect(Set(loops.loops[0]) == Set(rim))
+        // Each hole's centre vertex lies off the hole loop's plane, on the sphere (bulging outward).
+        for hx in [-0.4, 0.4] {
+            let hole = origLoops.loops.first { l in l != rim && abs(Double(m.positions[Int(l[0])].x) - hx) < 0.3 }!
+            let (origin, normal) = plane(hole.map { SIMD3<Double>(m.positions[Int($0)]) })
+            let centre = (m.vertexCount..<filled.vertexCount).min { a, b in
+                let pa = filled.positions[a], pb = filled.positions[b]
+                return abs(Double(pa.x) - hx) + abs(Double(pa.y) - 0.1) < abs(Double(pb.x) - hx) + abs(Double(pb.y) - 0.1)
+            }!
+            let q = SIMD3<Double>(filled.positions[centre])
+            let sagitta = 0.25 * 0.25 / (2 * sphere)  // of a hole of radius 0.25 on the sphere
+            let offPlane = ((q - origin) * normal).sum()
+            #expect(abs(offPlane) > 0.5 * sagitta, "patch centre \(q) is flat: \(offPlane) off the loop plane")
+            #expect(offPlane * normal.z > 0, "patch bulges inward")
+            #expect(abs(simd_len(q) - sphere) < 0.3 * sagitta, "patch centre \(simd_len(q)) off the sphere \(sphere)")
+        }
+        // New triangles face outward like the surface (+z on this cap).
+        for t in (m.triangleCount..<filled.triangleCount) { #expect(filled.faceNormal(t).z > 0.5) }
+    }
+
+    @Test func closedOrEmptyMeshIsLeftAlone() {
+        let tet = Mesh(positions: [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1)],
+                       triangles: [0, 2, 1, 0, 1, 3, 1, 2, 3, 0, 3, 2])
+        #expect(Solidify.fillHoles(tet) == tet)
+        #expect(Solidify.fillHoles(Mesh(positions: [], triangles: [])).vertexCount == 0)
+    }
+}
+
+@Suite struct SolidSolidifyTests {
+    /// 1 unit = 50 mm: the cap is 100 mm wide, 2 mm = 0.04 units.
+    let unit = 50.0
+
+    func checkSolid(_ solid: Mesh, front: Mesh, _ label: String) {
+        let c = MeshCheck(solid)
+        #expect(c.isWatertight, "\(label): \(c.summary)")
+        #expect(c.isClean, "\(label): \(c.summary)")
+        #expect(MeshInspection.signedVolume(solid) > 0, "\(label)")
+        #expect(Array(solid.positions.prefix(front.vertexCount)) == front.positions, "\(label): front moved")
+    }
+
+    @Test(arguments: [false, true]) func capBecomesASolid(base: Bool) throws {
+        let m = capWithHoles()
+        let solid = try Solidify.solid(m, options: SolidOptions(thickness: 2, base: base), unitInMillimetres: unit)
+        checkSolid(solid, front: m, "cap base=\(base)")
+        checkSolid(solid, front: Solidify.fillHoles(m), "cap base=\(base)")
+        #expect(intersectingPairs(solid).isEmpty)
+        #expect(solid.vertexCount == m.vertexCount + Solidify.addedVertexCount(m, options: SolidOptions(base: base)))
+        let volume = MeshInspection.signedVolume(solid)
+        let filled = Solidify.fillHoles(m)
+        if base {
+            // Every back vertex on the base plane, 2 mm below the lowest point.
+            let z0 = filled.bounds.min.z - Float(2 / unit)
+            for v in filled.vertexCount..<solid.vertexCount { #expect(abs(solid.positions[v].z - z0) < 1e-6) }
+            #expect(solid.bounds.min.z == z0)
+        } else {
+            // Shell: volume ≈ area × thickness (area of the cap ≈ 2πR h for the spherical cap minus a bit).
+            var area = 0.0
+            for t in 0..<filled.triangleCount {
+                let (a, b, c) = filled.triangle(t)
+                let pa = SIMD3<Double>(filled.positions[Int(a)])
+                area += 0.5 * simd_len(cross3(SIMD3<Double>(filled.positions[Int(b)]) - pa, SIMD3<Double>(filled.positions[Int(c)]) - pa))
+            }
+            let expected = area * 2 / unit
+            #expect(abs(volume - expected) < 0.1 * expected, "shell volume \(volume), area × thickness \(expected)")
+            // Back vertices about 2 mm behind their front vertex.
+            let n = filled.vertexCount
+            var far = 0
+            for v in 0..<n {
+                let d = simd_len(SIMD3<Double>(solid.positions[n + v] - filled.positions[v]))
+                if abs(d - 2 / unit) > 0.2 / unit { far += 1 }
+            }
+            #expect(far == 0)
+        }
+    }
+
+    @Test(arguments: [false, true]) func exactVertexCount(base: Bool) throws {
+        let m = capWithHoles()
+        let plain = try Solidify.solid(m, options: SolidOptions(base: base), unitInMillimetres: unit)
+        for extra in [0, 1, 7] {
+            let s = try Solidify.solid(m, options: SolidOptions(base: base), unitInMillimetres: unit, vertexCount: plain.vertexCount + extra)
+            #expect(s.vertexCount == plain.vertexCount + extra)
+            checkSolid(s, front: m, "padded +\(extra)")
+            #expect(abs(MeshInspection.signedVolume(s) - MeshInspection.signedVolume(plain)) < 1e-9)
+        }
+        #expect(throws: UsageError.self) {
+            try Solidify.solid(m, options: SolidOptions(base: base), unitInMillimetres: unit, vertexCount: plain.vertexCount - 1)
+        }
+        let filled = Solidify.fillHoles(m)
+        let target = plain.vertexCount + 11
+        let surfaceTarget = Solidify.surfaceVertexTarget(solidVertexCount: target, rimVertexCount: Solidify.rimVertexCount(filled),
+                                                         options: SolidOptions(base: base))
+        #expect(surfaceTarget >= filled.vertexCount)
+        #expect(surfaceTarget + Solidify.addedVertexCount(filled, options: SolidOptions(base: base)) <= target)
+    }
+
+    @Test func refusesBadInput() {
+        let tet = Mesh(positions: [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1)],
+                       triangles: [0, 2, 1, 0, 1, 3, 1, 2, 3, 0, 3, 2])
+        #expect(throws: UsageError("the mesh has no boundary: it is already closed")) {
+            try Solidify.solid(tet, options: SolidOptions(), unitInMillimetres: 1)
+        }
+        // Three triangles on one edge.
+        let fin = Mesh(positions: [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, -1, 0), SIMD3(0, 0, 1)],
+                       triangles: [0, 1, 2, 1, 0, 3, 0, 1, 4])
+        #expect(throws: UsageError.self) { try Solidify.solid(fin, options: SolidOptions(), unitInMillimetres: 1) }
+        #expect(throws: UsageError.self) { try Solidify.solid(Mesh(positions: [], triangles: []), options: SolidOptions(), unitInMillimetres: 1) }
+        let m = capWithHoles()
+        #expect(throws: UsageError.self) { try Solidify.solid(m, options: SolidOptions(thickness: 0), unitInMillimetres: 1) }
+        #expect(throws: UsageError.self) { try Solidify.solid(m, options: SolidOptions(thickness: .nan), unitInMillimetres: 1) }
+        #expect(throws: UsageError.self) { try Solidify.solid(m, options: SolidOptions(), unitInMillimetres: 0) }
+        // Base mode needs the face to look toward +z.
+        var flipped = m
+        for i in flipped.positions.indices { flipped.positions[i].z = -flipped.positions[i].z }
+        for t in 0..<flipped.triangleCount { flipped.triangles.swapAt(3 * t + 1, 3 * t + 2) }
+        #expect(throws: UsageError.self) { try Solidify.solid(flipped, options: SolidOptions(base: true), unitInMillimetres: 1) }
+    }
+
+    @Test(arguments: [false, true]) func ictFaceBecomesASolid(base: Bool) throws {
+        let m = try ictFixture()
+        let solid = try Solidify.solid(m, options: SolidOptions(thickness: 2, base: base), unitInMillimetres: 1000)
+        checkSolid(solid, front: m, "ICT base=\(base)")
+        // The fixture itself crosses at the mouth corners (upper and lower lip overlap): the solid
+        // must add no crossing of its own — every crossing pair is a pair of input triangles.
+        let own = intersectingPairs(m)
+        let all = intersectingPairs(solid)
+        #expect(all == own, "\(all.filter { $0.y >= m.triangleCount }.count) new crossing pairs")
+        #expect(SelfIntersection.pairs(solid).count == own.count)
+    }
+}
