@@ -9,7 +9,7 @@ struct InspectCommand: ParsableCommand {
 
     @Argument(help: "Mesh file (OBJ, STL, or any format assimp reads).") var mesh: String
     @Flag(help: "Print one JSON object instead of text.") var json = false
-    @Option(help: "Unit of the file's coordinates: mm or m.") var units: LengthUnit = .m
+    @Option(help: "Unit of the file's coordinates: mm or m.") var units: LengthUnit = .mm
 
     func run() throws {
         try exitingOnFailure {

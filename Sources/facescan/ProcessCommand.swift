@@ -57,6 +57,15 @@ struct ProcessCommand: ParsableCommand {
     @Option(name: .customLong("thumbnail-size"), help: "Thumbnail width and height in pixels.")
     var thumbnailSize = 512
 
+    @Flag(help: "Close the face into a watertight, printable solid (see --thickness, --base).")
+    var solid = false
+
+    @Option(help: "Solid: wall thickness, or with --base the distance of the base behind the face, in mm.")
+    var thickness: Double?
+
+    @Flag(help: "Solid: extrude the rim back to a flat base instead of a shell.")
+    var base = false
+
     @Flag(help: "Print one JSON report on standard output.")
     var json = false
 
@@ -68,6 +77,7 @@ struct ProcessCommand: ParsableCommand {
         if let s = smoothing, !(0...1000).contains(s) { throw ValidationError("--smoothing must be from 0 to 1000") }
         if let s = scale, !(s > 0 && s <= 1e6) { throw ValidationError("--scale must be a positive number, at most 1e6") }
         if let m = maxFrames, m < 1 { throw ValidationError("--max-frames must be at least 1") }
+        if let t = thickness, !(t > 0 && t <= 1000) { throw ValidationError("--thickness must be from 0 to 1000 mm") }
         if !(16...8192).contains(thumbnailSize) { throw ValidationError("--thumbnail-size must be from 16 to 8192") }
     }
 
@@ -84,6 +94,9 @@ struct ProcessCommand: ParsableCommand {
         options.scale = scale
         options.maxFrames = maxFrames
         options.thumbnailSize = thumbnailSize
+        if solid || thickness != nil || base {
+            options.solid = SolidOptions(thickness: thickness ?? 2.0, base: base)
+        }
 
         let showProgress = !quiet && Console.stderrIsTerminal
         let report: Report

@@ -149,3 +149,32 @@ import Testing
         }
     }
 }
+
+@Suite struct SolidCLITests {
+    @Test(arguments: [["--solid"], ["--solid", "--base"], ["--thickness", "3"]])
+    func solidOutputIsWatertightWithTheExactCount(flags: [String]) throws {
+        let dir = tempDir()
+        try smallCapture(frames: [goodMeta, goodMeta]).write(toFile: dir + "/c.json", atomically: false, encoding: .utf8)
+        let r = try runFacescan(["process", dir + "/c.json", "--output-dir", dir, "--formats", "stl", "--target-vertices", "200", "--json"] + flags)
+        #expect(r.status == 0, "\(r.stderr)")
+        let mesh = try #require(r.json?["mesh"] as? [String: Int])
+        #expect(mesh["outputVertices"] == 200)
+        let i = try runFacescan(["inspect", dir + "/c.stl", "--json"])
+        #expect(i.status == 0, "\(i.stderr)")
+        let j = try #require(i.json)
+        #expect(j["watertight"] as? Bool == true, "\(i.stdout)")
+        #expect(j["vertices"] as? Int == 200)
+        #expect((j["volumeCm3"] as? Double ?? 0) > 0, "\(i.stdout)")
+    }
+
+    @Test func solidFromSettings() throws {
+        let dir = tempDir()
+        let text = smallCapture(frames: [goodMeta]).replacingOccurrences(of: "\"version\":1,", with: "\"version\":1,\"settings\":{\"solid\":{\"thickness\":1.5,\"base\":true},\"targetVertexCount\":180},")
+        try text.write(toFile: dir + "/c.json", atomically: false, encoding: .utf8)
+        let r = try runFacescan(["process", dir + "/c.json", "--output-dir", dir, "--formats", "stl", "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect((r.json?["mesh"] as? [String: Int])?["outputVertices"] == 180)
+        let i = try runFacescan(["inspect", dir + "/c.stl", "--json"])
+        #expect(i.json?["watertight"] as? Bool == true)
+    }
+}

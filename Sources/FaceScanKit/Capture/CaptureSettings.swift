@@ -35,6 +35,8 @@ public struct CaptureSettings: Sendable, Equatable {
     public var maxJawOpen: Double?
     public var maxSmile: Double?
     public var maxBrowInnerUp: Double?
+    /// `"solid": true` or `{"thickness": mm, "base": bool}`: close the face into a printable part.
+    public var solid: SolidOptions?
 
     public init() {}
 }

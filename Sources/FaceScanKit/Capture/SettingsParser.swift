@@ -40,6 +40,8 @@ enum SettingsParser {
                         } while !(try json.nextOrClose(UInt8(ascii: "]")))
                     }
                     s.exportFormats = list
+                case "solid":
+                    s.solid = try solid(json)
                 case "minDistance": s.minDistance = try nonNegative(json)
                 case "maxDistance": s.maxDistance = try nonNegative(json)
                 case "minAmbientIntensity": s.minAmbientIntensity = try nonNegative(json)
@@ -55,6 +57,37 @@ enum SettingsParser {
             }
         } while !(try json.nextOrClose(UInt8(ascii: "}")))
         return s
+    }
+
+    /// `true` (defaults), `false`/`null` (off) or `{"thickness": mm, "base": bool}`.
+    private static func solid(_ json: JSONReader) throws(InputError) -> SolidOptions? {
+        switch try json.peek() {
+        case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
+            return try json.readLiteral() == true ? SolidOptions() : nil
+        case UInt8(ascii: "{"):
+            break
+        default:
+            throw json.badValue("true, false or an object {\"thickness\": mm, \"base\": bool}")
+        }
+        try json.expect(UInt8(ascii: "{"), "'{'")
+        var o = SolidOptions()
+        if try json.consume(UInt8(ascii: "}")) { return o }
+        repeat {
+            let key = try json.readString(limit: 256)
+            try json.expect(UInt8(ascii: ":"), "':'")
+            switch key {
+            case "thickness":
+                let v = try json.readDouble()
+                guard v > 0 && v <= 1000 else { throw json.error("thickness must be from 0 to 1000 mm, found \(v)") }
+                o.thickness = v
+            case "base":
+                guard let b = try json.readLiteral() else { throw json.error("base must be true or false") }
+                o.base = b
+            default:
+                try json.skipValue()
+            }
+        } while !(try json.nextOrClose(UInt8(ascii: "}")))
+        return o
     }
 
     private static func string(_ json: JSONReader) throws(InputError) -> String {

@@ -45,12 +45,16 @@ public enum Pipeline {
         }
         report.timingsMs.smooth = clock.lap()
 
-        // 3. Decimate / refine to the exact target.
-        mesh = try Decimation.simplify(mesh, targetVertices: settings.targetVertices)
+        // 3. Decimate / refine to the exact target (for a solid: the target of the whole part).
+        if let solid = settings.solid {
+            mesh = try solidPart(mesh, solid, settings)
+        } else {
+            mesh = try Decimation.simplify(mesh, targetVertices: settings.targetVertices)
+            mesh = mesh.scaled(by: Float(settings.outputFactor))
+        }
         report.timingsMs.decimate = clock.lap()
 
-        // 4. Units and scale, then encode and write every output atomically.
-        mesh = mesh.scaled(by: Float(settings.outputFactor))
+        // 4. Encode and write every output atomically.
         report.mesh.outputVertices = mesh.vertexCount
         report.mesh.outputTriangles = mesh.triangleCount
         let formats = try Exporter.parseList(settings.formats)
@@ -71,6 +75,27 @@ public enum Pipeline {
         report.timingsMs.export = clock.lap() - renderMs
         report.timingsMs.total = total.elapsed
         return report
+    }
+
+    /// A closed, printable part with exactly `settings.targetVertices` vertices: interior holes
+    /// filled on the smoothed surface, the surface decimated to what the solid step leaves room
+    /// for (half the target for a shell, target − rim for a base), scaled to the output unit, then
+    /// closed by ``Solidify/solid(_:options:unitInMillimetres:vertexCount:)``.
+    static func solidPart(_ smoothed: Mesh, _ solid: SolidOptions, _ settings: ResolvedSettings) throws -> Mesh {
+        let target = settings.targetVertices
+        var surface = Solidify.fillHoles(smoothed)
+        let want = Solidify.surfaceVertexTarget(solidVertexCount: target, rimVertexCount: Solidify.rimVertexCount(surface), options: solid)
+        guard want >= Decimation.minimumVertices else {
+            throw UsageError("cannot reach \(target) vertices for a solid part: too few for its rim")
+        }
+        surface = try Decimation.simplify(surface, targetVertices: want)
+        if solid.base {
+            // Refinement lengthens the rim: make room for the walls again.
+            let room = Solidify.surfaceVertexTarget(solidVertexCount: target, rimVertexCount: Solidify.rimVertexCount(surface), options: solid)
+            if room < surface.vertexCount { surface = try Decimation.simplify(surface, targetVertices: room) }
+        }
+        surface = surface.scaled(by: Float(settings.outputFactor))
+        return try Solidify.solid(surface, options: solid, unitInMillimetres: settings.units.millimetres, vertexCount: target)
     }
 
     /// The result of reading a capture: the mean face (metres) and the settings in force.

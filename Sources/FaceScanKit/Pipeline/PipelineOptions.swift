@@ -18,6 +18,8 @@ public struct PipelineOptions: Sendable, Equatable {
     public var scale: Double?
     public var maxFrames: Int?
     public var thumbnailSize = 512
+    /// Close the face into a printable solid (``Solidify``); nil: as the capture's settings say.
+    public var solid: SolidOptions?
 
     public init() {}
 }
@@ -31,6 +33,7 @@ public struct ResolvedSettings: Sendable, Equatable {
     public var scale: Double
     public var maxFrames: Int
     public var gate: GateThresholds
+    public var solid: SolidOptions?
 
     public init(options o: PipelineOptions, settings s: CaptureSettings) {
         formats = o.formats ?? s.exportFormats ?? ["stl", "obj", "png"]
@@ -43,6 +46,7 @@ public struct ResolvedSettings: Sendable, Equatable {
         scale = o.scale ?? s.scale ?? 1
         maxFrames = o.maxFrames ?? s.maxFrames ?? 90
         gate = GateThresholds(settings: s)
+        solid = o.solid ?? s.solid
     }
 
     /// Metres → output unit, times the scale.
