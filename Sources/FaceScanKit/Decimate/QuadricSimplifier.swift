@@ -125,7 +125,7 @@ struct QuadricSimplifier: ~Copyable {
         /// Each pass collapses edges up to 1.5 × the cost found at this fraction of its sorted edges.
         /// Candidates per locally sorted chunk (see `DecimationCore.sortCandidates`).
         static let sortChunk = 8192
-        static let passFraction = 0.2
+        static let passFraction = 0.4
     }
 
     let core: DecimationCore
