@@ -122,22 +122,41 @@ enum DecimateFixtures {
     }
 
     /// Triangles of `result` whose normal points away (dot ≤ 0) from the input surface's normal
-    /// near them: the normal of the input triangle whose centroid is nearest the triangle's.
+    /// near them: the normal of the input triangle whose centroid is nearest the triangle's
+    /// (searched in a uniform grid of cells, ring by ring).
     static func flippedTriangles(_ result: Mesh, against input: Mesh) -> Int {
         let centres = (0..<input.triangleCount).map { centroid(input, $0) }
+        let (lo, hi) = input.bounds
+        let cell = max((hi - lo).max() / 48, 1e-9)
+        func key(_ p: SIMD3<Float>) -> SIMD3<Int32> { SIMD3<Int32>(((p - lo) / cell).rounded(.down)) }
+        var cells: [SIMD3<Int32>: [Int]] = [:]
+        for (i, c) in centres.enumerated() { cells[key(c), default: []].append(i) }
         var flipped = 0
         for t in 0..<result.triangleCount {
             let c = centroid(result, t)
-            var best = 0
+            let k = key(c)
+            var best = -1
             var bestD = Float.infinity
-            for (i, p) in centres.enumerated() {
-                let d = ((p - c) * (p - c)).sum()
-                if d < bestD {
-                    bestD = d
-                    best = i
+            var r: Int32 = 0
+            // Search rings until one beyond the best distance found.
+            while best < 0 || Float(r - 1) * cell < bestD.squareRoot() {
+                for dx in -r...r {
+                    for dy in -r...r {
+                        for dz in -r...r where max(abs(dx), abs(dy), abs(dz)) == r {
+                            for i in cells[k &+ SIMD3(dx, dy, dz)] ?? [] {
+                                let d = ((centres[i] - c) * (centres[i] - c)).sum()
+                                if d < bestD || (d == bestD && i < best) {
+                                    bestD = d
+                                    best = i
+                                }
+                            }
+                        }
+                    }
                 }
+                r += 1
+                if r > 96 { break }
             }
-            if (normal(result, t) * input.faceNormal(best)).sum() <= 0 { flipped += 1 }
+            if best < 0 || (normal(result, t) * input.faceNormal(best)).sum() <= 0 { flipped += 1 }
         }
         return flipped
     }

@@ -125,7 +125,7 @@ struct QuadricSimplifier: ~Copyable {
         /// Each pass collapses edges up to 1.5 × the cost found at this fraction of its sorted edges.
         /// Candidates per locally sorted chunk (see `DecimationCore.sortCandidates`).
         static let sortChunk = 8192
-        static let passFraction = 0.2
+        static let passFraction = 0.4
     }
 
     let core: DecimationCore
@@ -459,18 +459,32 @@ struct DecimationCore {
                 quad[Int(i2)].add(q)
             }
         }
+        // The corners after and before each vertex in each of its triangles (same CSR layout).
+        let corners = 3 * triangleSlots
+        let nextOf = UnsafeMutablePointer<UInt32>.allocate(capacity: max(corners, 1))
+        let prevOf = UnsafeMutablePointer<UInt32>.allocate(capacity: max(corners, 1))
+        defer {
+            nextOf.deallocate()
+            prevOf.deallocate()
+        }
+        for a in 0..<s.vertexCount {
+            for i in Int(off[a])..<Int(off[a + 1]) {
+                let (n, p) = s.around(UInt32(a), in: Int(adj[i]))
+                nextOf[i] = n
+                prevOf[i] = p
+            }
+        }
         for a in 0..<s.vertexCount where flags[a] & Flag.locked == 0 {
             let lo = Int(off[a]), hi = Int(off[a + 1])
             let va = UInt32(a)
             var outgoingBoundary = 0
             for i in lo..<hi {
                 let t = Int(adj[i])
-                let b = s.around(va, in: t).next
+                let b = nextOf[i]
                 var same = 0, opposite = 0
                 for j in lo..<hi {
-                    let (n2, p2) = s.around(va, in: Int(adj[j]))
-                    if n2 == b { same += 1 }
-                    if p2 == b { opposite += 1 }
+                    if nextOf[j] == b { same += 1 }
+                    if prevOf[j] == b { opposite += 1 }
                 }
                 if same > 1 || opposite > 1 {
                     flags[a] |= Flag.locked
