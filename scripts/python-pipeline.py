@@ -3,7 +3,7 @@
 PyPI libraries (orjson, numpy, trimesh, meshoptimizer, Pillow). Used only to measure facescan
 against it side by side (scripts/compare-python-pipeline, make bench).
 
-usage: python-pipeline.py CAPTURE.json OUTDIR [--target N]
+usage: python-pipeline.py CAPTURE.json OUTDIR [--target N] [--units mm|m]
 """
 import argparse, math, os, sys, time
 
@@ -35,6 +35,7 @@ def main():
     ap.add_argument("capture")
     ap.add_argument("outdir")
     ap.add_argument("--target", type=int, default=5000)
+    ap.add_argument("--units", choices=["mm", "m"], default="mm")
     a = ap.parse_args()
     os.makedirs(a.outdir, exist_ok=True)
     t0 = time.perf_counter()
@@ -58,7 +59,8 @@ def main():
     count = meshoptimizer.simplify(out, indices, vertices, target_index_count=6 * a.target, target_error=1.0)
     tri = out[:count].reshape(-1, 3)
     used, remapped = np.unique(tri, return_inverse=True)
-    result = trimesh.Trimesh(vertices[used] * 1000.0, remapped.reshape(-1, 3), process=False)
+    scale = 1000.0 if a.units == "mm" else 1.0
+    result = trimesh.Trimesh(vertices[used] * scale, remapped.reshape(-1, 3), process=False)
     result.export(os.path.join(a.outdir, "face.stl"))
     result.export(os.path.join(a.outdir, "face.obj"))
     # Thumbnail: flat-shaded painter's algorithm, front view.

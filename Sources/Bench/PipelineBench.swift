@@ -16,65 +16,17 @@ func medianMs(runs: Int, _ body: () throws -> Void) rethrows -> Double {
     return t[t.count / 2]
 }
 
-/// Writes a synthetic capture (the sample's ground truth plus deterministic per-frame noise) with
-/// `frames` frames, as number arrays or base64. Returns its size in bytes.
-func writeSyntheticCapture(truth: Mesh, frames: Int, base64: Bool, to path: String) -> Int {
-    var rng: UInt64 = 0x9E37_79B9_7F4A_7C15
-    func noise() -> Float {
-        rng = rng &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-        return (Float(rng >> 40) / Float(1 << 24) - 0.5) * 0.001
-    }
-    var text = "{\"format\":\"facescan-capture\",\"version\":1,\"settings\":{},\"topology\":{\"triangleIndices\":["
-    text += truth.triangles.map(String.init).joined(separator: ",") + "]},\"frames\":["
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    var size = 0
-    func put(_ s: String) {
-        var s = s
-        s.withUTF8 { size += write(fd, $0.baseAddress, $0.count) }
-    }
-    put(text)
-    for f in 0..<frames {
-        var xyz: [Float] = []
-        xyz.reserveCapacity(3 * truth.vertexCount)
-        for p in truth.positions { xyz += [p.x + noise(), p.y + noise(), p.z + noise()] }
-        var fr = f == 0 ? "{" : ",{"
-        fr += "\"transform\":[1,0,0,0,0,1,0,0,0,0,1,0,0.01,-0.02,-0.4,1],\"trackingState\":\"normal\",\"ambientIntensity\":1000,"
-        fr += "\"blendShapes\":{\"jawOpen\":0.05,\"mouthSmileLeft\":0.1,\"mouthSmileRight\":0.1,\"browInnerUp\":0.02},"
-        if base64 {
-            var bytes: [UInt8] = []
-            for v in xyz { withUnsafeBytes(of: v.bitPattern.littleEndian) { bytes += $0 } }
-            fr += "\"verticesBase64\":\"" + base64Encode(bytes) + "\"}"
-        } else {
-            fr += "\"vertices\":[" + xyz.map { String(format: "%.6g", Double($0)) }.joined(separator: ",") + "]}"
-        }
-        put(fr)
-    }
-    put("]}")
-    close(fd)
-    return size
-}
-
-func base64Encode(_ b: [UInt8]) -> String {
-    let a = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-    var out: [UInt8] = []
-    out.reserveCapacity((b.count + 2) / 3 * 4)
-    var i = 0
-    while i + 2 < b.count {
-        let v = UInt32(b[i]) << 16 | UInt32(b[i + 1]) << 8 | UInt32(b[i + 2])
-        out += [a[Int(v >> 18 & 63)], a[Int(v >> 12 & 63)], a[Int(v >> 6 & 63)], a[Int(v & 63)]]
-        i += 3
-    }
-    if i < b.count {
-        let v = UInt32(b[i]) << 16 | (i + 1 < b.count ? UInt32(b[i + 1]) << 8 : 0)
-        out += [a[Int(v >> 18 & 63)], a[Int(v >> 12 & 63)]]
-        out += i + 1 < b.count ? [a[Int(v >> 6 & 63)], UInt8(ascii: "=")] : [UInt8(ascii: "="), UInt8(ascii: "=")]
-    }
-    return String(decoding: out, as: UTF8.self)
-}
-
 /// Ingest throughput (number arrays and base64), stage timings of `process` and peak memory.
 func runPipelineBench(samplesDir: String) throws {
     let truth = try MeshIO.read(path: samplesDir + "/ict-neutral/truth.obj")
+    let other = try MeshIO.read(path: samplesDir + "/ict-identity-ndjson/truth.obj")
+    let jitter = zip(other.positions, truth.positions).map { $0 - $1 }
+    func writeSyntheticCapture(truth: Mesh, frames: Int, base64: Bool, to path: String) -> Int {
+        var c = SyntheticCapture(truth: truth, jitter: jitter)
+        c.frames = frames
+        c.base64 = base64
+        return c.write(to: path)
+    }
     let dir = "/tmp/facescan-bench-\(getpid())"
     mkdir(dir, 0o755)
     defer { _ = system("rm -rf '\(dir)'") }

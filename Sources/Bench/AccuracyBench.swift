@@ -1,0 +1,59 @@
+import FaceScanKit
+import Foundation
+
+/// Surface error against the ground truth at 5 000 vertices on synthesized captures (noise
+/// 0.3–1.2 mm, 10–40 % bad frames, some with gate-invisible glitches), for facescan and — when
+/// `.venv-peers` exists — the Python pipeline.
+func runAccuracyBench(samplesDir: String) throws {
+    print("== accuracy at 5000 vertices against ground truth (µm, symmetric surface distance, 100 000 samples per side)")
+    let a = try MeshIO.read(path: samplesDir + "/ict-neutral/truth.obj")
+    let b = try MeshIO.read(path: samplesDir + "/ict-identity-ndjson/truth.obj")
+    let dir = "/tmp/facescan-accuracy-\(getpid())"
+    mkdir(dir, 0o755)
+    defer { _ = try? FileManager.default.removeItem(atPath: dir) }
+    let python = ".venv-peers/bin/python"
+    let havePython = FileManager.default.isExecutableFile(atPath: python)
+    print("capture                           frames  noise  bad  glitch | facescan rms    max | python rms    max")
+    let cases: [(String, Mesh, Mesh, Double, Double, Double, UInt64)] = [
+        ("identity A, seed 1", a, b, 0.6, 0.25, 0.0, 1),
+        ("identity B, seed 2", b, a, 0.3, 0.10, 0.0, 2),
+        ("identity A, seed 3", a, b, 1.2, 0.40, 0.0, 3),
+        ("identity B, seed 4, glitches", b, a, 0.6, 0.25, 0.08, 4),
+        ("identity A, clean", a, b, 0.6, 0.0, 0.0, 5),
+    ]
+    for (label, truth, other, noise, bad, glitch, seed) in cases {
+        var c = SyntheticCapture(truth: truth, jitter: zip(other.positions, truth.positions).map { $0 - $1 })
+        c.noiseMm = noise
+        c.badShare = bad
+        c.glitchShare = glitch
+        c.seed = seed
+        let path = "\(dir)/c\(seed).json"
+        _ = c.write(to: path)
+        var o = PipelineOptions()
+        o.outputDirectory = dir
+        o.name = "f\(seed)"
+        o.formats = ["stl"]
+        o.quality = .low
+        o.units = .m
+        let r = try Pipeline.process(input: path, options: o)
+        let mesh = try MeshIO.read(path: "\(dir)/f\(seed).stl")
+        let e = SurfaceDistance.symmetric(mesh, truth, samplesPerMesh: 100_000)
+        var line = label.padding(toLength: 34, withPad: " ", startingAt: 0)
+            + String(format: "%6d  %4.1f  %3.0f%%  %4.0f%%  | %9.1f %6.1f", c.frames, noise, bad * 100, glitch * 100, e.rms, e.max)
+        if havePython {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: python)
+            p.arguments = ["scripts/python-pipeline.py", path, "\(dir)/py\(seed)", "--target", "5000", "--units", "m"]
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            p.waitUntilExit()
+            if p.terminationStatus == 0, let pm = try? MeshIO.read(path: "\(dir)/py\(seed)/face.stl") {
+                let pe = SurfaceDistance.symmetric(pm, truth, samplesPerMesh: 100_000)
+                line += String(format: " | %9.1f %6.1f", pe.rms, pe.max)
+            } else {
+                line += " | failed"
+            }
+        }
+        print(line + "   (outliers left out: \(r.frames.rejected.outlier))")
+    }
+}
