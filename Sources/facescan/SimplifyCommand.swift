@@ -17,10 +17,10 @@ struct SimplifyCommand: ParsableCommand {
         case obj, stl
     }
 
-    @Argument(help: "Input mesh, .obj or .stl, or - for standard input.")
+    @Argument(help: "Input mesh (OBJ and STL natively, other formats through assimp), or - for OBJ/STL on standard input.")
     var input: String
 
-    @Argument(help: "Output mesh, .obj or .stl, or - for standard output (OBJ unless --format stl).")
+    @Argument(help: "Output mesh (format from the extension: obj, stl, ply, glb, …), or - for standard output (OBJ unless --format stl).")
     var output: String
 
     @Option(name: .customLong("target-vertices"), help: "Exact number of vertices of the result.")
@@ -41,27 +41,19 @@ struct SimplifyCommand: ParsableCommand {
         }
     }
 
-    private func outputFormat() throws(UsageError) -> MeshFormat {
-        if let format { return format == .stl ? .stl : .obj }
-        if output == "-" { return .obj }
-        guard let f = MeshFormat(path: output) else {
-            throw UsageError("\(output): unknown output format (use a .obj or .stl name, or --format)")
-        }
-        return f
-    }
+    /// Format for standard output.
+    private func outputFormat() -> MeshFormat { format == .stl ? .stl : .obj }
 
     private func simplify() throws {
         let start = ContinuousClock.now
-        let outFormat = try outputFormat()
-        let mesh = try Mesh.read(path: input)
+        let mesh = try MeshIO.read(path: input)
         let read = ContinuousClock.now
         let result = try Decimation.simplify(mesh, targetVertices: targetVertices)
         let decimated = ContinuousClock.now
-        let bytes = outFormat == .stl ? result.stlBytes() : result.objBytes()
         if output == "-" {
-            try Self.writeAll(bytes, to: 1)
+            try Self.writeAll(try outputFormat() == .stl ? result.stlBytes() : result.objBytes(), to: 1)
         } else {
-            try OutputTransaction.write(bytes, to: output)
+            try MeshIO.write(result, to: output, format: format?.rawValue)
         }
         let end = ContinuousClock.now
 
