@@ -17,7 +17,7 @@ struct SyntheticCapture {
 
     /// Writes the capture; returns its size in bytes.
     func write(to path: String) -> Int {
-        var rng = SplitMixBench(seed)
+        var rng = SplitMix64(seed: seed)
         var out = "{\"format\":\"facescan-capture\",\"version\":1,\"settings\":{},\"topology\":{\"triangleIndices\":["
         out += truth.triangles.map(String.init).joined(separator: ",") + "]},\"frames\":["
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
@@ -31,13 +31,13 @@ struct SyntheticCapture {
         let yMax = truth.positions.map(\.y).max() ?? 0, yMin = truth.positions.map(\.y).min() ?? 0
         for f in 0..<frames {
             var kind = "good"
-            if rng.unit() < badShare { kind = kinds[Int(rng.unit() * 5) % 5] } else if rng.unit() < glitchShare {
-                kind = rng.unit() < 0.5 ? "shift" : "noisy"
+            if rng.nextUnit() < badShare { kind = kinds[Int(rng.nextUnit() * 5) % 5] } else if rng.nextUnit() < glitchShare {
+                kind = rng.nextUnit() < 0.5 ? "shift" : "noisy"
             }
-            var d = 0.32 + 0.16 * rng.unit()
-            if kind == "far" { d = 0.52 + 0.2 * rng.unit() }
-            if kind == "near" { d = 0.18 + 0.1 * rng.unit() }
-            let light = kind == "dark" ? 80 + 370 * rng.unit() : 700 + 900 * rng.unit()
+            var d = 0.32 + 0.16 * rng.nextUnit()
+            if kind == "far" { d = 0.52 + 0.2 * rng.nextUnit() }
+            if kind == "near" { d = 0.18 + 0.1 * rng.nextUnit() }
+            let light = kind == "dark" ? 80 + 370 * rng.nextUnit() : 700 + 900 * rng.nextUnit()
             let sigma = Float(noiseMm * 1e-3 * (d / 0.4) * (d / 0.4) * (kind == "noisy" ? 5 : 1))
             let w = Float(rng.gaussian() * 0.04)
             var xyz: [Float] = []
@@ -70,19 +70,4 @@ struct SyntheticCapture {
         close(fd)
         return size
     }
-}
-
-/// SplitMix64 with uniform and Gaussian samples, for the benchmarks' synthetic data.
-struct SplitMixBench {
-    var state: UInt64
-    init(_ seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func unit() -> Double { (Double(next() >> 11) + 0.5) / 9_007_199_254_740_992 }
-    mutating func gaussian() -> Double { (-2 * log(unit())).squareRoot() * cos(2 * Double.pi * unit()) }
 }

@@ -23,27 +23,13 @@ struct BatchCommand: ParsableCommand {
     @Option(help: "Process only shard K of N (K/N, 0 ≤ K < N).")
     var shard: String?
 
-    @Option(name: .customLong("output-dir"), help: "Directory for all outputs (NAME.FORMAT per capture).")
-    var outputDir = "out"
-
-    @Option(help: "Comma-separated output formats.")
-    var formats: String?
-
-    @Option(help: "Output size preset: low, medium or high.")
-    var quality: Quality?
-
-    @Option(name: .customLong("target-vertices"), help: "Exact output vertex count.")
-    var targetVertices: Int?
-
-    @Option(help: "Output length unit: mm or m.")
-    var units: LengthUnit?
+    @OptionGroup var pipeline: PipelineFlags
 
     @Flag(help: "Print one JSON report per line on standard output.")
     var json = false
 
     func validate() throws {
         if jobs < 1 { throw ValidationError("--jobs must be at least 1") }
-        if let t = targetVertices, t < 4 { throw ValidationError("--target-vertices must be at least 4") }
     }
 
     func run() throws {
@@ -52,12 +38,7 @@ struct BatchCommand: ParsableCommand {
             let s = try Batch.parseShard(shard)
             list = Batch.shard(list, index: s.index, count: s.count)
         }
-        var options = PipelineOptions()
-        options.outputDirectory = outputDir
-        options.formats = formats.map { $0.split(separator: ",").map(String.init) }
-        options.quality = quality
-        options.targetVertices = targetVertices
-        options.units = units
+        let options = pipeline.options()
         let json = self.json
         let firstFailure = FirstFailure()
         try Batch.run(list, options: options, jobs: jobs) { o in

@@ -13,24 +13,8 @@ func writeText(_ text: String, to path: String) {
     try! text.write(toFile: path, atomically: false, encoding: .utf8)
 }
 
-/// Deterministic PRNG for tests (SplitMix64).
-struct TestRNG: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// Standard normal sample (Box–Muller).
-    mutating func gaussian() -> Double {
-        let u = Double.random(in: Double.ulpOfOne..<1, using: &self)
-        let v = Double.random(in: 0..<1, using: &self)
-        return (-2 * Foundation.log(u)).squareRoot() * cos(2 * .pi * v)
-    }
-}
+/// Deterministic PRNG for tests.
+typealias TestRNG = SplitMix64
 
 /// A small capture writer for tests: one triangle pair (a unit square) and chosen frames.
 struct CaptureBuilder {

@@ -78,28 +78,36 @@ enum FastFloat {
             if i == fracStart { return nil }
         }
         if i < n && (p[i] | 0x20) == 0x65 {
-            i += 1
-            var eneg = false
-            if i < n && (p[i] == 0x2B || p[i] == 0x2D) {
-                eneg = p[i] == 0x2D
-                i += 1
-            }
-            let eStart = i
-            var e = 0
-            while i < n {
-                let c = p[i] &- 0x30
-                if c > 9 { break }
-                if e < 100_000 { e = e * 10 + Int(c) }
-                i += 1
-            }
-            if i == eStart { return nil }
-            exp += eneg ? -e : e
+            guard let (e, next) = exponent(p, i + 1, n) else { return nil }
+            exp += e
+            i = next
         }
         if !whole && i == n { return nil }  // the token may continue beyond the buffer
         if whole && i != n { return nil }
         d.exponent = exp
         d.length = i
         return d
+    }
+
+    /// The signed decimal exponent starting at `p[start]` (after the `e`), clamped to ±100 000,
+    /// and the index after it; nil when no digit follows.
+    @inline(__always)
+    static func exponent(_ p: UnsafePointer<UInt8>, _ start: Int, _ n: Int) -> (Int, Int)? {
+        var i = start
+        var negative = false
+        if i < n && (p[i] == 0x2B || p[i] == 0x2D) {
+            negative = p[i] == 0x2D
+            i += 1
+        }
+        let digitsStart = i
+        var e = 0
+        while i < n {
+            let c = p[i] &- 0x30
+            if c > 9 { break }
+            if e < 100_000 { e = e &* 10 &+ Int(c) }
+            i += 1
+        }
+        return i == digitsStart ? nil : (negative ? -e : e, i)
     }
 
     /// True when the `n` bytes at `p` are exactly one JSON number.
@@ -183,22 +191,9 @@ enum FastFloat {
             exp = -fracDigits
         }
         if i < avail && (p[i] | 0x20) == 0x65 {
-            i += 1
-            var eneg = false
-            if i < avail && (p[i] == 0x2B || p[i] == 0x2D) {
-                eneg = p[i] == 0x2D
-                i += 1
-            }
-            let eStart = i
-            var e = 0
-            while i < avail {
-                let c = p[i] &- 0x30
-                if c > 9 { break }
-                if e < 100_000 { e = e &* 10 &+ Int(c) }
-                i += 1
-            }
-            if i == eStart { return nil }
-            exp += eneg ? -e : e
+            guard let (e, next) = exponent(p, i + 1, avail) else { return nil }
+            exp += e
+            i = next
         }
         if i >= avail || digits > 19 { return nil }
         if m <= 1 << 24 && exp >= -10 && exp <= 10 {

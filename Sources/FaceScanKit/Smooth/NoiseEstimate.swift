@@ -18,9 +18,9 @@ public enum NoiseEstimate {
                                options: TaubinOptions) -> Report.Accuracy {
         let normals = mesh.vertexNormals()
         var noisy = mesh
-        var state: UInt64 = 0x853C_49E6_748F_EA9B
+        var rng = SplitMix64(seed: 0x853C_49E6_748F_EA9B)
         for v in 0..<mesh.vertexCount {
-            noisy.positions[v] += normals[v] * Float(gaussian(&state) * se[v])
+            noisy.positions[v] += normals[v] * Float(rng.gaussian() * se[v])
         }
         // The displacement bound is part of the operator; it applies around the noisy input.
         let s = Taubin.smooth(noisy, adjacency: adjacency, options: options)
@@ -32,19 +32,5 @@ public enum NoiseEstimate {
         }
         let after = (sum / Double(max(1, mesh.vertexCount))).squareRoot()
         return Report.Accuracy(noiseBeforeUm: rms(se) * 1e6, noiseAfterUm: after * 1e6)
-    }
-
-    /// Standard normal sample from a SplitMix64 stream (Box–Muller).
-    static func gaussian(_ s: inout UInt64) -> Double {
-        func next(_ s: inout UInt64) -> Double {
-            s &+= 0x9E37_79B9_7F4A_7C15
-            var z = s
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            z ^= z >> 31
-            return (Double(z >> 11) + 0.5) / 9_007_199_254_740_992
-        }
-        let u = next(&s), v = next(&s)
-        return (-2 * log(u)).squareRoot() * cos(2 * Double.pi * v)
     }
 }
