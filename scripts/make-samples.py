@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write facescan's sample captures (capture format v1, see FORMAT.md) from reference face data.
 
-usage: scripts/make-samples.py DATA_DIR OUT_DIR        (e.g. /work/shared/data samples/)
+usage: scripts/make-samples.py DATA_DIR OUT_DIR        (DATA_DIR: the ICT-FaceKit and MediaPipe face data, see samples/README.md)
 
 Python 3 standard library only; deterministic (one seeded random.Random per sample).
 

@@ -1,7 +1,7 @@
 import Testing
 @testable import FaceScanKit
 
-/// Fixtures live beside this file (the project never reads /work/shared at test time).
+/// Fixtures live beside this file, in Fixtures/.
 private let fixtures: String = {
     let here = #filePath
     return String(here[..<here.lastIndex(of: "/")!]) + "/Fixtures"
