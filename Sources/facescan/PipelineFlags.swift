@@ -15,8 +15,8 @@ struct PipelineFlags: ParsableArguments {
     @Option(name: .customLong("target-vertices"), help: "Exact output vertex count (overrides --quality).")
     var targetVertices: Int?
 
-    @Option(help: "Smoothing passes (Taubin λ|μ; 0 disables).")
-    var smoothing: Int?
+    @Option(help: "Smoothing passes (Taubin λ|μ; 0 disables), or auto (from the estimated noise).")
+    var smoothing: String?
 
     @Option(help: "Smoothing weights: uniform or cotangent.")
     var weights: SmoothingWeights = .cotangent
@@ -44,7 +44,9 @@ struct PipelineFlags: ParsableArguments {
 
     func validate() throws {
         if let t = targetVertices, t < 4 { throw ValidationError("--target-vertices must be at least 4") }
-        if let s = smoothing, !(0...1000).contains(s) { throw ValidationError("--smoothing must be from 0 to 1000") }
+        if let s = smoothing, s != "auto", !(Int(s).map { (0...1000).contains($0) } ?? false) {
+            throw ValidationError("--smoothing must be a number of passes from 0 to 1000, or auto")
+        }
         if let s = scale, !(s > 0 && s <= 1e6) { throw ValidationError("--scale must be a positive number, at most 1e6") }
         if let m = maxFrames, m < 1 { throw ValidationError("--max-frames must be at least 1") }
         if let t = thickness, !(t > 0 && t <= 1000) { throw ValidationError("--thickness must be from 0 to 1000 mm") }
@@ -58,7 +60,7 @@ struct PipelineFlags: ParsableArguments {
         options.formats = formats.map { $0.split(separator: ",").map(String.init) }
         options.quality = quality
         options.targetVertices = targetVertices
-        options.smoothingIterations = smoothing
+        options.smoothingIterations = smoothing.map { $0 == "auto" ? ResolvedSettings.autoSmoothing : Int($0)! }
         options.smoothingWeights = weights
         options.units = units
         options.scale = scale

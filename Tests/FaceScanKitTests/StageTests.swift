@@ -218,3 +218,49 @@ func sphere(radius r: Float, rings: Int, segments: Int) -> Mesh {
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == ["a.obj", "link.stl"])
     }
 }
+
+@Suite struct BilateralSmoothingTests {
+    /// A 21×21 grid with 0.05 noise in z and a ridge of height 1 along the middle row.
+    func ridge() -> (Mesh, Adjacency) {
+        let n = 21
+        var rng = TestRNG(seed: 11)
+        var p: [SIMD3<Float>] = []
+        for y in 0..<n {
+            for x in 0..<n { p.append(SIMD3(Float(x), Float(y), (y == n / 2 ? 1 : 0) + Float(0.05 * rng.gaussian()))) }
+        }
+        var t: [UInt32] = []
+        for y in 0..<(n - 1) {
+            for x in 0..<(n - 1) {
+                let a = UInt32(y * n + x), b = a + 1, c = a + UInt32(n), d = c + 1
+                t += [a, b, c, c, b, d]
+            }
+        }
+        return (Mesh(positions: p, triangles: t), Adjacency(triangles: t, vertexCount: p.count))
+    }
+
+    func ridgeHeight(_ m: Mesh) -> Float {
+        let n = 21
+        var sum: Float = 0
+        for x in 3..<(n - 3) { sum += m.positions[(n / 2) * n + x].z }
+        return sum / Float(n - 6)
+    }
+
+    @Test func rangeWeightKeepsDetailAboveTheNoise() {
+        let (m, adj) = ridge()
+        var plain = TaubinOptions(iterations: 5)
+        plain.normalOnly = true
+        var bilateral = plain
+        bilateral.featureScale = [Float](repeating: 0.2, count: m.vertexCount)  // 4 × the noise
+        let a = ridgeHeight(Taubin.smooth(m, adjacency: adj, options: plain))
+        let b = ridgeHeight(Taubin.smooth(m, adjacency: adj, options: bilateral))
+        #expect(b > 0.9, "ridge kept at \(b)")
+        #expect(a < b - 0.1, "plain \(a) vs bilateral \(b)")
+    }
+
+    @Test func autoIterationsFollowTheNoise() {
+        #expect(NoiseEstimate.autoIterations(standardErrors: nil) == 2)
+        #expect(NoiseEstimate.autoIterations(standardErrors: [60e-6, 60e-6]) == 3)
+        #expect(NoiseEstimate.autoIterations(standardErrors: [10e-6]) == 1)
+        #expect(NoiseEstimate.autoIterations(standardErrors: [900e-6]) == 8)
+    }
+}

@@ -18,7 +18,14 @@ enum SettingsParser {
                     guard let q = Quality(rawValue: v) else { throw json.error("unknown quality \(CaptureReader.quoted(v)) (expected low, medium or high)") }
                     s.quality = q
                 case "targetVertexCount": s.targetVertexCount = try integer(json, min: 4)  // as --target-vertices
-                case "smoothingIterations": s.smoothingIterations = try integer(json, min: 0, max: 1000)
+                case "smoothingIterations":
+                    if try json.peek() == UInt8(ascii: "\"") {
+                        let v = try json.readString(limit: 16)
+                        guard v == "auto" else { throw json.error("expected a number of passes or \"auto\", found \"\(v)\"") }
+                        s.smoothingIterations = ResolvedSettings.autoSmoothing
+                    } else {
+                        s.smoothingIterations = try integer(json, min: 0, max: 1000)
+                    }
                 case "maxFrames": s.maxFrames = try integer(json, min: 1)
                 case "scale":
                     let v = try json.readDouble()

@@ -19,19 +19,25 @@ public enum Pipeline {
 
         // 1. Ingest: stream frames through the gate into the accumulator.
         let ingest = try ingest(input: input, options: options, report: &report, progress: progress)
-        let settings = ingest.settings
+        var settings = ingest.settings
         var mesh = ingest.mesh
         report.mesh.inputVertices = mesh.vertexCount
         report.mesh.inputTriangles = mesh.triangleCount
         report.timingsMs.ingest = clock.lap()
 
         // 2. Smooth.
+        if settings.smoothingIterations == ResolvedSettings.autoSmoothing {
+            settings.smoothingIterations = NoiseEstimate.autoIterations(standardErrors: ingest.standardErrors)
+        }
         if settings.smoothingIterations > 0 {
             let adjacency = Adjacency(triangles: mesh.triangles, vertexCount: mesh.vertexCount)
             var taubin = TaubinOptions(iterations: settings.smoothingIterations, weights: options.smoothingWeights)
             taubin.normalOnly = true
             if options.noiseLimit > 0, let se = ingest.standardErrors {
                 taubin.displacementLimit = se.map { Float($0 * options.noiseLimit) }
+            }
+            if options.featureScale > 0, let se = ingest.standardErrors {
+                taubin.featureScale = se.map { Float($0 * options.featureScale) }
             }
             let smoothed = Taubin.smooth(mesh, adjacency: adjacency, options: taubin)
             if let se = ingest.standardErrors {

@@ -12,6 +12,9 @@ public struct PipelineOptions: Sendable, Equatable {
     /// Smoothing may move a vertex at most this many standard errors of the mean (estimated from
     /// the frame-to-frame variance) away from the average; 0 removes the bound.
     public var noiseLimit = 3.0
+    /// Bilateral range scale of the smoothing, in standard errors of the mean (``TaubinOptions/featureScale``);
+    /// 0 turns the range weight off.
+    public var featureScale = 4.0
     /// Leave frames that disagree with the others out of the average (``RobustAccumulator``).
     public var rejectOutliers = true
     public var units: LengthUnit?
@@ -28,7 +31,10 @@ public struct PipelineOptions: Sendable, Equatable {
 public struct ResolvedSettings: Sendable, Equatable {
     public var formats: [String]
     public var targetVertices: Int
+    /// Passes, or ``autoSmoothing``.
     public var smoothingIterations: Int
+    /// `smoothingIterations: "auto"` / `--smoothing auto`: chosen from the estimated noise.
+    public static let autoSmoothing = -1
     public var units: LengthUnit
     public var scale: Double
     public var maxFrames: Int

@@ -9,6 +9,13 @@ import Glibc
 /// along its normal by a deterministic Gaussian sample scaled by its standard error) and the
 /// residual of that perturbation is measured — the operator's noise gain on this very mesh.
 public enum NoiseEstimate {
+    /// Smoothing passes for `smoothingIterations: "auto"`: one pass per 20 µm of estimated noise
+    /// (RMS standard error of the mean), from 1 to 8; 2 when the noise is unknown (one frame).
+    public static func autoIterations(standardErrors: [Double]?) -> Int {
+        guard let se = standardErrors else { return 2 }
+        return min(8, max(1, Int((rms(se) * 1e6 / 20).rounded())))
+    }
+
     public static func rms(_ v: [Double]) -> Double {
         guard !v.isEmpty else { return 0 }
         return (v.reduce(0) { $0 + $1 * $1 } / Double(v.count)).squareRoot()

@@ -27,6 +27,10 @@ public struct TaubinOptions: Sendable, Equatable {
     /// a few standard deviations of the estimated noise: smoothing then removes noise but cannot
     /// erode a feature (an ear, the nose tip) by more than that. nil: unbounded.
     public var displacementLimit: [Float]?
+    /// Per-vertex height scale (mesh units) of a bilateral range weight: a neighbour whose offset
+    /// along the vertex normal is h counts exp(−h²/2s²) as much, so detail standing well above the
+    /// noise level (s ≈ a couple of standard errors) is not averaged away. nil: plain weights.
+    public var featureScale: [Float]?
     public init(iterations: Int = 2, weights: SmoothingWeights = .uniform) {
         self.iterations = iterations
         self.weights = weights
@@ -87,14 +91,15 @@ public enum Taubin {
         var q = p
         let origin = p
         let constrain = options.normalOnly || options.displacementLimit != nil
-        let normals = constrain ? mesh.vertexNormals().map { SIMD3<Double>($0) } : []
+        let featureScale = options.featureScale.map { $0.map { 1 / (2 * Double($0) * Double($0) + 1e-300) } } ?? []
+        let normals = constrain || !featureScale.isEmpty ? mesh.vertexNormals().map { SIMD3<Double>($0) } : []
         let limit = options.displacementLimit.map { $0.map { Double($0) } }
             ?? [Double](repeating: .infinity, count: constrain ? n : 0)
         precondition(limit.count == (constrain ? n : 0), "one displacement limit per vertex")
         for _ in 0..<options.iterations {
-            step(&p, &q, offsets, nbr, wgt, options.lambda)
+            step(&p, &q, offsets, nbr, wgt, options.lambda, normals, featureScale)
             if constrain { project(&p, origin, normals, limit, adjacency.isBoundary, options.normalOnly) }
-            step(&p, &q, offsets, nbr, wgt, options.mu)
+            step(&p, &q, offsets, nbr, wgt, options.mu, normals, featureScale)
             if constrain { project(&p, origin, normals, limit, adjacency.isBoundary, options.normalOnly) }
         }
         var out = mesh
@@ -139,22 +144,43 @@ public enum Taubin {
     }
 
     /// One Laplacian step `p += f · (Σ wᵢ pᵢ − p)`, written through `q` then swapped.
+    /// One Laplacian step `p += f · (Σ wᵢ pᵢ − p)`, written through `q` then swapped. With
+    /// `range` (1/2s² per vertex) the weights are multiplied by the bilateral range term and
+    /// renormalised.
     private static func step(_ p: inout [SIMD3<Double>], _ q: inout [SIMD3<Double>], _ offsets: [Int32],
-                             _ nbr: [UInt32], _ wgt: [Double], _ f: Double) {
+                             _ nbr: [UInt32], _ wgt: [Double], _ f: Double,
+                             _ normals: [SIMD3<Double>], _ range: [Double]) {
+        let bilateral = !range.isEmpty
         p.withUnsafeBufferPointer { src in
             q.withUnsafeMutableBufferPointer { dst in
                 offsets.withUnsafeBufferPointer { off in
                     nbr.withUnsafeBufferPointer { nb in
                         wgt.withUnsafeBufferPointer { w in
-                            for v in 0..<src.count {
-                                let lo = Int(off[v]), hi = Int(off[v + 1])
-                                if lo == hi {
-                                    dst[v] = src[v]
-                                    continue
+                            normals.withUnsafeBufferPointer { nrm in
+                                range.withUnsafeBufferPointer { r in
+                                    for v in 0..<src.count {
+                                        let lo = Int(off[v]), hi = Int(off[v + 1])
+                                        if lo == hi {
+                                            dst[v] = src[v]
+                                            continue
+                                        }
+                                        var m = SIMD3<Double>.zero
+                                        if bilateral {
+                                            var sum = 0.0
+                                            for k in lo..<hi {
+                                                let x = src[Int(nb[k])]
+                                                let h = ((x - src[v]) * nrm[v]).sum()
+                                                let wk = w[k] * exp(-h * h * r[v])
+                                                m += wk * x
+                                                sum += wk
+                                            }
+                                            m = sum > 0 ? m / sum : src[v]
+                                        } else {
+                                            for k in lo..<hi { m += w[k] * src[Int(nb[k])] }
+                                        }
+                                        dst[v] = src[v] + f * (m - src[v])
+                                    }
                                 }
-                                var m = SIMD3<Double>.zero
-                                for k in lo..<hi { m += w[k] * src[Int(nb[k])] }
-                                dst[v] = src[v] + f * (m - src[v])
                             }
                         }
                     }
