@@ -13,7 +13,7 @@ func runAccuracyBench(samplesDir: String) throws {
     defer { _ = try? FileManager.default.removeItem(atPath: dir) }
     let python = ".venv-peers/bin/python"
     let havePython = FileManager.default.isExecutableFile(atPath: python)
-    print("capture                           frames  noise  bad  glitch | facescan rms    max | python rms    max")
+    print("capture                           frames  noise  bad  glitch | facescan rms    max | --smoothing auto | python rms    max")
     let cases: [(String, Mesh, Mesh, Double, Double, Double, UInt64)] = [
         ("identity A, seed 1", a, b, 0.6, 0.25, 0.0, 1),
         ("identity B, seed 2", b, a, 0.3, 0.10, 0.0, 2),
@@ -38,8 +38,13 @@ func runAccuracyBench(samplesDir: String) throws {
         let r = try Pipeline.process(input: path, options: o)
         let mesh = try MeshIO.read(path: "\(dir)/f\(seed).stl")
         let e = SurfaceDistance.symmetric(mesh, truth, samplesPerMesh: 100_000)
+        o.name = "a\(seed)"
+        o.smoothingIterations = ResolvedSettings.autoSmoothing
+        _ = try Pipeline.process(input: path, options: o)
+        let ea = SurfaceDistance.symmetric(try MeshIO.read(path: "\(dir)/a\(seed).stl"), truth, samplesPerMesh: 100_000)
         var line = label.padding(toLength: 34, withPad: " ", startingAt: 0)
-            + String(format: "%6d  %4.1f  %3.0f%%  %4.0f%%  | %9.1f %6.1f", c.frames, noise, bad * 100, glitch * 100, e.rms, e.max)
+            + String(format: "%6d  %4.1f  %3.0f%%  %4.0f%%  | %9.1f %6.1f | %7.1f %6.1f", c.frames, noise, bad * 100, glitch * 100,
+                     e.rms, e.max, ea.rms, ea.max)
         if havePython {
             let p = Process()
             p.executableURL = URL(fileURLWithPath: python)
