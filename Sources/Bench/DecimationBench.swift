@@ -12,7 +12,8 @@ import FaceScanKit
 /// `FACESCAN_BENCH_RUNS` (default 9), `FACESCAN_BENCH_FILTER` (run only workloads whose name
 /// contains it), `FACESCAN_BENCH_OUT` (a directory: write each workload's
 /// input and result as OBJ there, to measure the surface error with an external tool).
-/// Prints one line per workload: median and best wall time of the decimation alone, vertices and
+/// Prints one line per workload: median and best wall time (and thread CPU time) of the decimation
+/// alone, vertices and
 /// triangles reached.
 public func runDecimationBench() {
     let env = { (name: String) -> String? in getenv(name).map { String(cString: $0) } }
@@ -36,9 +37,11 @@ public func runDecimationBench() {
     let filter = env("FACESCAN_BENCH_FILTER") ?? ""
     for w in workloads where filter.isEmpty || w.name.contains(filter) {
         var times: [Double] = []
+        var cpuTimes: [Double] = []
         var result: Mesh? = nil
         var failure: String? = nil
         for _ in 0..<runs {
+            let cpuStart = threadCPUTime()
             let start = ContinuousClock.now
             do {
                 result = try Decimation.simplify(w.mesh, targetVertices: w.target)
@@ -47,8 +50,10 @@ public func runDecimationBench() {
             }
             let d = ContinuousClock.now - start
             times.append(Double(d.components.seconds) * 1e3 + Double(d.components.attoseconds) * 1e-15)
+            cpuTimes.append(threadCPUTime() - cpuStart)
         }
         times.sort()
+        cpuTimes.sort()
         let name = w.name + String(repeating: " ", count: max(0, 28 - w.name.count))
         if let failure {
             print("  \(name) failed: \(failure)")
@@ -56,13 +61,20 @@ public func runDecimationBench() {
         }
         let r = result!
         let check = MeshCheck(r)
-        print("  \(name) \(w.mesh.vertexCount) v → \(w.target) v: \(fmt(times[times.count / 2])) / \(fmt(times[0])) ms, reached \(r.vertexCount) v \(r.triangleCount) t, clean \(check.isClean)")
+        print("  \(name) \(w.mesh.vertexCount) v → \(w.target) v: \(fmt(times[times.count / 2])) / \(fmt(times[0])) ms (thread CPU \(fmt(cpuTimes[cpuTimes.count / 2])) / \(fmt(cpuTimes[0])) ms), reached \(r.vertexCount) v \(r.triangleCount) t, clean \(check.isClean)")
         if let outDir {
             let slug = w.name.split(separator: " ").joined(separator: "-")
             try? OutputTransaction.write(w.mesh.objBytes(), to: "\(outDir)/\(slug)-input.obj")
             try? OutputTransaction.write(r.objBytes(), to: "\(outDir)/\(slug)-output.obj")
         }
     }
+}
+
+/// CPU time of the calling thread, ms (less sensitive to other work on the machine than wall time).
+private func threadCPUTime() -> Double {
+    var t = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+    return Double(t.tv_sec) * 1e3 + Double(t.tv_nsec) * 1e-6
 }
 
 private func fmt(_ x: Double) -> String {

@@ -1,3 +1,5 @@
+import Dispatch
+
 // Quadric edge-collapse decimation to an exact vertex count.
 //
 // Papers:
@@ -126,6 +128,8 @@ struct QuadricSimplifier: ~Copyable {
         /// Candidates per locally sorted chunk (see `DecimationCore.sortCandidates`).
         static let sortChunk = 8192
         static let passFraction = 0.4
+        /// Triangle slots from which edges are ranked on two threads.
+        static let parallelTriangles = 20_000
     }
 
     let core: DecimationCore
@@ -219,6 +223,12 @@ struct QuadricSimplifier: ~Copyable {
     }
 }
 
+/// The per-thread candidate counts of ``DecimationCore/gatherCandidates(_:)``: each task writes its
+/// own slot, read only after `concurrentPerform` returns.
+private struct SharedCounts: @unchecked Sendable {
+    let base: UnsafeMutablePointer<Int>
+}
+
 /// One ranked edge collapse: `drop` merges into `keep`, which moves to `(x, y, z)`.
 struct Candidate {
     var x: Float, y: Float, z: Float
@@ -253,8 +263,9 @@ struct Origin {
 
 /// Pointers into the simplifier's scratch memory and the hot loops over them. A trivially
 /// copyable view: each hot function copies it into a local first, so that the compiler keeps the
-/// pointers in registers while it stores through them.
-struct DecimationCore {
+/// pointers in registers while it stores through them. `@unchecked Sendable`: the only parallel
+/// work (``gatherCandidates(_:)``) reads shared state and writes disjoint slots.
+struct DecimationCore: @unchecked Sendable {
     typealias Tuning = QuadricSimplifier.Tuning
     enum Flag {
         static let boundary: UInt8 = 1
@@ -308,7 +319,7 @@ struct DecimationCore {
         adj = .allocate(capacity: max(corners, 1))
         cand = .allocate(capacity: max(corners, 1))
         sorted = .allocate(capacity: max(corners, 1))
-        histogram = .allocate(capacity: Self.bucketCount + 1)
+        histogram = .allocate(capacity: 2 * (Self.bucketCount + 1))
         if n > 0 { mesh.positions.withUnsafeBufferPointer { pos.initialize(from: $0.baseAddress!, count: n) } }
         if let uvs = mesh.uvs, n > 0 { uvs.withUnsafeBufferPointer { uv.initialize(from: $0.baseAddress!, count: n) } }
         if corners > 0 { mesh.triangles.withUnsafeBufferPointer { tri.initialize(from: $0.baseAddress!, count: corners) } }
@@ -545,14 +556,42 @@ struct DecimationCore {
 
     /// Ranks every collapsible edge once: its cost, the vertex that survives and where it goes;
     /// counts the cost keys into `histogram` (shifted by one bucket). Returns the number of candidates.
+    /// Large meshes are ranked on two threads, each over half of the triangle slots into its own
+    /// part of `cand` and its own histogram; the parts are then joined in slot order, so the
+    /// result is the same bytes as ranking on one thread.
     func gatherCandidates(_ triangleSlots: Int) -> Int {
         let s = self
+        let h = s.histogram, h1 = s.histogram + (Self.bucketCount + 1)
+        guard triangleSlots >= Tuning.parallelTriangles else {
+            return s.gatherRange(0, triangleSlots, into: 0, histogram: h)
+        }
+        let half = triangleSlots / 2
+        let counts = UnsafeMutablePointer<Int>.allocate(capacity: 2)
+        defer { counts.deallocate() }
+        let shared = SharedCounts(base: counts)
+        DispatchQueue.concurrentPerform(iterations: 2) { k in
+            shared.base[k] = k == 0
+                ? s.gatherRange(0, half, into: 0, histogram: s.histogram)
+                : s.gatherRange(half, triangleSlots, into: 3 * half, histogram: s.histogram + (Self.bucketCount + 1))
+        }
+        let c0 = counts[0], c1 = counts[1]
+        let cand = s.cand
+        let from = 3 * half
+        for i in 0..<c1 { cand[c0 + i] = cand[from + i] }  // forward: c0 ≤ from
+        for k in 0...Self.bucketCount { h[k] += h1[k] }
+        return c0 + c1
+    }
+
+    /// Ranks the edges of triangle slots `lo..<hi` into `cand[start...]`, counting their keys
+    /// into `h`; returns how many.
+    func gatherRange(_ lo: Int, _ hi: Int, into start: Int, histogram h: UnsafeMutablePointer<UInt32>) -> Int {
+        let s = self
         let tri = s.tri, flags = s.flags, quad = s.quad, pos = s.pos
-        let cand = s.cand, h = s.histogram
+        let cand = s.cand + start
         h.update(repeating: 0, count: Self.bucketCount + 1)
         var count = 0
-        let corners = 3 * triangleSlots
-        var base = 0
+        let corners = 3 * hi
+        var base = 3 * lo
         while base < corners {
             for k in 0..<3 {
                 let a = tri[base + k], b = tri[base + (k == 2 ? 0 : k + 1)]
