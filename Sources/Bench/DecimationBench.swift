@@ -61,7 +61,8 @@ public func runDecimationBench() {
         }
         let r = result!
         let check = MeshCheck(r)
-        print("  \(name) \(w.mesh.vertexCount) v → \(w.target) v: \(fmt(times[times.count / 2])) / \(fmt(times[0])) ms (thread CPU \(fmt(cpuTimes[cpuTimes.count / 2])) / \(fmt(cpuTimes[0])) ms), reached \(r.vertexCount) v \(r.triangleCount) t, clean \(check.isClean)")
+        let error = SurfaceDistance.symmetric(r, w.mesh, samplesPerMesh: 200_000)
+        print("  \(name) \(w.mesh.vertexCount) v → \(w.target) v: \(fmt(times[times.count / 2])) / \(fmt(times[0])) ms (thread CPU \(fmt(cpuTimes[cpuTimes.count / 2])) / \(fmt(cpuTimes[0])) ms), reached \(r.vertexCount) v \(r.triangleCount) t, clean \(check.isClean), error RMS \(fmt(error.rms)) µm max \(fmt(error.max)) µm")
         if let outDir {
             let slug = w.name.split(separator: " ").joined(separator: "-")
             try? OutputTransaction.write(w.mesh.objBytes(), to: "\(outDir)/\(slug)-input.obj")
