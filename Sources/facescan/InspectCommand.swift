@@ -12,7 +12,7 @@ struct InspectCommand: ParsableCommand {
     @Option(help: "Unit of the file's coordinates: mm or m.") var units: LengthUnit = .mm
 
     func run() throws {
-        try exitingOnFailure {
+        do {
             let m = try MeshIO.read(path: mesh)
             let report = MeshInspection(m, unit: units)
             print(json ? report.json.serialized() : report.text)

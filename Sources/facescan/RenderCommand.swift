@@ -19,7 +19,7 @@ struct RenderCommand: ParsableCommand {
     }
 
     func run() throws {
-        try exitingOnFailure {
+        do {
             let m = try MeshIO.read(path: mesh)
             guard m.triangleCount > 0 else { throw InputError(file: mesh, "the mesh has no triangles") }
             let image = Rasterizer.render(m, options: RenderOptions(size: size, view: view, supersample: supersample))

@@ -32,13 +32,9 @@ struct SimplifyCommand: ParsableCommand {
     @Flag(help: "Print {\"mesh\": …, \"timingsMs\": …} as JSON (on standard error when OUT is -).")
     var json = false
 
+    /// Errors are printed and mapped to exit codes by `FaceScan.main()`.
     func run() throws {
-        do {
-            try simplify()
-        } catch let failure as any FaceScanFailure {
-            _ = try? Self.writeAll(Array("facescan: \(failure.description)\n".utf8), to: 2)
-            throw ExitCode(failure.exitCode)
-        }
+        try simplify()
     }
 
     /// Format for standard output.

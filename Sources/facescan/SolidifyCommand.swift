@@ -23,7 +23,7 @@ struct SolidifyCommand: ParsableCommand {
     }
 
     func run() throws {
-        try exitingOnFailure {
+        do {
             let mesh = try MeshIO.read(path: input)
             let solid = try Solidify.solid(mesh, options: SolidOptions(thickness: thickness, base: base),
                                            unitInMillimetres: units.millimetres)
