@@ -33,7 +33,9 @@ public enum Regression {
         public var truth: SurfaceError?
         /// SHA-256 of every output file, by format.
         public var hashes: [(String, String)]
+        /// The STL output's bytes and the mesh they hold.
         public var stl: [UInt8]
+        public var mesh: Mesh
     }
 
     /// Surface samples per mesh for the error metrics (deterministic, seed 1).
@@ -84,7 +86,7 @@ public enum Regression {
             truthError = SurfaceDistance.symmetric(mesh, truth, samplesPerMesh: surfaceSamples, unitToMicrometres: 1000)
         }
         return Metrics(report: report, boundsMin: SIMD3<Double>(b.min), boundsMax: SIMD3<Double>(b.max),
-                       truth: truthError, hashes: hashes, stl: stl)
+                       truth: truthError, hashes: hashes, stl: stl, mesh: mesh)
     }
 
     /// `expected.json` content for `m`.
@@ -123,7 +125,7 @@ public enum Regression {
         guard access(expectedPath, R_OK) == 0 else {
             return [Line(status: .fail, sample: sample, metric: "expected.json", detail: "missing (run with --update to create it)")]
         }
-        let e = try JSONValue.parse(try FileBytes.read(expectedPath), name: expectedPath)
+        let e = try JSONValue.read(path: expectedPath)
         var lines: [Line] = []
         func exact(_ metric: String, _ got: Int, _ want: JSONValue?) {
             let w = want?.number.map { Int($0) }
@@ -162,8 +164,7 @@ public enum Regression {
         // Distance to the last accepted output.
         if access(expectedMeshPath, R_OK) == 0 {
             let prev = try Mesh.parseSTL(try FileBytes.read(expectedMeshPath), name: expectedMeshPath)
-            let out = try Mesh.parseSTL(m.stl, name: "output.stl")
-            let d = SurfaceDistance.symmetric(out, prev, samplesPerMesh: surfaceSamples, unitToMicrometres: 1000)
+            let d = SurfaceDistance.symmetric(m.mesh, prev, samplesPerMesh: surfaceSamples, unitToMicrometres: 1000)
             lines.append(Line(status: d.max <= toleranceUm ? .pass : .fail, sample: sample, metric: "previousErrorUm",
                               detail: "rms \(format3(d.rms)) max \(format3(d.max)) against expected.stl (tolerance \(format3(toleranceUm)))"))
         } else {

@@ -1,12 +1,20 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 extension JSONValue {
-    /// Parses a small JSON document held in memory (facescan's own files such as `expected.json`;
-    /// captures go through the streaming ``CaptureReader``). Object member order is kept.
-    public static func parse(_ bytes: [UInt8], name: String) throws(InputError) -> JSONValue {
-        var p = MiniParser(bytes: bytes, name: name)
-        let v = try p.value(depth: 0)
-        p.skipSpace()
-        guard p.i == bytes.count else { throw p.fail("unexpected content after the JSON value") }
-        return v
+    /// Reads a JSON file of facescan's own (such as `expected.json`) with the same tokenizer that
+    /// reads captures. Object member order is kept; integers come back as `.int`.
+    /// Throws ``IOFailure`` or ``InputError``.
+    public static func read(path: String) throws -> JSONValue {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw IOFailure(path: path, "cannot open: \(String(cString: strerror(errno)))") }
+        let reader = JSONReader(fd: fd, name: path, ownsFD: true)
+        let value = try reader.readValue()
+        guard try reader.atEnd() else { throw reader.error("unexpected content after the JSON value") }
+        return value
     }
 
     /// Member `key` of an object, or nil.
@@ -29,115 +37,37 @@ extension JSONValue {
     }
 }
 
-private struct MiniParser {
-    let bytes: [UInt8]
-    let name: String
-    var i = 0
-
-    init(bytes: [UInt8], name: String) {
-        self.bytes = bytes
-        self.name = name
-    }
-
-    func fail(_ message: String) -> InputError { InputError(file: name, "at byte \(i): \(message)") }
-
-    mutating func skipSpace() {
-        while i < bytes.count, JSONReader.isSpace(bytes[i]) { i += 1 }
-    }
-
-    mutating func value(depth: Int) throws(InputError) -> JSONValue {
-        guard depth < 256 else { throw fail("nested too deeply") }
-        skipSpace()
-        guard i < bytes.count else { throw fail("unexpected end of input") }
-        switch bytes[i] {
+extension JSONReader {
+    /// Reads any JSON value into a ``JSONValue`` (for small files; nesting deeper than 256 is refused).
+    func readValue(depth: Int = 0) throws(InputError) -> JSONValue {
+        guard depth < 256 else { throw error("nested too deeply") }
+        guard let c = try peek() else { throw error("unexpected end of input") }
+        switch c {
         case UInt8(ascii: "{"):
-            i += 1
+            try expect(c, "'{'")
             var members: [(String, JSONValue)] = []
-            skipSpace()
-            if i < bytes.count && bytes[i] == UInt8(ascii: "}") {
-                i += 1
-                return .object(members)
-            }
-            while true {
-                skipSpace()
-                let key = try string()
-                skipSpace()
-                guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw fail("expected ':'") }
-                i += 1
-                members.append((key, try value(depth: depth + 1)))
-                skipSpace()
-                guard i < bytes.count else { throw fail("unexpected end of input") }
-                if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-                if bytes[i] == UInt8(ascii: "}") { i += 1; return .object(members) }
-                throw fail("expected ',' or '}'")
-            }
+            if try consume(UInt8(ascii: "}")) { return .object(members) }
+            repeat {
+                let key = try readString()
+                try expect(UInt8(ascii: ":"), "':'")
+                members.append((key, try readValue(depth: depth + 1)))
+            } while !(try nextOrClose(UInt8(ascii: "}")))
+            return .object(members)
         case UInt8(ascii: "["):
-            i += 1
+            try expect(c, "'['")
             var items: [JSONValue] = []
-            skipSpace()
-            if i < bytes.count && bytes[i] == UInt8(ascii: "]") {
-                i += 1
-                return .array(items)
-            }
-            while true {
-                items.append(try value(depth: depth + 1))
-                skipSpace()
-                guard i < bytes.count else { throw fail("unexpected end of input") }
-                if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-                if bytes[i] == UInt8(ascii: "]") { i += 1; return .array(items) }
-                throw fail("expected ',' or ']'")
-            }
+            if try consume(UInt8(ascii: "]")) { return .array(items) }
+            repeat {
+                items.append(try readValue(depth: depth + 1))
+            } while !(try nextOrClose(UInt8(ascii: "]")))
+            return .array(items)
         case UInt8(ascii: "\""):
-            return .string(try string())
-        case UInt8(ascii: "t"): return try literal("true", .bool(true))
-        case UInt8(ascii: "f"): return try literal("false", .bool(false))
-        case UInt8(ascii: "n"): return try literal("null", .null)
+            return .string(try readString())
+        case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
+            return try readLiteral().map { .bool($0) } ?? .null
         default:
-            let start = i
-            while i < bytes.count, (bytes[i] >= 0x30 && bytes[i] <= 0x39) || bytes[i] == 0x2E || bytes[i] == 0x2D || bytes[i] == 0x2B || bytes[i] | 0x20 == 0x65 { i += 1 }
-            let text = String(decoding: bytes[start..<i], as: UTF8.self)
-            if let n = Int(text) { return .int(n) }
-            guard let d = FastFloat.parseDouble(text), d.isFinite else { throw fail("malformed number '\(text)'") }
-            return .double(d)
+            let d = try readDouble()
+            return d == d.rounded() && abs(d) < 1e15 ? .int(Int(d)) : .double(d)
         }
-    }
-
-    mutating func literal(_ word: String, _ v: JSONValue) throws(InputError) -> JSONValue {
-        let w = Array(word.utf8)
-        guard i + w.count <= bytes.count, Array(bytes[i..<(i + w.count)]) == w else { throw fail("expected a value") }
-        i += w.count
-        return v
-    }
-
-    mutating func string() throws(InputError) -> String {
-        guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw fail("expected a string") }
-        i += 1
-        var out: [UInt8] = []
-        while i < bytes.count {
-            let c = bytes[i]
-            i += 1
-            if c == UInt8(ascii: "\"") { return String(decoding: out, as: UTF8.self) }
-            if c == UInt8(ascii: "\\") {
-                guard i < bytes.count else { break }
-                let e = bytes[i]
-                i += 1
-                switch e {
-                case UInt8(ascii: "n"): out.append(0x0A)
-                case UInt8(ascii: "t"): out.append(0x09)
-                case UInt8(ascii: "r"): out.append(0x0D)
-                case UInt8(ascii: "b"): out.append(0x08)
-                case UInt8(ascii: "f"): out.append(0x0C)
-                case UInt8(ascii: "u"):
-                    guard i + 4 <= bytes.count, let v = UInt32(String(decoding: bytes[i..<(i + 4)], as: UTF8.self), radix: 16),
-                          let u = Unicode.Scalar(v) else { throw fail("invalid \\u escape") }
-                    out.append(contentsOf: Array(String(Character(u)).utf8))
-                    i += 4
-                default: out.append(e)
-                }
-            } else {
-                out.append(c)
-            }
-        }
-        throw fail("unterminated string")
     }
 }
