@@ -47,7 +47,7 @@ struct SimplifyCommand: ParsableCommand {
         let result = try Decimation.simplify(mesh, targetVertices: targetVertices)
         let decimated = ContinuousClock.now
         if output == "-" {
-            try Self.writeAll(try outputFormat() == .stl ? result.stlBytes() : result.objBytes(), to: 1)
+            try Self.writeAll(outputFormat() == .stl ? result.stlBytes() : result.objBytes(), to: 1)
         } else {
             try MeshIO.write(result, to: output, format: format?.rawValue)
         }

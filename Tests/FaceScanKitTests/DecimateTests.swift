@@ -123,6 +123,24 @@ struct DecimateTests {
         #expect(a.objBytes() == b.objBytes())
     }
 
+    /// Large meshes collapse in two halves of the mesh, on two threads; the result must not
+    /// depend on the threads and must keep every invariant.
+    @Test func largeMeshSameBytesOnOneOrTwoThreads() throws {
+        // 16 386 v, 32 768 t; bumps about half an edge high, as in the 1 026-vertex tests.
+        let sphere = F.bumpySphere(levels: 6, noise: 0.0125, seed: 5)
+        for target in [12_000, 3_000, 300] {
+            let one = try Decimation.simplify(sphere, targetVertices: target, threads: 1)
+            let two = try Decimation.simplify(sphere, targetVertices: target, threads: 2)
+            #expect(one.vertexCount == target)
+            #expect(one.stlBytes() == two.stlBytes(), "target \(target)")
+            let check = MeshCheck(two)
+            #expect(check.isClean && check.isWatertight, "target \(target): \(check.summary)")
+            var inward = 0
+            for t in 0..<two.triangleCount where (F.normal(two, t) * F.centroid(two, t)).sum() <= 0 { inward += 1 }
+            #expect(inward == 0, "target \(target): \(inward) triangles face inwards")
+        }
+    }
+
     // MARK: Real faces (committed fixtures)
 
     @Test func smallestReachableCountIsReachable() throws {

@@ -19,9 +19,16 @@ import Dispatch
 //   by quantised cost → collapse in order, each vertex at most once per pass, every collapse checked
 //   against the live mesh (link condition, pinch, flips, slivers) } until the exact vertex count.
 //
-// The sequence of collapses does not depend on the target: a run to N vertices is a prefix of the
-// run to any smaller count. So when the run gets stuck at S vertices, S is the smallest count this
-// simplifier reaches, and every count from the input's down to S is reached exactly.
+// Two cores: meshes from 4 096 triangles on rank edges and build quadrics on two threads (each
+// writing its own slots), and collapse in two halves of the mesh split at the median of the
+// longest axis: each half takes, in cost order, the edges whose ends and surrounding triangles
+// lie inside it (memory the other half never touches), then the edges along the seam follow on
+// one thread. Every step's result depends only on its own data, so the output is the same bytes
+// on one or two threads.
+//
+// Passes stop only when the target is reached or no edge at all may collapse (the last attempt
+// ranks every edge, at any cost). A run that stops at S vertices reports S as the smallest count
+// it reaches; every count above S is reached exactly.
 
 /// A symmetric quadric `Q(x) = xᵀAx + 2bᵀx + c` stored as its 10 distinct coefficients, in double.
 struct Quadric {
@@ -45,6 +52,21 @@ struct Quadric {
     }
 
     init() {}
+
+    /// `(p.xyz · x + p.w)²`: the quadric of a plane scaled by the square root of its weight.
+    @inline(__always)
+    init(scaledPlane p: SIMD4<Double>) {
+        a00 = p.x * p.x
+        a01 = p.x * p.y
+        a02 = p.x * p.z
+        a11 = p.y * p.y
+        a12 = p.y * p.z
+        a22 = p.z * p.z
+        b0 = p.x * p.w
+        b1 = p.y * p.w
+        b2 = p.z * p.w
+        c = p.w * p.w
+    }
 
     @inline(__always)
     mutating func add(_ q: Quadric) {
@@ -129,7 +151,7 @@ struct QuadricSimplifier: ~Copyable {
         static let sortChunk = 8192
         static let passFraction = 0.4
         /// Triangle slots from which edges are ranked on two threads.
-        static let parallelTriangles = 20_000
+        static let parallelTriangles = 4_096
     }
 
     let core: DecimationCore
@@ -147,8 +169,11 @@ struct QuadricSimplifier: ~Copyable {
     /// the distance to the planes of `origin.mesh` rather than of `mesh`, so collapses pull the
     /// refined surface back towards the input.
     /// - Complexity: O(t · valence) for t triangles.
-    init(_ mesh: Mesh, origin: (mesh: Mesh, levels: Int)? = nil) {
-        core = DecimationCore(mesh)
+    ///
+    /// `threads`: 1 runs everything on the calling thread, more lets large meshes use two; the
+    /// result is the same bytes either way.
+    init(_ mesh: Mesh, origin: (mesh: Mesh, levels: Int)? = nil, threads: Int = 2) {
+        core = DecimationCore(mesh, threads: threads)
         liveVertices = mesh.vertexCount
         triangleSlots = mesh.triangleCount
         core.buildAdjacency(triangleSlots)
@@ -171,6 +196,9 @@ struct QuadricSimplifier: ~Copyable {
     /// collapse the cheapest edges, each vertex at most once.
     mutating func decimate(to target: Int, floor: Int = 4) -> Int {
         let goal = max(target, floor)
+        // Large meshes collapse in two halves (on two threads when allowed; same bytes either way).
+        let split = triangleSlots >= Tuning.parallelTriangles
+        if split { core.assignRegions() }
         var pass: UInt32 = 0
         while liveVertices > goal {
             pass += 1
@@ -182,7 +210,14 @@ struct QuadricSimplifier: ~Copyable {
             if count == 0 { break }
             let limit = core.limitKey(count, fraction: Tuning.passFraction)
             let budget = liveVertices - goal
-            var done = core.collapsePass(core.sortCandidates(count, limitKey: limit), budget: budget, pass: pass, stamp: &stamp)
+            let nsorted = core.sortCandidates(count, limitKey: limit)
+            var done: Int
+            if split && triangleSlots >= Tuning.parallelTriangles {
+                core.tagSeam(triangleSlots)
+                done = core.collapsePassSplit(nsorted, budget: budget, pass: pass, stamp: &stamp)
+            } else {
+                done = core.collapsePass(nsorted, budget: budget, pass: pass, stamp: &stamp)
+            }
             if done == 0 {
                 // Every cheap edge is blocked: allow any cost before giving up.
                 let all = core.sortCandidates(count, limitKey: UInt32(DecimationCore.bucketCount - 1))
@@ -229,6 +264,15 @@ private struct SharedCounts: @unchecked Sendable {
     let base: UnsafeMutablePointer<Int>
 }
 
+/// Per-triangle planes and per-corner neighbours for ``DecimationCore/classifyAndAccumulate(_:origin:)``:
+/// each thread writes its own range of slots.
+struct ClassifyScratch: @unchecked Sendable {
+    let planes: UnsafeMutablePointer<SIMD4<Double>>
+    let normals: UnsafeMutablePointer<SIMD3<Float>>
+    let nextOf: UnsafeMutablePointer<UInt32>
+    let prevOf: UnsafeMutablePointer<UInt32>
+}
+
 /// One ranked edge collapse: `drop` merges into `keep`, which moves to `(x, y, z)`.
 struct Candidate {
     var x: Float, y: Float, z: Float
@@ -239,7 +283,7 @@ struct Candidate {
 }
 
 /// The input a refined mesh was subdivided from (see ``QuadricSimplifier/init(_:origin:)``).
-struct Origin {
+struct Origin: @unchecked Sendable {
     let positions: UnsafeBufferPointer<SIMD3<Float>>
     let triangles: UnsafeBufferPointer<UInt32>
     let levels: Int
@@ -279,6 +323,8 @@ struct DecimationCore: @unchecked Sendable {
 
     let vertexCount: Int
     let hasUVs: Bool
+    /// Threads the parallel steps may use (1 or 2).
+    let threads: Int
     /// Quadrics are built around the bounding-box centre, for precision.
     let centre: SIMD3<Double>
     // Per vertex.
@@ -291,6 +337,11 @@ struct DecimationCore: @unchecked Sendable {
     let flags: UnsafeMutablePointer<UInt8>
     let touched: UnsafeMutablePointer<UInt32>
     let mark: UnsafeMutablePointer<UInt32>
+    /// Which half of the mesh (split at the median along the longest axis) a vertex belongs to,
+    /// fixed for the whole run; and per pass, that half or `Self.seam` when some triangle around
+    /// the vertex reaches into the other half.
+    let region: UnsafeMutablePointer<UInt8>
+    let tag: UnsafeMutablePointer<UInt8>
     let adjOffsets: UnsafeMutablePointer<UInt32>
     // Per triangle corner.
     let tri: UnsafeMutablePointer<UInt32>
@@ -300,7 +351,8 @@ struct DecimationCore: @unchecked Sendable {
     let sorted: UnsafeMutablePointer<Candidate>
     let histogram: UnsafeMutablePointer<UInt32>
 
-    init(_ mesh: Mesh) {
+    init(_ mesh: Mesh, threads: Int) {
+        self.threads = threads
         let n = mesh.vertexCount
         let corners = 3 * mesh.triangleCount
         vertexCount = n
@@ -314,6 +366,8 @@ struct DecimationCore: @unchecked Sendable {
         flags = .allocate(capacity: max(n, 1))
         touched = .allocate(capacity: max(n, 1))
         mark = .allocate(capacity: max(n, 1))
+        region = .allocate(capacity: max(n, 1))
+        tag = .allocate(capacity: max(n, 1))
         adjOffsets = .allocate(capacity: n + 1)
         tri = .allocate(capacity: max(corners, 1))
         adj = .allocate(capacity: max(corners, 1))
@@ -328,6 +382,8 @@ struct DecimationCore: @unchecked Sendable {
         flags.initialize(repeating: 0, count: n)
         touched.initialize(repeating: 0, count: n)
         mark.initialize(repeating: 0, count: n)
+        region.initialize(repeating: 0, count: n)
+        tag.initialize(repeating: 0, count: n)
         adjOffsets.initialize(repeating: 0, count: n + 1)
     }
 
@@ -339,6 +395,8 @@ struct DecimationCore: @unchecked Sendable {
         flags.deallocate()
         touched.deallocate()
         mark.deallocate()
+        region.deallocate()
+        tag.deallocate()
         adjOffsets.deallocate()
         tri.deallocate()
         adj.deallocate()
@@ -427,112 +485,178 @@ struct DecimationCore: @unchecked Sendable {
 
     /// Accumulates area-weighted face quadrics; marks boundary vertices and adds heavy boundary
     /// quadrics (plane through the boundary edge, perpendicular to its face); locks vertices the
-    /// simplifier must not touch. Works per vertex on its own triangle list: half-edge `a → b` has
-    /// an opposite when `b` precedes `a` in another triangle of `a`.
+    /// simplifier must not touch. Needs a current adjacency.
+    ///
+    /// Two steps, each split over two threads for large meshes and each writing only its own
+    /// slots, so the result is the same bytes on one or two threads: (1) every triangle's scaled
+    /// plane and normal; (2) every vertex sums the planes of its triangles in ascending triangle
+    /// order and classifies itself from its own triangle list alone: half-edge `a → b` has an
+    /// opposite when `b` precedes `a` in another triangle of `a`, and incoming half-edge `p → a`
+    /// is a boundary edge when no triangle of `a` has `a → p`.
     func classifyAndAccumulate(_ triangleSlots: Int, origin: Origin?) {
         let s = self
-        let tri = s.tri, quad = s.quad, flags = s.flags, adj = s.adj, off = s.adjOffsets, refNormal = s.refNormal
-        for t in 0..<triangleSlots {
-            let base = 3 * t
-            let i0 = tri[base], i1 = tri[base + 1], i2 = tri[base + 2]
-            if i0 == i1 || i1 == i2 || i0 == i2 {
-                flags[Int(i0)] |= Flag.locked
-                flags[Int(i1)] |= Flag.locked
-                flags[Int(i2)] |= Flag.locked
-                continue
-            }
-            let p0 = s.local(i0)
-            let nrm = Self.cross(s.local(i1) - p0, s.local(i2) - p0)
-            let len = Self.dot(nrm, nrm).squareRoot()
-            let fn = SIMD3<Float>(nrm)
-            refNormal[Int(i0)] += fn
-            refNormal[Int(i1)] += fn
-            refNormal[Int(i2)] += fn
-            if len > 0 {
-                var unit = nrm / len
-                var anchor = p0
-                if let origin {
-                    // The plane of the input triangle this one was subdivided from.
-                    let ob = 3 * (t >> (2 * origin.levels))
-                    let o0 = SIMD3<Double>(origin.positions[Int(origin.triangles[ob])]) - s.centre
-                    let o1 = SIMD3<Double>(origin.positions[Int(origin.triangles[ob + 1])]) - s.centre
-                    let o2 = SIMD3<Double>(origin.positions[Int(origin.triangles[ob + 2])]) - s.centre
-                    let on = Self.cross(o1 - o0, o2 - o0)
-                    let ol = Self.dot(on, on).squareRoot()
-                    if ol > 0 {
-                        unit = on / ol
-                        anchor = o0
-                    }
-                }
-                let q = Quadric(plane: unit, d: -Self.dot(unit, anchor), weight: 0.5 * len)
-                quad[Int(i0)].add(q)
-                quad[Int(i1)].add(q)
-                quad[Int(i2)].add(q)
-            }
-        }
-        // The corners after and before each vertex in each of its triangles (same CSR layout).
         let corners = 3 * triangleSlots
+        let planes = UnsafeMutablePointer<SIMD4<Double>>.allocate(capacity: max(triangleSlots, 1))
+        let normals = UnsafeMutablePointer<SIMD3<Float>>.allocate(capacity: max(triangleSlots, 1))
         let nextOf = UnsafeMutablePointer<UInt32>.allocate(capacity: max(corners, 1))
         let prevOf = UnsafeMutablePointer<UInt32>.allocate(capacity: max(corners, 1))
         defer {
+            planes.deallocate()
+            normals.deallocate()
             nextOf.deallocate()
             prevOf.deallocate()
         }
-        for a in 0..<s.vertexCount {
-            for i in Int(off[a])..<Int(off[a + 1]) {
-                let (n, p) = s.around(UInt32(a), in: Int(adj[i]))
+        let scratch = ClassifyScratch(planes: planes, normals: normals, nextOf: nextOf, prevOf: prevOf)
+        let parallel = triangleSlots >= Tuning.parallelTriangles
+        s.inHalves(triangleSlots, parallel: parallel) { lo, hi in
+            s.facePlanes(lo, hi, origin: origin, scratch)
+        }
+        s.inHalves(s.vertexCount, parallel: parallel) { lo, hi in
+            s.classifyVertices(lo, hi, origin: origin, scratch)
+        }
+    }
+
+    /// Runs `body(lo, hi)` over `0..<count`: as two halves, on two threads when `parallel` and
+    /// `threads` allows, else in order on the calling thread.
+    @inline(__always)
+    func inHalves(_ count: Int, parallel: Bool, _ body: @Sendable (Int, Int) -> Void) {
+        let half = count / 2
+        bothSides(parallel: parallel && count > 1) { k in
+            if k == 0 { body(0, half) } else { body(half, count) }
+        }
+    }
+
+    /// `body(0)` and `body(1)`: on two threads when `parallel` and `threads` allows, else in
+    /// order. Callers make the two sides independent, so the outcome does not depend on which.
+    @inline(__always)
+    func bothSides(parallel: Bool, _ body: @Sendable (Int) -> Void) {
+        if parallel && threads > 1 {
+            DispatchQueue.concurrentPerform(iterations: 2, execute: body)
+        } else {
+            body(0)
+            body(1)
+        }
+    }
+
+    /// Step 1 of ``classifyAndAccumulate(_:origin:)`` for triangles `lo..<hi`: the plane scaled so
+    /// that its quadric is area-weighted (`(n, d)·√(area)`; zero for a degenerate triangle) and the
+    /// area-weighted normal.
+    func facePlanes(_ lo: Int, _ hi: Int, origin: Origin?, _ out: ClassifyScratch) {
+        let s = self
+        let tri = s.tri
+        for t in lo..<hi {
+            let base = 3 * t
+            let i0 = tri[base], i1 = tri[base + 1], i2 = tri[base + 2]
+            out.planes[t] = .zero
+            out.normals[t] = .zero
+            if i0 == i1 || i1 == i2 || i0 == i2 { continue }
+            let p0 = s.local(i0)
+            let nrm = Self.cross(s.local(i1) - p0, s.local(i2) - p0)
+            let len = Self.dot(nrm, nrm).squareRoot()
+            out.normals[t] = SIMD3<Float>(nrm)
+            guard len > 0 else { continue }
+            var unit = nrm / len
+            var anchor = p0
+            if let origin {
+                // The plane of the input triangle this one was subdivided from.
+                let ob = 3 * (t >> (2 * origin.levels))
+                let o0 = SIMD3<Double>(origin.positions[Int(origin.triangles[ob])]) - s.centre
+                let o1 = SIMD3<Double>(origin.positions[Int(origin.triangles[ob + 1])]) - s.centre
+                let o2 = SIMD3<Double>(origin.positions[Int(origin.triangles[ob + 2])]) - s.centre
+                let on = Self.cross(o1 - o0, o2 - o0)
+                let ol = Self.dot(on, on).squareRoot()
+                if ol > 0 {
+                    unit = on / ol
+                    anchor = o0
+                }
+            }
+            let w = (0.5 * len).squareRoot()
+            out.planes[t] = SIMD4(unit.x * w, unit.y * w, unit.z * w, -Self.dot(unit, anchor) * w)
+        }
+    }
+
+    /// Step 2 of ``classifyAndAccumulate(_:origin:)`` for vertices `lo..<hi`.
+    func classifyVertices(_ lo: Int, _ hi: Int, origin: Origin?, _ scratch: ClassifyScratch) {
+        let s = self
+        let tri = s.tri, adj = s.adj, off = s.adjOffsets
+        let nextOf = scratch.nextOf, prevOf = scratch.prevOf
+        for a in lo..<hi {
+            let first = Int(off[a]), last = Int(off[a + 1])
+            let va = UInt32(a)
+            var q = Quadric()
+            var normal = SIMD3<Float>.zero
+            var flag: UInt8 = 0
+            for i in first..<last {
+                let t = Int(adj[i])
+                let base = 3 * t
+                let x = tri[base], y = tri[base + 1], z = tri[base + 2]
+                if x == y || y == z || x == z { flag |= Flag.locked }
+                let (n, p) = s.around(va, in: t)
                 nextOf[i] = n
                 prevOf[i] = p
+                q.add(Quadric(scaledPlane: scratch.planes[t]))
+                normal += scratch.normals[t]
             }
-        }
-        for a in 0..<s.vertexCount where flags[a] & Flag.locked == 0 {
-            let lo = Int(off[a]), hi = Int(off[a + 1])
-            let va = UInt32(a)
-            var outgoingBoundary = 0
-            for i in lo..<hi {
-                let t = Int(adj[i])
-                let b = nextOf[i]
-                var same = 0, opposite = 0
-                for j in lo..<hi {
-                    if nextOf[j] == b { same += 1 }
-                    if prevOf[j] == b { opposite += 1 }
+            if flag & Flag.locked == 0 {
+                var outgoingBoundary = 0
+                for i in first..<last {
+                    let b = nextOf[i], p = prevOf[i]
+                    var outB = 0, inB = 0, outP = 0, inP = 0
+                    for j in first..<last {
+                        let nj = nextOf[j], pj = prevOf[j]
+                        if nj == b { outB += 1 }
+                        if pj == b { inB += 1 }
+                        if nj == p { outP += 1 }
+                        if pj == p { inP += 1 }
+                    }
+                    // An edge used twice in one direction: not manifold, keep both ends.
+                    if outB > 1 || inB > 1 || outP > 1 || inP > 1 { flag |= Flag.locked }
+                    let t = Int(adj[i])
+                    if inB == 0 {
+                        outgoingBoundary += 1
+                        flag |= Flag.boundary
+                        if let bq = s.boundaryQuadric(t, from: va, to: b, origin: origin) { q.add(bq) }
+                    }
+                    if outP == 0 {
+                        flag |= Flag.boundary
+                        if let bq = s.boundaryQuadric(t, from: p, to: va, origin: origin) { q.add(bq) }
+                    }
                 }
-                if same > 1 || opposite > 1 {
-                    flags[a] |= Flag.locked
-                    flags[Int(b)] |= Flag.locked
-                }
-                guard opposite == 0 else { continue }
-                outgoingBoundary += 1
-                flags[a] |= Flag.boundary
-                flags[Int(b)] |= Flag.boundary
-                let base = 3 * t
-                var c0 = s.local(tri[base]), c1 = s.local(tri[base + 1]), c2 = s.local(tri[base + 2])
-                var pa = s.local(va), pb = s.local(b)
-                let k = tri[base] == va ? 0 : (tri[base + 1] == va ? 1 : 2)
-                if let origin, let (ot, oe) = origin.edge(t, k) {
-                    // The input's boundary edge this one lies on, and its triangle.
-                    let ob = 3 * ot
-                    c0 = SIMD3<Double>(origin.positions[Int(origin.triangles[ob])]) - s.centre
-                    c1 = SIMD3<Double>(origin.positions[Int(origin.triangles[ob + 1])]) - s.centre
-                    c2 = SIMD3<Double>(origin.positions[Int(origin.triangles[ob + 2])]) - s.centre
-                    pa = oe == 0 ? c0 : (oe == 1 ? c1 : c2)
-                    pb = oe == 0 ? c1 : (oe == 1 ? c2 : c0)
-                }
-                let nrm = Self.cross(c1 - c0, c2 - c0)
-                let e = pb - pa
-                let m = Self.cross(e, nrm)
-                let ml = Self.dot(m, m).squareRoot()
-                if ml > 0 {
-                    let mu = m / ml
-                    let own = s.local(b) - s.local(va)
-                    let q = Quadric(plane: mu, d: -Self.dot(mu, pa), weight: Tuning.boundaryWeight * Self.dot(own, own))
-                    quad[a].add(q)
-                    quad[Int(b)].add(q)
-                }
+                // Two boundary fans touching at one vertex: not a manifold vertex, keep it.
+                if outgoingBoundary > 1 { flag |= Flag.locked }
             }
-            // Two boundary fans touching at one vertex: not a manifold vertex, keep it.
-            if outgoingBoundary > 1 { flags[a] |= Flag.locked }
+            s.quad[a] = q
+            s.refNormal[a] = normal
+            s.flags[a] = flag
         }
+    }
+
+    /// The heavy quadric of boundary half-edge `a → b` of triangle `t`: the plane through the edge
+    /// perpendicular to the triangle (to the input's edge and triangle it lies on, after
+    /// refinement), weighted by the squared edge length.
+    @inline(__always)
+    func boundaryQuadric(_ t: Int, from a: UInt32, to b: UInt32, origin: Origin?) -> Quadric? {
+        let s = self
+        let base = 3 * t
+        var c0 = s.local(tri[base]), c1 = s.local(tri[base + 1]), c2 = s.local(tri[base + 2])
+        var pa = s.local(a), pb = s.local(b)
+        let k = tri[base] == a ? 0 : (tri[base + 1] == a ? 1 : 2)
+        if let origin, let (ot, oe) = origin.edge(t, k) {
+            // The input's boundary edge this one lies on, and its triangle.
+            let ob = 3 * ot
+            c0 = SIMD3<Double>(origin.positions[Int(origin.triangles[ob])]) - s.centre
+            c1 = SIMD3<Double>(origin.positions[Int(origin.triangles[ob + 1])]) - s.centre
+            c2 = SIMD3<Double>(origin.positions[Int(origin.triangles[ob + 2])]) - s.centre
+            pa = oe == 0 ? c0 : (oe == 1 ? c1 : c2)
+            pb = oe == 0 ? c1 : (oe == 1 ? c2 : c0)
+        }
+        let nrm = Self.cross(c1 - c0, c2 - c0)
+        let m = Self.cross(pb - pa, nrm)
+        let ml = Self.dot(m, m).squareRoot()
+        guard ml > 0 else { return nil }
+        let mu = m / ml
+        let own = s.local(b) - s.local(a)
+        return Quadric(plane: mu, d: -Self.dot(mu, pa), weight: Tuning.boundaryWeight * Self.dot(own, own))
     }
 
     // MARK: - Passes
@@ -562,14 +686,14 @@ struct DecimationCore: @unchecked Sendable {
     func gatherCandidates(_ triangleSlots: Int) -> Int {
         let s = self
         let h = s.histogram, h1 = s.histogram + (Self.bucketCount + 1)
-        guard triangleSlots >= Tuning.parallelTriangles else {
+        guard triangleSlots >= Tuning.parallelTriangles && threads > 1 else {
             return s.gatherRange(0, triangleSlots, into: 0, histogram: h)
         }
         let half = triangleSlots / 2
         let counts = UnsafeMutablePointer<Int>.allocate(capacity: 2)
         defer { counts.deallocate() }
         let shared = SharedCounts(base: counts)
-        DispatchQueue.concurrentPerform(iterations: 2) { k in
+        s.bothSides(parallel: true) { k in
             shared.base[k] = k == 0
                 ? s.gatherRange(0, half, into: 0, histogram: s.histogram)
                 : s.gatherRange(half, triangleSlots, into: 3 * half, histogram: s.histogram + (Self.bucketCount + 1))
@@ -740,14 +864,74 @@ struct DecimationCore: @unchecked Sendable {
     /// Collapses the sorted candidates in order, each vertex at most once per pass, at most
     /// `budget` of them. Returns the number of collapses (= vertices removed).
     func collapsePass(_ count: Int, budget: Int, pass: UInt32, stamp: inout UInt32) -> Int {
+        resetMarksIfNeeded(count, stamp: &stamp)
+        return collapseRange(count, budget: budget, pass: pass, stamp: &stamp, only: Self.anyRegion)
+    }
+
+    /// ``collapsePass(_:budget:pass:stamp:)`` on two threads: each half of the mesh collapses its
+    /// own edges (both ends, and every triangle around them, inside the half: see ``tagSeam(_:)``)
+    /// in cost order with half the budget, touching memory the other half never reads; then the
+    /// edges along the seam go, on one thread, with what is left of the budget (and, when a half
+    /// ran out of its share, every remaining edge in cost order). Each half's
+    /// result depends only on its own data, so the outcome is the same bytes on one or two threads.
+    /// Needs ``tagSeam(_:)`` for the current triangles.
+    func collapsePassSplit(_ count: Int, budget: Int, pass: UInt32, stamp: inout UInt32) -> Int {
+        resetMarksIfNeeded(count, stamp: &stamp)
         let s = self
-        let sorted = s.sorted, touched = s.touched
+        let counts = UnsafeMutablePointer<Int>.allocate(capacity: 2)
+        defer { counts.deallocate() }
+        let shared = SharedCounts(base: counts)
+        // Each side stamps at most 2 marks per candidate: disjoint stamp ranges.
+        let base = stamp
+        let span = UInt32(2 * count + 2)
+        let half = budget / 2
+        s.bothSides(parallel: true) { k in
+            var local = base &+ UInt32(k) &* span
+            shared.base[k] = s.collapseRange(count, budget: k == 0 ? half : budget - half, pass: pass, stamp: &local, only: UInt8(k))
+        }
+        stamp = base &+ 2 &* span
+        var done = counts[0] + counts[1]
+        done += collapseRange(count, budget: budget - done, pass: pass, stamp: &stamp, only: Self.seam)
+        if (counts[0] == half || counts[1] == budget - half) && done < budget {
+            // One half ran out of its share while budget is left: go on in plain cost order.
+            done += collapseRange(count, budget: budget - done, pass: pass, stamp: &stamp, only: Self.anyRegion)
+        }
+        return done
+    }
+
+    /// `tag` value of a vertex with a triangle reaching into the other half.
+    static let seam: UInt8 = 2
+    /// `only` value of ``collapseRange(_:budget:pass:stamp:only:)`` that takes every candidate.
+    static let anyRegion: UInt8 = 3
+
+    /// Restarts the mark stamps before they could wrap around within the coming pass.
+    func resetMarksIfNeeded(_ count: Int, stamp: inout UInt32) {
+        if UInt64(stamp) + 4 * UInt64(count) + 8 >= UInt64(UInt32.max) {
+            mark.update(repeating: 0, count: vertexCount)
+            stamp = 0
+        }
+    }
+
+    /// Collapses, in order, the sorted candidates that `only` selects: both ends tagged with
+    /// region `only` (0 or 1), at least one end on the seam (`Self.seam`), or all
+    /// (`Self.anyRegion`); each vertex at most once per pass, at most `budget` collapses.
+    func collapseRange(_ count: Int, budget: Int, pass: UInt32, stamp: inout UInt32, only: UInt8) -> Int {
+        let s = self
+        let sorted = s.sorted, touched = s.touched, tag = s.tag
         var done = 0
         var i = 0
         while i < count && done < budget {
             let c = sorted[i]
             i += 1
             let u = c.drop, v = c.keep
+            if only != Self.anyRegion {
+                let tu = tag[Int(u)], tv = tag[Int(v)]
+                if only == Self.seam {
+                    if tu != Self.seam && tv != Self.seam { continue }
+                } else if tu != only || tv != only {
+                    continue
+                }
+            }
             if touched[Int(u)] == pass || touched[Int(v)] == pass { continue }
             let p = c.position
             guard s.canCollapse(drop: u, keep: v, to: p, stamp: &stamp) else { continue }
@@ -757,6 +941,57 @@ struct DecimationCore: @unchecked Sendable {
             done += 1
         }
         return done
+    }
+
+    /// Splits the vertices into two halves at the median (a 4 096-bin histogram) of the
+    /// bounding box's longest axis.
+    func assignRegions() {
+        let n = vertexCount
+        guard n > 0 else { return }
+        var lo = pos[0], hi = pos[0]
+        for v in 0..<n {
+            lo = pointwiseMin(lo, pos[v])
+            hi = pointwiseMax(hi, pos[v])
+        }
+        let extent = hi - lo
+        let axis = extent.x >= extent.y && extent.x >= extent.z ? 0 : (extent.y >= extent.z ? 1 : 2)
+        let origin = lo[axis], width = extent[axis]
+        guard width > 0 else { return }
+        let bins = 4096
+        let scale = Float(bins) / width
+        var counts = [Int](repeating: 0, count: bins)
+        for v in 0..<n { counts[min(bins - 1, max(0, Int((pos[v][axis] - origin) * scale)))] += 1 }
+        var seen = 0, split = bins
+        for b in 0..<bins {
+            seen += counts[b]
+            if 2 * seen >= n {
+                split = b + 1
+                break
+            }
+        }
+        for v in 0..<n { region[v] = Int((pos[v][axis] - origin) * scale) < split ? 0 : 1 }
+    }
+
+    /// Tags every vertex with its region, or `Self.seam` when a live triangle around it has a
+    /// vertex of the other region.
+    func tagSeam(_ triangleSlots: Int) {
+        let tri = self.tri, region = self.region, tag = self.tag
+        tag.update(from: region, count: vertexCount)
+        var i = 0
+        let corners = 3 * triangleSlots
+        while i < corners {
+            let a = Int(tri[i])
+            if a != Int(Self.deadTriangle) {
+                let b = Int(tri[i + 1]), c = Int(tri[i + 2])
+                let r = region[a]
+                if region[b] != r || region[c] != r {
+                    tag[a] = Self.seam
+                    tag[b] = Self.seam
+                    tag[c] = Self.seam
+                }
+            }
+            i += 3
+        }
     }
 
     /// Link condition, pinch, duplicate, flip and sliver checks of collapsing `u` into `v` at `p`,
@@ -902,3 +1137,4 @@ struct DecimationCore: @unchecked Sendable {
         }
     }
 }
+
