@@ -10,7 +10,7 @@ import FaceScanKit
 ///
 /// Environment: `FACESCAN_BENCH_MESH` (default `Tests/FaceScanKitTests/Fixtures/ict-neutral.obj`),
 /// `FACESCAN_BENCH_RUNS` (default 9), `FACESCAN_BENCH_FILTER` (run only workloads whose name
-/// contains it), `FACESCAN_BENCH_OUT` (a directory: write each workload's
+/// contains it), `FACESCAN_BENCH_THREADS` (default 2; 1 keeps decimation on one thread), `FACESCAN_BENCH_OUT` (a directory: write each workload's
 /// input and result as OBJ there, to measure the surface error with an external tool).
 /// Prints one line per workload: median and best wall time (and thread CPU time) of the decimation
 /// alone, vertices and
@@ -20,6 +20,7 @@ public func runDecimationBench() {
     let path = env("FACESCAN_BENCH_MESH") ?? "Tests/FaceScanKitTests/Fixtures/ict-neutral.obj"
     let runs = max(1, Int(env("FACESCAN_BENCH_RUNS") ?? "") ?? 9)
     let outDir = env("FACESCAN_BENCH_OUT")
+    let threads = max(1, Int(env("FACESCAN_BENCH_THREADS") ?? "") ?? 2)
     let base: Mesh
     do {
         base = try Mesh.read(path: path)
@@ -33,7 +34,7 @@ public func runDecimationBench() {
         ("W2 ict-neutral x2 midpoint", w2, 10_000),
         ("refine ict-neutral", base, 20_000),
     ]
-    print("decimation (\(runs) runs, median / best ms)")
+    print("decimation (\(runs) runs, median / best ms, \(threads) thread\(threads == 1 ? "" : "s"))")
     let filter = env("FACESCAN_BENCH_FILTER") ?? ""
     for w in workloads where filter.isEmpty || w.name.contains(filter) {
         var times: [Double] = []
@@ -44,7 +45,7 @@ public func runDecimationBench() {
             let cpuStart = threadCPUTime()
             let start = ContinuousClock.now
             do {
-                result = try Decimation.simplify(w.mesh, targetVertices: w.target)
+                result = try Decimation.simplify(w.mesh, targetVertices: w.target, threads: threads)
             } catch {
                 failure = error.description
             }

@@ -377,14 +377,13 @@ struct DecimationCore: @unchecked Sendable {
         if n > 0 { mesh.positions.withUnsafeBufferPointer { pos.initialize(from: $0.baseAddress!, count: n) } }
         if let uvs = mesh.uvs, n > 0 { uvs.withUnsafeBufferPointer { uv.initialize(from: $0.baseAddress!, count: n) } }
         if corners > 0 { mesh.triangles.withUnsafeBufferPointer { tri.initialize(from: $0.baseAddress!, count: corners) } }
-        quad.initialize(repeating: Quadric(), count: n)
-        refNormal.initialize(repeating: .zero, count: n)
-        flags.initialize(repeating: 0, count: n)
+        // quad, refNormal and flags (trivial types) are written for every vertex by
+        // `classifyAndAccumulate` before anything reads them.
         touched.initialize(repeating: 0, count: n)
+        adjOffsets.initialize(repeating: 0, count: n + 1)
         mark.initialize(repeating: 0, count: n)
         region.initialize(repeating: 0, count: n)
         tag.initialize(repeating: 0, count: n)
-        adjOffsets.initialize(repeating: 0, count: n + 1)
     }
 
     func deallocate() {
