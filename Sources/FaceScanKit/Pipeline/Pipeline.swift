@@ -176,4 +176,3 @@ public enum Pipeline {
     }
 }
 
-
