@@ -13,13 +13,15 @@ func runAccuracyBench(samplesDir: String) throws {
     defer { _ = try? FileManager.default.removeItem(atPath: dir) }
     let python = ".venv-peers/bin/python"
     let havePython = FileManager.default.isExecutableFile(atPath: python)
-    print("capture                           frames  noise  bad  glitch | facescan rms    max | --smoothing auto | python rms    max")
+    print("capture                           frames  noise  bad  glitch | previous rms  max | facescan rms    max | --smoothing auto | python rms    max")
     let cases: [(String, Mesh, Mesh, Double, Double, Double, UInt64)] = [
         ("identity A, seed 1", a, b, 0.6, 0.25, 0.0, 1),
         ("identity B, seed 2", b, a, 0.3, 0.10, 0.0, 2),
         ("identity A, seed 3", a, b, 1.2, 0.40, 0.0, 3),
         ("identity B, seed 4, glitches", b, a, 0.6, 0.25, 0.08, 4),
         ("identity A, clean", a, b, 0.6, 0.0, 0.0, 5),
+        ("identity B, seed 6", b, a, 0.9, 0.30, 0.0, 6),
+        ("identity A, seed 7, noise-free", a, b, 0.0, 0.25, 0.0, 7),
     ]
     for (label, truth, other, noise, bad, glitch, seed) in cases {
         var c = SyntheticCapture(truth: truth, jitter: zip(other.positions, truth.positions).map { $0 - $1 })
@@ -35,6 +37,14 @@ func runAccuracyBench(samplesDir: String) throws {
         o.formats = ["stl"]
         o.quality = .low
         o.units = .m
+        // The previous method (v0: equal frame weights, smoothing bounded at 3σ, range scale 4σ).
+        var old = o
+        old.name = "p\(seed)"
+        old.frameWeighting = .equal
+        old.noiseLimit = 3
+        old.featureScale = 4
+        _ = try Pipeline.process(input: path, options: old)
+        let ep = SurfaceDistance.symmetric(try MeshIO.read(path: "\(dir)/p\(seed).stl"), truth, samplesPerMesh: 100_000)
         let r = try Pipeline.process(input: path, options: o)
         let mesh = try MeshIO.read(path: "\(dir)/f\(seed).stl")
         let e = SurfaceDistance.symmetric(mesh, truth, samplesPerMesh: 100_000)
@@ -43,8 +53,8 @@ func runAccuracyBench(samplesDir: String) throws {
         _ = try Pipeline.process(input: path, options: o)
         let ea = SurfaceDistance.symmetric(try MeshIO.read(path: "\(dir)/a\(seed).stl"), truth, samplesPerMesh: 100_000)
         var line = label.padding(toLength: 34, withPad: " ", startingAt: 0)
-            + String(format: "%6d  %4.1f  %3.0f%%  %4.0f%%  | %9.1f %6.1f | %7.1f %6.1f", c.frames, noise, bad * 100, glitch * 100,
-                     e.rms, e.max, ea.rms, ea.max)
+            + String(format: "%6d  %4.1f  %3.0f%%  %4.0f%%  | %8.1f %5.0f | %9.1f %6.1f | %7.1f %6.1f", c.frames, noise, bad * 100, glitch * 100,
+                     ep.rms, ep.max, e.rms, e.max, ea.rms, ea.max)
         if havePython {
             let p = Process()
             p.executableURL = URL(fileURLWithPath: python)
@@ -60,5 +70,37 @@ func runAccuracyBench(samplesDir: String) throws {
             }
         }
         print(line + "   (outliers left out: \(r.frames.rejected.outlier))")
+    }
+}
+
+/// Error against `truth.obj` of every sample in `samplesDir`, processed with the capture's own
+/// settings, by the previous method (equal frame weights, bounds 3σ / 4σ) and the current one.
+func runSampleAccuracyBench(samplesDir: String) throws {
+    print("== samples against their truth.obj (µm; the capture's own settings)")
+    let dir = "/tmp/facescan-sample-accuracy-\(getpid())"
+    mkdir(dir, 0o755)
+    defer { _ = try? FileManager.default.removeItem(atPath: dir) }
+    var variants: [(String, PipelineOptions)] = []
+    var previous = PipelineOptions()
+    previous.frameWeighting = .equal
+    previous.noiseLimit = 3
+    previous.featureScale = 4
+    variants.append(("previous", previous))
+    variants.append(("current", PipelineOptions()))
+    for name in (try FileManager.default.contentsOfDirectory(atPath: samplesDir)).sorted() {
+        let base = samplesDir + "/" + name
+        guard let truth = try? MeshIO.read(path: base + "/truth.obj") else { continue }
+        let input = FileManager.default.fileExists(atPath: base + "/capture.json") ? base + "/capture.json" : base + "/capture.ndjson"
+        var line = name.padding(toLength: 22, withPad: " ", startingAt: 0)
+        for (label, var o) in variants {
+            o.outputDirectory = dir
+            o.name = "s"
+            o.formats = ["stl"]
+            o.units = .m
+            _ = try Pipeline.process(input: input, options: o)
+            let e = SurfaceDistance.symmetric(try MeshIO.read(path: dir + "/s.stl"), truth, samplesPerMesh: 100_000)
+            line += String(format: " | %@ %.1f/%.0f", label, e.rms, e.max)
+        }
+        print(line)
     }
 }

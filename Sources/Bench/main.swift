@@ -1,5 +1,5 @@
 // `make bench`: release-build figures for every stage. Run from the package root.
-// `facescan-bench [pipeline] [decimation] [accuracy]` runs only the named sections.
+// `facescan-bench [pipeline] [decimation] [accuracy] [samples]` runs only the named sections.
 import FaceScanKit
 
 let wanted = Set(CommandLine.arguments.dropFirst())
@@ -11,4 +11,7 @@ if section("pipeline") {
 if section("decimation") { runDecimationBench() }
 if section("accuracy") {
     do { try runAccuracyBench(samplesDir: "samples") } catch { print("accuracy bench failed: \(error)") }
+}
+if section("samples") {
+    do { try runSampleAccuracyBench(samplesDir: "samples") } catch { print("sample accuracy bench failed: \(error)") }
 }

@@ -257,9 +257,42 @@ func sphere(radius r: Float, rings: Int, segments: Int) -> Mesh {
         #expect(a < b - 0.1, "plain \(a) vs bilateral \(b)")
     }
 
+    /// With the pipeline's default bounds (``PipelineOptions/noiseLimit``, ``PipelineOptions/featureScale``)
+    /// smoothing a noise-free surface with features moves no vertex by more than the limit, keeps
+    /// the ridge, and leaves the flat parts where they are.
+    @Test func defaultBoundsDoNotErodeACleanSurface() {
+        let n = 21
+        var p: [SIMD3<Float>] = []
+        for y in 0..<n { for x in 0..<n { p.append(SIMD3(Float(x), Float(y), y == n / 2 ? 1 : 0)) } }
+        let (noisy, _) = ridge()
+        let clean = Mesh(positions: p, triangles: noisy.triangles)
+        let adj = Adjacency(triangles: clean.triangles, vertexCount: p.count)
+        let defaults = PipelineOptions()
+        let se: Float = 0.01
+        var o = TaubinOptions(iterations: 8, weights: .cotangent)
+        o.normalOnly = true
+        o.displacementLimit = [Float](repeating: se * Float(defaults.noiseLimit), count: p.count)
+        o.featureScale = [Float](repeating: se * Float(defaults.featureScale), count: p.count)
+        let s = Taubin.smooth(clean, adjacency: adj, options: o)
+        var worst: Float = 0
+        for v in 0..<p.count {
+            let d = s.positions[v] - p[v]
+            worst = max(worst, (d * d).sum().squareRoot())
+        }
+        #expect(worst <= se * Float(defaults.noiseLimit) * 1.0001, "moved \(worst)")
+        #expect(ridgeHeight(s) > 0.95)
+        var flat: Float = 0
+        for v in 0..<p.count where abs(v / n - n / 2) > 2 {
+            let d = s.positions[v] - p[v]
+            flat = max(flat, (d * d).sum().squareRoot())
+        }
+        #expect(flat < 1e-6 * se, "flat part moved \(flat)")
+    }
+
     @Test func autoIterationsFollowTheNoise() {
         #expect(NoiseEstimate.autoIterations(standardErrors: nil) == 2)
-        #expect(NoiseEstimate.autoIterations(standardErrors: [60e-6, 60e-6]) == 3)
+        #expect(NoiseEstimate.autoIterations(standardErrors: [60e-6, 60e-6]) == 2)
+        #expect(NoiseEstimate.autoIterations(standardErrors: [130e-6]) == 5)
         #expect(NoiseEstimate.autoIterations(standardErrors: [10e-6]) == 1)
         #expect(NoiseEstimate.autoIterations(standardErrors: [900e-6]) == 8)
     }

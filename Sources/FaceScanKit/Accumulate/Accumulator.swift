@@ -1,12 +1,18 @@
-/// Per-vertex running mean and variance of accepted frames in double precision (Welford's
-/// algorithm); the mean is the average face, the variance tells how noisy it still is.
-/// Memory is O(vertices), independent of the number of frames.
+/// Per-vertex weighted running mean and variance of accepted frames in double precision
+/// (Welford's algorithm with West's weighted update); the mean is the average face, the variance
+/// tells how noisy it still is. Memory is O(vertices), independent of the number of frames.
+///
+/// Weights are meant as inverse variances (up to one common factor): a frame whose noise variance
+/// is half another's counts twice as much. With every weight 1 this is the plain mean.
 public struct Accumulator: Sendable {
-    /// Running mean, flat xyz.
+    /// Running weighted mean, flat xyz.
     public private(set) var means: [Double]
-    /// Running sum of squared deviations from the mean, flat xyz.
+    /// Running weighted sum of squared deviations from the mean, Σ wᵢ(xᵢ − x̄)², flat xyz.
     public private(set) var m2: [Double]
+    /// Frames added.
     public private(set) var count = 0
+    /// Sum of the frames' weights.
+    public private(set) var weightSum = 0.0
 
     /// `vertexCount` vertices (3 coordinates each).
     public init(vertexCount: Int) {
@@ -16,34 +22,39 @@ public struct Accumulator: Sendable {
 
     public var vertexCount: Int { means.count / 3 }
 
-    /// Adds one frame's flat xyz coordinates (`3 × vertexCount` values).
-    public mutating func add(_ xyz: UnsafeBufferPointer<Float>) {
+    /// Adds one frame's flat xyz coordinates (`3 × vertexCount` values) with `weight` (> 0).
+    public mutating func add(_ xyz: UnsafeBufferPointer<Float>, weight: Double = 1) {
         precondition(xyz.count == means.count, "frame size must match the accumulator")
+        precondition(weight > 0 && weight.isFinite, "frame weight must be positive")
         count += 1
-        let inv = 1.0 / Double(count)
+        weightSum += weight
+        let f = weight / weightSum
         means.withUnsafeMutableBufferPointer { mean in
             m2.withUnsafeMutableBufferPointer { m2 in
                 for i in 0..<mean.count {
                     let x = Double(xyz[i])
                     let d = x - mean[i]
-                    mean[i] += d * inv
-                    m2[i] += d * (x - mean[i])
+                    mean[i] += d * f
+                    m2[i] += weight * d * (x - mean[i])
                 }
             }
         }
     }
 
     /// Estimated standard deviation of each vertex of the mean (isotropic: the average of the
-    /// three coordinate variances, divided by the frame count), in the input unit. nil with fewer
-    /// than two frames.
+    /// three coordinate variances), in the input unit; nil with fewer than two frames.
+    ///
+    /// With inverse-variance weights wᵢ = c/σᵢ², Σ wᵢ(xᵢ − x̄)² has expectation c·(N − 1) and the
+    /// weighted mean has variance c/Σwᵢ, so the variance of the mean is m2 / ((N − 1)·Σwᵢ); with
+    /// unit weights that is the familiar m2 / ((N − 1)·N).
     public func standardErrors() -> [Double]? {
         guard count > 1 else { return nil }
-        let scale = 1.0 / (3.0 * Double(count - 1) * Double(count))
+        let scale = 1.0 / (3.0 * Double(count - 1) * weightSum)
         return (0..<vertexCount).map { v in ((m2[3 * v] + m2[3 * v + 1] + m2[3 * v + 2]) * scale).squareRoot() }
     }
 
-    public mutating func add(_ xyz: [Float]) {
-        xyz.withUnsafeBufferPointer { add($0) }
+    public mutating func add(_ xyz: [Float], weight: Double = 1) {
+        xyz.withUnsafeBufferPointer { add($0, weight: weight) }
     }
 
     /// The per-vertex mean (rounded to float32), or nil when no frame was added.

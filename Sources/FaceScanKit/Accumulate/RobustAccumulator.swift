@@ -1,31 +1,54 @@
+/// How accepted frames are weighted in the average.
+public enum FrameWeighting: String, Sendable, CaseIterable {
+    /// Every frame counts the same (the plain mean).
+    case equal
+    /// Inverse-variance weights, each frame's noise variance estimated from its own residual
+    /// (see ``RobustAccumulator``).
+    case residual
+}
+
 /// Averages the frames that passed the gate while leaving out whole frames that disagree with the
-/// others (a tracking glitch, a blink, a mis-fit the gate cannot see).
+/// others (a tracking glitch, a blink, a mis-fit the gate cannot see), and weights the rest by
+/// how noisy each one is.
 ///
 /// Method (streaming, O(vertices) memory):
 /// 1. The first ``warmUp`` frames are buffered. Their per-coordinate median is the reference.
 /// 2. A frame's score is the RMS distance of its vertices from the reference; after the warm-up
-///    the reference is the running mean of the frames kept so far.
+///    the reference is the running (weighted) mean of the frames kept so far.
 /// 3. A frame whose score exceeds ``threshold`` × the median score of the frames seen so far is an
 ///    outlier: counted, not averaged. The warm-up frames are judged together once the buffer is
 ///    full (or at the end, if fewer arrive); with fewer than 3 frames nothing is rejected.
+/// 4. With ``FrameWeighting/residual`` a kept frame's noise variance is estimated as score² minus
+///    the reference's own variance (σ²ref/Σw for the running mean, π/2n of the typical frame
+///    variance for the median of n warm-up frames), at least ¼ score², and the frame is averaged
+///    with weight σ²ref/σ̂², clamped to [1/``maxWeightRatio``, ``maxWeightRatio``]; σ²ref is the
+///    median estimate of the warm-up frames. A score averages ~3·vertices squared residuals, so
+///    the estimate is precise to a fraction of a percent. Depth noise grows with distance² (variance
+///    with d⁴), so inside the gate's 0.3–0.5 m frames differ in variance by up to 2.4× and the
+///    weighted mean has ~10 % less noise than the plain one.
 ///
 /// Good frames differ from each other by sensor noise, whose level varies with distance by less
 /// than 1.5× inside the gate's 0.3–0.5 m; a threshold of 2 leaves them all in.
 public struct RobustAccumulator: Sendable {
     public static let warmUp = 8
     public static let threshold = 2.0
+    public static let maxWeightRatio = 8.0
 
     public private(set) var accumulator: Accumulator
     public private(set) var outliers = 0
+    public let weighting: FrameWeighting
     private var buffer: [[Float]] = []
     private var scores: [Double] = []
     private var warm = false
+    /// Typical frame noise variance (3D, per vertex) from the warm-up; 0 when unknown.
+    private var referenceVariance = 0.0
 
-    /// With `rejectOutliers` false every frame is averaged (the plain mean).
-    public init(vertexCount: Int, rejectOutliers: Bool = true) {
+    /// With `rejectOutliers` false every frame is averaged with equal weight (the plain mean).
+    public init(vertexCount: Int, rejectOutliers: Bool = true, weighting: FrameWeighting = .residual) {
         accumulator = Accumulator(vertexCount: vertexCount)
         warm = !rejectOutliers
         plain = !rejectOutliers
+        self.weighting = rejectOutliers ? weighting : .equal
     }
 
     private let plain: Bool
@@ -48,13 +71,28 @@ public struct RobustAccumulator: Sendable {
             outliers += 1
             return 1
         }
-        accumulator.add(xyz)
+        let own = accumulator.weightSum > 0 ? referenceVariance / accumulator.weightSum : 0
+        accumulator.add(xyz, weight: weight(score: s, referenceNoise: own))
         return 0
     }
 
     /// Judges any frames still in the warm-up buffer. Call once after the last frame.
     @discardableResult
     public mutating func finish() -> Int { warm ? 0 : flushWarmUp() }
+
+    /// Inverse-variance weight of a frame with `score` against a reference whose own variance
+    /// (3D, per vertex) is `referenceNoise`.
+    private func weight(score: Double, referenceNoise: Double) -> Double {
+        guard weighting == .residual, referenceVariance > 0 else { return 1 }
+        let v = Self.frameVariance(score: score, referenceNoise: referenceNoise)
+        guard v > 0 else { return Self.maxWeightRatio }
+        return min(max(referenceVariance / v, 1 / Self.maxWeightRatio), Self.maxWeightRatio)
+    }
+
+    static func frameVariance(score: Double, referenceNoise: Double) -> Double {
+        let s2 = score * score
+        return max(s2 - referenceNoise, 0.25 * s2)
+    }
 
     private mutating func flushWarmUp() -> Int {
         warm = true
@@ -73,14 +111,13 @@ public struct RobustAccumulator: Sendable {
         let s = frames.map { Self.score($0, reference) }
         scores.append(contentsOf: s)
         let limit = Self.threshold * Self.median(s)
-        var rejected = 0
-        for (k, f) in frames.enumerated() {
-            if frames.count >= 3 && s[k] > limit {
-                rejected += 1
-            } else {
-                accumulator.add(f)
-            }
-        }
+        let kept = frames.indices.filter { !(frames.count >= 3 && s[$0] > limit) }
+        // The median of n frames has about π/2n of a frame's variance, which every score carries.
+        let c = Double.pi / (2 * Double(frames.count))
+        let medianNoise = c * Self.median(kept.map { s[$0] * s[$0] }) / (1 + c)
+        referenceVariance = Self.median(kept.map { Self.frameVariance(score: s[$0], referenceNoise: medianNoise) })
+        for k in kept { accumulator.add(frames[k], weight: weight(score: s[k], referenceNoise: medianNoise)) }
+        let rejected = frames.count - kept.count
         outliers += rejected
         return rejected
     }

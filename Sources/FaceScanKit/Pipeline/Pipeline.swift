@@ -143,7 +143,8 @@ public enum Pipeline {
                 }
             } else {
                 if accumulator == nil {
-                    accumulator = RobustAccumulator(vertexCount: frame.xyz.count / 3, rejectOutliers: options.rejectOutliers)
+                    accumulator = RobustAccumulator(vertexCount: frame.xyz.count / 3, rejectOutliers: options.rejectOutliers,
+                                                    weighting: options.frameWeighting)
                 }
                 accumulator!.add(frame.xyz)
                 report.frames.accepted += 1
