@@ -810,30 +810,56 @@ struct DecimationCore: @unchecked Sendable {
     /// gathering order). Two candidates that compete for a vertex are almost always neighbours in
     /// one chunk, so this collapses nearly the same edges as one global sort while each chunk's
     /// vertices stay in cache. Returns how many were sorted.
+    /// From two chunks on, each half of the chunks is sorted on its own thread (the second into
+    /// its own part of `sorted`, then moved down behind the first): the same bytes as one thread.
     func sortCandidates(_ count: Int, limitKey: UInt32) -> Int {
-        let h = histogram, cand = self.cand, sorted = self.sorted
+        let chunk = Tuning.sortChunk
+        let chunks = (count + chunk - 1) / chunk
+        guard chunks >= 2 && threads > 1 else {
+            return sortChunks(0, count, limitKey: limitKey, histogram: histogram)
+        }
+        let s = self
+        let mid = (chunks / 2) * chunk
+        let counts = UnsafeMutablePointer<Int>.allocate(capacity: 2)
+        defer { counts.deallocate() }
+        let shared = SharedCounts(base: counts)
+        s.bothSides(parallel: true) { k in
+            shared.base[k] = k == 0
+                ? s.sortChunks(0, mid, limitKey: limitKey, histogram: s.histogram)
+                : s.sortChunks(mid, count, limitKey: limitKey, histogram: s.histogram + (Self.bucketCount + 1))
+        }
+        let first = counts[0], second = counts[1]
+        let sorted = s.sorted
+        if first < mid { for i in 0..<second { sorted[first + i] = sorted[mid + i] } }  // forward: first < mid
+        return first + second
+    }
+
+    /// Sorts candidates `lo..<hi` (`lo` a multiple of the chunk size) chunk by chunk into
+    /// `sorted[lo...]`, using `h` (`limitKey + 2` entries) as scratch; returns how many.
+    func sortChunks(_ lo: Int, _ hi: Int, limitKey: UInt32, histogram h: UnsafeMutablePointer<UInt32>) -> Int {
+        let cand = self.cand, sorted = self.sorted
         let last = Int(limitKey)
-        var out = 0
-        var lo = 0
-        while lo < count {
-            let hi = min(count, lo + Tuning.sortChunk)
+        var out = lo
+        var from = lo
+        while from < hi {
+            let to = min(hi, from + Tuning.sortChunk)
             h.update(repeating: 0, count: last + 2)
-            for c in lo..<hi {
+            for c in from..<to {
                 let k = Int(Self.key(cand[c].cost))
                 if k <= last { h[k + 1] += 1 }
             }
             h[0] = UInt32(out)
             for k in 0...last { h[k + 1] += h[k] }
-            for c in lo..<hi {
+            for c in from..<to {
                 let k = Int(Self.key(cand[c].cost))
                 if k > last { continue }
                 sorted[Int(h[k])] = cand[c]
                 h[k] += 1
             }
             out = Int(h[last])
-            lo = hi
+            from = to
         }
-        return out
+        return out - lo
     }
 
     /// See ``QuadricSimplifier/relocate()``; needs a current adjacency.
