@@ -93,3 +93,28 @@ func runPipelineBench(samplesDir: String) throws {
     let ms = medianMs(runs: 20) { _ = Rasterizer.render(truth, options: RenderOptions()) }
     print(String(format: "%d triangles: %.1f ms", truth.triangleCount, ms))
 }
+
+/// Ingest of one capture file with 1 and 2 threads, runs interleaved so that both see the same
+/// machine load; prints the median and the minimum of each.
+func runIngestFileBench(path: String, runs: Int) throws {
+    var st = stat()
+    stat(path, &st)
+    let size = Double(st.st_size)
+    var times: [Int: [Double]] = [1: [], 2: []]
+    for _ in 0..<runs {
+        for threads in [1, 2] {
+            var options = PipelineOptions()
+            options.maxFrames = 1_000_000
+            options.ingestThreads = threads
+            var r = Report(input: path)
+            let w = Stopwatch()
+            _ = try Pipeline.ingest(input: path, options: options, report: &r)
+            times[threads]!.append(w.elapsed)
+        }
+    }
+    for threads in [1, 2] {
+        let t = times[threads]!.sorted()
+        print(String(format: "%d thread%@: median %7.1f ms (%6.0f MB/s), min %7.1f ms (%6.0f MB/s)", threads, threads == 1 ? " " : "s",
+                     t[t.count / 2], size / 1e6 / (t[t.count / 2] / 1000), t[0], size / 1e6 / (t[0] / 1000)))
+    }
+}

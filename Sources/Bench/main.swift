@@ -1,6 +1,14 @@
 // `make bench`: release-build figures for every stage. Run from the package root.
 // `facescan-bench [pipeline] [decimation] [accuracy] [samples]` runs only the named sections.
 import FaceScanKit
+import Foundation
+
+// `facescan-bench ingest FILE [RUNS]` times only the ingest of FILE with 1 and 2 threads.
+if CommandLine.arguments.count >= 3 && CommandLine.arguments[1] == "ingest" {
+    let runs = CommandLine.arguments.count > 3 ? Int(CommandLine.arguments[3]) ?? 11 : 11
+    do { try runIngestFileBench(path: CommandLine.arguments[2], runs: runs) } catch { print("ingest bench failed: \(error)") }
+    exit(0)
+}
 
 let wanted = Set(CommandLine.arguments.dropFirst())
 func section(_ name: String) -> Bool { wanted.isEmpty || wanted.contains(name) }

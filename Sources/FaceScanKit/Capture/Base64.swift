@@ -63,3 +63,125 @@ enum Base64 {
             : "invalid character \(JSONReader.describe(c)) at position \(position)"
     }
 }
+
+// MARK: fast path: base64 text straight to float32 values
+
+extension Base64 {
+    /// Four 256-entry lookup tables, one per character position of a 4-character quantum. Entry
+    /// `c` of table `k` holds the 6 bits of character `c` already shifted to where they land in
+    /// the quantum's 24-bit little-endian value (byte 0 in bits 0…7); characters outside the
+    /// alphabet map to `invalidEntry`, whose bit 24 survives an OR of the four entries.
+    static let quantumTables: [UInt32] = {
+        var t = [UInt32](repeating: invalidEntry, count: 4 * 256)
+        for c in 0..<256 where table[c] != 0xFF {
+            let v = UInt32(table[c])
+            t[c] = v << 2
+            t[256 + c] = v >> 4 | (v & 0x0F) << 12
+            t[512 + c] = (v >> 2) << 8 | (v & 0x03) << 22
+            t[768 + c] = v << 16
+        }
+        return t
+    }()
+
+    static let invalidEntry: UInt32 = 0x01FF_FFFF
+
+    /// Entry `c0 | c1 << 8` (two characters in text order, as one little-endian 16-bit load):
+    /// their 12 bits, `c0`'s first; 0xF000 when either is outside the alphabet. 128 KiB, of
+    /// which base64 text touches about 10.
+    static let pairTable: [UInt16] = {
+        var t = [UInt16](repeating: 0xF000, count: 1 << 16)
+        for c0 in 0..<256 where table[c0] != 0xFF {
+            for c1 in 0..<256 where table[c1] != 0xFF {
+                t[c0 | c1 << 8] = UInt16(table[c0]) << 6 | UInt16(table[c1])
+            }
+        }
+        return t
+    }()
+
+    /// Decodes standard base64 `text` (RFC 4648, `=` padding) holding little-endian float32
+    /// values straight into `out`, which ends with exactly the decoded values (its storage is
+    /// reused when the count is unchanged).
+    ///
+    /// Returns false — with `out`'s contents unspecified — when the text is not valid base64, is
+    /// empty, does not decode to a whole number of float32 values, or decodes to a non-finite
+    /// value: the caller then takes the checked path (``decode(_:into:)``), which names the
+    /// problem. Validity is accumulated with ORs and checked once at the end.
+    static func decodeFloats(_ text: UnsafeBufferPointer<UInt8>, into out: inout [Float]) -> Bool {
+        let n = text.count
+        guard n > 0, n % 4 == 0, let src = text.baseAddress else { return false }
+        var pad = 0
+        if src[n - 1] == UInt8(ascii: "=") { pad += 1 }
+        if src[n - 2] == UInt8(ascii: "=") { pad += 1 }
+        let byteCount = n / 4 * 3 - pad
+        guard byteCount % 4 == 0 else { return false }
+        let floatCount = byteCount / 4
+        if out.count != floatCount { out = [Float](repeating: 0, count: floatCount) }
+        // Groups of 16 characters (12 bytes, 3 floats), leaving at least the last quantum (the only
+        // one that may be padded) to the tail.
+        let groups = (n / 4 - 1) / 4
+        let tailChars = n - 16 * groups
+        var bad: UInt32 = 0
+        var nonFinite: UInt32 = 0
+        quantumTables.withUnsafeBufferPointer { tables in
+            out.withUnsafeMutableBufferPointer { dst in
+                let t = tables.baseAddress!
+                let raw = UnsafeRawPointer(src)
+                let d = dst.baseAddress!
+                var g = 0
+                pairTable.withUnsafeBufferPointer { pairs in
+                    let p = pairs.baseAddress!
+                    var pairBad: UInt16 = 0
+                    while g < groups {
+                        let s = raw + 16 * g
+                        let u = UInt64(littleEndian: s.loadUnaligned(as: UInt64.self))
+                        let w = UInt64(littleEndian: s.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+                        // Two characters per lookup: 12 bits, most significant first.
+                        let p0 = p[Int(truncatingIfNeeded: u & 0xFFFF)], p1 = p[Int(truncatingIfNeeded: (u >> 16) & 0xFFFF)]
+                        let p2 = p[Int(truncatingIfNeeded: (u >> 32) & 0xFFFF)], p3 = p[Int(truncatingIfNeeded: u >> 48)]
+                        let p4 = p[Int(truncatingIfNeeded: w & 0xFFFF)], p5 = p[Int(truncatingIfNeeded: (w >> 16) & 0xFFFF)]
+                        let p6 = p[Int(truncatingIfNeeded: (w >> 32) & 0xFFFF)], p7 = p[Int(truncatingIfNeeded: w >> 48)]
+                        pairBad |= p0 | p1 | p2 | p3 | p4 | p5 | p6 | p7
+                        // Quanta as 24-bit big-endian values; the 12 bytes as 64 + 32 bits, big-endian.
+                        let v0 = UInt64(p0) << 12 | UInt64(p1), v1 = UInt64(p2) << 12 | UInt64(p3)
+                        let v2 = UInt64(p4) << 12 | UInt64(p5), v3 = UInt64(p6) << 12 | UInt64(p7)
+                        let head = v0 << 40 | v1 << 16 | v2 >> 8
+                        let f0 = UInt32(truncatingIfNeeded: head >> 32).byteSwapped
+                        let f1 = UInt32(truncatingIfNeeded: head).byteSwapped
+                        let f2 = UInt32(truncatingIfNeeded: (v2 & 0xFF) << 24 | v3).byteSwapped
+                        // Exponent all ones (infinity or NaN) carries into bit 31.
+                        nonFinite |= ((f0 & 0x7F80_0000) &+ 0x0080_0000) | ((f1 & 0x7F80_0000) &+ 0x0080_0000)
+                            | ((f2 & 0x7F80_0000) &+ 0x0080_0000)
+                        d[3 * g] = Float(bitPattern: f0)
+                        d[3 * g + 1] = Float(bitPattern: f1)
+                        d[3 * g + 2] = Float(bitPattern: f2)
+                        g += 1
+                    }
+                    if pairBad & 0xF000 != 0 { bad |= invalidEntry }
+                }
+                // Tail: 1…4 quanta, the last possibly padded, decoded bytewise.
+                var bytes: (UInt64, UInt64) = (0, 0)
+                withUnsafeMutableBytes(of: &bytes) { tail in
+                    var o = 0
+                    let s = src + 16 * groups
+                    for q in stride(from: 0, to: tailChars, by: 4) {
+                        let last = q + 4 == tailChars
+                        let valid = last ? 4 - pad : 4
+                        var v: UInt32 = 0
+                        for k in 0..<valid { v |= t[256 * k + Int(s[q + k])] }
+                        for k in valid..<4 where s[q + k] != UInt8(ascii: "=") { bad |= invalidEntry }
+                        bad |= v
+                        for k in 0..<(valid - 1) { tail[o + k] = UInt8(truncatingIfNeeded: v >> (8 * UInt32(k))) }
+                        o += valid - 1
+                    }
+                    for k in 0..<(o / 4) {
+                        let f = UInt32(tail[4 * k]) | UInt32(tail[4 * k + 1]) << 8 | UInt32(tail[4 * k + 2]) << 16
+                            | UInt32(tail[4 * k + 3]) << 24
+                        nonFinite |= (f & 0x7F80_0000) &+ 0x0080_0000
+                        d[3 * groups + k] = Float(bitPattern: f)
+                    }
+                }
+            }
+        }
+        return bad >> 24 == 0 && nonFinite >> 31 == 0
+    }
+}

@@ -352,7 +352,7 @@ public final class CaptureReader {
         framesSeen += 1
         frame.index = index
         frame.metadata = FrameMetadata()
-        frame.xyz.removeAll(keepingCapacity: true)
+        // frame.xyz keeps its storage: the vertex readers replace its contents.
         var verticesField: String?
         var transformDistance: Double?
         var field: String?
@@ -377,25 +377,22 @@ public final class CaptureReader {
                         verticesField = key
                     case "verticesBase64":
                         guard try json.peek() == UInt8(ascii: "\"") else { throw json.badValue("a base64 string") }
-                        try json.readRawString(into: &scratchText, limit: (3 * Self.maxVertices * 4 + 2) / 3 * 4)
-                        if let problem = Base64.decode(scratchText, into: &scratchBytes) {
-                            throw InputError(file: name, "invalid base64: \(problem)")
-                        }
-                        guard scratchBytes.count % 4 == 0 else {
-                            throw InputError(file: name, "decodes to \(scratchBytes.count) bytes, not a whole number of float32 values")
-                        }
-                        let n = scratchBytes.count / 4
-                        frame.xyz = [Float](unsafeUninitializedCapacity: n) { dst, initialized in
-                            scratchBytes.withUnsafeBytes { raw in
-                                for i in 0..<n {
-                                    dst[i] = Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)))
-                                }
+                        let limit = (3 * Self.maxVertices * 4 + 2) / 3 * 4
+                        // Fast path: the text in place in the read buffer, decoded straight into
+                        // the frame's floats. Anything it does not accept is decoded again by the
+                        // checked path below, which names the problem.
+                        if let text = try json.rawStringInBuffer() {
+                            if text.count <= limit, Base64.decodeFloats(text, into: &frame.xyz) {
+                                verticesField = key
+                                continue
                             }
-                            initialized = n
+                            guard text.count <= limit else { throw json.error("string longer than \(limit) bytes") }
+                            scratchText.removeAll(keepingCapacity: true)
+                            scratchText.append(contentsOf: text)
+                        } else {
+                            try json.readRawStringBody(into: &scratchText, limit: limit)
                         }
-                        if let bad = frame.xyz.firstIndex(where: { !$0.isFinite }) {
-                            throw InputError(file: name, "value \(bad) is not finite (\(frame.xyz[bad]))")
-                        }
+                        try decodeBase64Checked(into: &frame.xyz)
                         verticesField = key
                     case "transform":
                         guard try json.peek() == UInt8(ascii: "[") else { throw json.badValue("an array of 16 numbers") }
@@ -441,6 +438,28 @@ public final class CaptureReader {
             throw e
         }
         if index == 0 { try checkTopology() }
+    }
+
+    /// Decodes the base64 text in `scratchText` into `xyz`, or throws naming the problem.
+    private func decodeBase64Checked(into xyz: inout [Float]) throws(InputError) {
+        if let problem = Base64.decode(scratchText, into: &scratchBytes) {
+            throw InputError(file: name, "invalid base64: \(problem)")
+        }
+        guard scratchBytes.count % 4 == 0 else {
+            throw InputError(file: name, "decodes to \(scratchBytes.count) bytes, not a whole number of float32 values")
+        }
+        let n = scratchBytes.count / 4
+        xyz = [Float](unsafeUninitializedCapacity: n) { dst, initialized in
+            scratchBytes.withUnsafeBytes { raw in
+                for i in 0..<n {
+                    dst[i] = Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)))
+                }
+            }
+            initialized = n
+        }
+        if let bad = xyz.firstIndex(where: { !$0.isFinite }) {
+            throw InputError(file: name, "value \(bad) is not finite (\(xyz[bad]))")
+        }
     }
 
     private func parseBlendShapes(_ meta: inout FrameMetadata, _ field: inout String?) throws(InputError) {

@@ -268,6 +268,33 @@ final class JSONReader {
     /// control characters still fail, as "invalid base64".
     func readRawString(into out: inout [UInt8], limit: Int) throws(InputError) {
         try expect(UInt8(ascii: "\""), "a string")
+        try readRawStringBody(into: &out, limit: limit)
+    }
+
+    /// Consumes the opening quote of a string and, when the text up to the next quote fits in the
+    /// buffer (refilling it once if needed), returns that text in place — valid until the next call
+    /// on this reader — and moves past the closing quote. Otherwise returns nil with the position
+    /// just after the opening quote, for ``readRawStringBody(into:limit:)``. No copy, no escape
+    /// handling: for base64, whose decoder rejects any byte outside its alphabet.
+    func rawStringInBuffer() throws(InputError) -> UnsafeBufferPointer<UInt8>? {
+        try expect(UInt8(ascii: "\""), "a string")
+        var scanned = 0
+        while true {
+            let start = buf + pos
+            if let q = memchr(start + scanned, 0x22, end - pos - scanned) {
+                let n = q.assumingMemoryBound(to: UInt8.self) - start
+                pos += n + 1
+                return UnsafeBufferPointer(start: start, count: n)
+            }
+            // Not in the buffer: move it to the front and fill the rest, once.
+            if eof || (pos == 0 && end == capacity) || scanned > 0 { return nil }
+            scanned = end - pos
+            try ensure(capacity)
+        }
+    }
+
+    /// The rest of ``readRawString(into:limit:)`` after its opening quote.
+    func readRawStringBody(into out: inout [UInt8], limit: Int) throws(InputError) {
         out.removeAll(keepingCapacity: true)
         while true {
             if pos == end, try ensure(1) == 0 { throw error("unexpected end of input inside a string (truncated?)") }

@@ -84,6 +84,10 @@ public enum Batch {
         }
         let state = Mutex(State())
         let workers = max(1, min(jobs, inputs.count))
+        // Parallel jobs already keep the cores busy: one ingest thread each (same outputs).
+        var options = options
+        if workers > 1 && options.ingestThreads == nil { options.ingestThreads = 1 }
+        let jobOptions = options
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             while true {
                 let i: Int = state.withLock { s in
@@ -91,7 +95,7 @@ public enum Batch {
                     return s.next
                 }
                 guard i < inputs.count else { return }
-                let outcome = processOne(inputs[i], options: options)
+                let outcome = processOne(inputs[i], options: jobOptions)
                 state.withLock { s in
                     s.done[i] = outcome
                     while let o = s.done.removeValue(forKey: s.emitted) {

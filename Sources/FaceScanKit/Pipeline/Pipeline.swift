@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// `facescan process`: capture → gate → mean → smooth → decimate/refine → unit/scale → outputs.
 public enum Pipeline {
     /// Progress of the ingest stage, reported after every frame.
@@ -131,28 +137,34 @@ public enum Pipeline {
         _ = try Exporter.parseList(settings.formats)
         let gate = QualityGate(thresholds: settings.gate)
         var frame = Frame()
-        var accumulator: RobustAccumulator?
-        while report.frames.accepted < settings.maxFrames, try reader.nextFrame(&frame) {
-            report.frames.read += 1
-            if let reason = gate.judge(frame.metadata) {
-                switch reason {
-                case .distance: report.frames.rejected.distance += 1
-                case .tracking: report.frames.rejected.tracking += 1
-                case .lighting: report.frames.rejected.lighting += 1
-                case .expression: report.frames.rejected.expression += 1
+        // This thread reads, decodes and gates; accepted frames are folded into the average in
+        // capture order, on a second thread when there is one (see ``ThreadedFold``).
+        var fold = FrameFold(rejectOutliers: options.rejectOutliers, weighting: options.frameWeighting)
+        let threaded = (options.ingestThreads ?? defaultIngestThreads) > 1 ? ThreadedFold(fold) : nil
+        do {
+            while report.frames.accepted < settings.maxFrames, try reader.nextFrame(&frame) {
+                report.frames.read += 1
+                if let reason = gate.judge(frame.metadata) {
+                    switch reason {
+                    case .distance: report.frames.rejected.distance += 1
+                    case .tracking: report.frames.rejected.tracking += 1
+                    case .lighting: report.frames.rejected.lighting += 1
+                    case .expression: report.frames.rejected.expression += 1
+                    }
+                } else {
+                    if let threaded { threaded.submit(&frame) } else { fold.add(frame) }
+                    report.frames.accepted += 1
                 }
-            } else {
-                if accumulator == nil {
-                    accumulator = RobustAccumulator(vertexCount: frame.xyz.count / 3, rejectOutliers: options.rejectOutliers,
-                                                    weighting: options.frameWeighting)
-                }
-                accumulator!.add(frame.xyz)
-                report.frames.accepted += 1
+                progress?(Progress(framesRead: report.frames.read, accepted: report.frames.accepted))
             }
-            progress?(Progress(framesRead: report.frames.read, accepted: report.frames.accepted))
+            _ = try reader.skipRemainingFrames()
+            try reader.finish()
+        } catch {
+            threaded?.cancel()
+            throw error
         }
-        _ = try reader.skipRemainingFrames()
-        try reader.finish()
+        if let threaded { fold = threaded.finish() }
+        var accumulator = fold.accumulator
         accumulator?.finish()
         report.frames.rejected.outlier = accumulator?.outliers ?? 0
         guard let acc = accumulator?.accumulator, let positions = acc.mean(), let topology = reader.topology else {
@@ -164,6 +176,14 @@ public enum Pipeline {
         }
         return Ingested(mesh: Mesh(positions: positions, triangles: topology.triangles, uvs: uvs), settings: settings,
                         standardErrors: acc.standardErrors())
+    }
+
+    /// Threads of the ingest stage when ``PipelineOptions/ingestThreads`` is nil: the environment
+    /// variable `FACESCAN_INGEST_THREADS` (1 or 2) if set, else 2 on a machine with two or more
+    /// cores. The output is the same for every thread count.
+    public static var defaultIngestThreads: Int {
+        if let v = getenv("FACESCAN_INGEST_THREADS"), let n = Int(String(cString: v)), n >= 1 { return min(n, 2) }
+        return sysconf(Int32(_SC_NPROCESSORS_ONLN)) >= 2 ? 2 : 1
     }
 
     /// Output base name for an input path: its file name without the extension.

@@ -23,6 +23,10 @@ public struct PipelineOptions: Sendable, Equatable {
     public var scale: Double?
     public var maxFrames: Int?
     public var thumbnailSize = 512
+    /// Threads of the ingest stage: 1 reads, gates and averages on the calling thread; 2 averages
+    /// accepted frames on a second thread while the next ones are read. nil: automatic
+    /// (``Pipeline/defaultIngestThreads``). The outputs are byte-identical either way.
+    public var ingestThreads: Int?
     /// Close the face into a printable solid (``Solidify``); nil: as the capture's settings say.
     public var solid: SolidOptions?
 

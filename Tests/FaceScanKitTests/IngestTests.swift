@@ -1,0 +1,209 @@
+import Foundation
+import Testing
+@testable import FaceScanKit
+
+private func base64(_ values: [Float]) -> String {
+    var bytes: [UInt8] = []
+    for v in values { withUnsafeBytes(of: v.bitPattern.littleEndian) { bytes.append(contentsOf: $0) } }
+    return Data(bytes).base64EncodedString()
+}
+
+/// Runs the fast decoder on `text`; nil when it declines (invalid, or not whole finite floats).
+private func fastDecode(_ text: String, into out: inout [Float]) -> Bool {
+    let bytes = Array(text.utf8)
+    return bytes.withUnsafeBufferPointer { Base64.decodeFloats($0, into: &out) }
+}
+
+@Suite struct Base64FastPathTests {
+    /// Random float counts (every tail shape: 0…3 trailing quanta, both paddings) and random bit
+    /// patterns, against Foundation's decoder.
+    @Test func matchesFoundationOnRandomInput() {
+        var rng = TestRNG(seed: 42)
+        var out: [Float] = [1, 2, 3]  // reused storage, wrong size at first
+        for _ in 0..<400 {
+            let n = Int.random(in: 1...200, using: &rng)
+            let values = (0..<n).map { _ in Float.random(in: -1000...1000, using: &rng) }
+            let text = base64(values)
+            let reference = Data(base64Encoded: text)!
+            let expected = reference.withUnsafeBytes { raw in
+                (0..<n).map { Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 4 * $0, as: UInt32.self))) }
+            }
+            #expect(fastDecode(text, into: &out), "length \(text.count)")
+            #expect(out.map(\.bitPattern) == expected.map(\.bitPattern), "n = \(n)")
+        }
+    }
+
+    /// Every rejection of the checked decoder is a rejection of the fast one, at every position.
+    @Test func rejectsWhatTheCheckedDecoderRejects() {
+        var rng = TestRNG(seed: 7)
+        let values = (0..<27).map { _ in Float.random(in: -1...1, using: &rng) }
+        let good = Array(base64(values).utf8)  // 108 bytes: 144 characters, no padding
+        var out: [Float] = []
+        var scratch: [UInt8] = []
+        var rejected = 0
+        for position in 0..<good.count {
+            for bad in [UInt8(ascii: "*"), UInt8(ascii: "="), UInt8(ascii: "\\"), 0x00, 0xC3, UInt8(ascii: " ")] {
+                var text = good
+                text[position] = bad
+                let fast = text.withUnsafeBufferPointer { Base64.decodeFloats($0, into: &out) }
+                let problem = Base64.decode(text, into: &scratch)
+                #expect(!fast, "accepted \(JSONReader.describe(bad)) at \(position)")
+                if bad == UInt8(ascii: "=") && position == good.count - 1 {
+                    // Valid padding, but 107 bytes: not whole float32 values.
+                    #expect(problem == nil && scratch.count == 107)
+                } else {
+                    #expect(problem != nil, "checked decoder accepted \(JSONReader.describe(bad)) at \(position)")
+                    // (Foundation is lenient about '=' followed by one more character.)
+                    #expect(Data(base64Encoded: Data(text)) == nil || bad == UInt8(ascii: "="), "Foundation accepted \(JSONReader.describe(bad)) at \(position)")
+                }
+                if !fast { rejected += 1 }
+            }
+        }
+        #expect(rejected == good.count * 6)
+        // Padding in the wrong place or of the wrong form; lengths not a multiple of 4.
+        let padded = base64([1.5, 2.5])  // 8 bytes: "…=" padding
+        #expect(padded.hasSuffix("="))
+        #expect(fastDecode(padded, into: &out) && out == [1.5, 2.5])
+        for text in [String(padded.dropLast()) + "A", String(padded.dropLast(2)) + "=A", padded + "=", String(padded.dropLast()),
+                     "AAAA=AAA", "====", "", "AAAAAAA="] {
+            #expect(!fastDecode(text, into: &out), "accepted \(text)")
+        }
+        // Non-finite values are declined (the checked path names them).
+        for v: Float in [.infinity, -.infinity, .nan] {
+            #expect(!fastDecode(base64([0, 1, v, 2, 3, 4]), into: &out))
+            #expect(!fastDecode(base64([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, v]), into: &out))
+        }
+    }
+
+    /// Frames whose base64 straddles read-buffer refills, or is longer than the buffer, decode
+    /// the same as number arrays; errors still name the frame and the field.
+    @Test func readerDecodesAcrossChunksAndNamesErrors() throws {
+        var rng = TestRNG(seed: 3)
+        var b = CaptureBuilder()
+        b.triangles = [0, 1, 2]
+        var expected: [[Float]] = []
+        for i in 0..<12 {
+            let n = 3 * (i % 3 == 0 ? 800 : 40 + i)  // 9600 bytes of text and more: longer than the 4 KiB chunks
+            let values = (0..<n).map { _ in Float.random(in: -0.2...0.2, using: &rng) }
+            expected.append(values)
+            b.frames.append("{\"distance\":0.4,\"verticesBase64\":\"\(base64(values))\"}")
+        }
+        // Vertex counts differ by design here: read frame by frame without the count check.
+        let dir = makeTempDir()
+        for chunk in [4096, 1 << 20] {
+            for (i, values) in expected.enumerated() {
+                var one = b
+                one.frames = [b.frames[i], b.frames[i]]
+                writeText(one.ndjson, to: dir + "/f.ndjson")
+                let r = try CaptureReader(path: dir + "/f.ndjson", chunkSize: chunk)
+                try r.readHeader()
+                var f = Frame()
+                for _ in 0..<2 {
+                    #expect(try r.nextFrame(&f))
+                    #expect(f.xyz == values, "frame \(i), chunk \(chunk)")
+                }
+                #expect(try !r.nextFrame(&f))
+            }
+        }
+        // 8 bytes (2 floats): not a multiple of 12 bytes.
+        let cases: [(String, String)] = [
+            (base64([1, 2]), "multiple of 3"), (base64([1, 2, 3, 4]), "multiple of 3"),
+            (String(base64([1, 2, 3]).dropLast(4)) + "AA*A", "invalid base64: invalid character '*'"),
+            (String(base64([1, 2, 3]).dropLast(4)) + "A=AA", "misplaced padding"),
+            (String(base64([1, 2, 3]).dropLast(1)), "not a multiple of 4"),
+            (base64([1, 2, .nan]), "not finite"),
+        ]
+        for (text, message) in cases {
+            var bad = CaptureBuilder()
+            bad.triangles = [0, 1, 2]
+            bad.frames = ["{\"verticesBase64\":\"\(base64([0, 0, 0, 1, 0, 0, 0, 1, 0]))\"}", "{\"verticesBase64\":\"\(text)\"}"]
+            writeText(bad.json, to: dir + "/bad.json")
+            do {
+                let r = try CaptureReader(path: dir + "/bad.json")
+                try r.readHeader()
+                var f = Frame()
+                while try r.nextFrame(&f) {}
+                Issue.record("no error for \(text)")
+            } catch let error as InputError {
+                #expect(error.frame == 1 && error.field == "verticesBase64" && error.message.contains(message), "\(error)")
+            }
+        }
+    }
+}
+
+@Suite struct IngestThreadTests {
+    /// A capture with accepted, rejected and outlier frames, read with 1 and 2 ingest threads
+    /// (and several frame limits): the same mean, standard errors and counts, to the bit.
+    @Test func oneAndTwoThreadsAgreeBitForBit() throws {
+        var rng = TestRNG(seed: 11)
+        let n = 300
+        let base = (0..<(3 * n)).map { _ in Double.random(in: -0.1...0.1, using: &rng) }
+        var b = CaptureBuilder()
+        b.triangles = [0, 1, 2, 1, 2, 3]
+        for i in 0..<40 {
+            let shift = i % 13 == 5 ? 0.01 : 0  // a few glitches for the outlier test
+            let xyz = base.map { $0 + shift + Double.random(in: -1e-3...1e-3, using: &rng) }
+            let distance = i % 7 == 3 ? 0.9 : 0.4  // some rejected by the gate
+            let vertices = i % 2 == 0 ? "\"vertices\":[\(xyz.map { "\(Float($0))" }.joined(separator: ","))]"
+                : "\"verticesBase64\":\"\(base64(xyz.map { Float($0) }))\""
+            b.frames.append("{\"distance\":\(distance),\(vertices)}")
+        }
+        let dir = makeTempDir()
+        writeText(b.json, to: dir + "/c.json")
+        writeText(b.ndjson, to: dir + "/c.ndjson")
+        for file in ["c.json", "c.ndjson"] {
+            for maxFrames in [1, 7, 8, 9, 20, 1000] {
+                for reject in [true, false] {
+                    var results: [(Pipeline.Ingested, Report)] = []
+                    for threads in [1, 2] {
+                        var o = PipelineOptions()
+                        o.maxFrames = maxFrames
+                        o.rejectOutliers = reject
+                        o.ingestThreads = threads
+                        var r = Report(input: dir + "/" + file)
+                        results.append((try Pipeline.ingest(input: dir + "/" + file, options: o, report: &r), r))
+                    }
+                    let (a, ra) = results[0], (c, rc) = results[1]
+                    #expect(a.mesh.positions.map { $0.x.bitPattern } == c.mesh.positions.map { $0.x.bitPattern })
+                    #expect(a.mesh.positions.map { $0.z.bitPattern } == c.mesh.positions.map { $0.z.bitPattern })
+                    #expect(a.standardErrors?.map(\.bitPattern) == c.standardErrors?.map(\.bitPattern))
+                    #expect(ra.frames == rc.frames, "\(file) maxFrames \(maxFrames)")
+                    #expect(ra.frames.accepted == min(maxFrames, 34))
+                    if reject && maxFrames == 1000 { #expect(ra.frames.rejected.outlier > 0) }
+                }
+            }
+        }
+    }
+
+    /// A bad frame after accepted ones: the same error with 2 threads (and no hang); with a
+    /// frame limit reached before it, no error with either.
+    @Test func errorsAreTheSameWithTwoThreads() throws {
+        var b = CaptureBuilder()
+        for i in 0..<30 {
+            b.frames.append(CaptureBuilder.frame(vertices: CaptureBuilder.square.map { $0 + Double(i) * 1e-4 }))
+        }
+        b.frames[20] = "{\"verticesBase64\":\"AAA*\"}"
+        let dir = makeTempDir()
+        writeText(b.json, to: dir + "/e.json")
+        var messages: [String] = []
+        for threads in [1, 2] {
+            var o = PipelineOptions()
+            o.ingestThreads = threads
+            o.maxFrames = 1000
+            var r = Report(input: dir + "/e.json")
+            do {
+                _ = try Pipeline.ingest(input: dir + "/e.json", options: o, report: &r)
+                Issue.record("no error with \(threads) threads")
+            } catch let e as InputError {
+                #expect(e.frame == 20 && e.field == "verticesBase64")
+                messages.append(e.description)
+            }
+            #expect(r.frames.read == 20)
+            o.maxFrames = 20
+            var r2 = Report(input: dir + "/e.json")
+            let ok = try Pipeline.ingest(input: dir + "/e.json", options: o, report: &r2)
+            #expect(ok.mesh.vertexCount == 4 && r2.frames.accepted == 20)
+        }
+        #expect(messages.count == 2 && messages[0] == messages[1])
+    }
+}
