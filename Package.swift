@@ -18,9 +18,11 @@ let package = Package(
         .systemLibrary(
             name: "CAssimp", path: "Sources/CAssimp", pkgConfig: "assimp",
             providers: [.apt(["libassimp-dev"]), .brew(["assimp"])]),
+        // Vector kernels (SSSE3 with runtime dispatch; scalar fallback in Swift elsewhere).
+        .target(name: "CSIMD", path: "Sources/CSIMD"),
         .target(
             name: "FaceScanKit",
-            dependencies: ["CLibPNG", "CAssimp"]),
+            dependencies: ["CLibPNG", "CAssimp", "CSIMD"]),
         .executableTarget(
             name: "facescan",
             dependencies: [

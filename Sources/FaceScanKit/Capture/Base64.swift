@@ -1,3 +1,5 @@
+import CSIMD
+
 /// Standard base64 (RFC 4648, `+` `/`, `=` padding) decoding into a reusable byte buffer.
 enum Base64 {
     /// 0…63 for alphabet bytes, 0xFF for anything else.
@@ -128,6 +130,14 @@ extension Base64 {
                 let raw = UnsafeRawPointer(src)
                 let d = dst.baseAddress!
                 var g = 0
+                // SSSE3 where the CPU has it (16 characters per step); else the scalar loop below.
+                switch facescan_base64_floats(src, groups, d) {
+                case 1: g = groups
+                case 0:
+                    g = groups
+                    bad |= invalidEntry  // an invalid character or a non-finite value: checked path
+                default: break
+                }
                 pairTable.withUnsafeBufferPointer { pairs in
                     let p = pairs.baseAddress!
                     var pairBad: UInt16 = 0
