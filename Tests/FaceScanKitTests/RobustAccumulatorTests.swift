@@ -26,6 +26,20 @@ import Testing
         return (s / Double(m.count)).squareRoot()
     }
 
+    @Test func warmUpMedianMatchesSortedColumns() {
+        var rng = TestRNG(seed: 9)
+        for m in 1...9 {
+            // Few distinct values, so ties are common.
+            let frames = (0..<m).map { _ in (0..<300).map { _ in Float(Int.random(in: -4...4, using: &rng)) * 0.25 } }
+            let medians = RobustAccumulator.coordinateMedians(frames)
+            for i in 0..<300 {
+                let column = frames.map { $0[i] }.sorted()
+                let expected = m % 2 == 1 ? Double(column[m / 2]) : (Double(column[m / 2 - 1]) + Double(column[m / 2])) / 2
+                #expect(medians[i] == expected, "m \(m) coordinate \(i)")
+            }
+        }
+    }
+
     @Test func keepsEveryGoodFrame() {
         let (acc, _) = run(frames: 40, bad: []) { _, _ in }
         #expect(acc.outliers == 0)

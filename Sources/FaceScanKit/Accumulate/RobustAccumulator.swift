@@ -99,15 +99,7 @@ public struct RobustAccumulator: Sendable {
         let frames = buffer
         buffer = []
         guard !frames.isEmpty else { return 0 }
-        let n = frames[0].count
-        var reference = [Double](repeating: 0, count: n)
-        var column = [Float](repeating: 0, count: frames.count)
-        for i in 0..<n {
-            for (k, f) in frames.enumerated() { column[k] = f[i] }
-            column.sort()
-            let m = column.count
-            reference[i] = m % 2 == 1 ? Double(column[m / 2]) : (Double(column[m / 2 - 1]) + Double(column[m / 2])) / 2
-        }
+        let reference = Self.coordinateMedians(frames)
         let s = frames.map { Self.score($0, reference) }
         scores.append(contentsOf: s)
         let limit = Self.threshold * Self.median(s)
@@ -120,6 +112,38 @@ public struct RobustAccumulator: Sendable {
         let rejected = frames.count - kept.count
         outliers += rejected
         return rejected
+    }
+
+    /// The median of every coordinate over `frames` (all of one length): the frames are
+    /// transposed into one flat array, coordinate by coordinate, and each short column is sorted
+    /// in place by insertion (the warm-up holds a handful of frames).
+    static func coordinateMedians(_ frames: [[Float]]) -> [Double] {
+        let m = frames.count, n = frames[0].count
+        var columns = [Float](repeating: 0, count: n * m)
+        var reference = [Double](repeating: 0, count: n)
+        columns.withUnsafeMutableBufferPointer { c in
+            for (k, f) in frames.enumerated() {
+                f.withUnsafeBufferPointer { x in
+                    for i in 0..<n { c[i * m + k] = x[i] }
+                }
+            }
+            reference.withUnsafeMutableBufferPointer { r in
+                for i in 0..<n {
+                    let col = c.baseAddress! + i * m
+                    for a in 1..<max(m, 1) {
+                        let v = col[a]
+                        var b = a
+                        while b > 0 && col[b - 1] > v {
+                            col[b] = col[b - 1]
+                            b -= 1
+                        }
+                        col[b] = v
+                    }
+                    r[i] = m % 2 == 1 ? Double(col[m / 2]) : (Double(col[m / 2 - 1]) + Double(col[m / 2])) / 2
+                }
+            }
+        }
+        return reference
     }
 
     /// RMS over vertices of the 3D distance between a frame and the reference.
