@@ -381,10 +381,23 @@ public final class CaptureReader {
                         // Fast path: the text in place in the read buffer, decoded straight into
                         // the frame's floats. Anything it does not accept is decoded again by the
                         // checked path below, which names the problem.
-                        if let text = try json.rawStringInBuffer() {
+                        // The previous frame's length is the likely one: 16 characters per vertex.
+                        let expected = frame.xyz.count % 3 == 0 ? frame.xyz.count / 3 * 16 : -1
+                        if var text = try json.rawStringInBuffer(expectedCount: expected) {
                             if text.count <= limit, Base64.decodeFloats(text, into: &frame.xyz) {
                                 verticesField = key
                                 continue
+                            }
+                            if expected >= 0 {
+                                // Refused: the string may have ended earlier; find its real end.
+                                json.unreadRawString(text)
+                                guard let whole = try json.rawStringBodyInBuffer(expectedCount: -1) else {
+                                    try json.readRawStringBody(into: &scratchText, limit: limit)
+                                    try decodeBase64Checked(into: &frame.xyz)
+                                    verticesField = key
+                                    continue
+                                }
+                                text = whole
                             }
                             guard text.count <= limit else { throw json.error("string longer than \(limit) bytes") }
                             scratchText.removeAll(keepingCapacity: true)

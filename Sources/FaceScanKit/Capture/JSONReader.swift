@@ -276,8 +276,26 @@ final class JSONReader {
     /// on this reader — and moves past the closing quote. Otherwise returns nil with the position
     /// just after the opening quote, for ``readRawStringBody(into:limit:)``. No copy, no escape
     /// handling: for base64, whose decoder rejects any byte outside its alphabet.
-    func rawStringInBuffer() throws(InputError) -> UnsafeBufferPointer<UInt8>? {
+    ///
+    /// `expectedCount`: the length the caller expects (or -1). When the byte that many bytes on is
+    /// a quote, that range is returned without scanning for the quote; it may then contain an
+    /// earlier quote, so the caller must check every byte (the base64 decoder does) and, when it
+    /// refuses the text, call ``unreadRawString(_:)`` and ``rawStringBodyInBuffer(expectedCount:)``
+    /// again with -1.
+    func rawStringInBuffer(expectedCount: Int = -1) throws(InputError) -> UnsafeBufferPointer<UInt8>? {
         try expect(UInt8(ascii: "\""), "a string")
+        return try rawStringBodyInBuffer(expectedCount: expectedCount)
+    }
+
+    /// ``rawStringInBuffer(expectedCount:)`` after its opening quote.
+    func rawStringBodyInBuffer(expectedCount: Int) throws(InputError) -> UnsafeBufferPointer<UInt8>? {
+        if expectedCount >= 0 && expectedCount < capacity {
+            if try ensure(expectedCount + 1) > expectedCount && buf[pos + expectedCount] == UInt8(ascii: "\"") {
+                let start = buf + pos
+                pos += expectedCount + 1
+                return UnsafeBufferPointer(start: start, count: expectedCount)
+            }
+        }
         var scanned = 0
         while true {
             let start = buf + pos
@@ -291,6 +309,12 @@ final class JSONReader {
             scanned = end - pos
             try ensure(capacity)
         }
+    }
+
+    /// Moves back to the first byte of `text`, returned by the last
+    /// ``rawStringInBuffer(expectedCount:)`` (the buffer has not moved since).
+    func unreadRawString(_ text: UnsafeBufferPointer<UInt8>) {
+        pos = UnsafePointer(buf).distance(to: text.baseAddress!)
     }
 
     /// The rest of ``readRawString(into:limit:)`` after its opening quote.
