@@ -114,36 +114,63 @@ public struct RobustAccumulator: Sendable {
         return rejected
     }
 
-    /// The median of every coordinate over `frames` (all of one length): the frames are
-    /// transposed into one flat array, coordinate by coordinate, and each short column is sorted
-    /// in place by insertion (the warm-up holds a handful of frames).
+    /// The median of every coordinate over `frames` (all of one length): the frames are copied
+    /// into one flat array, frame after frame, and each coordinate's column is sorted — by a
+    /// 19-comparator min/max network for the usual 8 warm-up frames, by insertion otherwise.
     static func coordinateMedians(_ frames: [[Float]]) -> [Double] {
         let m = frames.count, n = frames[0].count
-        var columns = [Float](repeating: 0, count: n * m)
+        var flat = [Float](repeating: 0, count: n * m)
         var reference = [Double](repeating: 0, count: n)
-        columns.withUnsafeMutableBufferPointer { c in
+        flat.withUnsafeMutableBufferPointer { c in
+            let x = c.baseAddress!
             for (k, f) in frames.enumerated() {
-                f.withUnsafeBufferPointer { x in
-                    for i in 0..<n { c[i * m + k] = x[i] }
-                }
+                f.withUnsafeBufferPointer { (x + k * n).update(from: $0.baseAddress!, count: n) }
             }
             reference.withUnsafeMutableBufferPointer { r in
-                for i in 0..<n {
-                    let col = c.baseAddress! + i * m
-                    for a in 1..<max(m, 1) {
-                        let v = col[a]
-                        var b = a
-                        while b > 0 && col[b - 1] > v {
-                            col[b] = col[b - 1]
-                            b -= 1
+                if m == 8 {
+                    for i in 0..<n { r[i] = median8(x + i, stride: n) }
+                    return
+                }
+                var column = [Float](repeating: 0, count: m)
+                column.withUnsafeMutableBufferPointer { col in
+                    for i in 0..<n {
+                        for k in 0..<m { col[k] = x[k * n + i] }
+                        for a in 1..<max(m, 1) {
+                            let v = col[a]
+                            var b = a
+                            while b > 0 && col[b - 1] > v {
+                                col[b] = col[b - 1]
+                                b -= 1
+                            }
+                            col[b] = v
                         }
-                        col[b] = v
+                        r[i] = m % 2 == 1 ? Double(col[m / 2]) : (Double(col[m / 2 - 1]) + Double(col[m / 2])) / 2
                     }
-                    r[i] = m % 2 == 1 ? Double(col[m / 2]) : (Double(col[m / 2 - 1]) + Double(col[m / 2])) / 2
                 }
             }
         }
         return reference
+    }
+
+    /// The median of `p[0], p[stride], …, p[7·stride]`: sorted by Knuth's 19-comparator network
+    /// for 8 inputs (branch-free min/max), then the mean of the two middle values.
+    @inline(__always)
+    static func median8(_ p: UnsafePointer<Float>, stride: Int) -> Double {
+        var v0 = p[0], v1 = p[stride], v2 = p[2 * stride], v3 = p[3 * stride]
+        var v4 = p[4 * stride], v5 = p[5 * stride], v6 = p[6 * stride], v7 = p[7 * stride]
+        @inline(__always) func cx(_ a: inout Float, _ b: inout Float) {
+            let lo = min(a, b), hi = max(a, b)
+            a = lo
+            b = hi
+        }
+        cx(&v0, &v2); cx(&v1, &v3); cx(&v4, &v6); cx(&v5, &v7)
+        cx(&v0, &v4); cx(&v1, &v5); cx(&v2, &v6); cx(&v3, &v7)
+        cx(&v0, &v1); cx(&v2, &v3); cx(&v4, &v5); cx(&v6, &v7)
+        cx(&v2, &v4); cx(&v3, &v5)
+        cx(&v1, &v4); cx(&v3, &v6)
+        cx(&v1, &v2); cx(&v3, &v4); cx(&v5, &v6)
+        _ = (v0, v7)
+        return (Double(v3) + Double(v4)) / 2
     }
 
     /// RMS over vertices of the 3D distance between a frame and the reference.
