@@ -9,15 +9,16 @@ private func base64(_ values: [Float]) -> String {
 }
 
 /// Runs the fast decoder on `text`; nil when it declines (invalid, or not whole finite floats).
-private func fastDecode(_ text: String, into out: inout [Float]) -> Bool {
+private func fastDecode(_ text: String, into out: inout [Float], vector: Bool = true) -> Bool {
     let bytes = Array(text.utf8)
-    return bytes.withUnsafeBufferPointer { Base64.decodeFloats($0, into: &out) }
+    return bytes.withUnsafeBufferPointer { Base64.decodeFloats($0, into: &out, vector: vector) }
 }
 
 @Suite struct Base64FastPathTests {
     /// Random float counts (every tail shape: 0…3 trailing quanta, both paddings) and random bit
-    /// patterns, against Foundation's decoder.
-    @Test func matchesFoundationOnRandomInput() {
+    /// patterns, against Foundation's decoder; with the vector kernel and with the scalar loop.
+    @Test(arguments: [true, false])
+    func matchesFoundationOnRandomInput(vector: Bool) {
         var rng = TestRNG(seed: 42)
         var out: [Float] = [1, 2, 3]  // reused storage, wrong size at first
         for _ in 0..<400 {
@@ -28,13 +29,15 @@ private func fastDecode(_ text: String, into out: inout [Float]) -> Bool {
             let expected = reference.withUnsafeBytes { raw in
                 (0..<n).map { Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 4 * $0, as: UInt32.self))) }
             }
-            #expect(fastDecode(text, into: &out), "length \(text.count)")
+            #expect(fastDecode(text, into: &out, vector: vector), "length \(text.count)")
             #expect(out.map(\.bitPattern) == expected.map(\.bitPattern), "n = \(n)")
         }
     }
 
-    /// Every rejection of the checked decoder is a rejection of the fast one, at every position.
-    @Test func rejectsWhatTheCheckedDecoderRejects() {
+    /// Every rejection of the checked decoder is a rejection of the fast one (vector kernel and
+    /// scalar loop), at every position.
+    @Test(arguments: [true, false])
+    func rejectsWhatTheCheckedDecoderRejects(vector: Bool) {
         var rng = TestRNG(seed: 7)
         let values = (0..<27).map { _ in Float.random(in: -1...1, using: &rng) }
         let good = Array(base64(values).utf8)  // 108 bytes: 144 characters, no padding
@@ -45,7 +48,7 @@ private func fastDecode(_ text: String, into out: inout [Float]) -> Bool {
             for bad in [UInt8(ascii: "*"), UInt8(ascii: "="), UInt8(ascii: "\\"), 0x00, 0xC3, UInt8(ascii: " ")] {
                 var text = good
                 text[position] = bad
-                let fast = text.withUnsafeBufferPointer { Base64.decodeFloats($0, into: &out) }
+                let fast = text.withUnsafeBufferPointer { Base64.decodeFloats($0, into: &out, vector: vector) }
                 let problem = Base64.decode(text, into: &scratch)
                 #expect(!fast, "accepted \(JSONReader.describe(bad)) at \(position)")
                 if bad == UInt8(ascii: "=") && position == good.count - 1 {
@@ -63,15 +66,21 @@ private func fastDecode(_ text: String, into out: inout [Float]) -> Bool {
         // Padding in the wrong place or of the wrong form; lengths not a multiple of 4.
         let padded = base64([1.5, 2.5])  // 8 bytes: "…=" padding
         #expect(padded.hasSuffix("="))
-        #expect(fastDecode(padded, into: &out) && out == [1.5, 2.5])
+        #expect(fastDecode(padded, into: &out, vector: vector) && out == [1.5, 2.5])
         for text in [String(padded.dropLast()) + "A", String(padded.dropLast(2)) + "=A", padded + "=", String(padded.dropLast()),
                      "AAAA=AAA", "====", "", "AAAAAAA="] {
-            #expect(!fastDecode(text, into: &out), "accepted \(text)")
+            #expect(!fastDecode(text, into: &out, vector: vector), "accepted \(text)")
         }
         // Non-finite values are declined (the checked path names them).
         for v: Float in [.infinity, -.infinity, .nan] {
-            #expect(!fastDecode(base64([0, 1, v, 2, 3, 4]), into: &out))
-            #expect(!fastDecode(base64([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, v]), into: &out))
+            #expect(!fastDecode(base64([0, 1, v, 2, 3, 4]), into: &out, vector: vector))
+            #expect(!fastDecode(base64([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, v]), into: &out, vector: vector))
+            // Long enough for full vector steps (AVX2: 6 floats, SSSE3: 3), the bad value in each.
+            for at in [0, 5, 6, 17, 40] {
+                var values = (0..<48).map { Float($0) }
+                values[at] = v
+                #expect(!fastDecode(base64(values), into: &out, vector: vector), "value \(v) at \(at)")
+            }
         }
     }
 

@@ -108,7 +108,10 @@ extension Base64 {
     /// empty, does not decode to a whole number of float32 values, or decodes to a non-finite
     /// value: the caller then takes the checked path (``decode(_:into:)``), which names the
     /// problem. Validity is accumulated with ORs and checked once at the end.
-    static func decodeFloats(_ text: UnsafeBufferPointer<UInt8>, into out: inout [Float]) -> Bool {
+    ///
+    /// `vector`: use the AVX2/SSSE3 kernel where the CPU has one (false: the scalar loop; tests
+    /// run both).
+    static func decodeFloats(_ text: UnsafeBufferPointer<UInt8>, into out: inout [Float], vector: Bool = true) -> Bool {
         let n = text.count
         guard n > 0, n % 4 == 0, let src = text.baseAddress else { return false }
         var pad = 0
@@ -131,7 +134,7 @@ extension Base64 {
                 let d = dst.baseAddress!
                 var g = 0
                 // SSSE3 where the CPU has it (16 characters per step); else the scalar loop below.
-                switch facescan_base64_floats(src, groups, d) {
+                switch vector ? facescan_base64_floats(src, groups, d) : -1 {
                 case 1: g = groups
                 case 0:
                     g = groups
