@@ -443,4 +443,19 @@ import Testing
         #expect(new == old)
         #expect(new.isMesh)
     }
+
+    // MARK: Reading files
+
+    @Test func fileBytesReadsWholeFiles() throws {
+        let dir = makeTempDir()
+        var g = SplitMix64(seed: 7)
+        for size in [0, 1, 65_535, 65_536, 1 << 20, 3 * (1 << 20) + 17] {
+            let bytes = (0..<size).map { _ in UInt8.random(in: 0...255, using: &g) }
+            let path = dir + "/f\(size).bin"
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            #expect(try FileBytes.read(path) == bytes, "\(size) bytes")
+        }
+        #expect(throws: IOFailure.self) { try FileBytes.read(dir + "/missing.obj") }
+        #expect(throws: IOFailure.self) { try FileBytes.read(dir) }  // a directory: read fails
+    }
 }

@@ -23,7 +23,27 @@ public enum FileBytes {
         guard fd >= 0 else { throw IOFailure(path: path, "cannot open: \(String(cString: strerror(errno)))") }
         defer { if fd != 0 { close(fd) } }
         var out = [UInt8]()
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        // A regular file is read straight into an array of its size; anything else (a pipe,
+        // a file that grows meanwhile) continues in chunks.
+        var st = stat()
+        if fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_size > 0 {
+            let size = Int(st.st_size)
+            var failure: Int32 = 0
+            out = [UInt8](unsafeUninitializedCapacity: size) { buf, count in
+                while count < size {
+                    let n = Glibc.read(fd, buf.baseAddress! + count, size - count)
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        failure = errno
+                        return
+                    }
+                    if n == 0 { return }
+                    count += n
+                }
+            }
+            if failure != 0 { throw IOFailure(path: path, "read failed: \(String(cString: strerror(failure)))") }
+        }
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
             if n < 0 {
