@@ -23,7 +23,27 @@ public enum FileBytes {
         guard fd >= 0 else { throw IOFailure(path: path, "cannot open: \(String(cString: strerror(errno)))") }
         defer { if fd != 0 { close(fd) } }
         var out = [UInt8]()
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        // A regular file is read straight into an array of its size; anything else (a pipe,
+        // a file that grows meanwhile) continues in chunks.
+        var st = stat()
+        if fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_size > 0 {
+            let size = Int(st.st_size)
+            var failure: Int32 = 0
+            out = [UInt8](unsafeUninitializedCapacity: size) { buf, count in
+                while count < size {
+                    let n = Glibc.read(fd, buf.baseAddress! + count, size - count)
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        failure = errno
+                        return
+                    }
+                    if n == 0 { return }
+                    count += n
+                }
+            }
+            if failure != 0 { throw IOFailure(path: path, "read failed: \(String(cString: strerror(failure)))") }
+        }
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
             if n < 0 {
@@ -78,17 +98,21 @@ extension Mesh {
                 }
             }
         } else if b.starts(with: Array("solid".utf8)) {
-            var line = 0
-            for raw in b.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
-                line += 1
-                let words = raw.split(whereSeparator: { $0 == 32 || $0 == 9 || $0 == 13 })
-                guard words.first.map({ $0.elementsEqual("vertex".utf8) }) == true else { continue }
-                guard words.count == 4,
-                      let x = Float(String(decoding: words[1], as: UTF8.self)),
-                      let y = Float(String(decoding: words[2], as: UTF8.self)),
-                      let z = Float(String(decoding: words[3], as: UTF8.self))
-                else { throw InputError(file: name, field: "vertex", "line \(line): expected three numbers") }
-                corners.append(SIMD3(x, y, z))
+            corners.reserveCapacity(b.count / 40)
+            try b.withUnsafeBufferPointer { (buf) throws(InputError) in
+                var s = ByteScanner(buf)
+                var line = 0
+                while !s.atEnd {
+                    line += 1
+                    s.skipBlanks()
+                    let head = s.word()
+                    if head.count == 6 && memcmp(head.base, "vertex", 6) == 0 {
+                        guard let x = s.float(), let y = s.float(), let z = s.float(), s.skipBlanks(), s.atEndOfLine
+                        else { throw InputError(file: name, field: "vertex", "line \(line): expected three numbers") }
+                        corners.append(SIMD3(x, y, z))
+                    }
+                    s.nextLine()
+                }
             }
             guard corners.count % 3 == 0 else { throw InputError(file: name, "ASCII STL has an incomplete facet") }
         } else {
@@ -117,57 +141,75 @@ extension Mesh {
 
     /// Wavefront OBJ: `v`, `vt` and `f` (polygons fanned into triangles; `v`, `v/vt`, `v//vn`,
     /// `v/vt/vn` and negative indices). UVs are kept when every vertex has one texture coordinate.
+    ///
+    /// One pass over the bytes. Lines end at `\n`; words are separated by spaces, tabs and `\r`.
+    /// The first word selects the line kind (`v`, `vt`, `f`; anything else, comments included, is
+    /// skipped). Numbers are whatever `Float(String)` accepts (the common decimal forms go through
+    /// ``FastFloat``, which rounds identically); they must be finite. Indices are whatever
+    /// `Int(String)` accepts, except 0; only the first two `/`-separated fields of a corner are read.
     public static func parseOBJ(_ b: [UInt8], name: String) throws(InputError) -> Mesh {
         var positions: [SIMD3<Float>] = []
         var texcoords: [SIMD2<Float>] = []
         var tris: [UInt32] = []
         var uvOf: [Int32] = []
         var uvConsistent = true
-        var lineNo = 0
-        var poly: [(Int, Int)] = []
-        for raw in b.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
-            lineNo += 1
-            let words = raw.split(whereSeparator: { $0 == 32 || $0 == 9 || $0 == 13 })
-            guard let head = words.first else { continue }
-            func num(_ i: Int) throws(InputError) -> Float {
-                guard i < words.count, let v = Float(String(decoding: words[i], as: UTF8.self)), v.isFinite else {
-                    throw InputError(file: name, field: String(decoding: head, as: UTF8.self), "line \(lineNo): expected a finite number")
-                }
-                return v
-            }
-            if head.elementsEqual("v".utf8) {
-                positions.append(SIMD3(try num(1), try num(2), try num(3)))
-            } else if head.elementsEqual("vt".utf8) {
-                texcoords.append(SIMD2(try num(1), try num(2)))
-            } else if head.elementsEqual("f".utf8) {
-                poly.removeAll(keepingCapacity: true)
-                for w in words.dropFirst() {
-                    let parts = w.split(separator: UInt8(ascii: "/"), maxSplits: 2, omittingEmptySubsequences: false)
-                    func idx(_ s: ArraySlice<UInt8>, _ count: Int) throws(InputError) -> Int {
-                        guard let i = Int(String(decoding: s, as: UTF8.self)), i != 0 else {
-                            throw InputError(file: name, field: "f", "line \(lineNo): bad index '\(String(decoding: w, as: UTF8.self))'")
-                        }
-                        let r = i > 0 ? i - 1 : count + i
-                        guard r >= 0 && r < count else {
-                            throw InputError(file: name, field: "f", "line \(lineNo): index \(i) out of range (\(count) defined)")
-                        }
-                        return r
+        positions.reserveCapacity(b.count / 64)
+        tris.reserveCapacity(b.count / 16)
+        try b.withUnsafeBufferPointer { (buf) throws(InputError) in
+            var s = ByteScanner(buf)
+            var lineNo = 0
+            while !s.atEnd {
+                lineNo += 1
+                s.skipBlanks()
+                let head = s.word()
+                if head.count == 1 && head.base[0] == UInt8(ascii: "v") {
+                    guard let x = s.finiteFloat(), let y = s.finiteFloat(), let z = s.finiteFloat() else {
+                        throw InputError(file: name, field: "v", "line \(lineNo): expected a finite number")
                     }
-                    let v = try idx(parts[0], positions.count)
-                    var t = -1
-                    if parts.count > 1, !parts[1].isEmpty { t = try idx(parts[1], texcoords.count) }
-                    poly.append((v, t))
+                    positions.append(SIMD3(x, y, z))
+                } else if head.count == 2 && head.base[0] == UInt8(ascii: "v") && head.base[1] == UInt8(ascii: "t") {
+                    guard let u = s.finiteFloat(), let v = s.finiteFloat() else {
+                        throw InputError(file: name, field: "vt", "line \(lineNo): expected a finite number")
+                    }
+                    texcoords.append(SIMD2(u, v))
+                } else if head.count == 1 && head.base[0] == UInt8(ascii: "f") {
+                    if uvOf.count < positions.count { uvOf.append(contentsOf: repeatElement(-2, count: positions.count - uvOf.count)) }
+                    var corners = 0
+                    var first: UInt32 = 0
+                    var prev: UInt32 = 0
+                    while s.skipBlanks(), !s.atEndOfLine {
+                        let wordStart = s.i
+                        guard let vi = s.index() else { throw objBadIndex(name, lineNo, s, wordStart) }
+                        guard let v = resolveIndex(vi, positions.count) else {
+                            throw objIndexOutOfRange(name, lineNo, vi, positions.count)
+                        }
+                        var t = -1
+                        if s.peek == UInt8(ascii: "/") {
+                            s.i += 1
+                            if let c = s.peekByte, c != UInt8(ascii: "/"), !ByteScanner.isDelimiter(c) {
+                                guard let ti = s.index() else { throw objBadIndex(name, lineNo, s, wordStart) }
+                                guard let r = resolveIndex(ti, texcoords.count) else {
+                                    throw objIndexOutOfRange(name, lineNo, ti, texcoords.count)
+                                }
+                                t = r
+                            }
+                        }
+                        _ = s.word()  // a normal index (or anything after the second '/') is not read
+                        if uvOf[v] == -2 { uvOf[v] = Int32(t) } else if uvOf[v] != Int32(t) { uvConsistent = false }
+                        let corner = UInt32(v)
+                        if corners == 0 {
+                            first = corner
+                        } else if corners >= 2 {
+                            tris.append(first)
+                            tris.append(prev)
+                            tris.append(corner)
+                        }
+                        prev = corner
+                        corners += 1
+                    }
+                    guard corners >= 3 else { throw InputError(file: name, field: "f", "line \(lineNo): a face needs at least 3 corners") }
                 }
-                guard poly.count >= 3 else { throw InputError(file: name, field: "f", "line \(lineNo): a face needs at least 3 corners") }
-                if uvOf.count < positions.count { uvOf.append(contentsOf: repeatElement(-2, count: positions.count - uvOf.count)) }
-                for (v, t) in poly {
-                    if uvOf[v] == -2 { uvOf[v] = Int32(t) } else if uvOf[v] != Int32(t) { uvConsistent = false }
-                }
-                for k in 1..<(poly.count - 1) {
-                    tris.append(UInt32(poly[0].0))
-                    tris.append(UInt32(poly[k].0))
-                    tris.append(UInt32(poly[k + 1].0))
-                }
+                s.nextLine()
             }
         }
         var uvs: [SIMD2<Float>]? = nil
@@ -175,5 +217,126 @@ extension Mesh {
             uvs = uvOf.map { texcoords[Int($0)] }
         }
         return Mesh(positions: positions, triangles: tris, uvs: uvs)
+    }
+
+    /// A 1-based or negative (relative) OBJ index as a 0-based one, nil when out of range.
+    @inline(__always)
+    static func resolveIndex(_ i: Int, _ count: Int) -> Int? {
+        let r = i > 0 ? i - 1 : count + i
+        return r >= 0 && r < count ? r : nil
+    }
+
+    @inline(never)
+    static func objBadIndex(_ name: String, _ line: Int, _ s: ByteScanner, _ wordStart: Int) -> InputError {
+        var s = s
+        s.i = wordStart
+        let w = s.word()
+        let text = String(decoding: UnsafeBufferPointer(start: w.base, count: w.count), as: UTF8.self)
+        return InputError(file: name, field: "f", "line \(line): bad index '\(text)'")
+    }
+
+    @inline(never)
+    static func objIndexOutOfRange(_ name: String, _ line: Int, _ i: Int, _ count: Int) -> InputError {
+        InputError(file: name, field: "f", "line \(line): index \(i) out of range (\(count) defined)")
+    }
+}
+
+/// A cursor over a text buffer for the line-oriented mesh formats (OBJ, ASCII STL).
+/// Blanks are space, tab and `\r`; lines end at `\n`.
+struct ByteScanner {
+    let p: UnsafePointer<UInt8>
+    let n: Int
+    var i = 0
+
+    init(_ buf: UnsafeBufferPointer<UInt8>) {
+        // An empty array may have no storage; any valid address will do for zero bytes.
+        p = buf.baseAddress ?? UnsafePointer(bitPattern: 1)!
+        n = buf.count
+    }
+
+    @inline(__always) static func isBlank(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0D }
+    @inline(__always) static func isDelimiter(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0D || c == 0x0A }
+
+    var atEnd: Bool { i >= n }
+    var atEndOfLine: Bool { i >= n || p[i] == 0x0A }
+    /// The byte at the cursor, or nil at the end of the buffer.
+    var peekByte: UInt8? { i < n ? p[i] : nil }
+    /// The byte at the cursor, or `\n` at the end of the buffer.
+    var peek: UInt8 { i < n ? p[i] : 0x0A }
+
+    /// Skips spaces, tabs and `\r`; always true (to chain in conditions).
+    @inline(__always) @discardableResult
+    mutating func skipBlanks() -> Bool {
+        while i < n && Self.isBlank(p[i]) { i += 1 }
+        return true
+    }
+
+    /// The word at the cursor (empty at a blank or line end); the cursor moves past it.
+    @inline(__always)
+    mutating func word() -> (base: UnsafePointer<UInt8>, count: Int) {
+        let start = i
+        while i < n && !Self.isDelimiter(p[i]) { i += 1 }
+        return (p + start, i - start)
+    }
+
+    /// Moves past the next `\n` (or to the end).
+    @inline(__always)
+    mutating func nextLine() {
+        guard i < n else { return }
+        if let q = memchr(p + i, 0x0A, n - i) {
+            i = Int(bitPattern: q) - Int(bitPattern: p) + 1
+        } else {
+            i = n
+        }
+    }
+
+    /// Skips blanks, then reads the next word as `Float(String)` would; nil when the line has no
+    /// more words or `Float(String)` rejects the word.
+    @inline(__always)
+    mutating func float() -> Float? {
+        skipBlanks()
+        guard i < n, p[i] != 0x0A else { return nil }
+        if let (v, len) = FastFloat.parseFloatToken(p + i, n - i), Self.isDelimiter(p[i + len]) {
+            i += len
+            return v
+        }
+        // Forms FastFloat leaves to the library: '+', '.5', '5.', leading zeros, more than 19
+        // digits, huge or tiny exponents, 'nan', 'inf', hex; and malformed words.
+        let w = word()
+        return Float(String(decoding: UnsafeBufferPointer(start: w.base, count: w.count), as: UTF8.self))
+    }
+
+    @inline(__always)
+    mutating func finiteFloat() -> Float? {
+        guard let v = float(), v.isFinite else { return nil }
+        return v
+    }
+
+    /// Reads an index field as `Int(String)` would (optional sign, decimal digits, no overflow),
+    /// ending at `/` or a delimiter; nil when malformed or 0.
+    @inline(__always)
+    mutating func index() -> Int? {
+        let fieldStart = i
+        let negative = i < n && p[i] == 0x2D
+        if i < n && (p[i] == 0x2D || p[i] == 0x2B) { i += 1 }
+        let start = i
+        var m: UInt64 = 0
+        while i < n {
+            let c = p[i] &- 0x30
+            if c > 9 { break }
+            m = m &* 10 &+ UInt64(c)  // exact up to 19 digits
+            i += 1
+        }
+        guard i > start, i >= n || p[i] == 0x2F || Self.isDelimiter(p[i]) else { return nil }
+        if i - start > 18 { return Self.slowIndex(p + fieldStart, i - fieldStart) }
+        guard m != 0 else { return nil }
+        return negative ? -Int(m) : Int(m)
+    }
+
+    /// Indices of more than 18 digits, possibly beyond `Int`: the library decides, as before.
+    @inline(never)
+    static func slowIndex(_ p: UnsafePointer<UInt8>, _ count: Int) -> Int? {
+        guard let v = Int(String(decoding: UnsafeBufferPointer(start: p, count: count), as: UTF8.self)), v != 0 else { return nil }
+        return v
     }
 }
