@@ -174,14 +174,30 @@ public struct RobustAccumulator: Sendable {
     }
 
     /// RMS over vertices of the 3D distance between a frame and the reference.
+    /// Summed in four interleaved partial sums (fixed order: the same bytes every run), so the
+    /// additions do not wait on one another.
     static func score(_ xyz: [Float], _ reference: [Double]) -> Double {
         var sum = 0.0
         xyz.withUnsafeBufferPointer { x in
             reference.withUnsafeBufferPointer { r in
-                for i in 0..<x.count {
-                    let d = Double(x[i]) - r[i]
-                    sum += d * d
+                var s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+                let n = x.count, body = n & ~3
+                var i = 0
+                while i < body {
+                    let d0 = Double(x[i]) - r[i], d1 = Double(x[i + 1]) - r[i + 1]
+                    let d2 = Double(x[i + 2]) - r[i + 2], d3 = Double(x[i + 3]) - r[i + 3]
+                    s0 += d0 * d0
+                    s1 += d1 * d1
+                    s2 += d2 * d2
+                    s3 += d3 * d3
+                    i += 4
                 }
+                while i < n {
+                    let d = Double(x[i]) - r[i]
+                    s0 += d * d
+                    i += 1
+                }
+                sum = (s0 + s1) + (s2 + s3)
             }
         }
         return (sum / Double(max(1, xyz.count / 3))).squareRoot()
