@@ -72,6 +72,27 @@ public func runDecimationBench() {
     }
 }
 
+/// Decimation of one mesh file to `target` vertices, `runs` times with 2 threads then `runs` times
+/// with 1, in this process. Prints `{"vertices":…,"bestMs":…,"medianMs":…,"bestMs1Thread":…,
+/// "medianMs1Thread":…}` (the decimation call alone; the file is read once).
+public func runSimplifyFileBench(path: String, target: Int, runs: Int) throws {
+    let mesh = try MeshIO.read(path: path)
+    var times: [Int: [Double]] = [1: [], 2: []]
+    var reached = 0
+    for threads in [2, 1] {
+        for _ in 0..<max(1, runs) {
+            let start = ContinuousClock.now
+            let r = try Decimation.simplify(mesh, targetVertices: target, threads: threads)
+            let d = ContinuousClock.now - start
+            times[threads]!.append(Double(d.components.seconds) * 1e3 + Double(d.components.attoseconds) * 1e-15)
+            reached = r.vertexCount
+        }
+    }
+    let t2 = times[2]!.sorted(), t1 = times[1]!.sorted()
+    print("{\"vertices\":\(reached),\"bestMs\":\(fmt(t2[0])),\"medianMs\":\(fmt(t2[t2.count / 2])),"
+        + "\"bestMs1Thread\":\(fmt(t1[0])),\"medianMs1Thread\":\(fmt(t1[t1.count / 2]))}")
+}
+
 /// CPU time of the calling thread, ms (less sensitive to other work on the machine than wall time).
 private func threadCPUTime() -> Double {
     var t = timespec()

@@ -10,6 +10,16 @@ if CommandLine.arguments.count >= 3 && CommandLine.arguments[1] == "ingest" {
     exit(0)
 }
 
+// `facescan-bench simplify FILE TARGET [RUNS]` times the decimation of one mesh file in this
+// process (warm, like a library call), with 1 and 2 threads; prints one JSON line.
+if CommandLine.arguments.count >= 4 && CommandLine.arguments[1] == "simplify" {
+    let runs = CommandLine.arguments.count > 4 ? Int(CommandLine.arguments[4]) ?? 5 : 5
+    do {
+        try runSimplifyFileBench(path: CommandLine.arguments[2], target: Int(CommandLine.arguments[3]) ?? 0, runs: runs)
+    } catch { print("simplify bench failed: \(error)") }
+    exit(0)
+}
+
 let wanted = Set(CommandLine.arguments.dropFirst())
 func section(_ name: String) -> Bool { wanted.isEmpty || wanted.contains(name) }
 
