@@ -377,35 +377,7 @@ public final class CaptureReader {
                         verticesField = key
                     case "verticesBase64":
                         guard try json.peek() == UInt8(ascii: "\"") else { throw json.badValue("a base64 string") }
-                        let limit = (3 * Self.maxVertices * 4 + 2) / 3 * 4
-                        // Fast path: the text in place in the read buffer, decoded straight into
-                        // the frame's floats. Anything it does not accept is decoded again by the
-                        // checked path below, which names the problem.
-                        // The previous frame's length is the likely one: 16 characters per vertex.
-                        let expected = frame.xyz.count % 3 == 0 ? frame.xyz.count / 3 * 16 : -1
-                        if var text = try json.rawStringInBuffer(expectedCount: expected) {
-                            if text.count <= limit, Base64.decodeFloats(text, into: &frame.xyz) {
-                                verticesField = key
-                                continue
-                            }
-                            if expected >= 0 {
-                                // Refused: the string may have ended earlier; find its real end.
-                                json.unreadRawString(text)
-                                guard let whole = try json.rawStringBodyInBuffer(expectedCount: -1) else {
-                                    try json.readRawStringBody(into: &scratchText, limit: limit)
-                                    try decodeBase64Checked(into: &frame.xyz)
-                                    verticesField = key
-                                    continue
-                                }
-                                text = whole
-                            }
-                            guard text.count <= limit else { throw json.error("string longer than \(limit) bytes") }
-                            scratchText.removeAll(keepingCapacity: true)
-                            scratchText.append(contentsOf: text)
-                        } else {
-                            try json.readRawStringBody(into: &scratchText, limit: limit)
-                        }
-                        try decodeBase64Checked(into: &frame.xyz)
+                        try readBase64Vertices(into: &frame.xyz)
                         verticesField = key
                     case "transform":
                         guard try json.peek() == UInt8(ascii: "[") else { throw json.badValue("an array of 16 numbers") }
@@ -451,6 +423,31 @@ public final class CaptureReader {
             throw e
         }
         if index == 0 { try checkTopology() }
+    }
+
+    /// Reads a `verticesBase64` string into `xyz`. Fast path: the text in place in the read
+    /// buffer, its closing quote looked for first where the previous frame's length (16
+    /// characters per vertex) puts it, decoded straight into the floats. Text the fast decoder
+    /// refuses is read again up to its real closing quote (it may have ended earlier) and goes
+    /// through the checked decoder, which names the problem.
+    private func readBase64Vertices(into xyz: inout [Float]) throws(InputError) {
+        let limit = (3 * Self.maxVertices * 4 + 2) / 3 * 4
+        try json.expect(UInt8(ascii: "\""), "a string")
+        var expected = !xyz.isEmpty && xyz.count % 3 == 0 ? xyz.count / 3 * 16 : -1
+        scratchText.removeAll(keepingCapacity: true)
+        while let text = try json.rawStringBodyInBuffer(expectedCount: expected) {
+            if text.count <= limit, Base64.decodeFloats(text, into: &xyz) { return }
+            if expected >= 0 {
+                json.unreadRawString(text)
+                expected = -1
+                continue
+            }
+            guard text.count <= limit else { throw json.error("string longer than \(limit) bytes") }
+            scratchText.append(contentsOf: text)
+            return try decodeBase64Checked(into: &xyz)
+        }
+        try json.readRawStringBody(into: &scratchText, limit: limit)
+        try decodeBase64Checked(into: &xyz)
     }
 
     /// Decodes the base64 text in `scratchText` into `xyz`, or throws naming the problem.

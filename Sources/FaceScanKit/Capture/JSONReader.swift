@@ -263,31 +263,16 @@ final class JSONReader {
         }
     }
 
-    /// Reads a JSON string that must hold base64 text (no escapes) into `out`. The closing quote
-    /// is found with `memchr`; the decoder rejects any byte outside the alphabet, so escapes and
-    /// control characters still fail, as "invalid base64".
-    func readRawString(into out: inout [UInt8], limit: Int) throws(InputError) {
-        try expect(UInt8(ascii: "\""), "a string")
-        try readRawStringBody(into: &out, limit: limit)
-    }
-
-    /// Consumes the opening quote of a string and, when the text up to the next quote fits in the
-    /// buffer (refilling it once if needed), returns that text in place — valid until the next call
-    /// on this reader — and moves past the closing quote. Otherwise returns nil with the position
-    /// just after the opening quote, for ``readRawStringBody(into:limit:)``. No copy, no escape
-    /// handling: for base64, whose decoder rejects any byte outside its alphabet.
+    /// After a string's opening quote: when the text up to the next quote fits in the buffer
+    /// (refilling it once if needed), returns that text in place — valid until the next call on
+    /// this reader — and moves past the closing quote. Otherwise returns nil with the position
+    /// unchanged, for ``readRawStringBody(into:limit:)``. No copy, no escape handling: for base64,
+    /// whose decoder rejects any byte outside its alphabet (quotes, backslashes, controls).
     ///
     /// `expectedCount`: the length the caller expects (or -1). When the byte that many bytes on is
     /// a quote, that range is returned without scanning for the quote; it may then contain an
-    /// earlier quote, so the caller must check every byte (the base64 decoder does) and, when it
-    /// refuses the text, call ``unreadRawString(_:)`` and ``rawStringBodyInBuffer(expectedCount:)``
-    /// again with -1.
-    func rawStringInBuffer(expectedCount: Int = -1) throws(InputError) -> UnsafeBufferPointer<UInt8>? {
-        try expect(UInt8(ascii: "\""), "a string")
-        return try rawStringBodyInBuffer(expectedCount: expectedCount)
-    }
-
-    /// ``rawStringInBuffer(expectedCount:)`` after its opening quote.
+    /// earlier quote, so the caller must check every byte and, when it refuses the text, call
+    /// ``unreadRawString(_:)`` and ask again with -1.
     func rawStringBodyInBuffer(expectedCount: Int) throws(InputError) -> UnsafeBufferPointer<UInt8>? {
         if expectedCount >= 0 && expectedCount < capacity {
             if try ensure(expectedCount + 1) > expectedCount && buf[pos + expectedCount] == UInt8(ascii: "\"") {
@@ -312,12 +297,13 @@ final class JSONReader {
     }
 
     /// Moves back to the first byte of `text`, returned by the last
-    /// ``rawStringInBuffer(expectedCount:)`` (the buffer has not moved since).
+    /// ``rawStringBodyInBuffer(expectedCount:)`` (the buffer has not moved since).
     func unreadRawString(_ text: UnsafeBufferPointer<UInt8>) {
         pos = UnsafePointer(buf).distance(to: text.baseAddress!)
     }
 
-    /// The rest of ``readRawString(into:limit:)`` after its opening quote.
+    /// Reads the rest of a string that must hold base64 text (no escapes), after its opening
+    /// quote, into `out`; the closing quote is found with `memchr`.
     func readRawStringBody(into out: inout [UInt8], limit: Int) throws(InputError) {
         out.removeAll(keepingCapacity: true)
         while true {
