@@ -258,8 +258,8 @@ struct QuadricSimplifier: ~Copyable {
     }
 }
 
-/// The per-thread candidate counts of ``DecimationCore/gatherCandidates(_:)``: each task writes its
-/// own slot, read only after `concurrentPerform` returns.
+/// The two sides' results of ``DecimationCore/bothCounts(_:)``: each side writes its own slot,
+/// read only after both have returned.
 private struct SharedCounts: @unchecked Sendable {
     let base: UnsafeMutablePointer<Int>
 }
@@ -525,6 +525,23 @@ struct DecimationCore: @unchecked Sendable {
         }
     }
 
+    /// `body(0)` and `body(1)` through ``bothSides(parallel:_:)`` (parallel), returning both results.
+    func bothCounts(_ body: @Sendable (Int) -> Int) -> (Int, Int) {
+        let counts = UnsafeMutablePointer<Int>.allocate(capacity: 2)
+        defer { counts.deallocate() }
+        let shared = SharedCounts(base: counts)
+        bothSides(parallel: true) { k in shared.base[k] = body(k) }
+        return (counts[0], counts[1])
+    }
+
+    /// Moves `count` elements from `p + from` down to `p + to` (`to ≤ from`), front to back: how
+    /// the second side's output joins the first's.
+    @inline(__always)
+    static func moveDown<T>(_ p: UnsafeMutablePointer<T>, from: Int, to: Int, count: Int) {
+        if to == from { return }
+        for i in 0..<count { p[to + i] = p[from + i] }
+    }
+
     /// `body(0)` and `body(1)`: on two threads when `parallel` and `threads` allows, else in
     /// order. Callers make the two sides independent, so the outcome does not depend on which.
     @inline(__always)
@@ -689,18 +706,12 @@ struct DecimationCore: @unchecked Sendable {
             return s.gatherRange(0, triangleSlots, into: 0, histogram: h)
         }
         let half = triangleSlots / 2
-        let counts = UnsafeMutablePointer<Int>.allocate(capacity: 2)
-        defer { counts.deallocate() }
-        let shared = SharedCounts(base: counts)
-        s.bothSides(parallel: true) { k in
-            shared.base[k] = k == 0
+        let (c0, c1) = s.bothCounts { k in
+            k == 0
                 ? s.gatherRange(0, half, into: 0, histogram: s.histogram)
                 : s.gatherRange(half, triangleSlots, into: 3 * half, histogram: s.histogram + (Self.bucketCount + 1))
         }
-        let c0 = counts[0], c1 = counts[1]
-        let cand = s.cand
-        let from = 3 * half
-        for i in 0..<c1 { cand[c0 + i] = cand[from + i] }  // forward: c0 ≤ from
+        Self.moveDown(s.cand, from: 3 * half, to: c0, count: c1)
         for k in 0...Self.bucketCount { h[k] += h1[k] }
         return c0 + c1
     }
@@ -820,17 +831,12 @@ struct DecimationCore: @unchecked Sendable {
         }
         let s = self
         let mid = (chunks / 2) * chunk
-        let counts = UnsafeMutablePointer<Int>.allocate(capacity: 2)
-        defer { counts.deallocate() }
-        let shared = SharedCounts(base: counts)
-        s.bothSides(parallel: true) { k in
-            shared.base[k] = k == 0
+        let (first, second) = s.bothCounts { k in
+            k == 0
                 ? s.sortChunks(0, mid, limitKey: limitKey, histogram: s.histogram)
                 : s.sortChunks(mid, count, limitKey: limitKey, histogram: s.histogram + (Self.bucketCount + 1))
         }
-        let first = counts[0], second = counts[1]
-        let sorted = s.sorted
-        if first < mid { for i in 0..<second { sorted[first + i] = sorted[mid + i] } }  // forward: first < mid
+        Self.moveDown(s.sorted, from: mid, to: first, count: second)
         return first + second
     }
 
@@ -903,21 +909,18 @@ struct DecimationCore: @unchecked Sendable {
     func collapsePassSplit(_ count: Int, budget: Int, pass: UInt32, stamp: inout UInt32) -> Int {
         resetMarksIfNeeded(count, stamp: &stamp)
         let s = self
-        let counts = UnsafeMutablePointer<Int>.allocate(capacity: 2)
-        defer { counts.deallocate() }
-        let shared = SharedCounts(base: counts)
         // Each side stamps at most 2 marks per candidate: disjoint stamp ranges.
         let base = stamp
         let span = UInt32(2 * count + 2)
         let half = budget / 2
-        s.bothSides(parallel: true) { k in
+        let (d0, d1) = s.bothCounts { k in
             var local = base &+ UInt32(k) &* span
-            shared.base[k] = s.collapseRange(count, budget: k == 0 ? half : budget - half, pass: pass, stamp: &local, only: UInt8(k))
+            return s.collapseRange(count, budget: k == 0 ? half : budget - half, pass: pass, stamp: &local, only: UInt8(k))
         }
         stamp = base &+ 2 &* span
-        var done = counts[0] + counts[1]
+        var done = d0 + d1
         done += collapseRange(count, budget: budget - done, pass: pass, stamp: &stamp, only: Self.seam)
-        if (counts[0] == half || counts[1] == budget - half) && done < budget {
+        if (d0 == half || d1 == budget - half) && done < budget {
             // One half ran out of its share while budget is left: go on in plain cost order.
             done += collapseRange(count, budget: budget - done, pass: pass, stamp: &stamp, only: Self.anyRegion)
         }
@@ -1076,26 +1079,30 @@ struct DecimationCore: @unchecked Sendable {
         //    (o0, o1, ·) on both sides, which would become two copies of one triangle.
         let pd = SIMD3<Double>(p)
         let ref = SIMD3<Double>(refNormal[Int(u)] + refNormal[Int(v)])
-        var uHasOpposites = false, vHasOpposites = false
-        for i in uLo..<uHi {
-            let base = 3 * Int(adj[i])
-            let x = tri[base]
-            if x == Self.deadTriangle { continue }
-            let y = tri[base + 1], z = tri[base + 2]
-            if x == v || y == v || z == v { continue }
-            if shared == 2 && (x == o0 || y == o0 || z == o0) && (x == o1 || y == o1 || z == o1) { uHasOpposites = true }
-            if !keepsShape(x, y, z, moving: u, to: pd, ref) { return false }
-        }
-        for i in vLo..<vHi {
-            let base = 3 * Int(adj[i])
-            let x = tri[base]
-            if x == Self.deadTriangle { continue }
-            let y = tri[base + 1], z = tri[base + 2]
-            if x == u || y == u || z == u { continue }
-            if shared == 2 && (x == o0 || y == o0 || z == o0) && (x == o1 || y == o1 || z == o1) { vHasOpposites = true }
-            if !keepsShape(x, y, z, moving: v, to: pd, ref) { return false }
-        }
+        let opposites: (UInt32, UInt32)? = shared == 2 ? (o0, o1) : nil
+        guard let uHasOpposites = fanKeepsShape(uLo, uHi, moving: u, other: v, to: pd, ref, opposites),
+              let vHasOpposites = fanKeepsShape(vLo, vHi, moving: v, other: u, to: pd, ref, opposites)
+        else { return false }
         return !(uHasOpposites && vHasOpposites)
+    }
+
+    /// Step 3 of ``canCollapse(drop:keep:to:stamp:)`` for the fan of `c` (adjacency slots
+    /// `lo..<hi`): nil when a live triangle not on the edge `c`–`other` would flip or become a
+    /// sliver with `c` at `p`; else whether one of them holds both `opposites`.
+    @inline(__always)
+    func fanKeepsShape(_ lo: Int, _ hi: Int, moving c: UInt32, other: UInt32, to p: SIMD3<Double>, _ ref: SIMD3<Double>,
+                       _ opposites: (UInt32, UInt32)?) -> Bool? {
+        var hasOpposites = false
+        for i in lo..<hi {
+            let base = 3 * Int(adj[i])
+            let x = tri[base]
+            if x == Self.deadTriangle { continue }
+            let y = tri[base + 1], z = tri[base + 2]
+            if x == other || y == other || z == other { continue }
+            if let (o0, o1) = opposites, x == o0 || y == o0 || z == o0, x == o1 || y == o1 || z == o1 { hasOpposites = true }
+            if !keepsShape(x, y, z, moving: c, to: p, ref) { return nil }
+        }
+        return hasOpposites
     }
 
     /// Whether triangle `(x, y, z)` keeps its orientation when corner `c` moves to `p`: its normal
