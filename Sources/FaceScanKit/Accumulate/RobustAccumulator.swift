@@ -144,7 +144,7 @@ public struct RobustAccumulator: Sendable {
                             }
                             col[b] = v
                         }
-                        r[i] = m % 2 == 1 ? Double(col[m / 2]) : (Double(col[m / 2 - 1]) + Double(col[m / 2])) / 2
+                        r[i] = middle(ofSorted: col)
                     }
                 }
             }
@@ -203,9 +203,15 @@ public struct RobustAccumulator: Sendable {
         return (sum / Double(max(1, xyz.count / 3))).squareRoot()
     }
 
-    static func median(_ v: [Double]) -> Double {
-        let s = v.sorted()
-        guard !s.isEmpty else { return 0 }
-        return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+    static func median(_ v: [Double]) -> Double { middle(ofSorted: v.sorted()) }
+
+    /// The median of values in ascending order: the middle one, or the mean of the two middle
+    /// ones for an even count; 0 when there are none.
+    @inline(__always)
+    static func middle<C: RandomAccessCollection>(ofSorted s: C) -> Double
+    where C.Element: BinaryFloatingPoint, C.Index == Int {
+        let n = s.count, h = s.startIndex + n / 2
+        guard n > 0 else { return 0 }
+        return n % 2 == 1 ? Double(s[h]) : (Double(s[h - 1]) + Double(s[h])) / 2
     }
 }

@@ -69,24 +69,6 @@ enum Base64 {
 // MARK: fast path: base64 text straight to float32 values
 
 extension Base64 {
-    /// Four 256-entry lookup tables, one per character position of a 4-character quantum. Entry
-    /// `c` of table `k` holds the 6 bits of character `c` already shifted to where they land in
-    /// the quantum's 24-bit little-endian value (byte 0 in bits 0…7); characters outside the
-    /// alphabet map to `invalidEntry`, whose bit 24 survives an OR of the four entries.
-    static let quantumTables: [UInt32] = {
-        var t = [UInt32](repeating: invalidEntry, count: 4 * 256)
-        for c in 0..<256 where table[c] != 0xFF {
-            let v = UInt32(table[c])
-            t[c] = v << 2
-            t[256 + c] = v >> 4 | (v & 0x0F) << 12
-            t[512 + c] = (v >> 2) << 8 | (v & 0x03) << 22
-            t[768 + c] = v << 16
-        }
-        return t
-    }()
-
-    static let invalidEntry: UInt32 = 0x01FF_FFFF
-
     /// Entry `c0 | c1 << 8` (two characters in text order, as one little-endian 16-bit load):
     /// their 12 bits, `c0`'s first; 0xF000 when either is outside the alphabet. 128 KiB, of
     /// which base64 text touches about 10.
@@ -125,11 +107,10 @@ extension Base64 {
         // one that may be padded) to the tail.
         let groups = (n / 4 - 1) / 4
         let tailChars = n - 16 * groups
-        var bad: UInt32 = 0
+        var bad = false
         var nonFinite: UInt32 = 0
-        quantumTables.withUnsafeBufferPointer { tables in
+        table.withUnsafeBufferPointer { t in
             out.withUnsafeMutableBufferPointer { dst in
-                let t = tables.baseAddress!
                 let raw = UnsafeRawPointer(src)
                 let d = dst.baseAddress!
                 var g = 0
@@ -138,7 +119,7 @@ extension Base64 {
                 case 1: g = groups
                 case 0:
                     g = groups
-                    bad |= invalidEntry  // an invalid character or a non-finite value: checked path
+                    bad = true  // an invalid character or a non-finite value: checked path
                 default: break
                 }
                 pairTable.withUnsafeBufferPointer { pairs in
@@ -169,7 +150,7 @@ extension Base64 {
                         d[3 * g + 2] = Float(bitPattern: f2)
                         g += 1
                     }
-                    if pairBad & 0xF000 != 0 { bad |= invalidEntry }
+                    if pairBad & 0xF000 != 0 { bad = true }
                 }
                 // Tail: 1…4 quanta, the last possibly padded, decoded bytewise.
                 var bytes: (UInt64, UInt64) = (0, 0)
@@ -179,11 +160,17 @@ extension Base64 {
                     for q in stride(from: 0, to: tailChars, by: 4) {
                         let last = q + 4 == tailChars
                         let valid = last ? 4 - pad : 4
+                        // The quantum as a 24-bit big-endian value (padding contributes zeros).
                         var v: UInt32 = 0
-                        for k in 0..<valid { v |= t[256 * k + Int(s[q + k])] }
-                        for k in valid..<4 where s[q + k] != UInt8(ascii: "=") { bad |= invalidEntry }
-                        bad |= v
-                        for k in 0..<(valid - 1) { tail[o + k] = UInt8(truncatingIfNeeded: v >> (8 * UInt32(k))) }
+                        var chars: UInt8 = 0
+                        for k in 0..<4 {
+                            let x = k < valid ? t[Int(s[q + k])] : 0
+                            chars |= x
+                            v = v << 6 | UInt32(x & 0x3F)
+                        }
+                        for k in valid..<4 where s[q + k] != UInt8(ascii: "=") { bad = true }
+                        if chars & 0xC0 != 0 { bad = true }  // a character outside the alphabet
+                        for k in 0..<(valid - 1) { tail[o + k] = UInt8(truncatingIfNeeded: v >> (16 - 8 * UInt32(k))) }
                         o += valid - 1
                     }
                     for k in 0..<(o / 4) {
@@ -195,6 +182,6 @@ extension Base64 {
                 }
             }
         }
-        return bad >> 24 == 0 && nonFinite >> 31 == 0
+        return !bad && nonFinite >> 31 == 0
     }
 }

@@ -615,17 +615,37 @@ struct DecimationCore: @unchecked Sendable {
             }
             if flag & Flag.locked == 0 {
                 var outgoingBoundary = 0
+                // The fan's next and previous corners as 8 lanes (most vertices have ≤ 8
+                // triangles; unused lanes hold values no vertex index takes).
+                let wide = last - first > 8
+                var nv = SIMD8<UInt32>(repeating: .max), pv = SIMD8<UInt32>(repeating: .max - 1)
+                if !wide {
+                    for i in first..<last {
+                        nv[i - first] = nextOf[i]
+                        pv[i - first] = prevOf[i]
+                    }
+                }
                 for i in first..<last {
                     let b = nextOf[i], p = prevOf[i]
+                    // `a → b` has an opposite when some triangle of `a` has `b → a` (b precedes
+                    // a); an edge used twice in one direction (b or p repeated) is not manifold.
                     var outB = 0, inB = 0, outP = 0, inP = 0
-                    for j in first..<last {
-                        let nj = nextOf[j], pj = prevOf[j]
-                        if nj == b { outB += 1 }
-                        if pj == b { inB += 1 }
-                        if nj == p { outP += 1 }
-                        if pj == p { inP += 1 }
+                    if wide {
+                        for j in first..<last {
+                            let nj = nextOf[j], pj = prevOf[j]
+                            outB &+= nj == b ? 1 : 0
+                            inB &+= pj == b ? 1 : 0
+                            outP &+= nj == p ? 1 : 0
+                            inP &+= pj == p ? 1 : 0
+                        }
+                    } else {
+                        let vb = SIMD8<UInt32>(repeating: b), vp = SIMD8<UInt32>(repeating: p)
+                        let zero = SIMD8<UInt32>(repeating: 0)
+                        outB = Int(zero.replacing(with: 1, where: nv .== vb).wrappedSum())
+                        inB = Int(zero.replacing(with: 1, where: pv .== vb).wrappedSum())
+                        outP = Int(zero.replacing(with: 1, where: nv .== vp).wrappedSum())
+                        inP = Int(zero.replacing(with: 1, where: pv .== vp).wrappedSum())
                     }
-                    // An edge used twice in one direction: not manifold, keep both ends.
                     if outB > 1 || inB > 1 || outP > 1 || inP > 1 { flag |= Flag.locked }
                     let t = Int(adj[i])
                     if inB == 0 {
