@@ -37,12 +37,8 @@ func runAccuracyBench(samplesDir: String) throws {
         o.formats = ["stl"]
         o.quality = .low
         o.units = .m
-        // The previous method (v0: equal frame weights, smoothing bounded at 3σ, range scale 4σ).
-        var old = o
+        var old = previousMethod(o)
         old.name = "p\(seed)"
-        old.frameWeighting = .equal
-        old.noiseLimit = 3
-        old.featureScale = 4
         _ = try Pipeline.process(input: path, options: old)
         let ep = SurfaceDistance.symmetric(try MeshIO.read(path: "\(dir)/p\(seed).stl"), truth, samplesPerMesh: 100_000)
         let r = try Pipeline.process(input: path, options: o)
@@ -80,13 +76,7 @@ func runSampleAccuracyBench(samplesDir: String) throws {
     let dir = "/tmp/facescan-sample-accuracy-\(getpid())"
     mkdir(dir, 0o755)
     defer { _ = try? FileManager.default.removeItem(atPath: dir) }
-    var variants: [(String, PipelineOptions)] = []
-    var previous = PipelineOptions()
-    previous.frameWeighting = .equal
-    previous.noiseLimit = 3
-    previous.featureScale = 4
-    variants.append(("previous", previous))
-    variants.append(("current", PipelineOptions()))
+    let variants = [("previous", previousMethod(PipelineOptions())), ("current", PipelineOptions())]
     for name in (try FileManager.default.contentsOfDirectory(atPath: samplesDir)).sorted() {
         let base = samplesDir + "/" + name
         guard let truth = try? MeshIO.read(path: base + "/truth.obj") else { continue }
@@ -103,4 +93,14 @@ func runSampleAccuracyBench(samplesDir: String) throws {
         }
         print(line)
     }
+}
+
+/// `options` with the averaging and smoothing of the method before inverse-variance weighting:
+/// equal frame weights, smoothing bounded at 3σ, bilateral range scale 4σ.
+private func previousMethod(_ options: PipelineOptions) -> PipelineOptions {
+    var o = options
+    o.frameWeighting = .equal
+    o.noiseLimit = 3
+    o.featureScale = 4
+    return o
 }

@@ -43,14 +43,13 @@ public func runDecimationBench() {
         var failure: String? = nil
         for _ in 0..<runs {
             let cpuStart = threadCPUTime()
-            let start = ContinuousClock.now
+            let clock = Stopwatch()
             do {
                 result = try Decimation.simplify(w.mesh, targetVertices: w.target, threads: threads)
             } catch {
                 failure = error.description
             }
-            let d = ContinuousClock.now - start
-            times.append(Double(d.components.seconds) * 1e3 + Double(d.components.attoseconds) * 1e-15)
+            times.append(clock.elapsed)
             cpuTimes.append(threadCPUTime() - cpuStart)
         }
         times.sort()
@@ -81,10 +80,9 @@ public func runSimplifyFileBench(path: String, target: Int, runs: Int) throws {
     var reached = 0
     for threads in [2, 1] {
         for _ in 0..<max(1, runs) {
-            let start = ContinuousClock.now
+            let clock = Stopwatch()
             let r = try Decimation.simplify(mesh, targetVertices: target, threads: threads)
-            let d = ContinuousClock.now - start
-            times[threads]!.append(Double(d.components.seconds) * 1e3 + Double(d.components.attoseconds) * 1e-15)
+            times[threads]!.append(clock.elapsed)
             reached = r.vertexCount
         }
     }

@@ -12,9 +12,7 @@ struct ConvertCommand: ParsableCommand {
     @Option(help: "Output format (an extension or an assimp export id) instead of OUT's extension.") var format: String?
 
     func run() throws {
-        do {
-            let mesh = try MeshIO.read(path: input)
-            try MeshIO.write(mesh, to: output, format: format)
-        }
+        let mesh = try MeshIO.read(path: input)
+        try MeshIO.write(mesh, to: output, format: format)
     }
 }

@@ -12,10 +12,8 @@ struct InspectCommand: ParsableCommand {
     @Option(help: "Unit of the file's coordinates: mm or m.") var units: LengthUnit = .mm
 
     func run() throws {
-        do {
-            let m = try MeshIO.read(path: mesh)
-            let report = MeshInspection(m, unit: units)
-            print(json ? report.json.serialized() : report.text)
-        }
+        let m = try MeshIO.read(path: mesh)
+        let report = MeshInspection(m, unit: units)
+        print(json ? report.json.serialized() : report.text)
     }
 }

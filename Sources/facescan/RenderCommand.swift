@@ -19,11 +19,9 @@ struct RenderCommand: ParsableCommand {
     }
 
     func run() throws {
-        do {
-            let m = try MeshIO.read(path: mesh)
-            guard m.triangleCount > 0 else { throw InputError(file: mesh, "the mesh has no triangles") }
-            let image = Rasterizer.render(m, options: RenderOptions(size: size, view: view, supersample: supersample))
-            try PNGEncoder.write(image, to: output)
-        }
+        let m = try MeshIO.read(path: mesh)
+        guard m.triangleCount > 0 else { throw InputError(file: mesh, "the mesh has no triangles") }
+        let image = Rasterizer.render(m, options: RenderOptions(size: size, view: view, supersample: supersample))
+        try PNGEncoder.write(image, to: output)
     }
 }

@@ -32,26 +32,23 @@ struct SimplifyCommand: ParsableCommand {
     @Flag(help: "Print {\"mesh\": …, \"timingsMs\": …} as JSON (on standard error when OUT is -).")
     var json = false
 
-    /// Errors are printed and mapped to exit codes by `FaceScan.main()`.
-    func run() throws {
-        try simplify()
-    }
-
     /// Format for standard output.
     private func outputFormat() -> MeshFormat { format == .stl ? .stl : .obj }
 
-    private func simplify() throws {
-        let start = ContinuousClock.now
+    /// Errors are printed and mapped to exit codes by `FaceScan.main()`.
+    func run() throws {
+        var clock = Stopwatch()
+        let total = Stopwatch()
         let mesh = try MeshIO.read(path: input)
-        let read = ContinuousClock.now
+        let readMs = clock.lap()
         let result = try Decimation.simplify(mesh, targetVertices: targetVertices)
-        let decimated = ContinuousClock.now
+        let decimateMs = clock.lap()
         if output == "-" {
             try Self.writeAll(outputFormat() == .stl ? result.stlBytes() : result.objBytes(), to: 1)
         } else {
             try MeshIO.write(result, to: output, format: format?.rawValue)
         }
-        let end = ContinuousClock.now
+        let exportMs = clock.lap()
 
         guard json else { return }
         var report = Report(input: input)
@@ -59,16 +56,12 @@ struct SimplifyCommand: ParsableCommand {
         report.mesh.inputTriangles = mesh.triangleCount
         report.mesh.outputVertices = result.vertexCount
         report.mesh.outputTriangles = result.triangleCount
-        report.timingsMs.ingest = milliseconds(read - start)
-        report.timingsMs.decimate = milliseconds(decimated - read)
-        report.timingsMs.export = milliseconds(end - decimated)
-        report.timingsMs.total = milliseconds(end - start)
+        report.timingsMs.ingest = readMs
+        report.timingsMs.decimate = decimateMs
+        report.timingsMs.export = exportMs
+        report.timingsMs.total = total.elapsed
         let text = JSONValue.object([("mesh", report.meshJSON), ("timingsMs", report.timingsJSON)]).serialized() + "\n"
         try Self.writeAll(Array(text.utf8), to: output == "-" ? 2 : 1)
-    }
-
-    private func milliseconds(_ d: Duration) -> Double {
-        Double(d.components.seconds) * 1e3 + Double(d.components.attoseconds) * 1e-15
     }
 
     /// Writes all of `bytes` to file descriptor `fd` (1 standard output, 2 standard error).

@@ -23,11 +23,9 @@ struct SolidifyCommand: ParsableCommand {
     }
 
     func run() throws {
-        do {
-            let mesh = try MeshIO.read(path: input)
-            let solid = try Solidify.solid(mesh, options: SolidOptions(thickness: thickness, base: base),
-                                           unitInMillimetres: units.millimetres)
-            try MeshIO.write(solid, to: output)
-        }
+        let mesh = try MeshIO.read(path: input)
+        let solid = try Solidify.solid(mesh, options: SolidOptions(thickness: thickness, base: base),
+                                       unitInMillimetres: units.millimetres)
+        try MeshIO.write(solid, to: output)
     }
 }

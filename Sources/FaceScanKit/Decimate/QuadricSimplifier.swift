@@ -56,16 +56,7 @@ struct Quadric {
     /// `(p.xyz · x + p.w)²`: the quadric of a plane scaled by the square root of its weight.
     @inline(__always)
     init(scaledPlane p: SIMD4<Double>) {
-        a00 = p.x * p.x
-        a01 = p.x * p.y
-        a02 = p.x * p.z
-        a11 = p.y * p.y
-        a12 = p.y * p.z
-        a22 = p.z * p.z
-        b0 = p.x * p.w
-        b1 = p.y * p.w
-        b2 = p.z * p.w
-        c = p.w * p.w
+        self.init(plane: SIMD3(p.x, p.y, p.z), d: p.w, weight: 1)
     }
 
     @inline(__always)
@@ -307,8 +298,9 @@ struct Origin: @unchecked Sendable {
 
 /// Pointers into the simplifier's scratch memory and the hot loops over them. A trivially
 /// copyable view: each hot function copies it into a local first, so that the compiler keeps the
-/// pointers in registers while it stores through them. `@unchecked Sendable`: the only parallel
-/// work (``gatherCandidates(_:)``) reads shared state and writes disjoint slots.
+/// pointers in registers while it stores through them. `@unchecked Sendable`: every step that runs
+/// on two threads (classification, ranking, sorting, the two halves of a collapse pass) reads
+/// shared state and writes disjoint slots.
 struct DecimationCore: @unchecked Sendable {
     typealias Tuning = QuadricSimplifier.Tuning
     enum Flag {

@@ -186,7 +186,7 @@ extension Mesh {
                         var t = -1
                         if s.peek == UInt8(ascii: "/") {
                             s.i += 1
-                            if let c = s.peekByte, c != UInt8(ascii: "/"), !ByteScanner.isDelimiter(c) {
+                            if s.peek != UInt8(ascii: "/"), !ByteScanner.isDelimiter(s.peek) {
                                 guard let ti = s.index() else { throw objBadIndex(name, lineNo, s, wordStart) }
                                 guard let r = resolveIndex(ti, texcoords.count) else {
                                     throw objIndexOutOfRange(name, lineNo, ti, texcoords.count)
@@ -259,8 +259,6 @@ struct ByteScanner {
 
     var atEnd: Bool { i >= n }
     var atEndOfLine: Bool { i >= n || p[i] == 0x0A }
-    /// The byte at the cursor, or nil at the end of the buffer.
-    var peekByte: UInt8? { i < n ? p[i] : nil }
     /// The byte at the cursor, or `\n` at the end of the buffer.
     var peek: UInt8 { i < n ? p[i] : 0x0A }
 

@@ -143,7 +143,6 @@ public enum Taubin {
         }
     }
 
-    /// One Laplacian step `p += f · (Σ wᵢ pᵢ − p)`, written through `q` then swapped.
     /// One Laplacian step `p += f · (Σ wᵢ pᵢ − p)`, written through `q` then swapped. With
     /// `range` (1/2s² per vertex) the weights are multiplied by the bilateral range term and
     /// renormalised.
