@@ -13,7 +13,7 @@ struct CompareCommand: ParsableCommand {
         commandName: "compare",
         abstract: "Symmetric surface distance between two meshes (rms, max and mean, in micrometres).")
 
-    @Argument(help: "First mesh (any format facescan reads).") var a: String
+    @Argument(help: "First mesh (any format facescan reads; - for OBJ/STL on standard input).") var a: String
     @Argument(help: "Second mesh, in the same unit as the first.") var b: String
     @Flag(help: "Print one JSON object instead of a line of text.") var json = false
     @Option(help: "Surface samples taken on each mesh.") var samples = 100_000

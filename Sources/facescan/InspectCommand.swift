@@ -7,7 +7,7 @@ struct InspectCommand: ParsableCommand {
         commandName: "inspect",
         abstract: "Print a mesh's counts, bounding box, boundary loops, non-manifold edges, degenerate triangles, watertightness and volume.")
 
-    @Argument(help: "Mesh file (OBJ, STL, or any format assimp reads).") var mesh: String
+    @Argument(help: "Mesh file (OBJ, STL, or any format assimp reads; - for OBJ/STL on standard input).") var mesh: String
     @Flag(help: "Print one JSON object instead of text.") var json = false
     @Option(help: "Unit of the file's coordinates: mm or m.") var units: LengthUnit = .mm
 

@@ -7,8 +7,8 @@ struct RenderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "render", abstract: "Render a mesh to a PNG thumbnail (clay shading, transparent background).")
 
-    @Argument(help: "Mesh file (OBJ, STL, or any format assimp reads).") var mesh: String
-    @Argument(help: "Output PNG file.") var output: String
+    @Argument(help: "Mesh file (OBJ, STL, or any format assimp reads; - for OBJ/STL on standard input).") var mesh: String
+    @Argument(help: "Output PNG file, or - for standard output.") var output: String
     @Option(help: "Width and height of the image in pixels.") var size: Int = 512
     @Option(help: "Camera position: \(RenderView.allCases.map(\.rawValue).joined(separator: ", ")).") var view: RenderView = .front
     @Option(help: "Samples per pixel along each axis (2 = 4 samples per pixel).") var supersample: Int = 2
@@ -20,7 +20,6 @@ struct RenderCommand: ParsableCommand {
 
     func run() throws {
         let m = try MeshIO.read(path: mesh)
-        guard m.triangleCount > 0 else { throw InputError(file: mesh, "the mesh has no triangles") }
         let image = Rasterizer.render(m, options: RenderOptions(size: size, view: view, supersample: supersample))
         try PNGEncoder.write(image, to: output)
     }

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import ArgumentParser
 import FaceScanKit
 
@@ -13,27 +8,20 @@ struct SimplifyCommand: ParsableCommand {
         commandName: "simplify",
         abstract: "Decimate or refine a mesh (OBJ or STL) to an exact number of vertices.")
 
-    enum Format: String, ExpressibleByArgument, CaseIterable {
-        case obj, stl
-    }
-
     @Argument(help: "Input mesh (OBJ and STL natively, other formats through assimp), or - for OBJ/STL on standard input.")
     var input: String
 
-    @Argument(help: "Output mesh (format from the extension: obj, stl, ply, glb, …), or - for standard output (OBJ unless --format stl).")
+    @Argument(help: "Output mesh (format from the extension: obj, stl, ply, glb, …), or - for standard output (OBJ unless --format says otherwise).")
     var output: String
 
     @Option(name: .customLong("target-vertices"), help: "Exact number of vertices of the result.")
     var targetVertices: Int
 
-    @Option(help: "Output format; by default taken from OUT's extension (obj for standard output).")
-    var format: Format?
+    @Option(help: "Output format (an extension or an assimp export id); by default OUT's extension (obj for standard output).")
+    var format: String?
 
     @Flag(help: "Print {\"mesh\": …, \"timingsMs\": …} as JSON (on standard error when OUT is -).")
     var json = false
-
-    /// Format for standard output.
-    private func outputFormat() -> MeshFormat { format == .stl ? .stl : .obj }
 
     /// Errors are printed and mapped to exit codes by `FaceScan.main()`.
     func run() throws {
@@ -43,11 +31,7 @@ struct SimplifyCommand: ParsableCommand {
         let readMs = clock.lap()
         let result = try Decimation.simplify(mesh, targetVertices: targetVertices)
         let decimateMs = clock.lap()
-        if output == "-" {
-            try Self.writeAll(outputFormat() == .stl ? result.stlBytes() : result.objBytes(), to: 1)
-        } else {
-            try MeshIO.write(result, to: output, format: format?.rawValue)
-        }
+        try MeshIO.write(result, to: output, format: format)
         let exportMs = clock.lap()
 
         guard json else { return }
@@ -61,24 +45,8 @@ struct SimplifyCommand: ParsableCommand {
         report.timingsMs.export = exportMs
         report.timingsMs.total = total.elapsed
         let text = JSONValue.object([("mesh", report.meshJSON), ("timingsMs", report.timingsJSON)]).serialized() + "\n"
-        try Self.writeAll(Array(text.utf8), to: output == "-" ? 2 : 1)
-    }
-
-    /// Writes all of `bytes` to file descriptor `fd` (1 standard output, 2 standard error).
-    private static func writeAll(_ bytes: [UInt8], to fd: Int32) throws(IOFailure) {
-        var failure: String? = nil
-        bytes.withUnsafeBytes { raw in
-            var off = 0
-            while off < raw.count {
-                let n = write(fd, raw.baseAddress! + off, raw.count - off)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    failure = String(cString: strerror(errno))
-                    return
-                }
-                off += n
-            }
+        if let e = OutputTransaction.writeAll(Array(text.utf8), to: output == "-" ? 2 : 1) {
+            throw IOFailure(path: output == "-" ? "(standard error)" : "-", "write failed: \(e)")
         }
-        if let failure { throw IOFailure(path: fd == 1 ? "-" : "(standard error)", "write failed: \(failure)") }
     }
 }

@@ -12,8 +12,9 @@ struct SolidifyCommand: ParsableCommand {
             must look toward +z. OUT's extension picks the format: \(MeshIO.writableExtensions.joined(separator: ", ")).
             """)
 
-    @Argument(help: "Input surface (OBJ, STL, or any format assimp reads).") var input: String
-    @Argument(help: "Output solid; its extension picks the format.") var output: String
+    @Argument(help: "Input surface (OBJ, STL, or any format assimp reads; - for OBJ/STL on standard input).") var input: String
+    @Argument(help: "Output solid; its extension picks the format (- for standard output: OBJ unless --format says otherwise).") var output: String
+    @Option(help: "Output format (an extension or an assimp export id) instead of OUT's extension.") var format: String?
     @Option(help: "Wall thickness in millimetres, or with --base the base's depth behind the face.") var thickness: Double = 2
     @Flag(help: "Extrude the rim back to a flat base instead of adding a back surface.") var base = false
     @Option(help: "Unit of IN's coordinates: mm or m (OUT keeps it).") var units: LengthUnit = .mm
@@ -26,6 +27,6 @@ struct SolidifyCommand: ParsableCommand {
         let mesh = try MeshIO.read(path: input)
         let solid = try Solidify.solid(mesh, options: SolidOptions(thickness: thickness, base: base),
                                        unitInMillimetres: units.millimetres)
-        try MeshIO.write(solid, to: output)
+        try MeshIO.write(solid, to: output, format: format)
     }
 }

@@ -56,6 +56,10 @@ private func grid() -> Mesh {
 
 private func tempPath(_ name: String) -> String { "/tmp/facescan-interop-\(getpid())-\(name)" }
 
+private func bounds(_ m: Mesh) -> (SIMD3<Float>, SIMD3<Float>) {
+    m.positions.reduce((m.positions[0], m.positions[0])) { (pointwiseMin($0.0, $1), pointwiseMax($0.1, $1)) }
+}
+
 /// Positions as a sorted list, for order-independent comparison.
 private func sortedPositions(_ m: Mesh) -> [SIMD3<Float>] {
     m.positions.sorted { ($0.x, $0.y, $0.z) < ($1.x, $1.y, $1.z) }
@@ -85,13 +89,21 @@ private func sortedPositions(_ m: Mesh) -> [SIMD3<Float>] {
     }
 
     @Test func assimpWritesAndReadsOtherFormats() throws {
-        for format in ["dae", "fbx", "x3d", "3ds"] {
-            let path = tempPath("cube.\(format)")
+        // A box with a different size along each axis, off the origin: a swapped or flipped axis
+        // shows in the bounding box.
+        var box = cube()
+        box.positions = box.positions.map { $0 * SIMD3(1, 2, 3) + SIMD3(0.5, -4, 7) }
+        let (lo, hi) = bounds(box)
+        for format in ["dae", "fbx", "x3d", "3ds", "x", "ply", "glb"] {
+            let path = tempPath("box.\(format)")
             defer { unlink(path) }
-            try MeshIO.write(cube(), to: path)
+            try MeshIO.write(box, to: path)
             let back = try MeshIO.read(path: path)
             #expect(back.triangleCount == 12, "\(format)")
             #expect(MeshCheck(back).isWatertight, "\(format)")
+            let (blo, bhi) = bounds(back)
+            let e0 = blo - lo, e1 = bhi - hi
+            #expect(max((e0 * e0).max(), (e1 * e1).max()) < 1e-10, "\(format): box \(blo)…\(bhi), wrote \(lo)…\(hi)")
         }
     }
 

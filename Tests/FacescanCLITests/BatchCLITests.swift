@@ -45,6 +45,22 @@ import Testing
         #expect(try runFacescan(["batch", dir, "--shard", "3/3"]).status == 2)
     }
 
+    /// A list naming captures as `./in/cap0.json`, `in//cap0.json` or through a hard link is one
+    /// capture each, not a clash of output names.
+    @Test func spellingsOfOnePathAreOneCapture() throws {
+        let dir = try inputs()
+        let root = (dir as NSString).deletingLastPathComponent
+        try FileManager.default.linkItem(atPath: dir + "/cap1.json", toPath: root + "/linked.json")
+        try "./in/cap0.json\nin//cap0.json\nin/cap0.json\nin/./cap1.json\nlinked.json\n".write(toFile: root + "/list.txt", atomically: false, encoding: .utf8)
+        let r = try runFacescan(["batch", "list.txt", "--output-dir", "out", "--formats", "stl", "--target-vertices", "144", "--json"], cwd: root)
+        #expect(r.status == 0, "\(r.stderr)")
+        let inputs = try r.stdout.split(separator: "\n").map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])["input"] as? String
+        }
+        #expect(inputs == ["in/cap0.json", "in/cap1.json"], "\(r.stdout)")
+        #expect(files(root + "/out") == ["cap0.stl", "cap1.stl"])
+    }
+
     @Test func gnuParallelExampleFromTheREADME() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/parallel") else {
             Issue.record("GNU parallel is not installed (make deps installs it)")

@@ -26,6 +26,12 @@ struct RunResult {
 
 /// Runs the facescan binary with `args`, optionally feeding `stdin` bytes.
 func runFacescan(_ args: [String], stdin: Data? = nil, cwd: String? = nil) throws -> RunResult {
+    let r = try runFacescanBytes(args, stdin: stdin, cwd: cwd)
+    return RunResult(status: r.status, stdout: String(decoding: r.stdout, as: UTF8.self), stderr: r.stderr)
+}
+
+/// ``runFacescan(_:stdin:cwd:)`` with standard output as bytes (binary formats).
+func runFacescanBytes(_ args: [String], stdin: Data? = nil, cwd: String? = nil) throws -> (status: Int32, stdout: Data, stderr: String) {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: facescanBinary)
     p.arguments = args
@@ -54,8 +60,7 @@ func runFacescan(_ args: [String], stdin: Data? = nil, cwd: String? = nil) throw
     let outData = out.fileHandleForReading.readDataToEndOfFile()
     g.wait()
     p.waitUntilExit()
-    return RunResult(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                     stderr: String(decoding: errData, as: UTF8.self))
+    return (p.terminationStatus, outData, String(decoding: errData, as: UTF8.self))
 }
 
 func tempDir() -> String {

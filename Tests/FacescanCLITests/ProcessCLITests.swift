@@ -103,6 +103,10 @@ import Testing
         #expect(none.status == 3)
         let frames = try #require(none.json?["frames"] as? [String: Any])
         #expect(frames["accepted"] as? Int == 0 && frames["read"] as? Int == 2)
+        // The topology was read: its counts are reported (12×12 grid, 2 × 11² triangles).
+        let mesh = try #require(none.json?["mesh"] as? [String: Any])
+        #expect(mesh["inputVertices"] as? Int == 144 && mesh["inputTriangles"] as? Int == 242, "\(mesh)")
+        #expect(mesh["outputVertices"] as? Int == 0)
         // 1: I/O — missing input, output directory that is a file.
         #expect(try runFacescan(["process", dir + "/missing.json"]).status == 1)
         try "x".write(toFile: dir + "/file", atomically: false, encoding: .utf8)

@@ -17,10 +17,13 @@ public enum MeshIO {
     public static var writableExtensions: [String] { ["obj", "stl"] + assimpExportIDs.keys.sorted() }
 
     /// Reads a mesh: OBJ and STL natively (also `-` for standard input), any other format
-    /// through assimp. Throws ``IOFailure`` or ``InputError``.
+    /// through assimp. A file without a triangle is an error. Throws ``IOFailure`` or
+    /// ``InputError``.
     public static func read(path: String) throws -> Mesh {
-        if path == "-" || MeshFormat(path: path) != nil { return try Mesh.read(path: path) }
-        return try AssimpIO.read(path: path)
+        guard path == "-" || MeshFormat(path: path) != nil else { return try AssimpIO.read(path: path) }
+        let mesh = try Mesh.read(path: path)
+        guard mesh.triangleCount > 0 else { throw InputError(file: path, "the file holds no triangles") }
+        return mesh
     }
 
     /// The bytes of `mesh` in `format`: a file extension (`obj`, `stl`, `ply`, `glb`, `3mf`, …) or
@@ -34,9 +37,10 @@ public enum MeshIO {
         return files[0].bytes
     }
 
-    /// Writes `mesh` to `path` atomically in `format` (default: from the path's extension).
+    /// Writes `mesh` to `path` atomically in `format` (default: from the path's extension); `-`
+    /// writes to standard output (OBJ unless `format` says otherwise).
     public static func write(_ mesh: Mesh, to path: String, format: String? = nil) throws {
-        guard let format = format ?? fileExtension(path) else {
+        guard let format = format ?? (path == "-" ? "obj" : fileExtension(path)) else {
             throw UsageError("\(path): cannot tell the mesh format from the name; use one of \(writableExtensions.joined(separator: ", "))")
         }
         try OutputTransaction.write(try bytes(mesh, format: format), to: path)
@@ -52,7 +56,11 @@ public enum MeshIO {
             guard !brokenAssimpExports.contains(id) else {
                 throw UsageError("facescan does not write '\(format)' (assimp's exporter for it is unusable); use one of \(writableExtensions.joined(separator: ", "))")
             }
-            return try AssimpIO.export(mesh, formatID: id)
+            guard id == "3ds" else { return try AssimpIO.export(mesh, formatID: id) }
+            // 3DS is z-up (readers, assimp's included, turn it to y-up): store y-up as z-up.
+            var zUp = mesh
+            zUp.positions = mesh.positions.map { SIMD3($0.x, -$0.z, $0.y) }
+            return try AssimpIO.export(zUp, formatID: id)
         }
     }
 

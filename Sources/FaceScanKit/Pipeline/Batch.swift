@@ -19,7 +19,8 @@ public enum Batch {
     /// Expands the arguments into capture paths: a directory gives its `*.json` and `*.ndjson`
     /// files; a file whose content does not start with `{` is a list of paths, one per line
     /// (blank lines and `#` comments skipped); anything else is a capture. The result is sorted
-    /// and free of duplicates, so every shard of the same arguments sees the same list.
+    /// and free of duplicates (paths normalised; two paths to one file count once), so every shard
+    /// of the same arguments sees the same list.
     public static func collectInputs(_ args: [String]) throws -> [String] {
         var out: [String] = []
         for a in args {
@@ -48,7 +49,31 @@ public enum Batch {
                 }
             }
         }
-        return Array(Set(out)).sorted()
+        // One entry per file: spellings like `./a.json` and `a.json`, or two paths to one file
+        // (same device and inode), count once, under the first spelling in sorted order.
+        var seenFiles = Set<FileIdentity>()
+        var unique: [String] = []
+        for path in Set(out.map(normalised)).sorted() {
+            var st = stat()
+            if stat(path, &st) == 0 && !seenFiles.insert(FileIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))).inserted {
+                continue
+            }
+            unique.append(path)
+        }
+        return unique
+    }
+
+    private struct FileIdentity: Hashable {
+        let device: UInt64
+        let inode: UInt64
+    }
+
+    /// `path` without empty and `.` components (`./a//b.json` → `a/b.json`); `..` is kept.
+    static func normalised(_ path: String) -> String {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }
+        let body = parts.joined(separator: "/")
+        if path.hasPrefix("/") { return "/" + body }
+        return body.isEmpty ? "." : body
     }
 
     /// Parses `K/N` (0 ≤ K < N): the K-th of N disjoint shards.

@@ -24,7 +24,14 @@ public enum Pipeline {
         let total = Stopwatch()
 
         // 1. Ingest: stream frames through the gate into the accumulator.
-        let ingest = try ingest(input: input, options: options, report: &report, progress: progress)
+        let ingest: Ingested
+        do {
+            ingest = try Self.ingest(input: input, options: options, report: &report, progress: progress)
+        } catch var failure as NoAcceptedFrames {
+            failure.report.timingsMs.ingest = clock.lap()
+            failure.report.timingsMs.total = total.elapsed
+            throw failure
+        }
         var settings = ingest.settings
         var mesh = ingest.mesh
         report.mesh.inputVertices = mesh.vertexCount
@@ -168,6 +175,8 @@ public enum Pipeline {
         accumulator?.finish()
         report.frames.rejected.outlier = accumulator?.outliers ?? 0
         guard let acc = accumulator?.accumulator, let positions = acc.mean(), let topology = reader.topology else {
+            report.mesh.inputVertices = reader.vertexCount ?? 0
+            report.mesh.inputTriangles = (reader.topology?.triangles.count ?? 0) / 3
             throw NoAcceptedFrames(file: reader.name, report: report)
         }
         var uvs: [SIMD2<Float>]?

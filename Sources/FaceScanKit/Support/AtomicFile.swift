@@ -27,21 +27,8 @@ public final class OutputTransaction {
         guard fd >= 0 else { throw IOFailure(path: path, "cannot create a file in '\(dir)': \(Self.errnoText())") }
         let temp = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         staged.append((temp, path))
-        var ok = true
-        var err = ""
-        bytes.withUnsafeBytes { raw in
-            var off = 0
-            while off < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + off, raw.count - off)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    ok = false
-                    err = Self.errnoText()
-                    return
-                }
-                off += n
-            }
-        }
+        var err = Self.writeAll(bytes, to: fd) ?? ""
+        var ok = err.isEmpty
         if ok && fchmod(fd, 0o644) != 0 { ok = false; err = Self.errnoText() }
         if close(fd) != 0 && ok { ok = false; err = Self.errnoText() }
         if !ok { throw IOFailure(path: path, "write failed: \(err)") }
@@ -65,8 +52,28 @@ public final class OutputTransaction {
         staged.removeAll()
     }
 
-    /// Writes one file atomically.
+    /// Writes all of `bytes` to file descriptor `fd`; the error text when a write fails.
+    public static func writeAll(_ bytes: [UInt8], to fd: Int32) -> String? {
+        bytes.withUnsafeBytes { raw -> String? in
+            var off = 0
+            while off < raw.count {
+                let n = Glibc.write(fd, raw.baseAddress! + off, raw.count - off)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return errnoText()
+                }
+                off += n
+            }
+            return nil
+        }
+    }
+
+    /// Writes one file atomically; `-` writes to standard output.
     public static func write(_ bytes: [UInt8], to path: String) throws(IOFailure) {
+        if path == "-" {
+            if let e = writeAll(bytes, to: 1) { throw IOFailure(path: "-", "write to standard output failed: \(e)") }
+            return
+        }
         let t = OutputTransaction()
         try t.stage(bytes, to: path)
         try t.commit()
