@@ -489,8 +489,11 @@ struct DecimationCore: @unchecked Sendable {
         let corners = 3 * triangleSlots
         let planes = UnsafeMutablePointer<SIMD4<Double>>.allocate(capacity: max(triangleSlots, 1))
         let normals = UnsafeMutablePointer<SIMD3<Float>>.allocate(capacity: max(triangleSlots, 1))
-        let nextOf = UnsafeMutablePointer<UInt32>.allocate(capacity: max(corners, 1))
-        let prevOf = UnsafeMutablePointer<UInt32>.allocate(capacity: max(corners, 1))
+        // 8 slots of padding: a fan's last 8-lane block may reach past the last corner.
+        let nextOf = UnsafeMutablePointer<UInt32>.allocate(capacity: corners + 8)
+        let prevOf = UnsafeMutablePointer<UInt32>.allocate(capacity: corners + 8)
+        (nextOf + corners).initialize(repeating: 0, count: 8)
+        (prevOf + corners).initialize(repeating: 0, count: 8)
         defer {
             planes.deallocate()
             normals.deallocate()
@@ -588,6 +591,7 @@ struct DecimationCore: @unchecked Sendable {
         let s = self
         let tri = s.tri, adj = s.adj, off = s.adjOffsets
         let nextOf = scratch.nextOf, prevOf = scratch.prevOf
+        let lanes = SIMD8<UInt32>(0, 1, 2, 3, 4, 5, 6, 7), zero = SIMD8<UInt32>()
         for a in lo..<hi {
             let first = Int(off[a]), last = Int(off[a + 1])
             let va = UInt32(a)
@@ -607,45 +611,34 @@ struct DecimationCore: @unchecked Sendable {
             }
             if flag & Flag.locked == 0 {
                 var outgoingBoundary = 0
-                // The fan's next and previous corners as 8 lanes (most vertices have ≤ 8
-                // triangles; unused lanes hold values no vertex index takes).
-                let wide = last - first > 8
-                var nv = SIMD8<UInt32>(repeating: .max), pv = SIMD8<UInt32>(repeating: .max - 1)
-                if !wide {
-                    for i in first..<last {
-                        nv[i - first] = nextOf[i]
-                        pv[i - first] = prevOf[i]
-                    }
-                }
                 for i in first..<last {
                     let b = nextOf[i], p = prevOf[i]
                     // `a → b` has an opposite when some triangle of `a` has `b → a` (b precedes
                     // a); an edge used twice in one direction (b or p repeated) is not manifold.
-                    var outB = 0, inB = 0, outP = 0, inP = 0
-                    if wide {
-                        for j in first..<last {
-                            let nj = nextOf[j], pj = prevOf[j]
-                            outB &+= nj == b ? 1 : 0
-                            inB &+= pj == b ? 1 : 0
-                            outP &+= nj == p ? 1 : 0
-                            inP &+= pj == p ? 1 : 0
-                        }
-                    } else {
-                        let vb = SIMD8<UInt32>(repeating: b), vp = SIMD8<UInt32>(repeating: p)
-                        let zero = SIMD8<UInt32>(repeating: 0)
-                        outB = Int(zero.replacing(with: 1, where: nv .== vb).wrappedSum())
-                        inB = Int(zero.replacing(with: 1, where: pv .== vb).wrappedSum())
-                        outP = Int(zero.replacing(with: 1, where: nv .== vp).wrappedSum())
-                        inP = Int(zero.replacing(with: 1, where: pv .== vp).wrappedSum())
+                    // Counted 8 fan slots at a time, lanes past the fan masked off.
+                    let vb = SIMD8<UInt32>(repeating: b), vp = SIMD8<UInt32>(repeating: p)
+                    var outB = SIMD8<UInt32>(), inB = SIMD8<UInt32>(), outP = SIMD8<UInt32>(), inP = SIMD8<UInt32>()
+                    var j = first
+                    while j < last {
+                        let live = lanes .< SIMD8<UInt32>(repeating: UInt32(truncatingIfNeeded: last - j))
+                        let nv = UnsafeRawPointer(nextOf + j).loadUnaligned(as: SIMD8<UInt32>.self)
+                        let pv = UnsafeRawPointer(prevOf + j).loadUnaligned(as: SIMD8<UInt32>.self)
+                        outB &+= zero.replacing(with: 1, where: live .& (nv .== vb))
+                        inB &+= zero.replacing(with: 1, where: live .& (pv .== vb))
+                        outP &+= zero.replacing(with: 1, where: live .& (nv .== vp))
+                        inP &+= zero.replacing(with: 1, where: live .& (pv .== vp))
+                        j += 8
                     }
-                    if outB > 1 || inB > 1 || outP > 1 || inP > 1 { flag |= Flag.locked }
+                    let nOutB = outB.wrappedSum(), nInB = inB.wrappedSum()
+                    let nOutP = outP.wrappedSum(), nInP = inP.wrappedSum()
+                    if nOutB > 1 || nInB > 1 || nOutP > 1 || nInP > 1 { flag |= Flag.locked }
                     let t = Int(adj[i])
-                    if inB == 0 {
+                    if nInB == 0 {
                         outgoingBoundary += 1
                         flag |= Flag.boundary
                         if let bq = s.boundaryQuadric(t, from: va, to: b, origin: origin) { q.add(bq) }
                     }
-                    if outP == 0 {
+                    if nOutP == 0 {
                         flag |= Flag.boundary
                         if let bq = s.boundaryQuadric(t, from: p, to: va, origin: origin) { q.add(bq) }
                     }
