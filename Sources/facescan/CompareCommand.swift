@@ -16,12 +16,12 @@ struct CompareCommand: ParsableCommand {
     @Argument(help: "First mesh (any format facescan reads; - for OBJ/STL on standard input).") var a: String
     @Argument(help: "Second mesh, in the same unit as the first.") var b: String
     @Flag(help: "Print one JSON object instead of a line of text.") var json = false
-    @Option(help: "Surface samples taken on each mesh.") var samples = 100_000
+    @Option(parsing: .unconditional, help: "Surface samples taken on each mesh (1 to 10 000 000).") var samples = 100_000
     @Option(help: "Length unit of both meshes: mm or m.") var units: LengthUnit = .m
 
     func run() throws {
         do {
-            guard samples > 0 else { throw UsageError("--samples must be positive, got \(samples)") }
+            guard (1...10_000_000).contains(samples) else { throw UsageError("--samples must be from 1 to 10000000, got \(samples)") }
             let meshA = try MeshIO.read(path: a)
             let meshB = try MeshIO.read(path: b)
             let e = SurfaceDistance.symmetric(meshA, meshB, samplesPerMesh: samples, unitToMicrometres: units.millimetres * 1000)
@@ -50,6 +50,7 @@ struct CompareCommand: ParsableCommand {
     /// One decimal place, like meshdiff.py's `%.1f`.
     static func fixed1(_ x: Double) -> String {
         guard x.isFinite else { return x > 0 ? "inf" : "nan" }
+        guard abs(x) < 1e15 else { return "\(x)" }  // beyond Int's digits: shortest form, e.g. 2.9e+20
         let tenths = (x * 10).rounded()
         let whole = (tenths / 10).rounded(.towardZero)
         let frac = Int(abs(tenths - whole * 10))

@@ -12,10 +12,12 @@ struct PipelineFlags: ParsableArguments {
     @Option(help: "Output size preset: low (5000), medium (10000) or high (20000 vertices).")
     var quality: Quality?
 
-    @Option(name: .customLong("target-vertices"), help: "Exact output vertex count (overrides --quality).")
+    // Numeric options take the next word even when it starts with '-', so that a negative value
+    // gets its range message rather than "missing value".
+    @Option(name: .customLong("target-vertices"), parsing: .unconditional, help: "Exact output vertex count (overrides --quality).")
     var targetVertices: Int?
 
-    @Option(help: "Smoothing passes (Taubin λ|μ; 0 disables), or auto (from the estimated noise).")
+    @Option(parsing: .unconditional, help: "Smoothing passes (Taubin λ|μ; 0 disables), or auto (from the estimated noise).")
     var smoothing: String?
 
     @Option(help: "Smoothing weights: uniform or cotangent.")
@@ -24,26 +26,28 @@ struct PipelineFlags: ParsableArguments {
     @Option(help: "Output length unit: mm or m (input is metres).")
     var units: LengthUnit?
 
-    @Option(help: "Uniform scale factor applied after the unit conversion.")
+    @Option(parsing: .unconditional, help: "Uniform scale factor applied after the unit conversion.")
     var scale: Double?
 
-    @Option(name: .customLong("max-frames"), help: "Stop after this many accepted frames.")
+    @Option(name: .customLong("max-frames"), parsing: .unconditional, help: "Stop after this many accepted frames.")
     var maxFrames: Int?
 
-    @Option(name: .customLong("thumbnail-size"), help: "Thumbnail width and height in pixels.")
+    @Option(name: .customLong("thumbnail-size"), parsing: .unconditional, help: "Thumbnail width and height in pixels (16 to 8192).")
     var thumbnailSize = 512
 
     @Flag(help: "Close the face into a watertight, printable solid (see --thickness, --base).")
     var solid = false
 
-    @Option(help: "Solid: wall thickness, or with --base the distance of the base behind the face, in mm.")
+    @Option(parsing: .unconditional, help: "Solid: wall thickness, or with --base the distance of the base behind the face, in mm.")
     var thickness: Double?
 
     @Flag(help: "Solid: extrude the rim back to a flat base instead of a shell.")
     var base = false
 
     func validate() throws {
-        if let t = targetVertices, t < 4 { throw ValidationError("--target-vertices must be at least 4") }
+        if let t = targetVertices, !(4...Decimation.maximumTargetVertices).contains(t) {
+            throw ValidationError("--target-vertices must be from 4 to \(Decimation.maximumTargetVertices)")
+        }
         if let s = smoothing, s != "auto", !(Int(s).map { (0...1000).contains($0) } ?? false) {
             throw ValidationError("--smoothing must be a number of passes from 0 to 1000, or auto")
         }

@@ -27,6 +27,12 @@ struct ProcessCommand: ParsableCommand {
     @Option(help: "Base name of the outputs (default: the input's file name without extension).")
     var name: String?
 
+    func validate() throws {
+        if let n = name, n.isEmpty || n.hasPrefix(".") || n.contains("/") || n.utf8.contains(0) {
+            throw ValidationError("--name must be a plain file name: not empty, no '/', not starting with '.'")
+        }
+    }
+
     @OptionGroup var pipeline: PipelineFlags
 
     @Flag(help: "Print one JSON report on standard output.")

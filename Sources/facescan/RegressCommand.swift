@@ -23,8 +23,12 @@ struct RegressCommand: ParsableCommand {
     @Flag(help: "Rewrite the expected files from this run.")
     var update = false
 
-    @Option(name: .customLong("tolerance-um"), help: "Tolerance for distances and the bounding box, in micrometres.")
+    @Option(name: .customLong("tolerance-um"), parsing: .unconditional, help: "Tolerance for distances and the bounding box, in micrometres.")
     var toleranceUm = 1.0
+
+    func validate() throws {
+        guard toleranceUm >= 0 && toleranceUm.isFinite else { throw ValidationError("--tolerance-um must be a number ≥ 0") }
+    }
 
     @Flag(name: .customLong("allow-changed"), help: "Do not fail when only output bytes changed.")
     var allowChanged = false

@@ -9,13 +9,16 @@ struct RenderCommand: ParsableCommand {
 
     @Argument(help: "Mesh file (OBJ, STL, or any format assimp reads; - for OBJ/STL on standard input).") var mesh: String
     @Argument(help: "Output PNG file, or - for standard output.") var output: String
-    @Option(help: "Width and height of the image in pixels.") var size: Int = 512
+    @Option(parsing: .unconditional, help: "Width and height of the image in pixels.") var size: Int = 512
     @Option(help: "Camera position: \(RenderView.allCases.map(\.rawValue).joined(separator: ", ")).") var view: RenderView = .front
-    @Option(help: "Samples per pixel along each axis (2 = 4 samples per pixel).") var supersample: Int = 2
+    @Option(parsing: .unconditional, help: "Samples per pixel along each axis (2 = 4 samples per pixel).") var supersample: Int = 2
 
     func validate() throws {
         guard (1...8192).contains(size) else { throw ValidationError("--size must be between 1 and 8192") }
         guard (1...8).contains(supersample) else { throw ValidationError("--supersample must be between 1 and 8") }
+        guard output == "-" || output.lowercased().hasSuffix(".png") else {
+            throw ValidationError("render writes PNG: OUT must end in .png, or be - for standard output")
+        }
     }
 
     func run() throws {

@@ -14,7 +14,7 @@ struct SimplifyCommand: ParsableCommand {
     @Argument(help: "Output mesh (format from the extension: obj, stl, ply, glb, …), or - for standard output (OBJ unless --format says otherwise).")
     var output: String
 
-    @Option(name: .customLong("target-vertices"), help: "Exact number of vertices of the result.")
+    @Option(name: .customLong("target-vertices"), parsing: .unconditional, help: "Exact number of vertices of the result.")
     var targetVertices: Int
 
     @Option(help: "Output format (an extension or an assimp export id); by default OUT's extension (obj for standard output).")
@@ -29,7 +29,12 @@ struct SimplifyCommand: ParsableCommand {
         let total = Stopwatch()
         let mesh = try MeshIO.read(path: input)
         let readMs = clock.lap()
-        let result = try Decimation.simplify(mesh, targetVertices: targetVertices)
+        let result: Mesh
+        do {
+            result = try Decimation.simplify(mesh, targetVertices: targetVertices)
+        } catch {
+            throw InputError(file: input == "-" ? "<stdin>" : input, error.message)
+        }
         let decimateMs = clock.lap()
         try MeshIO.write(result, to: output, format: format)
         let exportMs = clock.lap()

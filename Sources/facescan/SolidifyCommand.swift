@@ -15,12 +15,12 @@ struct SolidifyCommand: ParsableCommand {
     @Argument(help: "Input surface (OBJ, STL, or any format assimp reads; - for OBJ/STL on standard input).") var input: String
     @Argument(help: "Output solid; its extension picks the format (- for standard output: OBJ unless --format says otherwise).") var output: String
     @Option(help: "Output format (an extension or an assimp export id) instead of OUT's extension.") var format: String?
-    @Option(help: "Wall thickness in millimetres, or with --base the base's depth behind the face.") var thickness: Double = 2
+    @Option(parsing: .unconditional, help: "Wall thickness in millimetres, or with --base the base's depth behind the face.") var thickness: Double = 2
     @Flag(help: "Extrude the rim back to a flat base instead of adding a back surface.") var base = false
     @Option(help: "Unit of IN's coordinates: mm or m (OUT keeps it).") var units: LengthUnit = .mm
 
     func validate() throws {
-        guard thickness.isFinite, thickness > 0 else { throw ValidationError("--thickness must be a positive number of millimetres") }
+        guard thickness > 0 && thickness <= 1000 else { throw ValidationError("--thickness must be greater than 0 and at most 1000 mm") }
     }
 
     func run() throws {

@@ -63,6 +63,36 @@ struct DecimateRefineTests {
         #expect((dlo * dlo).max() < 4e-6 && (dhi * dhi).max() < 4e-6)
     }
 
+    /// A closed mesh refined five levels (2 050 vertices) then decimated: the input's planes pull
+    /// every optimal placement far off the smooth refined surface, so collapses fall back to the
+    /// kept endpoint rather than stopping short of the target.
+    @Test(arguments: [1_000, 2_000])
+    func refinesATetrahedronToAnyTarget(target: Int) throws {
+        let r = try Decimation.simplify(DecimateFixtures.tetrahedron, targetVertices: target)
+        #expect(r.vertexCount == target)
+        let check = MeshCheck(r)
+        #expect(check.isClean && check.isWatertight, "\(check.summary)")
+    }
+
+    /// Triangles that repeat a corner are dropped first: a mesh of only such triangles is a usage
+    /// error, and a few of them among good triangles do not stop refinement.
+    @Test func degenerateTrianglesAreDropped() throws {
+        var only = DecimateFixtures.tetrahedron
+        only.triangles = [0, 0, 1, 2, 2, 2]
+        // No boundary edge, but nothing is closed either.
+        #expect(MeshCheck(only).boundaryEdges == 0 && !MeshCheck(only).isWatertight)
+        #expect(throws: UsageError("cannot reach 10 vertices: the mesh has no triangle with three distinct corners")) {
+            try Decimation.simplify(only, targetVertices: 10)
+        }
+        var mixed = DecimateFixtures.grid(5)
+        mixed.triangles += [0, 0, 1, 3, 4, 3]
+        for target in [20, 60] {
+            let r = try Decimation.simplify(mixed, targetVertices: target)
+            #expect(r.vertexCount == target)
+            #expect(MeshCheck(r).isClean, "\(MeshCheck(r).summary)")
+        }
+    }
+
     @Test func refinesByOneVertex() throws {
         let grid = DecimateFixtures.grid(5)
         let r = try Decimation.simplify(grid, targetVertices: 26)

@@ -52,3 +52,65 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dir + "/g.png"))
     }
 }
+
+/// Inputs and options found by fuzzing: each gives exit 2 (or 1 for a missing path) and one line
+/// naming what is wrong, never a crash, a hang or a bad output.
+@Suite(.serialized) struct HostileInputCLITests {
+    let fixture = packageRoot + "/Tests/FaceScanKitTests/Fixtures/ict-neutral.obj"
+
+    func expectOneLine(_ r: RunResult, status: Int32, containing text: String, _ what: String) {
+        #expect(r.status == status, "\(what): exit \(r.status) \(r.stderr)")
+        #expect(r.stderr.contains(text), "\(what): \(r.stderr)")
+        #expect(r.stderr.split(separator: "\n").count <= 3 && !r.stderr.contains("Backtrac"), "\(what): \(r.stderr)")
+    }
+
+    @Test func negativeAndOutOfRangeNumbersGetTheirRangeMessage() throws {
+        let capture = sampleCaptures()[0].capture
+        expectOneLine(try runFacescan(["process", capture, "--scale", "-1"]), status: 2, containing: "--scale must be", "scale")
+        expectOneLine(try runFacescan(["process", capture, "--target-vertices", "-5"]), status: 2, containing: "--target-vertices must be", "target")
+        expectOneLine(try runFacescan(["process", capture, "--target-vertices", "50000000"]), status: 2, containing: "--target-vertices must be", "huge target")
+        expectOneLine(try runFacescan(["solidify", fixture, "/tmp/x.stl", "--thickness", "1e30"]), status: 2, containing: "--thickness must be", "thickness")
+        expectOneLine(try runFacescan(["compare", fixture, fixture, "--samples", "2000000000"]), status: 2, containing: "--samples must be", "samples")
+        expectOneLine(try runFacescan(["regress", "--tolerance-um", "nan"]), status: 2, containing: "--tolerance-um", "tolerance")
+        expectOneLine(try runFacescan(["regress", "/nonexistent-sample-dir"]), status: 1, containing: "/nonexistent-sample-dir", "regress dir")
+    }
+
+    @Test func outputNamesStayInTheOutputDirectory() throws {
+        let dir = tempDir()
+        let capture = sampleCaptures()[0].capture
+        for name in ["../escape", "", ".hidden", "a/b"] {
+            expectOneLine(try runFacescan(["process", capture, "--output-dir", dir + "/o", "--name", name]), status: 2, containing: "--name", "name '\(name)'")
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir + "/escape.stl"))
+        expectOneLine(try runFacescan(["render", fixture, dir + "/x.jpg"]), status: 2, containing: ".png", "render jpg")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/x.jpg"))
+    }
+
+    @Test func coordinatesThatOverflowTheOutputAreBadInput() throws {
+        let dir = tempDir()
+        // 1e36 m is fine in the capture's numbers but overflows float32 once in millimetres.
+        try smallCapture(frames: [goodMeta]).replacingOccurrences(of: "\"vertices\":[", with: "\"vertices\":[1e36,")
+            .replacingOccurrences(of: "[1e36,-0.075,", with: "[1e36,").write(toFile: dir + "/far.json", atomically: false, encoding: .utf8)
+        let r = try runFacescan(["process", dir + "/far.json", "--output-dir", dir + "/o", "--target-vertices", "144"])
+        expectOneLine(r, status: 2, containing: "vertices", "overflow")
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: dir + "/o")) ?? []).isEmpty)
+        // compare prints huge distances instead of crashing.
+        try "v 1e15 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\n".write(toFile: dir + "/far.obj", atomically: false, encoding: .utf8)
+        let c = try runFacescan(["compare", dir + "/far.obj", fixture])
+        #expect(c.status == 0 && c.stdout.hasPrefix("rms_um "), "\(c.stdout)\(c.stderr)")
+    }
+
+    @Test func truncatedPLYHeaderIsRefusedNotAwaited() throws {
+        let dir = tempDir()
+        try "ply\nformat ascii 1.0\nelement vertex 3\n".write(toFile: dir + "/t.ply", atomically: false, encoding: .utf8)
+        expectOneLine(try runFacescan(["inspect", dir + "/t.ply"]), status: 2, containing: "end_header", "ply")
+    }
+
+    @Test func byteOrderMarkedOBJKeepsItsFirstVertex() throws {
+        let dir = tempDir()
+        try Data([0xEF, 0xBB, 0xBF] + Array("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n".utf8)).write(to: URL(fileURLWithPath: dir + "/bom.obj"))
+        let r = try runFacescan(["inspect", dir + "/bom.obj", "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.json?["vertices"] as? Int == 3 && r.json?["triangles"] as? Int == 1)
+    }
+}

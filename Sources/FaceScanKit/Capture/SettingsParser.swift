@@ -17,7 +17,8 @@ enum SettingsParser {
                     let v = try string(json)
                     guard let q = Quality(rawValue: v) else { throw json.error("unknown quality \(CaptureReader.quoted(v)) (expected low, medium or high)") }
                     s.quality = q
-                case "targetVertexCount": s.targetVertexCount = try integer(json, min: 4)  // as --target-vertices
+                case "targetVertexCount":  // as --target-vertices
+                    s.targetVertexCount = try integer(json, min: 4, max: Decimation.maximumTargetVertices)
                 case "smoothingIterations":
                     if try json.peek() == UInt8(ascii: "\"") {
                         let v = try json.readString(limit: 16)

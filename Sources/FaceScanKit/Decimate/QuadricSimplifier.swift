@@ -210,9 +210,10 @@ struct QuadricSimplifier: ~Copyable {
                 done = core.collapsePass(nsorted, budget: budget, pass: pass, stamp: &stamp)
             }
             if done == 0 {
-                // Every cheap edge is blocked: allow any cost before giving up.
+                // Every cheap edge is blocked: allow any cost, and a collapse its placement would
+                // spoil onto the kept endpoint instead, before giving up.
                 let all = core.sortCandidates(count, limitKey: UInt32(DecimationCore.bucketCount - 1))
-                done = core.collapsePass(all, budget: budget, pass: pass, stamp: &stamp)
+                done = core.collapsePass(all, budget: budget, pass: pass, stamp: &stamp, endpointFallback: true)
             }
             liveVertices -= done
             if done == 0 { break }
@@ -899,9 +900,11 @@ struct DecimationCore: @unchecked Sendable {
 
     /// Collapses the sorted candidates in order, each vertex at most once per pass, at most
     /// `budget` of them. Returns the number of collapses (= vertices removed).
-    func collapsePass(_ count: Int, budget: Int, pass: UInt32, stamp: inout UInt32) -> Int {
+    /// With `endpointFallback`, a candidate refused at its placement is tried at the kept
+    /// vertex's position (a half-edge collapse).
+    func collapsePass(_ count: Int, budget: Int, pass: UInt32, stamp: inout UInt32, endpointFallback: Bool = false) -> Int {
         resetMarksIfNeeded(count, stamp: &stamp)
-        return collapseRange(count, budget: budget, pass: pass, stamp: &stamp, only: Self.anyRegion)
+        return collapseRange(count, budget: budget, pass: pass, stamp: &stamp, only: Self.anyRegion, endpointFallback: endpointFallback)
     }
 
     /// ``collapsePass(_:budget:pass:stamp:)`` on two threads: each half of the mesh collapses its
@@ -948,7 +951,8 @@ struct DecimationCore: @unchecked Sendable {
     /// Collapses, in order, the sorted candidates that `only` selects: both ends tagged with
     /// region `only` (0 or 1), at least one end on the seam (`Self.seam`), or all
     /// (`Self.anyRegion`); each vertex at most once per pass, at most `budget` collapses.
-    func collapseRange(_ count: Int, budget: Int, pass: UInt32, stamp: inout UInt32, only: UInt8) -> Int {
+    func collapseRange(_ count: Int, budget: Int, pass: UInt32, stamp: inout UInt32, only: UInt8,
+                       endpointFallback: Bool = false) -> Int {
         let s = self
         let sorted = s.sorted, touched = s.touched, tag = s.tag
         var done = 0
@@ -966,8 +970,12 @@ struct DecimationCore: @unchecked Sendable {
                 }
             }
             if touched[Int(u)] == pass || touched[Int(v)] == pass { continue }
-            let p = c.position
-            guard s.canCollapse(drop: u, keep: v, to: p, stamp: &stamp) else { continue }
+            var p = c.position
+            if !s.canCollapse(drop: u, keep: v, to: p, stamp: &stamp) {
+                guard endpointFallback, p != s.pos[Int(v)] else { continue }
+                p = s.pos[Int(v)]
+                guard s.canCollapse(drop: u, keep: v, to: p, stamp: &stamp) else { continue }
+            }
             s.collapse(drop: u, keep: v, to: p)
             touched[Int(u)] = pass
             touched[Int(v)] = pass

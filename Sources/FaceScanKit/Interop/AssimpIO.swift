@@ -25,6 +25,7 @@ public enum AssimpIO {
         guard access(path, R_OK) == 0 else {
             throw IOFailure(path: path, "cannot open: \(String(cString: strerror(errno)))")
         }
+        try checkPLYHeader(path)
         return try lock.withLock { () throws(InputError) -> Mesh in
             let store = aiCreatePropertyStore()
             defer { aiReleasePropertyStore(store) }
@@ -37,10 +38,41 @@ public enum AssimpIO {
         }
     }
 
+    /// assimp waits forever on a PLY file whose header never ends: a file that starts like a PLY
+    /// must have `end_header` within its first 64 KiB.
+    static func checkPLYHeader(_ path: String) throws {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw IOFailure(path: path, "cannot open: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var head = [UInt8](repeating: 0, count: plyHeaderLimit)
+        var count = 0
+        while count < head.count {
+            let n = head.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, $0.count - count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            count += n
+        }
+        try checkPLYHeader(head[..<count], name: path)
+    }
+
+    static let plyHeaderLimit = 1 << 16
+
+    static func checkPLYHeader(_ head: ArraySlice<UInt8>, name: String) throws(InputError) {
+        guard head.starts(with: Array("ply".utf8)) else { return }
+        let marker = Array("end_header".utf8)
+        var i = head.startIndex
+        while i + marker.count <= head.endIndex {
+            if head[i] == marker[0] && head[i..<(i + marker.count)].elementsEqual(marker) { return }
+            i += 1
+        }
+        throw InputError(file: name, "PLY header without end_header (in the first 64 KiB)")
+    }
+
     /// Parses mesh bytes with assimp; `formatHint` is the usual file extension (`ply`, `glb`, …).
     /// Formats that refer to other files (OBJ with MTL, glTF with external buffers) need ``read(path:)``.
     public static func parse(_ bytes: [UInt8], formatHint: String, name: String) throws(InputError) -> Mesh {
-        try lock.withLock { () throws(InputError) -> Mesh in
+        try checkPLYHeader(bytes.prefix(plyHeaderLimit), name: name)
+        return try lock.withLock { () throws(InputError) -> Mesh in
             let store = aiCreatePropertyStore()
             defer { aiReleasePropertyStore(store) }
             aiSetImportPropertyInteger(store, AI_CONFIG_PP_RVC_FLAGS, Int32(removedComponents))

@@ -7,6 +7,8 @@ public struct MeshCheck: Sendable, Equatable {
     public var outOfRangeTriangles = 0
     /// Triangles with a repeated index or zero area (or non-finite corners).
     public var degenerateTriangles = 0
+    /// Degenerate triangles that repeat a corner index (the others have zero area).
+    public var repeatedCornerTriangles = 0
     /// Triangles using the same three vertices as an earlier one (in any order).
     public var duplicateTriangles = 0
     /// Vertices no triangle uses.
@@ -22,9 +24,11 @@ public struct MeshCheck: Sendable, Equatable {
     /// Vertices whose coordinates are NaN or infinite.
     public var nonFiniteVertices = 0
 
-    /// Closed (no boundary), edge-manifold and consistently wound.
+    /// Closed (no boundary), edge-manifold and consistently wound, with no triangle that repeats a
+    /// corner (such a triangle closes nothing).
     public var isWatertight: Bool {
         triangleCount > 0 && boundaryEdges == 0 && nonManifoldEdges == 0 && inconsistentEdges == 0 && outOfRangeTriangles == 0
+            && repeatedCornerTriangles == 0
     }
 
     /// No out-of-range index, degenerate or duplicate triangle, non-manifold edge, inconsistent
@@ -58,7 +62,10 @@ public struct MeshCheck: Sendable, Equatable {
             used[Int(a)] = true
             used[Int(b)] = true
             used[Int(c)] = true
-            if a == b || b == c || a == c || mesh.faceNormal(t) == .zero {
+            if a == b || b == c || a == c {
+                repeatedCornerTriangles += 1
+                degenerateTriangles += 1
+            } else if mesh.faceNormal(t) == .zero {
                 degenerateTriangles += 1
             }
             var s = [a, b, c]

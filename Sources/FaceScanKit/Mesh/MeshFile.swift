@@ -60,9 +60,12 @@ public enum FileBytes {
 extension Mesh {
     /// Parses a mesh from bytes in a format facescan reads natively. `name` is used in messages.
     public static func parse(_ bytes: [UInt8], format: MeshFormat, name: String) throws(InputError) -> Mesh {
+        // A text file may start with a UTF-8 byte-order mark (a binary STL's header is free-form).
+        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+        let text = bytes.starts(with: bom) && !(format == .stl && looksLikeBinarySTL(bytes)) ? Array(bytes.dropFirst(3)) : bytes
         switch format {
-        case .obj: return try parseOBJ(bytes, name: name)
-        case .stl: return try parseSTL(bytes, name: name)
+        case .obj: return try parseOBJ(text, name: name)
+        case .stl: return try parseSTL(text, name: name)
         }
     }
 

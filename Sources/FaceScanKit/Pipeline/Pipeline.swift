@@ -65,11 +65,21 @@ public enum Pipeline {
         report.timingsMs.smooth = clock.lap()
 
         // 3. Decimate / refine to the exact target (for a solid: the target of the whole part).
-        if let solid = settings.solid {
-            mesh = try solidPart(mesh, solid, settings)
-        } else {
-            mesh = try Decimation.simplify(mesh, targetVertices: settings.targetVertices)
-            mesh = mesh.scaled(by: Float(settings.outputFactor))
+        //    An unreachable target is a property of this capture: the error names it.
+        do {
+            if let solid = settings.solid {
+                mesh = try solidPart(mesh, solid, settings)
+            } else {
+                mesh = try Decimation.simplify(mesh, targetVertices: settings.targetVertices)
+                mesh = mesh.scaled(by: Float(settings.outputFactor))
+            }
+        } catch let e as UsageError {
+            throw InputError(file: input == "-" ? "<stdin>" : input, e.message)
+        }
+        // Float32 output coordinates: a face far from the origin, or a large scale, can overflow.
+        if mesh.positions.contains(where: { !($0.x.isFinite && $0.y.isFinite && $0.z.isFinite) }) {
+            throw InputError(file: input == "-" ? "<stdin>" : input, field: "vertices",
+                             "coordinates do not fit 32-bit floats once in \(settings.units.rawValue) and scaled by \(settings.scale)")
         }
         report.timingsMs.decimate = clock.lap()
 
