@@ -107,6 +107,42 @@ private func sortedPositions(_ m: Mesh) -> [SIMD3<Float>] {
         }
     }
 
+    /// assimp stamps COLLADA and ASCII FBX files with the export time; facescan writes a fixed
+    /// time instead, so two exports a second apart are the same bytes, and still readable.
+    @Test func daeAndFbxAreTheSameBytesEveryTime() throws {
+        var now = time(nil), parts = tm()
+        gmtime_r(&now, &parts)
+        let year = String(parts.tm_year + 1900)
+        let formats = ["dae", "fbx"]
+        let first = try formats.map { try MeshIO.bytes(cube(), format: $0) }
+        for (format, bytes) in zip(formats, first) {
+            let text = String(decoding: bytes, as: UTF8.self)
+            // The header: COLLADA's <asset>, FBX's header extension.
+            let header = text.split(separator: format == "dae" ? "</asset>" : "Creator:", maxSplits: 1).first.map(String.init) ?? ""
+            #expect(header.count < text.count, "\(format): no header found")
+            #expect(!header.contains(year), "\(format): the year \(year) in \(header)")
+            if format == "dae" {
+                #expect(header.contains("<created>1970-01-01T00:00:00</created>"), "\(header)")
+                #expect(header.contains("<modified>1970-01-01T00:00:00</modified>"), "\(header)")
+            } else {
+                for line in ["Year: 1970", "Month: 1", "Day: 1", "Hour: 0", "Minute: 0", "Second: 0", "Millisecond: 0"] {
+                    #expect(header.contains("\t\(line)\n"), "\(line) in \(header)")
+                }
+            }
+            let path = tempPath("stamp.\(format)")
+            defer { unlink(path) }
+            try OutputTransaction.write(bytes, to: path)
+            let back = try MeshIO.read(path: path)
+            #expect(back.triangleCount == 12, "\(format)")
+            #expect(MeshCheck(back).isWatertight, "\(format)")
+        }
+        usleep(1_100_000)
+        let second = try formats.map { try MeshIO.bytes(cube(), format: $0) }
+        for (format, (a, b)) in zip(formats, zip(first, second)) {
+            #expect(a == b, "\(format): two exports differ")
+        }
+    }
+
     @Test func garbageFileGivesAnInputErrorNamingIt() throws {
         let path = tempPath("garbage.ply")
         defer { unlink(path) }

@@ -56,12 +56,71 @@ public enum MeshIO {
             guard !brokenAssimpExports.contains(id) else {
                 throw UsageError("facescan does not write '\(format)' (assimp's exporter for it is unusable); use one of \(writableExtensions.joined(separator: ", "))")
             }
-            guard id == "3ds" else { return try AssimpIO.export(mesh, formatID: id) }
-            // 3DS is z-up (readers, assimp's included, turn it to y-up): store y-up as z-up.
-            var zUp = mesh
-            zUp.positions = mesh.positions.map { SIMD3($0.x, -$0.z, $0.y) }
-            return try AssimpIO.export(zUp, formatID: id)
+            var exported = mesh
+            if id == "3ds" {
+                // 3DS is z-up (readers, assimp's included, turn it to y-up): store y-up as z-up.
+                exported.positions = mesh.positions.map { SIMD3($0.x, -$0.z, $0.y) }
+            }
+            var files = try AssimpIO.export(exported, formatID: id)
+            if !files.isEmpty { fixTimestamps(&files[0].bytes, formatID: id) }
+            return files
         }
+    }
+
+    /// The fixed time written in place of the export time, so that the same mesh gives the same
+    /// bytes: the Unix epoch.
+    static let fixedTimestamp = (date: "1970-01-01T00:00:00", year: "1970", month: "1", day: "1")
+
+    /// Replaces the wall-clock time assimp writes into a file header by ``fixedTimestamp``:
+    /// COLLADA's `<created>` and `<modified>` (in `<asset>`), and ASCII FBX's
+    /// `CreationTimeStamp` block (`Year` … `Millisecond`) and `CreationTime` string. Only the
+    /// header is searched; other formats, and files without these fields, are left as they are.
+    static func fixTimestamps(_ bytes: inout [UInt8], formatID: String) {
+        let header = min(bytes.count, 8192)
+        var edits: [(range: Range<Int>, value: String)] = []
+        switch formatID {
+        case "collada":
+            guard let assetEnd = find("</asset>", in: bytes, from: 0, to: header) else { return }
+            for tag in ["created", "modified"] {
+                guard let open = find("<\(tag)>", in: bytes, from: 0, to: assetEnd.lowerBound),
+                      let close = find("</\(tag)>", in: bytes, from: open.upperBound, to: assetEnd.lowerBound)
+                else { continue }
+                edits.append((open.upperBound..<close.lowerBound, fixedTimestamp.date))
+            }
+        case "fbxa":
+            if let block = find("CreationTimeStamp:", in: bytes, from: 0, to: header),
+               let blockEnd = find("}", in: bytes, from: block.upperBound, to: header) {
+                let t = fixedTimestamp
+                for (field, value) in [("Year", t.year), ("Month", t.month), ("Day", t.day), ("Hour", "0"),
+                                       ("Minute", "0"), ("Second", "0"), ("Millisecond", "0")] {
+                    guard let key = find("\t\(field): ", in: bytes, from: block.upperBound, to: blockEnd.lowerBound) else { continue }
+                    var end = key.upperBound
+                    while end < blockEnd.lowerBound, bytes[end] >= UInt8(ascii: "0"), bytes[end] <= UInt8(ascii: "9") { end += 1 }
+                    edits.append((key.upperBound..<end, value))
+                }
+            }
+            if let key = find("CreationTime: \"", in: bytes, from: 0, to: header),
+               let close = find("\"", in: bytes, from: key.upperBound, to: header) {
+                edits.append((key.upperBound..<close.lowerBound, "1970-01-01 00:00:00:000"))
+            }
+        default:
+            return
+        }
+        for edit in edits.sorted(by: { $0.range.lowerBound > $1.range.lowerBound }) {
+            bytes.replaceSubrange(edit.range, with: Array(edit.value.utf8))
+        }
+    }
+
+    /// The first range of `text`'s UTF-8 bytes in `bytes[from..<to]`.
+    static func find(_ text: String, in bytes: [UInt8], from: Int, to: Int) -> Range<Int>? {
+        let needle = Array(text.utf8)
+        guard !needle.isEmpty, to - from >= needle.count else { return nil }
+        var i = from
+        while i + needle.count <= to {
+            if bytes[i] == needle[0] && bytes[i..<(i + needle.count)].elementsEqual(needle) { return i..<(i + needle.count) }
+            i += 1
+        }
+        return nil
     }
 
     static func fileExtension(_ path: String) -> String? {
