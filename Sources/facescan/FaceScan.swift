@@ -18,7 +18,10 @@ struct FaceScan: ParsableCommand {
         subcommands: [ProcessCommand.self, RenderCommand.self, ConvertCommand.self, InspectCommand.self, CompareCommand.self, RegressCommand.self, BatchCommand.self, SimplifyCommand.self, SolidifyCommand.self])
 
     /// Runs the command line and maps every failure to facescan's exit codes (usage errors → 2).
+    /// SIGINT, SIGTERM and SIGHUP remove the temporary files of unfinished outputs before the
+    /// process dies.
     static func main() {
+        OutputTransaction.removeTemporaryFilesOnSignal()
         do {
             var command = try parseAsRoot()
             try command.run()

@@ -3,14 +3,21 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
 /// Writes files so that a reader never sees a half-written one and an existing file is replaced
 /// only by a complete new one: each file goes to a temporary name in its own directory, and all of
 /// them are renamed into place by ``commit()``. Anything not committed is removed.
 ///
+/// Every temporary file is also listed in a process-wide table until it is renamed or removed,
+/// so that ``removeTemporaryFilesOnSignal()`` can delete the ones still pending when the process
+/// is interrupted.
+///
 /// Not `Sendable`: one transaction belongs to one task.
 public final class OutputTransaction {
-    private var staged: [(temp: String, final: String)] = []
+    /// Each staged file: its temporary and final path, and its slot in ``TemporaryFiles``
+    /// (nil when the table was full).
+    private var staged: [(temp: String, final: String, slot: Int?)] = []
 
     public init() {}
 
@@ -22,11 +29,19 @@ public final class OutputTransaction {
         try Self.checkTarget(path)
         let dir = Self.directory(of: path)
         let base = Self.baseName(of: path)
-        var template = Array("\(dir)/.\(base).XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw IOFailure(path: path, "cannot create a file in '\(dir)': \(Self.errnoText())") }
-        let temp = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        staged.append((temp, path))
+        // The template is listed before mkstemp fills it in: a signal handler that runs once the
+        // file exists finds it listed.
+        let template = TemporaryFiles.copy("\(dir)/.\(base).XXXXXX")
+        let slot = TemporaryFiles.register(template)
+        let fd = mkstemp(template)
+        guard fd >= 0 else {
+            let e = Self.errnoText()
+            if let slot { TemporaryFiles.release(slot) } else { free(template) }
+            throw IOFailure(path: path, "cannot create a file in '\(dir)': \(e)")
+        }
+        let temp = String(cString: template)
+        if slot == nil { free(template) }
+        staged.append((temp, path, slot))
         var err = Self.writeAll(bytes, to: fd) ?? ""
         var ok = err.isEmpty
         if ok && fchmod(fd, 0o644) != 0 { ok = false; err = Self.errnoText() }
@@ -41,16 +56,32 @@ public final class OutputTransaction {
             if rename(s.temp, s.final) != 0 {
                 let e = Self.errnoText()
                 unlink(s.temp)
+                if let slot = s.slot { TemporaryFiles.release(slot) }
                 throw IOFailure(path: s.final, "cannot rename into place: \(e)")
             }
+            if let slot = s.slot { TemporaryFiles.release(slot) }
         }
     }
 
     /// Removes every staged temporary file.
     public func abort() {
-        for s in staged { unlink(s.temp) }
+        for s in staged {
+            unlink(s.temp)
+            if let slot = s.slot { TemporaryFiles.release(slot) }
+        }
         staged.removeAll()
     }
+
+    /// Makes SIGINT, SIGTERM and SIGHUP remove every temporary file not yet committed, of every
+    /// transaction in the process, then end the process by the same signal (default action), so
+    /// the exit status is the usual one for that signal. A signal ignored at the time of the call
+    /// stays ignored. Call once, early, from the main program.
+    public static func removeTemporaryFilesOnSignal() {
+        TemporaryFiles.installHandlers()
+    }
+
+    /// The temporary paths listed in the process-wide table right now (all transactions).
+    static func pendingTemporaryFiles() -> [String] { TemporaryFiles.paths() }
 
     /// Writes all of `bytes` to file descriptor `fd`; the error text when a write fails.
     public static func writeAll(_ bytes: [UInt8], to fd: Int32) -> String? {
@@ -126,4 +157,98 @@ public final class OutputTransaction {
     }
 
     static func errnoText() -> String { String(cString: strerror(errno)) }
+}
+
+/// The process-wide table of temporary files staged and not yet committed or aborted: a fixed
+/// number of slots, each an atomic pointer to a `malloc`'d C string (nil when free). Staging,
+/// commit and abort update it under ``lock``; the signal handler never takes the lock (it may
+/// have interrupted the thread holding it): it takes each path out of its slot with an atomic
+/// exchange, so a path is freed by ``release(_:)`` or used by the handler, never both.
+enum TemporaryFiles {
+    /// The number of temporary files listed at once; one staged past it still works but is not
+    /// removed on a signal.
+    static let capacity = 1024
+
+    nonisolated(unsafe) static let slots: UnsafeMutablePointer<Atomic<UnsafeMutablePointer<CChar>?>> = {
+        let p = UnsafeMutablePointer<Atomic<UnsafeMutablePointer<CChar>?>>.allocate(capacity: capacity)
+        for i in 0..<capacity { (p + i).initialize(to: Atomic(nil)) }
+        return p
+    }()
+
+    /// Serialises the finding of a free slot; ``release(_:)`` takes it too so a slot is reused
+    /// only after its string is freed.
+    static let lock = Mutex(())
+
+    /// A `malloc`'d, NUL-terminated copy of `text`.
+    static func copy(_ text: String) -> UnsafeMutablePointer<CChar> {
+        guard let p = strdup(text) else { fatalError("out of memory") }
+        return p
+    }
+
+    /// Lists `path` (a `malloc`'d C string the table then owns) and returns its slot; nil, and
+    /// the caller keeps `path`, when every slot is taken.
+    static func register(_ path: UnsafeMutablePointer<CChar>) -> Int? {
+        lock.withLock { _ in
+            for i in 0..<capacity where slots[i].load(ordering: .acquiring) == nil {
+                slots[i].store(path, ordering: .releasing)
+                return i
+            }
+            return nil
+        }
+    }
+
+    /// Takes the path out of `slot` and frees it (unless a signal handler took it first).
+    static func release(_ slot: Int) {
+        lock.withLock { _ in
+            if let p = slots[slot].exchange(nil, ordering: .acquiringAndReleasing) { free(p) }
+        }
+    }
+
+    /// The listed paths, in slot order.
+    static func paths() -> [String] {
+        lock.withLock { _ in
+            (0..<capacity).compactMap { i in slots[i].load(ordering: .acquiring).map { String(cString: $0) } }
+        }
+    }
+
+    static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+
+    /// Installs ``removeAllAndDie(_:)`` for SIGINT, SIGTERM and SIGHUP, except where the signal
+    /// is ignored. The three are blocked while the handler runs.
+    static func installHandlers() {
+        _ = slots  // initialise the table here, never in the handler
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = removeAllAndDie
+        sigemptyset(&action.sa_mask)
+        for sig in signals { sigaddset(&action.sa_mask, sig) }
+        action.sa_flags = 0
+        for sig in signals {
+            var old = sigaction()
+            guard sigaction(sig, nil, &old) == 0 else { continue }
+            if let h = old.__sigaction_handler.sa_handler, unsafeBitCast(h, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) {
+                continue
+            }
+            sigaction(sig, &action, nil)
+        }
+    }
+}
+
+/// The signal handler: removes every listed temporary file, then dies from `sig` with its
+/// default action. Async-signal-safe: atomic loads and exchanges on the preallocated table,
+/// `unlink`, `signal`, `pthread_sigmask`, `raise` and `_exit` only; no allocation, no lock. The
+/// strings are not freed (another thread may be about to free or use them; the process ends).
+private func removeAllAndDie(_ sig: Int32) {
+    let slots = TemporaryFiles.slots
+    var i = 0
+    while i < TemporaryFiles.capacity {
+        if let p = slots[i].exchange(nil, ordering: .acquiringAndReleasing) { unlink(p) }
+        i += 1
+    }
+    signal(sig, SIG_DFL)
+    var set = sigset_t()
+    sigemptyset(&set)
+    sigaddset(&set, sig)
+    pthread_sigmask(SIG_UNBLOCK, &set, nil)
+    raise(sig)
+    _exit(128 + sig)
 }

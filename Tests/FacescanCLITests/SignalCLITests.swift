@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+
+/// The names in `dir` that start with "." (facescan's temporary files are `.NAME.XXXXXX`).
+private func hiddenNames(in dir: String) -> [String] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).filter { $0.hasPrefix(".") }.sorted()
+}
+
+/// Starts `path` with `args`, standard streams on /dev/null, no signal blocked and every signal's
+/// action at its default, as a shell would. (Foundation's `Process` passes on the signal mask of
+/// the calling thread, and test threads block SIGINT and SIGTERM.)
+private func spawnWithSignalsUnblocked(_ path: String, _ args: [String]) throws -> pid_t {
+    var attr = posix_spawnattr_t()
+    posix_spawnattr_init(&attr)
+    defer { posix_spawnattr_destroy(&attr) }
+    var none = sigset_t(), all = sigset_t()
+    sigemptyset(&none)
+    sigfillset(&all)
+    posix_spawnattr_setsigmask(&attr, &none)
+    posix_spawnattr_setsigdefault(&attr, &all)
+    posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    for fd: Int32 in [0, 1, 2] { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0) }
+    let argv = ([path] + args).map { strdup($0) } + [nil]
+    defer { for a in argv { free(a) } }
+    var pid: pid_t = 0
+    let rc = posix_spawn(&pid, path, &actions, &attr, argv, environ)
+    guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO) }
+    return pid
+}
+
+/// Signals during export: what is left on disk, and the exit status.
+@Suite(.serialized) struct SignalCLITests {
+    /// `process` with a large thumbnail spends seconds rendering after the STL and OBJ are staged:
+    /// the signal arrives while their temporary files exist, and must remove them.
+    @Test(arguments: [SIGTERM, SIGINT])
+    func signalDuringExportLeavesNoTemporaryFiles(signal: Int32) throws {
+        let capture = try #require(sampleCaptures().first { $0.dir.hasSuffix("/ict-neutral") } ?? sampleCaptures().first)
+        let out = tempDir()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let args = ["process", capture.capture, "--output-dir", out, "--thumbnail-size", "8192", "--formats", "stl,obj,png,ply"]
+        let pid = try spawnWithSignalsUnblocked(facescanBinary, args)
+
+        // Wait (up to two minutes) for a temporary file to appear, then send the signal.
+        var seen: [String] = []
+        var status: Int32 = 0
+        var ended = false
+        let deadline = Date().addingTimeInterval(120)
+        while Date() < deadline {
+            if waitpid(pid, &status, WNOHANG) == pid { ended = true; break }
+            seen = hiddenNames(in: out)
+            if !seen.isEmpty { break }
+            usleep(10_000)
+        }
+        if !ended {
+            kill(pid, signal)
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        }
+
+        #expect(!seen.isEmpty, "no temporary file appeared before the process ended")
+        #expect(hiddenNames(in: out) == [], "left behind: \(hiddenNames(in: out))")
+        // Killed by the signal itself (WIFSIGNALED, WTERMSIG), not an exit.
+        let termsig = status & 0x7f
+        #expect(termsig == signal, "wait status \(status)")
+        // No output either: they are renamed into place together, after the PNG.
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: out)) ?? ["?"]) == [])
+    }
+}
