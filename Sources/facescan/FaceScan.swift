@@ -18,8 +18,9 @@ struct FaceScan: ParsableCommand {
         subcommands: [ProcessCommand.self, RenderCommand.self, ConvertCommand.self, InspectCommand.self, CompareCommand.self, RegressCommand.self, BatchCommand.self, SimplifyCommand.self, SolidifyCommand.self])
 
     /// Runs the command line and maps every failure to facescan's exit codes (usage errors → 2).
-    /// SIGINT, SIGTERM and SIGHUP remove the temporary files of unfinished outputs before the
-    /// process dies.
+    /// Every error is one line on standard error; `--help` and `--version` print in full on
+    /// standard output. SIGINT, SIGTERM and SIGHUP remove the temporary files of unfinished
+    /// outputs before the process dies.
     static func main() {
         OutputTransaction.removeTemporaryFilesOnSignal()
         do {
@@ -30,14 +31,24 @@ struct FaceScan: ParsableCommand {
             Glibc.exit(failure.exitCode)
         } catch {
             let code = exitCode(for: error)
-            let message = fullMessage(for: error)
             if code == .success {
+                let message = fullMessage(for: error)
                 if !message.isEmpty { print(message) }
                 Glibc.exit(0)
             }
-            if !message.isEmpty { Console.error(message) }
+            let message = oneLineMessage(message(for: error))
+            if !message.isEmpty { Console.error("facescan: \(message)") }
             Glibc.exit(code == .validationFailure ? 2 : code.rawValue)
         }
+    }
+
+    /// `text` on one line: its non-empty lines, trimmed, joined by "; ".
+    static func oneLineMessage(_ text: String) -> String {
+        text.split(whereSeparator: \.isNewline)
+            .map { line in line.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed() }
+            .map { String($0) }
+            .filter { !$0.isEmpty }
+            .joined(separator: "; ")
     }
 }
 

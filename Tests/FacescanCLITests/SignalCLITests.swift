@@ -31,7 +31,12 @@ private func spawnWithSignalsUnblocked(_ path: String, _ args: [String]) throws 
     return pid
 }
 
-/// Signals during export: what is left on disk, and the exit status.
+/// The lines of `text`, without the final newline.
+private func lines(_ text: String) -> [Substring] {
+    text.split(separator: "\n", omittingEmptySubsequences: false).dropLast(text.hasSuffix("\n") ? 1 : 0).map { $0 }
+}
+
+/// Signals during export and usage errors: what is left on disk, the exit status and stderr.
 @Suite(.serialized) struct SignalCLITests {
     /// `process` with a large thumbnail spends seconds rendering after the STL and OBJ are staged:
     /// the signal arrives while their temporary files exist, and must remove them.
@@ -66,5 +71,41 @@ private func spawnWithSignalsUnblocked(_ path: String, _ args: [String]) throws 
         #expect(termsig == signal, "wait status \(status)")
         // No output either: they are renamed into place together, after the PNG.
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: out)) ?? ["?"]) == [])
+    }
+
+    @Test func unknownOptionIsOneLineAndExit2() throws {
+        for args in [["process", "--no-such-flag"], ["process", "x.json", "--no-such-flag"]] {
+            let r = try runFacescan(args)
+            #expect(r.status == 2, "\(args)")
+            let l = lines(r.stderr)
+            #expect(l.count == 1 && l[0].hasPrefix("facescan: "), "\(args): \(r.stderr)")
+            #expect(r.stdout.isEmpty)
+        }
+        let r = try runFacescan(["process", "x.json", "--no-such-flag"])
+        #expect(r.stderr.contains("--no-such-flag"), "\(r.stderr)")
+    }
+
+    @Test func missingOptionOrValueIsOneLineAndExit2() throws {
+        for (args, mention) in [(["simplify", "a.obj", "b.obj"], "--target-vertices"),
+                                (["process", "x.json", "--thumbnail-size"], "--thumbnail-size"),
+                                (["process", "x.json", "--thumbnail-size", "abc"], "abc")] {
+            let r = try runFacescan(args)
+            #expect(r.status == 2, "\(args)")
+            let l = lines(r.stderr)
+            #expect(l.count == 1 && l[0].hasPrefix("facescan: ") && l[0].contains(mention), "\(args): \(r.stderr)")
+            #expect(!r.stderr.contains("Usage:") && !r.stderr.contains("--help"), "\(args): \(r.stderr)")
+        }
+    }
+
+    @Test func helpAndVersionStayOnStandardOutput() throws {
+        let h = try runFacescan(["--help"])
+        #expect(h.status == 0)
+        #expect(h.stderr.isEmpty)
+        #expect(h.stdout.contains("OVERVIEW:") && h.stdout.contains("USAGE: facescan <subcommand>") && h.stdout.contains("SUBCOMMANDS:"))
+        #expect(lines(h.stdout).count > 10)
+        let sub = try runFacescan(["simplify", "--help"])
+        #expect(sub.status == 0 && sub.stdout.contains("--target-vertices") && sub.stderr.isEmpty)
+        let v = try runFacescan(["--version"])
+        #expect(v.status == 0 && lines(v.stdout).count == 1 && v.stderr.isEmpty)
     }
 }
