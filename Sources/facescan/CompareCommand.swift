@@ -19,32 +19,25 @@ struct CompareCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Surface samples taken on each mesh (1 to 10 000 000).") var samples = 100_000
     @Option(help: "Length unit of both meshes: mm or m.") var units: LengthUnit = .m
 
-    func run() throws {
-        do {
-            guard (1...10_000_000).contains(samples) else { throw UsageError("--samples must be from 1 to 10000000, got \(samples)") }
-            let meshA = try MeshIO.read(path: a)
-            let meshB = try MeshIO.read(path: b)
-            let e = SurfaceDistance.symmetric(meshA, meshB, samplesPerMesh: samples, unitToMicrometres: units.millimetres * 1000)
-            if json {
-                let rounded = { (x: Double) in JSONValue.double((x * 1000).rounded() / 1000) }
-                let out = JSONValue.object([
-                    ("a", .string(a)), ("b", .string(b)),
-                    ("rmsUm", rounded(e.rms)), ("maxUm", rounded(e.max)), ("meanUm", rounded(e.mean)),
-                ])
-                print(out.serialized())
-            } else {
-                print("rms_um \(Self.fixed1(e.rms)) max_um \(Self.fixed1(e.max)) mean_um \(Self.fixed1(e.mean))")
-            }
-        } catch let failure as any FaceScanFailure {
-            Self.printError("facescan: \(failure.description)\n")
-            throw ExitCode(failure.exitCode)
-        }
+    func validate() throws {
+        guard (1...10_000_000).contains(samples) else { throw ValidationError("--samples must be from 1 to 10000000, got \(samples)") }
     }
 
-    /// Writes `text` to standard error.
-    static func printError(_ text: String) {
-        let bytes = Array(text.utf8)
-        _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    /// Errors are printed and mapped to exit codes by `FaceScan.main()`.
+    func run() throws {
+        let meshA = try MeshIO.read(path: a)
+        let meshB = try MeshIO.read(path: b)
+        let e = SurfaceDistance.symmetric(meshA, meshB, samplesPerMesh: samples, unitToMicrometres: units.millimetres * 1000)
+        if json {
+            let rounded = { (x: Double) in JSONValue.double((x * 1000).rounded() / 1000) }
+            let out = JSONValue.object([
+                ("a", .string(a)), ("b", .string(b)),
+                ("rmsUm", rounded(e.rms)), ("maxUm", rounded(e.max)), ("meanUm", rounded(e.mean)),
+            ])
+            print(out.serialized())
+        } else {
+            print("rms_um \(Self.fixed1(e.rms)) max_um \(Self.fixed1(e.max)) mean_um \(Self.fixed1(e.mean))")
+        }
     }
 
     /// One decimal place, like meshdiff.py's `%.1f`.

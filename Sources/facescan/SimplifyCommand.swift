@@ -33,7 +33,7 @@ struct SimplifyCommand: ParsableCommand {
         do {
             result = try Decimation.simplify(mesh, targetVertices: targetVertices)
         } catch {
-            throw InputError(file: input == "-" ? "<stdin>" : input, error.message)
+            throw InputError(file: CaptureReader.displayName(input), error.message)
         }
         let decimateMs = clock.lap()
         try MeshIO.write(result, to: output, format: format)

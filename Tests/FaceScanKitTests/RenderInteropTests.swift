@@ -108,7 +108,8 @@ private func sortedPositions(_ m: Mesh) -> [SIMD3<Float>] {
     }
 
     /// assimp stamps COLLADA and ASCII FBX files with the export time; facescan writes a fixed
-    /// time instead, so two exports a second apart are the same bytes, and still readable.
+    /// time instead, so two exports a second apart are the same bytes (that the files still read
+    /// back is ``assimpWritesAndReadsOtherFormats()``).
     @Test func daeAndFbxAreTheSameBytesEveryTime() throws {
         var now = time(nil), parts = tm()
         gmtime_r(&now, &parts)
@@ -129,12 +130,6 @@ private func sortedPositions(_ m: Mesh) -> [SIMD3<Float>] {
                     #expect(header.contains("\t\(line)\n"), "\(line) in \(header)")
                 }
             }
-            let path = tempPath("stamp.\(format)")
-            defer { unlink(path) }
-            try OutputTransaction.write(bytes, to: path)
-            let back = try MeshIO.read(path: path)
-            #expect(back.triangleCount == 12, "\(format)")
-            #expect(MeshCheck(back).isWatertight, "\(format)")
         }
         usleep(1_100_000)
         let second = try formats.map { try MeshIO.bytes(cube(), format: $0) }

@@ -57,6 +57,9 @@ public final class CaptureReader {
     private var scratchBytes: [UInt8] = []
     private var scratchText: [UInt8] = []
 
+    /// How messages name the input at `path`: `<stdin>` for `-`.
+    public static func displayName(_ path: String) -> String { path == "-" ? "<stdin>" : path }
+
     /// Opens `path` (`-` for standard input).
     public convenience init(path: String) throws(IOFailure) {
         try self.init(path: path, chunkSize: 1 << 20)
@@ -66,8 +69,8 @@ public final class CaptureReader {
     /// exercise refills).
     init(path: String, chunkSize: Int) throws(IOFailure) {
         if path == "-" {
-            json = JSONReader(fd: 0, name: "<stdin>", ownsFD: false, chunkSize: chunkSize)
-            name = "<stdin>"
+            json = JSONReader(fd: 0, name: Self.displayName(path), ownsFD: false, chunkSize: chunkSize)
+            name = Self.displayName(path)
         } else {
             let fd = open(path, O_RDONLY)
             guard fd >= 0 else { throw IOFailure(path: path, "cannot open: \(String(cString: strerror(errno)))") }

@@ -58,13 +58,7 @@ public enum AssimpIO {
     static let plyHeaderLimit = 1 << 16
 
     static func checkPLYHeader(_ head: ArraySlice<UInt8>, name: String) throws(InputError) {
-        guard head.starts(with: Array("ply".utf8)) else { return }
-        let marker = Array("end_header".utf8)
-        var i = head.startIndex
-        while i + marker.count <= head.endIndex {
-            if head[i] == marker[0] && head[i..<(i + marker.count)].elementsEqual(marker) { return }
-            i += 1
-        }
+        guard head.starts(with: Array("ply".utf8)), MeshIO.find("end_header", in: Array(head), from: 0, to: head.count) == nil else { return }
         throw InputError(file: name, "PLY header without end_header (in the first 64 KiB)")
     }
 

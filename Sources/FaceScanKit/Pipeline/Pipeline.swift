@@ -74,11 +74,11 @@ public enum Pipeline {
                 mesh = mesh.scaled(by: Float(settings.outputFactor))
             }
         } catch let e as UsageError {
-            throw InputError(file: input == "-" ? "<stdin>" : input, e.message)
+            throw InputError(file: CaptureReader.displayName(input), e.message)
         }
         // Float32 output coordinates: a face far from the origin, or a large scale, can overflow.
         if mesh.positions.contains(where: { !($0.x.isFinite && $0.y.isFinite && $0.z.isFinite) }) {
-            throw InputError(file: input == "-" ? "<stdin>" : input, field: "vertices",
+            throw InputError(file: CaptureReader.displayName(input), field: "vertices",
                              "coordinates do not fit 32-bit floats once in \(settings.units.rawValue) and scaled by \(settings.scale)")
         }
         report.timingsMs.decimate = clock.lap()
