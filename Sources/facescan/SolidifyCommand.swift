@@ -20,13 +20,18 @@ struct SolidifyCommand: ParsableCommand {
     @Option(help: "Unit of IN's coordinates: mm or m (OUT keeps it).") var units: LengthUnit = .mm
 
     func validate() throws {
-        guard thickness > 0 && thickness <= 1000 else { throw ValidationError("--thickness must be greater than 0 and at most 1000 mm") }
+        guard SolidOptions.thicknessRange.contains(thickness) else { throw ValidationError("--thickness must be from 0.01 to 1000 mm") }
     }
 
     func run() throws {
         let mesh = try MeshIO.read(path: input)
-        let solid = try Solidify.solid(mesh, options: SolidOptions(thickness: thickness, base: base),
+        let solid: Mesh
+        do {
+            solid = try Solidify.solid(mesh, options: SolidOptions(thickness: thickness, base: base),
                                        unitInMillimetres: units.millimetres)
+        } catch {
+            throw InputError(file: CaptureReader.displayName(input), error.message)
+        }
         try MeshIO.write(solid, to: output, format: format)
     }
 }

@@ -100,6 +100,16 @@ import Testing
         #expect(c.status == 0 && c.stdout.hasPrefix("rms_um "), "\(c.stdout)\(c.stderr)")
     }
 
+    @Test func solidifyNamesTheFileAndWhatIsWrong() throws {
+        let dir = tempDir()
+        try "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\nf 1 1 2\n".write(toFile: dir + "/d.obj", atomically: false, encoding: .utf8)
+        let r = try runFacescan(["solidify", dir + "/d.obj", dir + "/s.stl"])
+        expectOneLine(r, status: 2, containing: dir + "/d.obj", "degenerate")
+        #expect(r.stderr.contains("degenerate"), "\(r.stderr)")
+        expectOneLine(try runFacescan(["solidify", fixture, dir + "/s.stl", "--thickness", "1e-12"]), status: 2, containing: "0.01", "thin")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/s.stl"))
+    }
+
     @Test func truncatedPLYHeaderIsRefusedNotAwaited() throws {
         let dir = tempDir()
         try "ply\nformat ascii 1.0\nelement vertex 3\n".write(toFile: dir + "/t.ply", atomically: false, encoding: .utf8)

@@ -8,6 +8,10 @@ public struct SolidOptions: Sendable, Equatable {
     /// base plane, so the part stands on a table with the face looking up (+z).
     public var base = false
 
+    /// Accepted thickness, millimetres: thinner walls would fall below 32-bit float resolution on
+    /// a face-sized part.
+    public static let thicknessRange = 0.01...1000.0
+
     public init(thickness: Double = 2.0, base: Bool = false) {
         self.thickness = thickness
         self.base = base
@@ -74,8 +78,8 @@ public enum Solidify {
     /// rim seen from the front is not a simple counter-clockwise outline.
     public static func solid(_ mesh: Mesh, options: SolidOptions, unitInMillimetres: Double,
                              vertexCount: Int? = nil) throws(UsageError) -> Mesh {
-        guard options.thickness.isFinite, options.thickness > 0 else {
-            throw UsageError("solid thickness must be a positive number of millimetres (got \(options.thickness))")
+        guard SolidOptions.thicknessRange.contains(options.thickness) else {
+            throw UsageError("solid thickness must be from 0.01 to 1000 mm (got \(options.thickness))")
         }
         guard unitInMillimetres.isFinite, unitInMillimetres > 0 else {
             throw UsageError("the mesh unit must be a positive length in millimetres (got \(unitInMillimetres))")
@@ -144,12 +148,12 @@ public enum Solidify {
         guard c.triangleCount > 0 else { throw UsageError("cannot make a solid of a mesh without triangles") }
         guard c.outOfRangeTriangles == 0 else { throw UsageError("the mesh has \(c.outOfRangeTriangles) triangles with out-of-range vertex indices") }
         guard c.nonFiniteVertices == 0 else { throw UsageError("the mesh has \(c.nonFiniteVertices) vertices with non-finite coordinates") }
-        guard c.boundaryEdges > 0 else { throw UsageError("the mesh has no boundary: it is already closed") }
-        guard c.nonManifoldEdges == 0 else { throw UsageError("the mesh is not edge-manifold (\(c.nonManifoldEdges) edges shared by more than two triangles)") }
-        guard c.inconsistentEdges == 0 else { throw UsageError("the mesh is not consistently wound (\(c.inconsistentEdges) edges traversed the same way by both triangles)") }
         guard c.degenerateTriangles == 0, c.duplicateTriangles == 0 else {
             throw UsageError("the mesh has \(c.degenerateTriangles) degenerate and \(c.duplicateTriangles) duplicate triangles")
         }
+        guard c.boundaryEdges > 0 else { throw UsageError("the mesh has no boundary: it is already closed") }
+        guard c.nonManifoldEdges == 0 else { throw UsageError("the mesh is not edge-manifold (\(c.nonManifoldEdges) edges shared by more than two triangles)") }
+        guard c.inconsistentEdges == 0 else { throw UsageError("the mesh is not consistently wound (\(c.inconsistentEdges) edges traversed the same way by both triangles)") }
     }
 
     // MARK: Thickness mode
