@@ -93,6 +93,34 @@ struct DecimateRefineTests {
         }
     }
 
+    /// Found by fuzzing: two triangles sharing only a vertex went from 5 vertices to 3 when asked
+    /// for 4 (a lone triangle's collapse orphaned its third corner); a non-manifold edge or a
+    /// repeated triangle was multiplied by the collapses and by refinement.
+    @Test func loneTrianglesAndNonManifoldInputs() throws {
+        var bowtie = DecimateFixtures.tetrahedron
+        bowtie.positions = [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(-1, 0, 0), SIMD3(0, -1, 0)]
+        bowtie.triangles = [0, 1, 2, 0, 3, 4]
+        #expect(throws: UsageError("cannot reach 4 vertices: the smallest reachable count for this mesh is 5")) {
+            try Decimation.simplify(bowtie, targetVertices: 4)
+        }
+        let refined = try Decimation.simplify(bowtie, targetVertices: 40)
+        #expect(refined.vertexCount == 40 && MeshCheck(refined).isClean, "\(MeshCheck(refined).summary)")
+        // A fin: a third triangle on the interior edge 6–7 of a 5 × 5 grid.
+        var fin = DecimateFixtures.grid(5)
+        fin.positions.append(SIMD3(0.3, 0.3, 1))
+        fin.uvs = nil
+        fin.triangles += [6, 7, 25]
+        #expect(MeshCheck(fin).nonManifoldEdges == 1)
+        // A grid with its first triangle twice.
+        var repeated = DecimateFixtures.grid(5)
+        repeated.triangles += Array(repeated.triangles[0..<3])
+        for mesh in [fin, repeated] {
+            for target in [10, 60] {
+                #expect(throws: UsageError.self) { try Decimation.simplify(mesh, targetVertices: target) }
+            }
+        }
+    }
+
     @Test func refinesByOneVertex() throws {
         let grid = DecimateFixtures.grid(5)
         let r = try Decimation.simplify(grid, targetVertices: 26)

@@ -38,8 +38,9 @@ public enum Decimation {
         guard target <= maximumTargetVertices else {
             throw UsageError("cannot reach \(target) vertices: the largest supported target is \(maximumTargetVertices)")
         }
-        // 2. Refine until there are enough vertices.
+        // 2. Refine until there are enough vertices (each level would double every defect).
         let input = work
+        if target > work.vertexCount { try requireManifold(work) }
         var levels = 0
         while work.vertexCount < target {
             let finer = Subdivision.loop(work)
@@ -53,6 +54,9 @@ public enum Decimation {
         // 3. Decimate to exactly the target, or report where the collapses stop.
         // (Refined: collapses are measured against the input's planes, not the smoothed ones.)
         var simplifier = QuadricSimplifier(work, origin: levels > 0 ? (input, levels) : nil, threads: threads)
+        // Locked vertices (a clean mesh has none) may sit on non-manifold edges or repeated
+        // triangles, which collapses around them would multiply: refuse those meshes.
+        if levels == 0 && simplifier.hasLockedVertices { try requireManifold(work) }
         let reached = simplifier.decimate(to: target, floor: minimumVertices)
         guard reached == target else {
             throw UsageError("cannot reach \(target) vertices: the smallest reachable count for this mesh is \(reached)")
@@ -70,6 +74,15 @@ public enum Decimation {
         var simplifier = QuadricSimplifier(work)
         _ = simplifier.decimate(to: targetVertices, floor: minimumVertices)
         return simplifier.mesh()
+    }
+
+    /// Refuses a mesh with an edge shared by more than two triangles or a repeated triangle.
+    static func requireManifold(_ mesh: Mesh) throws(UsageError) {
+        let check = MeshCheck(mesh)
+        guard check.nonManifoldEdges == 0 && check.duplicateTriangles == 0 else {
+            throw UsageError("cannot decimate or refine this mesh: \(check.nonManifoldEdges) edges shared by more than two "
+                             + "triangles and \(check.duplicateTriangles) repeated triangles (repair it first)")
+        }
     }
 
     /// `mesh` without its triangles that repeat a corner (they have no area and no orientation;

@@ -191,6 +191,14 @@ struct QuadricSimplifier: ~Copyable {
 
     deinit { core.deallocate() }
 
+    /// Whether classification locked a vertex (non-manifold edge or vertex, inconsistent
+    /// winding, repeated corner): a clean manifold mesh has none.
+    var hasLockedVertices: Bool {
+        let flags = core.flags
+        for v in 0..<core.vertexCount where flags[v] & DecimationCore.Flag.locked != 0 { return true }
+        return false
+    }
+
     /// Collapses edges until `max(target, floor)` vertices remain or no collapse is allowed.
     /// Returns the number of vertices reached. Each pass: compact → adjacency → rank → sort →
     /// collapse the cheapest edges, each vertex at most once.
@@ -1099,6 +1107,13 @@ struct DecimationCore: @unchecked Sendable {
             }
         }
         if common != shared { return false }
+        // A boundary edge's one triangle dies: its corners must keep a triangle each (a lone
+        // triangle, or a fan of one, would leave a vertex behind unreferenced).
+        if shared == 1 {
+            let oLo = Int(adjOffsets[Int(o0)]), oHi = Int(adjOffsets[Int(o0) + 1])
+            guard hasTriangleSurviving(oLo, oHi, u, v),
+                  hasTriangleSurviving(uLo, uHi, u, v) || hasTriangleSurviving(vLo, vHi, u, v) else { return false }
+        }
         // 3. Every surviving triangle around u and v: no flip, no sliver; and not the triangle
         //    (o0, o1, ·) on both sides, which would become two copies of one triangle.
         let pd = SIMD3<Double>(p)
@@ -1108,6 +1123,19 @@ struct DecimationCore: @unchecked Sendable {
               let vHasOpposites = fanKeepsShape(vLo, vHi, moving: v, other: u, to: pd, ref, opposites)
         else { return false }
         return !(uHasOpposites && vHasOpposites)
+    }
+
+    /// Whether adjacency slots `lo..<hi` hold a live triangle that does not have both `a` and `b`.
+    @inline(__always)
+    func hasTriangleSurviving(_ lo: Int, _ hi: Int, _ a: UInt32, _ b: UInt32) -> Bool {
+        for i in lo..<hi {
+            let base = 3 * Int(adj[i])
+            let x = tri[base]
+            if x == Self.deadTriangle { continue }
+            let y = tri[base + 1], z = tri[base + 2]
+            if !((x == a || y == a || z == a) && (x == b || y == b || z == b)) { return true }
+        }
+        return false
     }
 
     /// Step 3 of ``canCollapse(drop:keep:to:stamp:)`` for the fan of `c` (adjacency slots
