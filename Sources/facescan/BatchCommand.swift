@@ -17,10 +17,10 @@ struct BatchCommand: ParsableCommand {
     @Argument(help: "Directories, list files or capture files.")
     var inputs: [String]
 
-    @Option(help: "Captures processed at the same time.")
+    @Option(parsing: .unconditional, help: "Captures processed at the same time.")
     var jobs = 2
 
-    @Option(help: "Process only shard K of N (K/N, 0 ≤ K < N).")
+    @Option(parsing: .unconditional, help: "Process only shard K of N (K/N, 0 ≤ K < N).")
     var shard: String?
 
     @OptionGroup var pipeline: PipelineFlags

@@ -26,6 +26,10 @@ struct FaceScan: ParsableCommand {
         do {
             var command = try parseAsRoot()
             try command.run()
+            // Reports printed on standard output must have arrived (a full disk, a closed pipe).
+            if fflush(nil) != 0 {
+                throw IOFailure(path: "-", "write to standard output failed: \(String(cString: strerror(errno)))")
+            }
         } catch let failure as any FaceScanFailure {
             Console.error("facescan: \(failure)")
             Glibc.exit(failure.exitCode)

@@ -110,6 +110,28 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dir + "/s.stl"))
     }
 
+    /// Second fuzzing round: a report lost on a full disk, assimp's dump formats (timestamped,
+    /// unreadable), a directory as a mesh, and an input whose name starts with '.'.
+    @Test func lostOutputDumpFormatsDirectoriesAndHiddenNames() throws {
+        let dir = tempDir()
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: facescanBinary)
+        p.arguments = ["inspect", fixture, "--json"]
+        p.standardOutput = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        let err = Pipe()
+        p.standardError = err
+        try p.run()
+        p.waitUntilExit()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(p.terminationStatus == 1 && stderr.contains("standard output"), "\(p.terminationStatus) \(stderr)")
+        expectOneLine(try runFacescan(["convert", fixture, dir + "/x.bin", "--format", "assbin"]), status: 2, containing: "assbin", "assbin")
+        expectOneLine(try runFacescan(["inspect", dir]), status: 1, containing: "is a directory", "directory")
+        try smallCapture(frames: [goodMeta]).write(toFile: dir + "/.hidden.json", atomically: false, encoding: .utf8)
+        let r = try runFacescan(["process", dir + "/.hidden.json", "--output-dir", dir + "/o", "--formats", "stl", "--target-vertices", "144"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: dir + "/o")) == ["hidden.stl"])
+    }
+
     @Test func truncatedPLYHeaderIsRefusedNotAwaited() throws {
         let dir = tempDir()
         try "ply\nformat ascii 1.0\nelement vertex 3\n".write(toFile: dir + "/t.ply", atomically: false, encoding: .utf8)

@@ -20,6 +20,7 @@ public enum MeshIO {
     /// through assimp. A file without a triangle is an error. Throws ``IOFailure`` or
     /// ``InputError``.
     public static func read(path: String) throws -> Mesh {
+        if path != "-" && OutputTransaction.isDirectoryFollowingLinks(path) { throw IOFailure(path: path, "is a directory") }
         guard path == "-" || MeshFormat(path: path) != nil else { return try AssimpIO.read(path: path) }
         let mesh = try Mesh.read(path: path)
         guard mesh.triangleCount > 0 else { throw InputError(file: path, "the file holds no triangles") }
@@ -53,6 +54,9 @@ public enum MeshIO {
         case "stl": return [AssimpIO.ExportedFile(name: "", bytes: mesh.stlBytes())]
         default:
             let id = assimpExportIDs[f] ?? f
+            guard assimpExportIDs.values.contains(id) else {
+                throw UsageError("unknown mesh format '\(format)'; use one of \(writableExtensions.joined(separator: ", "))")
+            }
             guard !brokenAssimpExports.contains(id) else {
                 throw UsageError("facescan does not write '\(format)' (assimp's exporter for it is unusable); use one of \(writableExtensions.joined(separator: ", "))")
             }

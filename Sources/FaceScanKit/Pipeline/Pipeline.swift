@@ -211,6 +211,8 @@ public enum Pipeline {
         var base = Substring(input)
         if let slash = base.lastIndex(of: "/") { base = base[base.index(after: slash)...] }
         if let dot = base.lastIndex(of: "."), dot != base.startIndex { base = base[..<dot] }
+        // Outputs never start with '.' (hidden, and the temporary files' prefix).
+        base = base.drop { $0 == "." }
         return base.isEmpty ? "face" : String(base)
     }
 }
