@@ -17,6 +17,14 @@ public enum MeshFormat: String, Sendable, CaseIterable {
 
 /// Reading whole files (meshes, captures spooled from stdin).
 public enum FileBytes {
+    /// The UTF-8 byte-order mark some editors put at the start of a text file.
+    static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+
+    /// `bytes` without a leading UTF-8 byte-order mark.
+    static func withoutByteOrderMark(_ bytes: [UInt8]) -> ArraySlice<UInt8> {
+        bytes.starts(with: byteOrderMark) ? bytes.dropFirst(byteOrderMark.count) : bytes[...]
+    }
+
     /// Reads a whole file (or standard input for `-`) into memory.
     public static func read(_ path: String) throws(IOFailure) -> [UInt8] {
         let fd: Int32 = path == "-" ? 0 : open(path, O_RDONLY)
@@ -61,8 +69,8 @@ extension Mesh {
     /// Parses a mesh from bytes in a format facescan reads natively. `name` is used in messages.
     public static func parse(_ bytes: [UInt8], format: MeshFormat, name: String) throws(InputError) -> Mesh {
         // A text file may start with a UTF-8 byte-order mark (a binary STL's header is free-form).
-        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
-        let text = bytes.starts(with: bom) && !(format == .stl && looksLikeBinarySTL(bytes)) ? Array(bytes.dropFirst(3)) : bytes
+        let bom = bytes.starts(with: FileBytes.byteOrderMark) && !(format == .stl && looksLikeBinarySTL(bytes))
+        let text = bom ? Array(FileBytes.withoutByteOrderMark(bytes)) : bytes  // copies only with a mark
         switch format {
         case .obj: return try parseOBJ(text, name: name)
         case .stl: return try parseSTL(text, name: name)

@@ -41,8 +41,7 @@ public enum Batch {
                 if first == UInt8(ascii: "{") || bytes.isEmpty {
                     out.append(a)
                 } else {
-                    let text = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes.dropFirst(3) : bytes[...]  // UTF-8 BOM
-                    for line in text.split(separator: 0x0A) {
+                    for line in FileBytes.withoutByteOrderMark(bytes).split(separator: 0x0A) {
                         let s = String(decoding: line, as: UTF8.self).trimmingSpaces.trimmingCharacters(in: "\r\t ")
                         if s.isEmpty || s.hasPrefix("#") { continue }
                         out.append(s)
