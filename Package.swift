@@ -18,7 +18,7 @@ let package = Package(
         .systemLibrary(
             name: "CAssimp", path: "Sources/CAssimp", pkgConfig: "assimp",
             providers: [.apt(["libassimp-dev"]), .brew(["assimp"])]),
-        // Vector kernels (SSSE3 with runtime dispatch; scalar fallback in Swift elsewhere).
+        // Vector kernels (AVX2 or SSSE3, chosen at run time; scalar fallback in Swift elsewhere).
         .target(name: "CSIMD", path: "Sources/CSIMD"),
         .target(
             name: "FaceScanKit",

@@ -53,7 +53,7 @@ struct PipelineFlags: ParsableArguments {
         }
         if let s = scale, !(s > 0 && s <= 1e6) { throw ValidationError("--scale must be a positive number, at most 1e6") }
         if let m = maxFrames, m < 1 { throw ValidationError("--max-frames must be at least 1") }
-        if let t = thickness, !SolidOptions.thicknessRange.contains(t) { throw ValidationError("--thickness must be from 0.01 to 1000 mm") }
+        if let t = thickness, !SolidOptions.thicknessRange.contains(t) { throw ValidationError("--thickness must be \(SolidOptions.thicknessRangeText)") }
         if !(16...8192).contains(thumbnailSize) { throw ValidationError("--thumbnail-size must be from 16 to 8192") }
     }
 

@@ -20,7 +20,7 @@ struct SolidifyCommand: ParsableCommand {
     @Option(help: "Unit of IN's coordinates: mm or m (OUT keeps it).") var units: LengthUnit = .mm
 
     func validate() throws {
-        guard SolidOptions.thicknessRange.contains(thickness) else { throw ValidationError("--thickness must be from 0.01 to 1000 mm") }
+        guard SolidOptions.thicknessRange.contains(thickness) else { throw ValidationError("--thickness must be \(SolidOptions.thicknessRangeText)") }
     }
 
     func run() throws {

@@ -86,7 +86,7 @@ enum SettingsParser {
             switch key {
             case "thickness":
                 let v = try json.readDouble()
-                guard SolidOptions.thicknessRange.contains(v) else { throw json.error("thickness must be from 0.01 to 1000 mm, found \(v)") }
+                guard SolidOptions.thicknessRange.contains(v) else { throw json.error("thickness must be \(SolidOptions.thicknessRangeText), found \(v)") }
                 o.thickness = v
             case "base":
                 guard let b = try json.readLiteral() else { throw json.error("base must be true or false") }

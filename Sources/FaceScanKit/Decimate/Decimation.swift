@@ -89,18 +89,11 @@ public enum Decimation {
     /// refinement cannot split them).
     static func withoutDegenerateTriangles(_ mesh: Mesh) -> Mesh {
         let t = mesh.triangles
-        var keep = true
-        for i in stride(from: 0, to: t.count, by: 3) where t[i] == t[i + 1] || t[i + 1] == t[i + 2] || t[i] == t[i + 2] {
-            keep = false
-            break
-        }
-        if keep { return mesh }
+        func repeatsACorner(_ i: Int) -> Bool { t[i] == t[i + 1] || t[i + 1] == t[i + 2] || t[i] == t[i + 2] }
+        let starts = stride(from: 0, to: t.count, by: 3)
+        guard starts.contains(where: repeatsACorner) else { return mesh }
         var out = mesh
-        out.triangles = []
-        out.triangles.reserveCapacity(t.count)
-        for i in stride(from: 0, to: t.count, by: 3) where !(t[i] == t[i + 1] || t[i + 1] == t[i + 2] || t[i] == t[i + 2]) {
-            out.triangles += [t[i], t[i + 1], t[i + 2]]
-        }
+        out.triangles = starts.filter { !repeatsACorner($0) }.flatMap { t[$0..<($0 + 3)] }
         return out
     }
 

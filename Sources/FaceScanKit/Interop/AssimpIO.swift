@@ -41,18 +41,7 @@ public enum AssimpIO {
     /// assimp waits forever on a PLY file whose header never ends: a file that starts like a PLY
     /// must have `end_header` within its first 64 KiB.
     static func checkPLYHeader(_ path: String) throws {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { throw IOFailure(path: path, "cannot open: \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var head = [UInt8](repeating: 0, count: plyHeaderLimit)
-        var count = 0
-        while count < head.count {
-            let n = head.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, $0.count - count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            count += n
-        }
-        try checkPLYHeader(head[..<count], name: path)
+        try checkPLYHeader(FileBytes.read(path, upTo: plyHeaderLimit)[...], name: path)
     }
 
     static let plyHeaderLimit = 1 << 16

@@ -25,8 +25,9 @@ public enum FileBytes {
         bytes.starts(with: byteOrderMark) ? bytes.dropFirst(byteOrderMark.count) : bytes[...]
     }
 
-    /// Reads a whole file (or standard input for `-`) into memory.
-    public static func read(_ path: String) throws(IOFailure) -> [UInt8] {
+    /// Reads a whole file (or standard input for `-`) into memory; with `limit`, at most its
+    /// first `limit` bytes.
+    public static func read(_ path: String, upTo limit: Int = .max) throws(IOFailure) -> [UInt8] {
         let fd: Int32 = path == "-" ? 0 : open(path, O_RDONLY)
         guard fd >= 0 else { throw IOFailure(path: path, "cannot open: \(String(cString: strerror(errno)))") }
         defer { if fd != 0 { close(fd) } }
@@ -35,7 +36,7 @@ public enum FileBytes {
         // a file that grows meanwhile) continues in chunks.
         var st = stat()
         if fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_size > 0 {
-            let size = Int(st.st_size)
+            let size = min(Int(st.st_size), limit)
             var failure: Int32 = 0
             out = [UInt8](unsafeUninitializedCapacity: size) { buf, count in
                 while count < size {
@@ -52,14 +53,14 @@ public enum FileBytes {
             if failure != 0 { throw IOFailure(path: path, "read failed: \(String(cString: strerror(failure)))") }
         }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
+        while out.count < limit {
             let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw IOFailure(path: path, "read failed: \(String(cString: strerror(errno)))")
             }
             if n == 0 { break }
-            out.append(contentsOf: chunk[0..<n])
+            out.append(contentsOf: chunk[0..<min(n, limit - out.count)])
         }
         return out
     }

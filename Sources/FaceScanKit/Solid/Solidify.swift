@@ -11,6 +11,8 @@ public struct SolidOptions: Sendable, Equatable {
     /// Accepted thickness, millimetres: thinner walls would fall below 32-bit float resolution on
     /// a face-sized part.
     public static let thicknessRange = 0.01...1000.0
+    /// ``thicknessRange`` as messages state it.
+    public static let thicknessRangeText = "from 0.01 to 1000 mm"
 
     public init(thickness: Double = 2.0, base: Bool = false) {
         self.thickness = thickness
@@ -79,7 +81,7 @@ public enum Solidify {
     public static func solid(_ mesh: Mesh, options: SolidOptions, unitInMillimetres: Double,
                              vertexCount: Int? = nil) throws(UsageError) -> Mesh {
         guard SolidOptions.thicknessRange.contains(options.thickness) else {
-            throw UsageError("solid thickness must be from 0.01 to 1000 mm (got \(options.thickness))")
+            throw UsageError("solid thickness must be \(SolidOptions.thicknessRangeText) (got \(options.thickness))")
         }
         guard unitInMillimetres.isFinite, unitInMillimetres > 0 else {
             throw UsageError("the mesh unit must be a positive length in millimetres (got \(unitInMillimetres))")
