@@ -361,10 +361,16 @@ struct DecimationCore: @unchecked Sendable {
     // Per triangle corner.
     let tri: UnsafeMutablePointer<UInt32>
     let adj: UnsafeMutablePointer<UInt32>
-    // Candidate edges (at most one per half-edge), in gathering order and sorted by cost.
+    // Candidate edges (at most one per half-edge) in gathering order, and the indices of those a
+    // pass takes, sorted by cost.
     let cand: UnsafeMutablePointer<Candidate>
-    let sorted: UnsafeMutablePointer<Candidate>
+    /// `cand`'s memory: 72 bytes per triangle (3 candidates) and 64 more, which classification
+    /// uses first for its scratch (see ``classifyAndAccumulate(_:origin:)``): fewer fresh pages.
+    let candBytes: UnsafeMutableRawPointer
+    let order: UnsafeMutablePointer<UInt32>
     let histogram: UnsafeMutablePointer<UInt32>
+    /// The memory of every array above.
+    let arena: ScratchArena
 
     init(_ mesh: Mesh, threads: Int) {
         self.threads = threads
@@ -374,21 +380,29 @@ struct DecimationCore: @unchecked Sendable {
         hasUVs = mesh.uvs != nil
         let (lo, hi) = mesh.bounds
         centre = (SIMD3<Double>(lo) + SIMD3<Double>(hi)) * 0.5
-        pos = .allocate(capacity: max(n, 1))
-        uv = .allocate(capacity: hasUVs ? max(n, 1) : 1)
-        quad = .allocate(capacity: max(n, 1))
-        refNormal = .allocate(capacity: max(n, 1))
-        flags = .allocate(capacity: max(n, 1))
-        touched = .allocate(capacity: max(n, 1))
-        mark = .allocate(capacity: max(n, 1))
-        region = .allocate(capacity: max(n, 1))
-        tag = .allocate(capacity: max(n, 1))
-        adjOffsets = .allocate(capacity: n + 1)
-        tri = .allocate(capacity: max(corners, 1))
-        adj = .allocate(capacity: max(corners, 1))
-        cand = .allocate(capacity: max(corners, 1))
-        sorted = .allocate(capacity: max(corners, 1))
-        histogram = .allocate(capacity: 2 * (Self.bucketCount + 1))
+        typealias A = ScratchArena
+        let candidateBytes = Self.candidateBytes(triangles: mesh.triangleCount)
+        let perVertex = 2 * A.bytes(SIMD3<Float>.self, n) + A.bytes(SIMD2<Float>.self, hasUVs ? n : 1)
+            + A.bytes(Quadric.self, n) + 3 * A.bytes(UInt8.self, n) + 2 * A.bytes(UInt32.self, n) + A.bytes(UInt32.self, n + 1)
+        let perCorner = 3 * A.bytes(UInt32.self, corners) + A.bytes(UInt8.self, candidateBytes)
+        arena = ScratchArena(byteCount: perVertex + perCorner + A.bytes(UInt32.self, 2 * (Self.bucketCount + 1)))
+        var take = ScratchArena.Cursor(arena)
+        pos = take.take(SIMD3<Float>.self, n)
+        refNormal = take.take(SIMD3<Float>.self, n)
+        uv = take.take(SIMD2<Float>.self, hasUVs ? n : 1)
+        quad = take.take(Quadric.self, n)
+        flags = take.take(UInt8.self, n)
+        region = take.take(UInt8.self, n)
+        tag = take.take(UInt8.self, n)
+        touched = take.take(UInt32.self, n)
+        mark = take.take(UInt32.self, n)
+        adjOffsets = take.take(UInt32.self, n + 1)
+        tri = take.take(UInt32.self, corners)
+        adj = take.take(UInt32.self, corners)
+        order = take.take(UInt32.self, corners)
+        candBytes = UnsafeMutableRawPointer(take.take(UInt8.self, candidateBytes))
+        cand = candBytes.bindMemory(to: Candidate.self, capacity: max(corners, 1))
+        histogram = take.take(UInt32.self, 2 * (Self.bucketCount + 1))
         if n > 0 { mesh.positions.withUnsafeBufferPointer { pos.initialize(from: $0.baseAddress!, count: n) } }
         if let uvs = mesh.uvs, n > 0 { uvs.withUnsafeBufferPointer { uv.initialize(from: $0.baseAddress!, count: n) } }
         if corners > 0 { mesh.triangles.withUnsafeBufferPointer { tri.initialize(from: $0.baseAddress!, count: corners) } }
@@ -401,23 +415,10 @@ struct DecimationCore: @unchecked Sendable {
         tag.initialize(repeating: 0, count: n)
     }
 
-    func deallocate() {
-        pos.deallocate()
-        uv.deallocate()
-        quad.deallocate()
-        refNormal.deallocate()
-        flags.deallocate()
-        touched.deallocate()
-        mark.deallocate()
-        region.deallocate()
-        tag.deallocate()
-        adjOffsets.deallocate()
-        tri.deallocate()
-        adj.deallocate()
-        cand.deallocate()
-        sorted.deallocate()
-        histogram.deallocate()
-    }
+    /// Bytes allocated for `cand` (see ``candBytes``).
+    static func candidateBytes(triangles: Int) -> Int { max(72, 3 * MemoryLayout<Candidate>.stride) * max(triangles, 1) + 64 }
+
+    func deallocate() { arena.release() }
 
     @inline(__always)
     func local(_ v: UInt32) -> SIMD3<Double> { SIMD3<Double>(pos[Int(v)]) - centre }
@@ -510,19 +511,18 @@ struct DecimationCore: @unchecked Sendable {
     func classifyAndAccumulate(_ triangleSlots: Int, origin: Origin?) {
         let s = self
         let corners = 3 * triangleSlots
-        let planes = UnsafeMutablePointer<SIMD4<Double>>.allocate(capacity: max(triangleSlots, 1))
-        let normals = UnsafeMutablePointer<SIMD3<Float>>.allocate(capacity: max(triangleSlots, 1))
-        // 8 slots of padding: a fan's last 8-lane block may reach past the last corner.
-        let nextOf = UnsafeMutablePointer<UInt32>.allocate(capacity: corners + 8)
-        let prevOf = UnsafeMutablePointer<UInt32>.allocate(capacity: corners + 8)
+        // The scratch lives in `cand`'s memory (candidates come later): per triangle a plane
+        // (32 bytes) and a normal (16), per corner its next and previous corner (4 + 4), 8 slots
+        // of padding each (a fan's last 8-lane block may reach past the last corner).
+        let t = max(triangleSlots, 1)
+        let raw = s.candBytes
+        let planes = raw.bindMemory(to: SIMD4<Double>.self, capacity: t)
+        let normals = (raw + 32 * t).bindMemory(to: SIMD3<Float>.self, capacity: t)
+        let nextOf = (raw + 48 * t).bindMemory(to: UInt32.self, capacity: corners + 8)
+        let prevOf = (raw + 60 * t + 32).bindMemory(to: UInt32.self, capacity: corners + 8)
         (nextOf + corners).initialize(repeating: 0, count: 8)
         (prevOf + corners).initialize(repeating: 0, count: 8)
-        defer {
-            planes.deallocate()
-            normals.deallocate()
-            nextOf.deallocate()
-            prevOf.deallocate()
-        }
+        defer { _ = raw.bindMemory(to: Candidate.self, capacity: 3 * t) }
         let scratch = ClassifyScratch(planes: planes, normals: normals, nextOf: nextOf, prevOf: prevOf)
         let parallel = triangleSlots >= Tuning.parallelTriangles
         s.inHalves(triangleSlots, parallel: parallel) { lo, hi in
@@ -843,14 +843,14 @@ struct DecimationCore: @unchecked Sendable {
         return min(Self.key(upper * 1.5), UInt32(Self.bucketCount - 1))
     }
 
-    /// Sorts the candidates with a key up to `limitKey` into `sorted`, chunk by chunk: the
+    /// Sorts the indices of the candidates with a key up to `limitKey` into `order`, chunk by chunk: the
     /// gathering order (triangle order, so roughly spatial) is cut into chunks of
     /// `Tuning.sortChunk` candidates, each sorted by key (stable counting sort; ties keep
     /// gathering order). Two candidates that compete for a vertex are almost always neighbours in
     /// one chunk, so this collapses nearly the same edges as one global sort while each chunk's
     /// vertices stay in cache. Returns how many were sorted.
     /// From two chunks on, each half of the chunks is sorted on its own thread (the second into
-    /// its own part of `sorted`, then moved down behind the first): the same bytes as one thread.
+    /// its own part of `order`, then moved down behind the first): the same bytes as one thread.
     func sortCandidates(_ count: Int, limitKey: UInt32) -> Int {
         let chunk = Tuning.sortChunk
         let chunks = (count + chunk - 1) / chunk
@@ -864,14 +864,14 @@ struct DecimationCore: @unchecked Sendable {
                 ? s.sortChunks(0, mid, limitKey: limitKey, histogram: s.histogram)
                 : s.sortChunks(mid, count, limitKey: limitKey, histogram: s.histogram + (Self.bucketCount + 1))
         }
-        Self.moveDown(s.sorted, from: mid, to: first, count: second)
+        Self.moveDown(s.order, from: mid, to: first, count: second)
         return first + second
     }
 
     /// Sorts candidates `lo..<hi` (`lo` a multiple of the chunk size) chunk by chunk into
-    /// `sorted[lo...]`, using `h` (`limitKey + 2` entries) as scratch; returns how many.
+    /// `order[lo...]`, using `h` (`limitKey + 2` entries) as scratch; returns how many.
     func sortChunks(_ lo: Int, _ hi: Int, limitKey: UInt32, histogram h: UnsafeMutablePointer<UInt32>) -> Int {
-        let cand = self.cand, sorted = self.sorted
+        let cand = self.cand, order = self.order
         let last = Int(limitKey)
         var out = lo
         var from = lo
@@ -887,7 +887,7 @@ struct DecimationCore: @unchecked Sendable {
             for c in from..<to {
                 let k = Int(Self.key(cand[c].cost))
                 if k > last { continue }
-                sorted[Int(h[k])] = cand[c]
+                order[Int(h[k])] = UInt32(truncatingIfNeeded: c)
                 h[k] += 1
             }
             out = Int(h[last])
@@ -976,11 +976,11 @@ struct DecimationCore: @unchecked Sendable {
     func collapseRange(_ count: Int, budget: Int, pass: UInt32, stamp: inout UInt32, only: UInt8,
                        endpointFallback: Bool = false) -> Int {
         let s = self
-        let sorted = s.sorted, touched = s.touched, tag = s.tag
+        let cand = s.cand, order = s.order, touched = s.touched, tag = s.tag
         var done = 0
         var i = 0
         while i < count && done < budget {
-            let c = sorted[i]
+            let c = cand[Int(order[i])]
             i += 1
             let u = c.drop, v = c.keep
             if only != Self.anyRegion {
