@@ -21,6 +21,7 @@ struct CompareCommand: ParsableCommand {
 
     func validate() throws {
         guard (1...10_000_000).contains(samples) else { throw ValidationError("--samples must be from 1 to 10000000, got \(samples)") }
+        guard a != "-" || b != "-" else { throw ValidationError("only one of the two meshes can come from standard input (-)") }
     }
 
     /// Errors are printed and mapped to exit codes by `FaceScan.main()`.

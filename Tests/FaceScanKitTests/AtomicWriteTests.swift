@@ -115,4 +115,16 @@ private func contents(_ path: String) -> [UInt8]? {
         let expected = (0..<tasks).flatMap { t in stride(from: 0, to: files, by: 2).map { "t\(t)-\($0)" } }.sorted()
         #expect(names(in: dir) == expected)
     }
+
+    @Test func nameNearTheLengthLimitIsWritten() throws {
+        let dir = freshDirectory("long")
+        defer { removeDirectory(dir) }
+        // 250 bytes: the usual ".<name>.XXXXXX" temporary name would pass the 255-byte limit.
+        let name = String(repeating: "n", count: 246) + ".stl"
+        let t = OutputTransaction()
+        try t.stage(Array("solid\n".utf8), to: dir + "/" + name)
+        try t.commit()
+        #expect(names(in: dir) == [name])
+        #expect(contents(dir + "/" + name) == Array("solid\n".utf8))
+    }
 }

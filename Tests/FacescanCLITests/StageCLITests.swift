@@ -71,6 +71,7 @@ import Testing
         expectOneLine(try runFacescan(["process", capture, "--target-vertices", "50000000"]), status: 2, containing: "--target-vertices must be", "huge target")
         expectOneLine(try runFacescan(["solidify", fixture, "/tmp/x.stl", "--thickness", "1e30"]), status: 2, containing: "--thickness must be", "thickness")
         expectOneLine(try runFacescan(["compare", fixture, fixture, "--samples", "2000000000"]), status: 2, containing: "--samples must be", "samples")
+        expectOneLine(try runFacescan(["compare", "-", "-"]), status: 2, containing: "only one of the two meshes", "standard input")
         expectOneLine(try runFacescan(["regress", "--tolerance-um", "nan"]), status: 2, containing: "--tolerance-um", "tolerance")
         expectOneLine(try runFacescan(["regress", "/nonexistent-sample-dir"]), status: 1, containing: "/nonexistent-sample-dir", "regress dir")
     }

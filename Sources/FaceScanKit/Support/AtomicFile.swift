@@ -28,7 +28,10 @@ public final class OutputTransaction {
     public func stage(_ bytes: [UInt8], to path: String) throws(IOFailure) {
         try Self.checkTarget(path)
         let dir = Self.directory(of: path)
-        let base = Self.baseName(of: path)
+        // ".<name>.XXXXXX" is 8 bytes longer than the name: a name near the 255-byte limit gets a
+        // shorter temporary one.
+        let name = Self.baseName(of: path)
+        let base = name.utf8.count > 200 ? "facescan" : name
         // The template is listed before mkstemp fills it in: a signal handler that runs once the
         // file exists finds it listed.
         let template = TemporaryFiles.copy("\(dir)/.\(base).XXXXXX")
