@@ -103,6 +103,10 @@ struct DecimateRefineTests {
         #expect(throws: UsageError("cannot reach 4 vertices: the smallest reachable count for this mesh is 5")) {
             try Decimation.simplify(bowtie, targetVertices: 4)
         }
+        // Just above a tetrahedron's 4: refinement gives 10, which decimate to 6 at the fewest.
+        #expect(throws: UsageError("cannot reach 5 vertices: refined, this mesh decimates to 6 at the fewest; unrefined it has 4")) {
+            try Decimation.simplify(DecimateFixtures.tetrahedron, targetVertices: 5)
+        }
         let refined = try Decimation.simplify(bowtie, targetVertices: 40)
         #expect(refined.vertexCount == 40 && MeshCheck(refined).isClean, "\(MeshCheck(refined).summary)")
         // A fin: a third triangle on the interior edge 6–7 of a 5 × 5 grid.

@@ -59,6 +59,11 @@ public enum Decimation {
         if levels == 0 && simplifier.hasLockedVertices { try requireManifold(work) }
         let reached = simplifier.decimate(to: target, floor: minimumVertices)
         guard reached == target else {
+            if levels > 0 {
+                // Between the input's count and the refined mesh's floor (a tetrahedron: 4, then 6).
+                throw UsageError("cannot reach \(target) vertices: refined, this mesh decimates to \(reached) at the fewest; "
+                                 + "unrefined it has \(input.vertexCount)")
+            }
             throw UsageError("cannot reach \(target) vertices: the smallest reachable count for this mesh is \(reached)")
         }
         if levels > 0 { simplifier.relocate() }
