@@ -15,6 +15,7 @@ struct ScratchArenaTests {
         let a = take.take(SIMD3<Float>.self, counts.a)
         let b = take.take(UInt8.self, counts.b)
         let c = take.take(Double.self, counts.c)
+        take.finish()
         for p in [UnsafeRawPointer(a), UnsafeRawPointer(b), UnsafeRawPointer(c)] {
             #expect(Int(bitPattern: p) % ScratchArena.alignment == 0)
         }

@@ -403,6 +403,7 @@ struct DecimationCore: @unchecked Sendable {
         candBytes = UnsafeMutableRawPointer(take.take(UInt8.self, candidateBytes))
         cand = candBytes.bindMemory(to: Candidate.self, capacity: max(corners, 1))
         histogram = take.take(UInt32.self, 2 * (Self.bucketCount + 1))
+        take.finish()
         if n > 0 { mesh.positions.withUnsafeBufferPointer { pos.initialize(from: $0.baseAddress!, count: n) } }
         if let uvs = mesh.uvs, n > 0 { uvs.withUnsafeBufferPointer { uv.initialize(from: $0.baseAddress!, count: n) } }
         if corners > 0 { mesh.triangles.withUnsafeBufferPointer { tri.initialize(from: $0.baseAddress!, count: corners) } }

@@ -31,7 +31,9 @@ struct ScratchArena: @unchecked Sendable {
     /// Maps `byteCount` bytes (traps when the system has no memory left, as `allocate` does).
     init(byteCount: Int) {
         let large = byteCount >= Self.hugePage
-        let length = large ? byteCount + Self.hugePage : max(byteCount, 1)
+        // Whole huge pages, and one more of slack to align the start.
+        let hugeBytes = (byteCount + Self.hugePage - 1) & ~(Self.hugePage - 1)
+        let length = large ? hugeBytes + Self.hugePage : max(byteCount, 1)
         guard let m = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
               m != MAP_FAILED else {
             fatalError("out of memory: cannot map \(length) bytes of scratch")
@@ -43,7 +45,7 @@ struct ScratchArena: @unchecked Sendable {
             let address = (Int(bitPattern: m) + Self.hugePage - 1) & ~(Self.hugePage - 1)
             base = UnsafeMutableRawPointer(bitPattern: address)!
             #if os(Linux)
-            _ = madvise(base, (byteCount + Self.hugePage - 1) & ~(Self.hugePage - 1), MADV_HUGEPAGE)
+            _ = madvise(base, hugeBytes, MADV_HUGEPAGE)
             #endif
         } else {
             base = m
@@ -65,6 +67,12 @@ struct ScratchArena: @unchecked Sendable {
             precondition(offset + size <= arena.byteCount, "scratch arena sized too small")
             defer { offset += size }
             return (arena.base + offset).bindMemory(to: type, capacity: max(count, 1))
+        }
+
+        /// Checks that the arrays taken fill the arena exactly (its size was summed from the same
+        /// list).
+        func finish() {
+            precondition(offset == arena.byteCount, "scratch arena sized \(arena.byteCount) bytes, used \(offset)")
         }
     }
 }
