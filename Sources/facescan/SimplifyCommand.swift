@@ -33,7 +33,7 @@ struct SimplifyCommand: ParsableCommand {
         do {
             result = try Decimation.simplify(mesh, targetVertices: targetVertices)
         } catch {
-            throw InputError(file: CaptureReader.displayName(input), error.message)
+            throw error.naming(input: input)
         }
         let decimateMs = clock.lap()
         try MeshIO.write(result, to: output, format: format)

@@ -30,7 +30,7 @@ struct SolidifyCommand: ParsableCommand {
             solid = try Solidify.solid(mesh, options: SolidOptions(thickness: thickness, base: base),
                                        unitInMillimetres: units.millimetres)
         } catch {
-            throw InputError(file: CaptureReader.displayName(input), error.message)
+            throw error.naming(input: input)
         }
         try MeshIO.write(solid, to: output, format: format)
     }

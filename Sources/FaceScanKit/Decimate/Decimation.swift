@@ -94,12 +94,17 @@ public enum Decimation {
     /// refinement cannot split them).
     static func withoutDegenerateTriangles(_ mesh: Mesh) -> Mesh {
         let t = mesh.triangles
-        func repeatsACorner(_ i: Int) -> Bool { t[i] == t[i + 1] || t[i + 1] == t[i + 2] || t[i] == t[i + 2] }
         let starts = stride(from: 0, to: t.count, by: 3)
-        guard starts.contains(where: repeatsACorner) else { return mesh }
+        guard starts.contains(where: { repeatsACorner(t, $0) }) else { return mesh }
         var out = mesh
-        out.triangles = starts.filter { !repeatsACorner($0) }.flatMap { t[$0..<($0 + 3)] }
+        out.triangles = starts.filter { !repeatsACorner(t, $0) }.flatMap { t[$0..<($0 + 3)] }
         return out
+    }
+
+    /// Whether the triangle at `triangles[i..<i + 3]` uses one vertex twice.
+    @inline(__always)
+    static func repeatsACorner(_ triangles: [UInt32], _ i: Int) -> Bool {
+        triangles[i] == triangles[i + 1] || triangles[i + 1] == triangles[i + 2] || triangles[i] == triangles[i + 2]
     }
 
     /// `mesh` without the vertices no triangle uses (indices renumbered in order).

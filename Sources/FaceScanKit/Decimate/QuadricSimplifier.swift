@@ -117,8 +117,9 @@ struct Quadric {
 /// Vertex indices keep their input numbering until ``mesh()`` compacts them (preserving order).
 /// Collapses never move a boundary vertex off the boundary, never join two boundary vertices
 /// through an interior edge, never create a non-manifold edge, a duplicate, degenerate or flipped
-/// triangle. Vertices on non-manifold or inconsistently wound edges, where two boundary fans
-/// touch, or on triangles with a repeated index, are locked (never removed, never moved).
+/// triangle. Vertices on non-manifold or inconsistently wound edges, or where two boundary fans
+/// touch, are locked (never removed, never moved). Every input triangle has three distinct
+/// corners (``Decimation`` drops the others first).
 struct QuadricSimplifier: ~Copyable {
     enum Tuning {
         /// Boundary plane weight relative to face quadrics (per squared edge length).
@@ -163,7 +164,8 @@ struct QuadricSimplifier: ~Copyable {
     private(set) var triangleSlots: Int
     private var stamp: UInt32 = 0
 
-    /// Prepares `mesh` (every vertex referenced; see ``Decimation``) for decimation: classifies
+    /// Prepares `mesh` (every vertex referenced, no triangle repeating a corner; see
+    /// ``Decimation``) for decimation: classifies
     /// vertices and accumulates quadrics.
     ///
     /// `origin`: when `mesh` is `origin.mesh` subdivided `origin.levels` times by ``Subdivision``
@@ -175,6 +177,8 @@ struct QuadricSimplifier: ~Copyable {
     /// `threads`: 1 runs everything on the calling thread, more lets large meshes use two; the
     /// result is the same bytes either way.
     init(_ mesh: Mesh, origin: (mesh: Mesh, levels: Int)? = nil, threads: Int = 2) {
+        assert(!stride(from: 0, to: mesh.triangles.count, by: 3).contains { Decimation.repeatsACorner(mesh.triangles, $0) },
+               "a triangle repeats a corner")
         core = DecimationCore(mesh, threads: threads)
         narrowsLastPasses = origin == nil
         liveVertices = mesh.vertexCount
@@ -195,7 +199,7 @@ struct QuadricSimplifier: ~Copyable {
     deinit { core.deallocate() }
 
     /// Whether classification locked a vertex (non-manifold edge or vertex, inconsistent
-    /// winding, repeated corner): a clean manifold mesh has none.
+    /// winding): a clean manifold mesh has none.
     var hasLockedVertices: Bool {
         let flags = core.flags
         for v in 0..<core.vertexCount where flags[v] & DecimationCore.Flag.locked != 0 { return true }
@@ -364,8 +368,8 @@ struct DecimationCore: @unchecked Sendable {
     // Candidate edges (at most one per half-edge) in gathering order, and the indices of those a
     // pass takes, sorted by cost.
     let cand: UnsafeMutablePointer<Candidate>
-    /// `cand`'s memory: 72 bytes per triangle (3 candidates) and 64 more, which classification
-    /// uses first for its scratch (see ``classifyAndAccumulate(_:origin:)``): fewer fresh pages.
+    /// `cand`'s memory (``candidateBytes(triangles:)``), which classification uses first for its
+    /// scratch (see ``classifyAndAccumulate(_:origin:)``): fewer fresh pages.
     let candBytes: UnsafeMutableRawPointer
     let order: UnsafeMutablePointer<UInt32>
     let histogram: UnsafeMutablePointer<UInt32>
@@ -416,8 +420,19 @@ struct DecimationCore: @unchecked Sendable {
         tag.initialize(repeating: 0, count: n)
     }
 
-    /// Bytes allocated for `cand` (see ``candBytes``).
-    static func candidateBytes(triangles: Int) -> Int { max(72, 3 * MemoryLayout<Candidate>.stride) * max(triangles, 1) + 64 }
+    /// Bytes allocated for `cand` (see ``candBytes``): room for a candidate per corner, or for
+    /// the classification scratch, whichever is larger.
+    static func candidateBytes(triangles: Int) -> Int {
+        max(ScratchArena.bytes(Candidate.self, 3 * triangles), classifyScratchBytes(triangles: triangles))
+    }
+
+    /// Bytes of the classification scratch, in the order ``classifyAndAccumulate(_:origin:)``
+    /// takes it: per triangle a plane and a normal, per corner its next and previous corner with 8
+    /// slots of padding each (a fan's last 8-lane block may reach past the last corner).
+    static func classifyScratchBytes(triangles: Int) -> Int {
+        ScratchArena.bytes(SIMD4<Double>.self, triangles) + ScratchArena.bytes(SIMD3<Float>.self, triangles)
+            + 2 * ScratchArena.bytes(UInt32.self, 3 * triangles + 8)
+    }
 
     func deallocate() { arena.release() }
 
@@ -512,18 +527,16 @@ struct DecimationCore: @unchecked Sendable {
     func classifyAndAccumulate(_ triangleSlots: Int, origin: Origin?) {
         let s = self
         let corners = 3 * triangleSlots
-        // The scratch lives in `cand`'s memory (candidates come later): per triangle a plane
-        // (32 bytes) and a normal (16), per corner its next and previous corner (4 + 4), 8 slots
-        // of padding each (a fan's last 8-lane block may reach past the last corner).
-        let t = max(triangleSlots, 1)
-        let raw = s.candBytes
-        let planes = raw.bindMemory(to: SIMD4<Double>.self, capacity: t)
-        let normals = (raw + 32 * t).bindMemory(to: SIMD3<Float>.self, capacity: t)
-        let nextOf = (raw + 48 * t).bindMemory(to: UInt32.self, capacity: corners + 8)
-        let prevOf = (raw + 60 * t + 32).bindMemory(to: UInt32.self, capacity: corners + 8)
+        // The scratch lives in `cand`'s memory (candidates come later).
+        var take = ScratchArena.Cursor(base: s.candBytes, byteCount: Self.classifyScratchBytes(triangles: triangleSlots))
+        let planes = take.take(SIMD4<Double>.self, triangleSlots)
+        let normals = take.take(SIMD3<Float>.self, triangleSlots)
+        let nextOf = take.take(UInt32.self, corners + 8)
+        let prevOf = take.take(UInt32.self, corners + 8)
+        take.finish()
         (nextOf + corners).initialize(repeating: 0, count: 8)
         (prevOf + corners).initialize(repeating: 0, count: 8)
-        defer { _ = raw.bindMemory(to: Candidate.self, capacity: 3 * t) }
+        defer { _ = s.candBytes.bindMemory(to: Candidate.self, capacity: max(corners, 1)) }
         let scratch = ClassifyScratch(planes: planes, normals: normals, nextOf: nextOf, prevOf: prevOf)
         let parallel = triangleSlots >= Tuning.parallelTriangles
         s.inHalves(triangleSlots, parallel: parallel) { lo, hi in
@@ -584,7 +597,6 @@ struct DecimationCore: @unchecked Sendable {
             let i0 = tri[base], i1 = tri[base + 1], i2 = tri[base + 2]
             out.planes[t] = .zero
             out.normals[t] = .zero
-            if i0 == i1 || i1 == i2 || i0 == i2 { continue }
             let p0 = s.local(i0)
             let nrm = Self.cross(s.local(i1) - p0, s.local(i2) - p0)
             let len = Self.dot(nrm, nrm).squareRoot()
@@ -613,7 +625,7 @@ struct DecimationCore: @unchecked Sendable {
     /// Step 2 of ``classifyAndAccumulate(_:origin:)`` for vertices `lo..<hi`.
     func classifyVertices(_ lo: Int, _ hi: Int, origin: Origin?, _ scratch: ClassifyScratch) {
         let s = self
-        let tri = s.tri, adj = s.adj, off = s.adjOffsets
+        let adj = s.adj, off = s.adjOffsets
         let nextOf = scratch.nextOf, prevOf = scratch.prevOf
         let lanes = SIMD8<UInt32>(0, 1, 2, 3, 4, 5, 6, 7), zero = SIMD8<UInt32>()
         for a in lo..<hi {
@@ -624,9 +636,6 @@ struct DecimationCore: @unchecked Sendable {
             var flag: UInt8 = 0
             for i in first..<last {
                 let t = Int(adj[i])
-                let base = 3 * t
-                let x = tri[base], y = tri[base + 1], z = tri[base + 2]
-                if x == y || y == z || x == z { flag |= Flag.locked }
                 let (n, p) = s.around(va, in: t)
                 nextOf[i] = n
                 prevOf[i] = p

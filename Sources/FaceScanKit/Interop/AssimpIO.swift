@@ -47,7 +47,7 @@ public enum AssimpIO {
     static let plyHeaderLimit = 1 << 16
 
     static func checkPLYHeader(_ head: ArraySlice<UInt8>, name: String) throws(InputError) {
-        guard head.starts(with: Array("ply".utf8)), MeshIO.find("end_header", in: Array(head), from: 0, to: head.count) == nil else { return }
+        guard head.starts(with: Array("ply".utf8)), MeshIO.find("end_header", in: head, from: head.startIndex, to: head.endIndex) == nil else { return }
         throw InputError(file: name, "PLY header without end_header (in the first 64 KiB)")
     }
 

@@ -116,15 +116,12 @@ public enum MeshIO {
     }
 
     /// The first range of `text`'s UTF-8 bytes in `bytes[from..<to]`.
+    static func find(_ text: String, in bytes: ArraySlice<UInt8>, from: Int, to: Int) -> Range<Int>? {
+        bytes[from..<to].firstRange(of: Array(text.utf8))
+    }
+
     static func find(_ text: String, in bytes: [UInt8], from: Int, to: Int) -> Range<Int>? {
-        let needle = Array(text.utf8)
-        guard !needle.isEmpty, to - from >= needle.count else { return nil }
-        var i = from
-        while i + needle.count <= to {
-            if bytes[i] == needle[0] && bytes[i..<(i + needle.count)].elementsEqual(needle) { return i..<(i + needle.count) }
-            i += 1
-        }
-        return nil
+        find(text, in: bytes[...], from: from, to: to)
     }
 
     static func fileExtension(_ path: String) -> String? {

@@ -74,7 +74,7 @@ public enum Pipeline {
                 mesh = mesh.scaled(by: Float(settings.outputFactor))
             }
         } catch let e as UsageError {
-            throw InputError(file: CaptureReader.displayName(input), e.message)
+            throw e.naming(input: input)
         }
         // Float32 output coordinates: a face far from the origin, or a large scale, can overflow.
         if mesh.positions.contains(where: { !($0.x.isFinite && $0.y.isFinite && $0.z.isFinite) }) {

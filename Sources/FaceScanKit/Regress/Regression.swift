@@ -62,8 +62,7 @@ public enum Regression {
     /// Processes the sample into `workDir` (default formats) and measures the result.
     public static func measure(sampleDir: String, workDir: String) throws -> Metrics {
         guard let capture = captureFile(in: sampleDir) else {
-            var st = stat()
-            if stat(sampleDir, &st) != 0 || (st.st_mode & S_IFMT) != S_IFDIR {
+            if !OutputTransaction.isDirectoryFollowingLinks(sampleDir) {
                 throw IOFailure(path: sampleDir, "not a directory")  // a missing input: exit 1
             }
             throw UsageError("\(sampleDir): no capture.json or capture.ndjson")

@@ -45,11 +45,10 @@ public final class OutputTransaction {
         let temp = String(cString: template)
         if slot == nil { free(template) }
         staged.append((temp, path, slot))
-        var err = Self.writeAll(bytes, to: fd) ?? ""
-        var ok = err.isEmpty
-        if ok && fchmod(fd, 0o644) != 0 { ok = false; err = Self.errnoText() }
-        if close(fd) != 0 && ok { ok = false; err = Self.errnoText() }
-        if !ok { throw IOFailure(path: path, "write failed: \(err)") }
+        var err = Self.writeAll(bytes, to: fd)
+        if err == nil && fchmod(fd, 0o644) != 0 { err = Self.errnoText() }
+        if close(fd) != 0 && err == nil { err = Self.errnoText() }
+        if let err { throw IOFailure(path: path, "write failed: \(err)") }
     }
 
     /// Renames every staged file into place, in staging order.

@@ -36,6 +36,12 @@ public struct UsageError: FaceScanFailure, Equatable {
     public init(_ message: String) { self.message = message }
     public var exitCode: Int32 { 2 }
     public var description: String { oneLine(message) }
+
+    /// The same message as a property of the input at `path` (`-` named as standard input): an
+    /// unreachable target or an unclosable surface belongs to the mesh it was asked of.
+    public func naming(input path: String) -> InputError {
+        InputError(file: CaptureReader.displayName(path), message)
+    }
 }
 
 /// Reading or writing a file failed for a reason outside the input's content (exit 1).

@@ -54,25 +54,32 @@ struct ScratchArena: @unchecked Sendable {
 
     func release() { munmap(mapping, mappingBytes) }
 
-    /// Hands out consecutive arrays of the arena, in the order the owner sized them.
+    /// Hands out consecutive arrays of a region (the arena, or a 64-byte-aligned part of it that
+    /// is reused), in the order the owner sized them with ``ScratchArena/bytes(_:_:)``.
     struct Cursor {
         private var offset = 0
-        let arena: ScratchArena
+        let base: UnsafeMutableRawPointer
+        let byteCount: Int
 
-        init(_ arena: ScratchArena) { self.arena = arena }
+        init(_ arena: ScratchArena) { self.init(base: arena.base, byteCount: arena.byteCount) }
+
+        init(base: UnsafeMutableRawPointer, byteCount: Int) {
+            self.base = base
+            self.byteCount = byteCount
+        }
 
         /// The next array of `count` (at least one) `T`.
         mutating func take<T>(_ type: T.Type, _ count: Int) -> UnsafeMutablePointer<T> {
             let size = ScratchArena.bytes(type, count)
-            precondition(offset + size <= arena.byteCount, "scratch arena sized too small")
+            precondition(offset + size <= byteCount, "scratch region sized too small")
             defer { offset += size }
-            return (arena.base + offset).bindMemory(to: type, capacity: max(count, 1))
+            return (base + offset).bindMemory(to: type, capacity: max(count, 1))
         }
 
-        /// Checks that the arrays taken fill the arena exactly (its size was summed from the same
+        /// Checks that the arrays taken fill the region exactly (its size was summed from the same
         /// list).
         func finish() {
-            precondition(offset == arena.byteCount, "scratch arena sized \(arena.byteCount) bytes, used \(offset)")
+            precondition(offset == byteCount, "scratch region sized \(byteCount) bytes, used \(offset)")
         }
     }
 }
