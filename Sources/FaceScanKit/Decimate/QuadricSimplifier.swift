@@ -88,16 +88,28 @@ struct Quadric {
     func regularisedMinimum(near m: SIMD3<Double>) -> SIMD3<Double>? {
         let trace = a00 + a11 + a22
         guard trace > 0 else { return nil }
-        let det0 = a00 * (a11 * a22 - a12 * a12) + a01 * (a02 * a12 - a01 * a22) + a02 * (a01 * a12 - a02 * a11)
-        let eps = det0 > QuadricSimplifier.Tuning.exactDeterminant * trace * trace * trace
-            ? 0 : trace * QuadricSimplifier.Tuning.regularisation
-        let m00 = a00 + eps, m11 = a11 + eps, m22 = a22 + eps
-        let r0 = eps * m.x - b0, r1 = eps * m.y - b1, r2 = eps * m.z - b2
-        let c00 = m11 * m22 - a12 * a12
-        let c01 = a02 * a12 - a01 * m22
-        let c02 = a01 * a12 - a02 * m11
-        let det = m00 * c00 + a01 * c01 + a02 * c02
-        guard det > 0 else { return nil }
+        // Cofactors of A; when A is well conditioned they solve it directly (the same arithmetic
+        // as the regularised branch with ε = 0).
+        var c00 = a11 * a22 - a12 * a12
+        var c01 = a02 * a12 - a01 * a22
+        var c02 = a01 * a12 - a02 * a11
+        var det = a00 * c00 + a01 * c01 + a02 * c02
+        var m00 = a00, m11 = a11, m22 = a22
+        var r0 = -b0, r1 = -b1, r2 = -b2
+        if !(det > QuadricSimplifier.Tuning.exactDeterminant * trace * trace * trace) {
+            let eps = trace * QuadricSimplifier.Tuning.regularisation
+            m00 = a00 + eps
+            m11 = a11 + eps
+            m22 = a22 + eps
+            r0 = eps * m.x - b0
+            r1 = eps * m.y - b1
+            r2 = eps * m.z - b2
+            c00 = m11 * m22 - a12 * a12
+            c01 = a02 * a12 - a01 * m22
+            c02 = a01 * a12 - a02 * m11
+            det = m00 * c00 + a01 * c01 + a02 * c02
+            guard det > 0 else { return nil }
+        }
         let c11 = m00 * m22 - a02 * a02
         let c12 = a01 * a02 - m00 * a12
         let c22 = m00 * m11 - a01 * a01
@@ -150,6 +162,12 @@ struct QuadricSimplifier: ~Copyable {
         /// passes; twice-subdivided face → 10 000: 2.4 → 0.8 µm with 7 % fewer edges ranked than
         /// 0.4 throughout. After refinement this made the error worse as often as better.)
         static let budgetShare = 2.5
+        /// …but at least this many more than the collapses left: the cheapest edges a last pass
+        /// finds blocked (a flip, the link condition) stay blocked, and a pass that only reaches
+        /// past them a few at a time ranks the whole mesh again for a handful of collapses (ICT
+        /// face → 4 500: 6 passes, the last three for 10, 2 and 5 collapses; now 4, the last for
+        /// 17). Takes effect only when fewer than 171 collapses are left.
+        static let tailCandidates = 256
         /// Triangle slots from which edges are ranked on two threads.
         static let parallelTriangles = 4_096
     }
@@ -225,7 +243,7 @@ struct QuadricSimplifier: ~Copyable {
             if count == 0 { break }
             let budget = liveVertices - goal
             let fraction = narrowsLastPasses
-                ? min(Tuning.decimationPassFraction, Tuning.budgetShare * Double(budget) / Double(count)) : Tuning.passFraction
+                ? min(Tuning.decimationPassFraction, max(Tuning.budgetShare * Double(budget), Double(budget + Tuning.tailCandidates)) / Double(count)) : Tuning.passFraction
             let limit = core.limitKey(count, fraction: fraction)
             let nsorted = core.sortCandidates(count, limitKey: limit)
             var done: Int
@@ -642,7 +660,7 @@ struct DecimationCore: @unchecked Sendable {
                 q.add(Quadric(scaledPlane: scratch.planes[t]))
                 normal += scratch.normals[t]
             }
-            if flag & Flag.locked == 0 {
+            if !Self.isClosedManifoldFan(nextOf + first, prevOf + first, count: last - first) {
                 var outgoingBoundary = 0
                 for i in first..<last {
                     let b = nextOf[i], p = prevOf[i]
@@ -683,6 +701,31 @@ struct DecimationCore: @unchecked Sendable {
             s.refNormal[a] = normal
             s.flags[a] = flag
         }
+    }
+
+    /// Whether a fan of at most 8 triangles (corner `i` follows the vertex by `next[i]` and
+    /// precedes it by `prev[i]`) closes around its vertex as one manifold disc: no neighbour
+    /// repeats among `next` or among `prev`, and every `next` is some `prev` (then, both being
+    /// `count` distinct values, the two sets are equal: every half-edge has its opposite). The
+    /// common case of ``classifyVertices(_:_:origin:_:)``, decided with three vector sums instead
+    /// of four per corner; `false` sends the fan to the corner-by-corner classification.
+    /// Reads 8 slots from each pointer (the scratch is padded).
+    @inline(__always)
+    static func isClosedManifoldFan(_ next: UnsafeMutablePointer<UInt32>, _ prev: UnsafeMutablePointer<UInt32>, count: Int) -> Bool {
+        guard count <= 8 else { return false }
+        let lanes = SIMD8<UInt32>(0, 1, 2, 3, 4, 5, 6, 7), zero = SIMD8<UInt32>()
+        let live = lanes .< SIMD8<UInt32>(repeating: UInt32(truncatingIfNeeded: count))
+        let nv = UnsafeRawPointer(next).loadUnaligned(as: SIMD8<UInt32>.self)
+        let pv = UnsafeRawPointer(prev).loadUnaligned(as: SIMD8<UInt32>.self)
+        var sameNext = SIMD8<UInt32>(), samePrev = SIMD8<UInt32>(), opposite = SIMD8<UInt32>()
+        for i in 0..<count {
+            let b = SIMD8<UInt32>(repeating: next[i]), p = SIMD8<UInt32>(repeating: prev[i])
+            sameNext &+= zero.replacing(with: 1, where: live .& (nv .== b))
+            samePrev &+= zero.replacing(with: 1, where: live .& (pv .== p))
+            opposite &+= zero.replacing(with: 1, where: live .& (pv .== b))
+        }
+        let k = UInt32(truncatingIfNeeded: count)
+        return sameNext.wrappedSum() == k && samePrev.wrappedSum() == k && opposite.wrappedSum() == k
     }
 
     /// The heavy quadric of boundary half-edge `a → b` of triangle `t`: the plane through the edge
