@@ -961,10 +961,11 @@ struct DecimationCore: @unchecked Sendable {
             let p = SIMD3<Float>(x + s.centre)
             let pd = SIMD3<Double>(p)
             let ref = SIMD3<Double>(s.refNormal[v])
+            let refLength2 = Self.dot(ref, ref)
             var ok = true
             for i in lo..<hi {
                 let base = 3 * Int(adj[i])
-                if !s.keepsShape(tri[base], tri[base + 1], tri[base + 2], moving: UInt32(v), to: pd, ref) {
+                if !s.keepsShape(tri[base], tri[base + 1], tri[base + 2], moving: UInt32(v), to: pd, ref, refLength2) {
                     ok = false
                     break
                 }
@@ -1111,7 +1112,8 @@ struct DecimationCore: @unchecked Sendable {
     }
 
     /// Link condition, pinch, duplicate, flip and sliver checks of collapsing `u` into `v` at `p`,
-    /// against the live mesh.
+    /// against the live mesh. Two walks, one per fan: each checks the shape of the triangles that
+    /// survive around its vertex while it gathers (u) or tests (v) the neighbours.
     @inline(__always)
     func canCollapse(drop u: UInt32, keep v: UInt32, to p: SIMD3<Float>, stamp: inout UInt32) -> Bool {
         let tri = self.tri, adj = self.adj, mark = self.mark
@@ -1119,7 +1121,11 @@ struct DecimationCore: @unchecked Sendable {
         let s1 = stamp, s2 = stamp &+ 1
         let uLo = Int(adjOffsets[Int(u)]), uHi = Int(adjOffsets[Int(u) + 1])
         let vLo = Int(adjOffsets[Int(v)]), vHi = Int(adjOffsets[Int(v) + 1])
-        // 1. Neighbours of u; the triangles on the edge and their opposite vertices.
+        let pd = SIMD3<Double>(p)
+        let ref = SIMD3<Double>(refNormal[Int(u)] + refNormal[Int(v)])
+        let refLength2 = Self.dot(ref, ref)
+        // 1. Neighbours of u; the triangles on the edge and their opposite vertices; every other
+        //    triangle of u must keep its shape with u at p.
         var shared = 0
         var o0 = UInt32.max, o1 = UInt32.max
         for i in uLo..<uHi {
@@ -1131,6 +1137,8 @@ struct DecimationCore: @unchecked Sendable {
                 shared += 1
                 let o = x ^ y ^ z ^ u ^ v
                 if shared == 1 { o0 = o } else { o1 = o }
+            } else if !keepsShape(x, y, z, moving: u, to: pd, ref, refLength2) {
+                return false
             }
             mark[Int(x)] = s1
             mark[Int(y)] = s1
@@ -1142,8 +1150,11 @@ struct DecimationCore: @unchecked Sendable {
         } else if shared != 1 || !bothBoundary {
             return false
         }
-        // 2. Link condition: the common neighbours are exactly the opposite vertices.
+        // 2. Link condition: the common neighbours are exactly the opposite vertices. Every other
+        //    triangle of v must keep its shape with v at p, and not be (o0, o1, v) while u has
+        //    (o0, o1, u): the two would become copies of one triangle.
         var common = 0
+        var vHasOpposites = false
         for i in vLo..<vHi {
             let base = 3 * Int(adj[i])
             let x = tri[base]
@@ -1161,8 +1172,12 @@ struct DecimationCore: @unchecked Sendable {
                 mark[Int(z)] = s2
                 common += 1
             }
+            if x == u || y == u || z == u { continue }
+            if shared == 2 && (x == o0 || y == o0 || z == o0) && (x == o1 || y == o1 || z == o1) { vHasOpposites = true }
+            if !keepsShape(x, y, z, moving: v, to: pd, ref, refLength2) { return false }
         }
         if common != shared { return false }
+        if vHasOpposites && hasTriangleWithBoth(uLo, uHi, o0, o1, besides: v) { return false }
         // A boundary edge's one triangle dies: its corners must keep a triangle each (a lone
         // triangle, or a fan of one, would leave a vertex behind unreferenced).
         if shared == 1 {
@@ -1170,15 +1185,7 @@ struct DecimationCore: @unchecked Sendable {
             guard hasTriangleSurviving(oLo, oHi, u, v),
                   hasTriangleSurviving(uLo, uHi, u, v) || hasTriangleSurviving(vLo, vHi, u, v) else { return false }
         }
-        // 3. Every surviving triangle around u and v: no flip, no sliver; and not the triangle
-        //    (o0, o1, ·) on both sides, which would become two copies of one triangle.
-        let pd = SIMD3<Double>(p)
-        let ref = SIMD3<Double>(refNormal[Int(u)] + refNormal[Int(v)])
-        let opposites: (UInt32, UInt32)? = shared == 2 ? (o0, o1) : nil
-        guard let uHasOpposites = fanKeepsShape(uLo, uHi, moving: u, other: v, to: pd, ref, opposites),
-              let vHasOpposites = fanKeepsShape(vLo, vHi, moving: v, other: u, to: pd, ref, opposites)
-        else { return false }
-        return !(uHasOpposites && vHasOpposites)
+        return true
     }
 
     /// Whether adjacency slots `lo..<hi` hold a live triangle that does not have both `a` and `b`.
@@ -1194,30 +1201,26 @@ struct DecimationCore: @unchecked Sendable {
         return false
     }
 
-    /// Step 3 of ``canCollapse(drop:keep:to:stamp:)`` for the fan of `c` (adjacency slots
-    /// `lo..<hi`): nil when a live triangle not on the edge `c`–`other` would flip or become a
-    /// sliver with `c` at `p`; else whether one of them holds both `opposites`.
+    /// Whether adjacency slots `lo..<hi` hold a live triangle with both `a` and `b` but not `c`.
     @inline(__always)
-    func fanKeepsShape(_ lo: Int, _ hi: Int, moving c: UInt32, other: UInt32, to p: SIMD3<Double>, _ ref: SIMD3<Double>,
-                       _ opposites: (UInt32, UInt32)?) -> Bool? {
-        var hasOpposites = false
+    func hasTriangleWithBoth(_ lo: Int, _ hi: Int, _ a: UInt32, _ b: UInt32, besides c: UInt32) -> Bool {
         for i in lo..<hi {
             let base = 3 * Int(adj[i])
             let x = tri[base]
             if x == Self.deadTriangle { continue }
             let y = tri[base + 1], z = tri[base + 2]
-            if x == other || y == other || z == other { continue }
-            if let (o0, o1) = opposites, x == o0 || y == o0 || z == o0, x == o1 || y == o1 || z == o1 { hasOpposites = true }
-            if !keepsShape(x, y, z, moving: c, to: p, ref) { return nil }
+            if x == c || y == c || z == c { continue }
+            if (x == a || y == a || z == a) && (x == b || y == b || z == b) { return true }
         }
-        return hasOpposites
+        return false
     }
 
     /// Whether triangle `(x, y, z)` keeps its orientation when corner `c` moves to `p`: its normal
     /// turns by less than acos(minNormalCosine), still faces the side `ref` (the input's normal
     /// around the merged vertex) points to, and the triangle stays well away from degenerate.
     @inline(__always)
-    func keepsShape(_ x: UInt32, _ y: UInt32, _ z: UInt32, moving c: UInt32, to p: SIMD3<Double>, _ ref: SIMD3<Double>) -> Bool {
+    func keepsShape(_ x: UInt32, _ y: UInt32, _ z: UInt32, moving c: UInt32, to p: SIMD3<Double>, _ ref: SIMD3<Double>,
+                    _ refLength2: Double) -> Bool {
         let b: UInt32, d: UInt32
         if x == c {
             b = y
@@ -1237,7 +1240,7 @@ struct DecimationCore: @unchecked Sendable {
         if dp <= 0 { return false }
         let l1 = Self.dot(n1, n1)
         let dr = Self.dot(n1, ref)
-        if dr <= 0 || dr * dr <= Tuning.minReferenceCosine * Tuning.minReferenceCosine * l1 * Self.dot(ref, ref) { return false }
+        if dr <= 0 || dr * dr <= Tuning.minReferenceCosine * Tuning.minReferenceCosine * l1 * refLength2 { return false }
         if dp * dp < Tuning.minNormalCosine * Tuning.minNormalCosine * Self.dot(n0, n0) * l1 { return false }
         return l1 > Tuning.minSineSquared * Self.dot(f1, f1) * Self.dot(f2, f2)
     }
