@@ -960,12 +960,11 @@ struct DecimationCore: @unchecked Sendable {
             guard let x = q.regularisedMinimum(near: s.local(UInt32(v))) else { continue }
             let p = SIMD3<Float>(x + s.centre)
             let pd = SIMD3<Double>(p)
-            let ref = SIMD3<Double>(s.refNormal[v])
-            let refLength2 = Self.dot(ref, ref)
+            let move = Move(s, UInt32(v), to: pd, reference: SIMD3<Double>(s.refNormal[v]))
             var ok = true
             for i in lo..<hi {
                 let base = 3 * Int(adj[i])
-                if !s.keepsShape(tri[base], tri[base + 1], tri[base + 2], moving: UInt32(v), to: pd, ref, refLength2) {
+                if !s.keepsShape(tri[base], tri[base + 1], tri[base + 2], move) {
                     ok = false
                     break
                 }
@@ -1123,7 +1122,7 @@ struct DecimationCore: @unchecked Sendable {
         let vLo = Int(adjOffsets[Int(v)]), vHi = Int(adjOffsets[Int(v) + 1])
         let pd = SIMD3<Double>(p)
         let ref = SIMD3<Double>(refNormal[Int(u)] + refNormal[Int(v)])
-        let refLength2 = Self.dot(ref, ref)
+        let moveU = Move(self, u, to: pd, reference: ref), moveV = Move(self, v, to: pd, reference: ref)
         // 1. Neighbours of u; the triangles on the edge and their opposite vertices; every other
         //    triangle of u must keep its shape with u at p.
         var shared = 0
@@ -1137,7 +1136,7 @@ struct DecimationCore: @unchecked Sendable {
                 shared += 1
                 let o = x ^ y ^ z ^ u ^ v
                 if shared == 1 { o0 = o } else { o1 = o }
-            } else if !keepsShape(x, y, z, moving: u, to: pd, ref, refLength2) {
+            } else if !keepsShape(x, y, z, moveU) {
                 return false
             }
             mark[Int(x)] = s1
@@ -1174,7 +1173,7 @@ struct DecimationCore: @unchecked Sendable {
             }
             if x == u || y == u || z == u { continue }
             if shared == 2 && (x == o0 || y == o0 || z == o0) && (x == o1 || y == o1 || z == o1) { vHasOpposites = true }
-            if !keepsShape(x, y, z, moving: v, to: pd, ref, refLength2) { return false }
+            if !keepsShape(x, y, z, moveV) { return false }
         }
         if common != shared { return false }
         if vHasOpposites && hasTriangleWithBoth(uLo, uHi, o0, o1, besides: v) { return false }
@@ -1215,12 +1214,32 @@ struct DecimationCore: @unchecked Sendable {
         return false
     }
 
-    /// Whether triangle `(x, y, z)` keeps its orientation when corner `c` moves to `p`: its normal
-    /// turns by less than acos(minNormalCosine), still faces the side `ref` (the input's normal
-    /// around the merged vertex) points to, and the triangle stays well away from degenerate.
+    /// One vertex moving (to the placement of a collapse, or to its quadric's minimum), as
+    /// ``keepsShape(_:_:_:_:)`` checks it against each triangle around it: read once per fan.
+    struct Move {
+        let vertex: UInt32
+        let from: SIMD3<Double>
+        let to: SIMD3<Double>
+        /// The input's normal around the vertex (after a collapse, around both merged ones).
+        let reference: SIMD3<Double>
+        let referenceLength2: Double
+
+        @inline(__always)
+        init(_ core: DecimationCore, _ vertex: UInt32, to p: SIMD3<Double>, reference: SIMD3<Double>) {
+            self.vertex = vertex
+            from = SIMD3<Double>(core.pos[Int(vertex)])
+            to = p
+            self.reference = reference
+            referenceLength2 = DecimationCore.dot(reference, reference)
+        }
+    }
+
+    /// Whether triangle `(x, y, z)` keeps its orientation when its corner `move.vertex` moves to
+    /// `move.to`: its normal turns by less than acos(minNormalCosine), still faces the side
+    /// `move.reference` points to, and the triangle stays well away from degenerate.
     @inline(__always)
-    func keepsShape(_ x: UInt32, _ y: UInt32, _ z: UInt32, moving c: UInt32, to p: SIMD3<Double>, _ ref: SIMD3<Double>,
-                    _ refLength2: Double) -> Bool {
+    func keepsShape(_ x: UInt32, _ y: UInt32, _ z: UInt32, _ move: Move) -> Bool {
+        let c = move.vertex, p = move.to, ref = move.reference
         let b: UInt32, d: UInt32
         if x == c {
             b = y
@@ -1232,7 +1251,7 @@ struct DecimationCore: @unchecked Sendable {
             b = x
             d = y
         }
-        let pc = SIMD3<Double>(pos[Int(c)]), pb = SIMD3<Double>(pos[Int(b)]), pd = SIMD3<Double>(pos[Int(d)])
+        let pc = move.from, pb = SIMD3<Double>(pos[Int(b)]), pd = SIMD3<Double>(pos[Int(d)])
         let n0 = Self.cross(pb - pc, pd - pc)
         let f1 = pb - p, f2 = pd - p
         let n1 = Self.cross(f1, f2)
@@ -1240,7 +1259,7 @@ struct DecimationCore: @unchecked Sendable {
         if dp <= 0 { return false }
         let l1 = Self.dot(n1, n1)
         let dr = Self.dot(n1, ref)
-        if dr <= 0 || dr * dr <= Tuning.minReferenceCosine * Tuning.minReferenceCosine * l1 * refLength2 { return false }
+        if dr <= 0 || dr * dr <= Tuning.minReferenceCosine * Tuning.minReferenceCosine * l1 * move.referenceLength2 { return false }
         if dp * dp < Tuning.minNormalCosine * Tuning.minNormalCosine * Self.dot(n0, n0) * l1 { return false }
         return l1 > Tuning.minSineSquared * Self.dot(f1, f1) * Self.dot(f2, f2)
     }
