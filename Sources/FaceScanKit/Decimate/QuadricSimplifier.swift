@@ -1172,7 +1172,7 @@ struct DecimationCore: @unchecked Sendable {
                 common += 1
             }
             if x == u || y == u || z == u { continue }
-            if shared == 2 && (x == o0 || y == o0 || z == o0) && (x == o1 || y == o1 || z == o1) { vHasOpposites = true }
+            if shared == 2 && Self.holdsBoth(x, y, z, o0, o1) { vHasOpposites = true }
             if !keepsShape(x, y, z, moveV) { return false }
         }
         if common != shared { return false }
@@ -1195,7 +1195,7 @@ struct DecimationCore: @unchecked Sendable {
             let x = tri[base]
             if x == Self.deadTriangle { continue }
             let y = tri[base + 1], z = tri[base + 2]
-            if !((x == a || y == a || z == a) && (x == b || y == b || z == b)) { return true }
+            if !Self.holdsBoth(x, y, z, a, b) { return true }
         }
         return false
     }
@@ -1209,9 +1209,15 @@ struct DecimationCore: @unchecked Sendable {
             if x == Self.deadTriangle { continue }
             let y = tri[base + 1], z = tri[base + 2]
             if x == c || y == c || z == c { continue }
-            if (x == a || y == a || z == a) && (x == b || y == b || z == b) { return true }
+            if Self.holdsBoth(x, y, z, a, b) { return true }
         }
         return false
+    }
+
+    /// Whether triangle `(x, y, z)` has both `a` and `b` as corners.
+    @inline(__always)
+    static func holdsBoth(_ x: UInt32, _ y: UInt32, _ z: UInt32, _ a: UInt32, _ b: UInt32) -> Bool {
+        (x == a || y == a || z == a) && (x == b || y == b || z == b)
     }
 
     /// One vertex moving (to the placement of a collapse, or to its quadric's minimum), as
