@@ -69,8 +69,8 @@ public final class CaptureReader {
     /// exercise refills).
     init(path: String, chunkSize: Int) throws(IOFailure) {
         if path == "-" {
-            json = JSONReader(fd: 0, name: Self.displayName(path), ownsFD: false, chunkSize: chunkSize)
             name = Self.displayName(path)
+            json = JSONReader(fd: 0, name: name, ownsFD: false, chunkSize: chunkSize)
         } else {
             let fd = open(path, O_RDONLY)
             guard fd >= 0 else { throw IOFailure(path: path, "cannot open: \(String(cString: strerror(errno)))") }

@@ -613,13 +613,14 @@ struct DecimationCore: @unchecked Sendable {
         for t in lo..<hi {
             let base = 3 * t
             let i0 = tri[base], i1 = tri[base + 1], i2 = tri[base + 2]
-            out.planes[t] = .zero
-            out.normals[t] = .zero
             let p0 = s.local(i0)
             let nrm = Self.cross(s.local(i1) - p0, s.local(i2) - p0)
             let len = Self.dot(nrm, nrm).squareRoot()
             out.normals[t] = SIMD3<Float>(nrm)
-            guard len > 0 else { continue }
+            guard len > 0 else {
+                out.planes[t] = .zero
+                continue
+            }
             var unit = nrm / len
             var anchor = p0
             if let origin {
