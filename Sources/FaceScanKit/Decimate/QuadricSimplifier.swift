@@ -245,10 +245,11 @@ struct QuadricSimplifier: ~Copyable {
             let fraction = narrowsLastPasses
                 ? min(Tuning.decimationPassFraction, max(Tuning.budgetShare * Double(budget), Double(budget + Tuning.tailCandidates)) / Double(count)) : Tuning.passFraction
             let limit = core.limitKey(count, fraction: fraction)
-            let nsorted = core.sortCandidates(count, limitKey: limit)
+            let halves = split && triangleSlots >= Tuning.parallelTriangles
+            if halves { core.tagSeam(triangleSlots) }
+            let nsorted = core.sortCandidates(count, limitKey: limit, sides: halves)
             var done: Int
-            if split && triangleSlots >= Tuning.parallelTriangles {
-                core.tagSeam(triangleSlots)
+            if halves {
                 done = core.collapsePassSplit(nsorted, budget: budget, pass: pass, stamp: &stamp)
             } else {
                 done = core.collapsePass(nsorted, budget: budget, pass: pass, stamp: &stamp)
@@ -390,6 +391,9 @@ struct DecimationCore: @unchecked Sendable {
     /// scratch (see ``classifyAndAccumulate(_:origin:)``): fewer fresh pages.
     let candBytes: UnsafeMutableRawPointer
     let order: UnsafeMutablePointer<UInt32>
+    /// Per entry of `order` in a pass split in halves: which step collapses it (half 0 or 1,
+    /// `Self.seam`, or `Self.neitherSide`; see ``collapsePassSplit(_:budget:pass:stamp:)``).
+    let side: UnsafeMutablePointer<UInt8>
     let histogram: UnsafeMutablePointer<UInt32>
     /// The memory of every array above.
     let arena: ScratchArena
@@ -406,7 +410,7 @@ struct DecimationCore: @unchecked Sendable {
         let candidateBytes = Self.candidateBytes(triangles: mesh.triangleCount)
         let perVertex = 2 * A.bytes(SIMD3<Float>.self, n) + A.bytes(SIMD2<Float>.self, hasUVs ? n : 1)
             + A.bytes(Quadric.self, n) + 3 * A.bytes(UInt8.self, n) + 2 * A.bytes(UInt32.self, n) + A.bytes(UInt32.self, n + 1)
-        let perCorner = 3 * A.bytes(UInt32.self, corners) + A.bytes(UInt8.self, candidateBytes)
+        let perCorner = 3 * A.bytes(UInt32.self, corners) + A.bytes(UInt8.self, corners) + A.bytes(UInt8.self, candidateBytes)
         arena = ScratchArena(byteCount: perVertex + perCorner + A.bytes(UInt32.self, 2 * (Self.bucketCount + 1)))
         var take = ScratchArena.Cursor(arena)
         pos = take.take(SIMD3<Float>.self, n)
@@ -422,6 +426,7 @@ struct DecimationCore: @unchecked Sendable {
         tri = take.take(UInt32.self, corners)
         adj = take.take(UInt32.self, corners)
         order = take.take(UInt32.self, corners)
+        side = take.take(UInt8.self, corners)
         candBytes = UnsafeMutableRawPointer(take.take(UInt8.self, candidateBytes))
         cand = candBytes.bindMemory(to: Candidate.self, capacity: max(corners, 1))
         histogram = take.take(UInt32.self, 2 * (Self.bucketCount + 1))
@@ -905,27 +910,32 @@ struct DecimationCore: @unchecked Sendable {
     /// vertices stay in cache. Returns how many were sorted.
     /// From two chunks on, each half of the chunks is sorted on its own thread (the second into
     /// its own part of `order`, then moved down behind the first): the same bytes as one thread.
-    func sortCandidates(_ count: Int, limitKey: UInt32) -> Int {
+    /// `sides`: also note in `side` which half takes each entry (needs ``tagSeam(_:)``), so that
+    /// the collapse passes of the halves and the seam skip the others' entries without reading
+    /// their candidates.
+    func sortCandidates(_ count: Int, limitKey: UInt32, sides: Bool = false) -> Int {
         let chunk = Tuning.sortChunk
         let chunks = (count + chunk - 1) / chunk
         guard chunks >= 2 && threads > 1 else {
-            return sortChunks(0, count, limitKey: limitKey, histogram: histogram)
+            return sortChunks(0, count, limitKey: limitKey, sides: sides, histogram: histogram)
         }
         let s = self
         let mid = (chunks / 2) * chunk
         let (first, second) = s.bothCounts { k in
             k == 0
-                ? s.sortChunks(0, mid, limitKey: limitKey, histogram: s.histogram)
-                : s.sortChunks(mid, count, limitKey: limitKey, histogram: s.histogram + (Self.bucketCount + 1))
+                ? s.sortChunks(0, mid, limitKey: limitKey, sides: sides, histogram: s.histogram)
+                : s.sortChunks(mid, count, limitKey: limitKey, sides: sides, histogram: s.histogram + (Self.bucketCount + 1))
         }
         Self.moveDown(s.order, from: mid, to: first, count: second)
+        if sides { Self.moveDown(s.side, from: mid, to: first, count: second) }
         return first + second
     }
 
     /// Sorts candidates `lo..<hi` (`lo` a multiple of the chunk size) chunk by chunk into
-    /// `order[lo...]`, using `h` (`limitKey + 2` entries) as scratch; returns how many.
-    func sortChunks(_ lo: Int, _ hi: Int, limitKey: UInt32, histogram h: UnsafeMutablePointer<UInt32>) -> Int {
-        let cand = self.cand, order = self.order
+    /// `order[lo...]` (and, with `sides`, their sides into `side[lo...]`), using `h`
+    /// (`limitKey + 2` entries) as scratch; returns how many.
+    func sortChunks(_ lo: Int, _ hi: Int, limitKey: UInt32, sides: Bool, histogram h: UnsafeMutablePointer<UInt32>) -> Int {
+        let cand = self.cand, order = self.order, side = self.side, tag = self.tag
         let last = Int(limitKey)
         var out = lo
         var from = lo
@@ -941,7 +951,12 @@ struct DecimationCore: @unchecked Sendable {
             for c in from..<to {
                 let k = Int(Self.key(cand[c].cost))
                 if k > last { continue }
-                order[Int(h[k])] = UInt32(truncatingIfNeeded: c)
+                let at = Int(h[k])
+                order[at] = UInt32(truncatingIfNeeded: c)
+                if sides {
+                    let tu = tag[Int(cand[c].drop)], tv = tag[Int(cand[c].keep)]
+                    side[at] = tu == Self.seam || tv == Self.seam ? Self.seam : (tu == tv ? tu : Self.neitherSide)
+                }
                 h[k] += 1
             }
             out = Int(h[last])
@@ -989,7 +1004,8 @@ struct DecimationCore: @unchecked Sendable {
     /// edges along the seam go, on one thread, with what is left of the budget (and, when a half
     /// ran out of its share, every remaining edge in cost order). Each half's
     /// result depends only on its own data, so the outcome is the same bytes on one or two threads.
-    /// Needs ``tagSeam(_:)`` for the current triangles.
+    /// Needs `order` sorted with `sides` (``sortCandidates(_:limitKey:sides:)``) after
+    /// ``tagSeam(_:)`` for the current triangles.
     func collapsePassSplit(_ count: Int, budget: Int, pass: UInt32, stamp: inout UInt32) -> Int {
         resetMarksIfNeeded(count, stamp: &stamp)
         let s = self
@@ -1015,6 +1031,9 @@ struct DecimationCore: @unchecked Sendable {
     static let seam: UInt8 = 2
     /// `only` value of ``collapseRange(_:budget:pass:stamp:only:)`` that takes every candidate.
     static let anyRegion: UInt8 = 3
+    /// `side` of an edge between the two halves that no seam vertex ends (none in a valid
+    /// tagging: such an edge's triangles make both ends seam vertices); only `anyRegion` takes it.
+    static let neitherSide: UInt8 = 4
 
     /// Restarts the mark stamps before they could wrap around within the coming pass.
     func resetMarksIfNeeded(_ count: Int, stamp: inout UInt32) {
@@ -1024,27 +1043,24 @@ struct DecimationCore: @unchecked Sendable {
         }
     }
 
-    /// Collapses, in order, the sorted candidates that `only` selects: both ends tagged with
-    /// region `only` (0 or 1), at least one end on the seam (`Self.seam`), or all
-    /// (`Self.anyRegion`); each vertex at most once per pass, at most `budget` collapses.
+    /// Collapses, in order, the sorted candidates that `only` selects: those whose `side` is
+    /// `only` (0 or 1: both ends tagged with that half; `Self.seam`: at least one end on the
+    /// seam), or all (`Self.anyRegion`); each vertex at most once per pass, at most `budget`
+    /// collapses.
     func collapseRange(_ count: Int, budget: Int, pass: UInt32, stamp: inout UInt32, only: UInt8,
                        endpointFallback: Bool = false) -> Int {
         let s = self
-        let cand = s.cand, order = s.order, touched = s.touched, tag = s.tag
+        let cand = s.cand, order = s.order, touched = s.touched, side = s.side
         var done = 0
         var i = 0
         while i < count && done < budget {
+            if only != Self.anyRegion && side[i] != only {
+                i += 1
+                continue
+            }
             let c = cand[Int(order[i])]
             i += 1
             let u = c.drop, v = c.keep
-            if only != Self.anyRegion {
-                let tu = tag[Int(u)], tv = tag[Int(v)]
-                if only == Self.seam {
-                    if tu != Self.seam && tv != Self.seam { continue }
-                } else if tu != only || tv != only {
-                    continue
-                }
-            }
             if touched[Int(u)] == pass || touched[Int(v)] == pass { continue }
             var p = c.position
             if !s.canCollapse(drop: u, keep: v, to: p, stamp: &stamp) {
