@@ -391,8 +391,8 @@ struct DecimationCore: @unchecked Sendable {
     /// scratch (see ``classifyAndAccumulate(_:origin:)``): fewer fresh pages.
     let candBytes: UnsafeMutableRawPointer
     let order: UnsafeMutablePointer<UInt32>
-    /// Per entry of `order` in a pass split in halves: which step collapses it (half 0 or 1,
-    /// `Self.seam`, or `Self.neitherSide`; see ``collapsePassSplit(_:budget:pass:stamp:)``).
+    /// Per entry of `order` in a pass split in halves: which step collapses it (half 0 or 1, or
+    /// `Self.seam`; see ``collapsePassSplit(_:budget:pass:stamp:)``).
     let side: UnsafeMutablePointer<UInt8>
     let histogram: UnsafeMutablePointer<UInt32>
     /// The memory of every array above.
@@ -955,7 +955,8 @@ struct DecimationCore: @unchecked Sendable {
                 order[at] = UInt32(truncatingIfNeeded: c)
                 if sides {
                     let tu = tag[Int(cand[c].drop)], tv = tag[Int(cand[c].keep)]
-                    side[at] = tu == Self.seam || tv == Self.seam ? Self.seam : (tu == tv ? tu : Self.neitherSide)
+                    // Ends in different halves share a triangle, which made both seam vertices.
+                    side[at] = tu == tv ? tu : Self.seam
                 }
                 h[k] += 1
             }
@@ -1031,9 +1032,6 @@ struct DecimationCore: @unchecked Sendable {
     static let seam: UInt8 = 2
     /// `only` value of ``collapseRange(_:budget:pass:stamp:only:)`` that takes every candidate.
     static let anyRegion: UInt8 = 3
-    /// `side` of an edge between the two halves that no seam vertex ends (none in a valid
-    /// tagging: such an edge's triangles make both ends seam vertices); only `anyRegion` takes it.
-    static let neitherSide: UInt8 = 4
 
     /// Restarts the mark stamps before they could wrap around within the coming pass.
     func resetMarksIfNeeded(_ count: Int, stamp: inout UInt32) {

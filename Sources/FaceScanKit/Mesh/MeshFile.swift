@@ -71,7 +71,7 @@ extension Mesh {
     public static func parse(_ bytes: [UInt8], format: MeshFormat, name: String) throws(InputError) -> Mesh {
         // A text file may start with a UTF-8 byte-order mark (a binary STL's header is free-form).
         let bom = bytes.starts(with: FileBytes.byteOrderMark) && !(format == .stl && looksLikeBinarySTL(bytes))
-        let text = bom ? Array(bytes.dropFirst(FileBytes.byteOrderMark.count)) : bytes  // copies only with a mark
+        let text = bom ? Array(FileBytes.withoutByteOrderMark(bytes)) : bytes  // copies only with a mark
         switch format {
         case .obj: return try parseOBJ(text, name: name)
         case .stl: return try parseSTL(text, name: name)
