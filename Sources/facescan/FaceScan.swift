@@ -28,7 +28,7 @@ struct FaceScan: ParsableCommand {
             try command.run()
             // Reports printed on standard output must have arrived (a full disk, a closed pipe).
             if fflush(nil) != 0 {
-                throw IOFailure(path: "-", "write to standard output failed: \(String(cString: strerror(errno)))")
+                throw IOFailure(path: "-", "write to standard output failed: \(systemErrorText())")
             }
         } catch let failure as any FaceScanFailure {
             Console.error("facescan: \(failure)")

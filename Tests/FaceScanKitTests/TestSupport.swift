@@ -1,10 +1,17 @@
 import Foundation
 @testable import FaceScanKit
 
-/// A fresh temporary directory for one test.
+/// This test process's scratch directory, removed with everything in it when the process exits.
+let testScratchRoot: String = {
+    let root = FileManager.default.temporaryDirectory.path + "/facescan-tests-\(getpid())"
+    try! FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    atexit { try? FileManager.default.removeItem(atPath: testScratchRoot) }
+    return root
+}()
+
+/// A fresh temporary directory for one test (inside ``testScratchRoot``).
 func makeTempDir(_ tag: String = #function) -> String {
-    let base = FileManager.default.temporaryDirectory.path
-    let dir = "\(base)/facescan-tests-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+    let dir = "\(testScratchRoot)/\(UInt64.random(in: 0...UInt64.max))"
     try! FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     return dir
 }

@@ -63,8 +63,17 @@ func runFacescanBytes(_ args: [String], stdin: Data? = nil, cwd: String? = nil) 
     return (p.terminationStatus, outData, String(decoding: errData, as: UTF8.self))
 }
 
+/// This test process's scratch directory, removed with everything in it when the process exits
+/// (each test's directory is one level inside, so a test may delete its own).
+let cliScratchRoot: String = {
+    let root = FileManager.default.temporaryDirectory.path + "/facescan-cli-\(getpid())"
+    try! FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    atexit { try? FileManager.default.removeItem(atPath: cliScratchRoot) }
+    return root
+}()
+
 func tempDir() -> String {
-    let dir = FileManager.default.temporaryDirectory.path + "/facescan-cli-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+    let dir = cliScratchRoot + "/\(UInt64.random(in: 0...UInt64.max))"
     try! FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     return dir
 }

@@ -73,7 +73,7 @@ public final class CaptureReader {
             json = JSONReader(fd: 0, name: name, ownsFD: false, chunkSize: chunkSize)
         } else {
             let fd = open(path, O_RDONLY)
-            guard fd >= 0 else { throw IOFailure(path: path, "cannot open: \(String(cString: strerror(errno)))") }
+            guard fd >= 0 else { throw IOFailure(path: path, "cannot open: \(systemErrorText())") }
             var st = stat()
             if fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR {
                 close(fd)

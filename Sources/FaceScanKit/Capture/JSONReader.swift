@@ -73,7 +73,7 @@ final class JSONReader {
             let r = read(fd, buf + end, capacity - end)
             if r < 0 {
                 if errno == EINTR { continue }
-                throw InputError(file: name, "read failed at byte \(offset): \(String(cString: strerror(errno)))")
+                throw InputError(file: name, "read failed at byte \(offset): \(systemErrorText())")
             }
             if r == 0 { eof = true } else { end += r }
         }
@@ -119,7 +119,7 @@ final class JSONReader {
                 if w < 0 {
                     if errno == EINTR { continue }
                     close(tfd)
-                    throw InputError(file: name, "cannot buffer standard input: \(String(cString: strerror(errno)))")
+                    throw InputError(file: name, "cannot buffer standard input: \(systemErrorText())")
                 }
                 o += w
             }
@@ -130,7 +130,7 @@ final class JSONReader {
             if r < 0 {
                 if errno == EINTR { continue }
                 close(tfd)
-                throw InputError(file: name, "read failed: \(String(cString: strerror(errno)))")
+                throw InputError(file: name, "read failed: \(systemErrorText())")
             }
             if r == 0 { eof = true } else { try put(buf, r) }
         }

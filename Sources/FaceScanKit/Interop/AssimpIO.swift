@@ -23,7 +23,7 @@ public enum AssimpIO {
     /// read and ``InputError`` (message `assimp: …`) when assimp cannot make sense of it.
     public static func read(path: String) throws -> Mesh {
         guard access(path, R_OK) == 0 else {
-            throw IOFailure(path: path, "cannot open: \(String(cString: strerror(errno)))")
+            throw IOFailure(path: path, "cannot open: \(systemErrorText())")
         }
         try checkPLYHeader(path)
         return try lock.withLock { () throws(InputError) -> Mesh in

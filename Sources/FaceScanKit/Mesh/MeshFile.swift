@@ -29,7 +29,7 @@ public enum FileBytes {
     /// first `limit` bytes.
     public static func read(_ path: String, upTo limit: Int = .max) throws(IOFailure) -> [UInt8] {
         let fd: Int32 = path == "-" ? 0 : open(path, O_RDONLY)
-        guard fd >= 0 else { throw IOFailure(path: path, "cannot open: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw IOFailure(path: path, "cannot open: \(systemErrorText())") }
         defer { if fd != 0 { close(fd) } }
         var out = [UInt8]()
         // A regular file is read straight into an array of its size; anything else (a pipe,
@@ -50,14 +50,14 @@ public enum FileBytes {
                     count += n
                 }
             }
-            if failure != 0 { throw IOFailure(path: path, "read failed: \(String(cString: strerror(failure)))") }
+            if failure != 0 { throw IOFailure(path: path, "read failed: \(systemErrorText(failure))") }
         }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while out.count < limit {
             let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw IOFailure(path: path, "read failed: \(String(cString: strerror(errno)))")
+                throw IOFailure(path: path, "read failed: \(systemErrorText())")
             }
             if n == 0 { break }
             out.append(contentsOf: chunk[0..<min(n, limit - out.count)])

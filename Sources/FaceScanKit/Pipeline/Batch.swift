@@ -25,7 +25,7 @@ public enum Batch {
         var out: [String] = []
         for a in args {
             var st = stat()
-            guard stat(a, &st) == 0 else { throw IOFailure(path: a, "cannot open: \(String(cString: strerror(errno)))") }
+            guard stat(a, &st) == 0 else { throw IOFailure(path: a, "cannot open: \(systemErrorText())") }
             if (st.st_mode & S_IFMT) == S_IFDIR {
                 guard let d = opendir(a) else { throw IOFailure(path: a, "cannot list the directory") }
                 defer { closedir(d) }

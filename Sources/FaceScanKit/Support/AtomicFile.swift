@@ -38,7 +38,7 @@ public final class OutputTransaction {
         let slot = TemporaryFiles.register(template)
         let fd = mkstemp(template)
         guard fd >= 0 else {
-            let e = Self.errnoText()
+            let e = systemErrorText()
             if let slot { TemporaryFiles.release(slot) } else { free(template) }
             throw IOFailure(path: path, "cannot create a file in '\(dir)': \(e)")
         }
@@ -46,8 +46,8 @@ public final class OutputTransaction {
         if slot == nil { free(template) }
         staged.append((temp, path, slot))
         var err = Self.writeAll(bytes, to: fd)
-        if err == nil && fchmod(fd, 0o644) != 0 { err = Self.errnoText() }
-        if close(fd) != 0 && err == nil { err = Self.errnoText() }
+        if err == nil && fchmod(fd, 0o644) != 0 { err = systemErrorText() }
+        if close(fd) != 0 && err == nil { err = systemErrorText() }
         if let err { throw IOFailure(path: path, "write failed: \(err)") }
     }
 
@@ -56,7 +56,7 @@ public final class OutputTransaction {
         while !staged.isEmpty {
             let s = staged.removeFirst()
             if rename(s.temp, s.final) != 0 {
-                let e = Self.errnoText()
+                let e = systemErrorText()
                 unlink(s.temp)
                 if let slot = s.slot { TemporaryFiles.release(slot) }
                 throw IOFailure(path: s.final, "cannot rename into place: \(e)")
@@ -93,7 +93,7 @@ public final class OutputTransaction {
                 let n = Glibc.write(fd, raw.baseAddress! + off, raw.count - off)
                 if n < 0 {
                     if errno == EINTR { continue }
-                    return errnoText()
+                    return systemErrorText()
                 }
                 off += n
             }
@@ -117,7 +117,7 @@ public final class OutputTransaction {
         var st = stat()
         if lstat(dir, &st) != 0 {
             if mkdir(dir, 0o755) != 0 {
-                throw IOFailure(path: dir, "cannot create the output directory: \(errnoText())")
+                throw IOFailure(path: dir, "cannot create the output directory: \(systemErrorText())")
             }
             return
         }
@@ -158,7 +158,6 @@ public final class OutputTransaction {
         return String(path[path.index(after: slash)...])
     }
 
-    static func errnoText() -> String { String(cString: strerror(errno)) }
 }
 
 /// The process-wide table of temporary files staged and not yet committed or aborted: a fixed

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Every error facescan reports: one sentence for the user and the process exit code it maps to.
 ///
 /// Exit codes: 0 success, 1 I/O or internal error, 2 bad input or usage, 3 no frame passed the gate.
@@ -45,6 +51,9 @@ public struct UsageError: FaceScanFailure, Equatable {
 }
 
 /// Reading or writing a file failed for a reason outside the input's content (exit 1).
+/// The system's text for an `errno` value (by default the current one), for error messages.
+public func systemErrorText(_ code: Int32 = errno) -> String { String(cString: strerror(code)) }
+
 public struct IOFailure: FaceScanFailure, Equatable {
     public var path: String
     public var message: String

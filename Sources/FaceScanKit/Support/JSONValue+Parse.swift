@@ -10,7 +10,7 @@ extension JSONValue {
     /// Throws ``IOFailure`` or ``InputError``.
     public static func read(path: String) throws -> JSONValue {
         let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { throw IOFailure(path: path, "cannot open: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw IOFailure(path: path, "cannot open: \(systemErrorText())") }
         let reader = JSONReader(fd: fd, name: path, ownsFD: true)
         let value = try reader.readValue()
         guard try reader.atEnd() else { throw reader.error("unexpected content after the JSON value") }
