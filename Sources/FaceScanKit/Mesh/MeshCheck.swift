@@ -41,61 +41,131 @@ public struct MeshCheck: Sendable, Equatable {
     public init() {}
 
     /// Analyses `mesh`.
-    /// - Complexity: O(t log t) for t triangles.
+    ///
+    /// Recipe: one pass over the triangles counts, per smallest vertex index, the undirected edges
+    /// and the (sorted) triangles that start there; a second fills two flat bucketed arrays; each
+    /// bucket (about a vertex's valence long) is then sorted on its own, so equal edges and equal
+    /// triangles sit side by side.
+    /// - Complexity: O(t · log valence) for t triangles.
     public init(_ mesh: Mesh) {
         let n = mesh.vertexCount
+        let tc = mesh.triangleCount
         vertexCount = n
-        triangleCount = mesh.triangleCount
-        nonFiniteVertices = mesh.positions.reduce(0) { $0 + (($1.x.isFinite && $1.y.isFinite && $1.z.isFinite) ? 0 : 1) }
+        triangleCount = tc
+        var nonFinite = 0
+        for p in mesh.positions where !(p.x.isFinite && p.y.isFinite && p.z.isFinite) { nonFinite += 1 }
+        nonFiniteVertices = nonFinite
+        // Bucket of an edge: its smaller end; entry `hi << 1 | forward` (forward: traversed from
+        // the smaller end). Bucket of a triangle: its smallest corner; entry `mid << 32 | max`.
+        var edgeStart = [Int](repeating: 0, count: n + 1)
+        var faceStart = [Int](repeating: 0, count: n + 1)
         var used = [Bool](repeating: false, count: n)
-        // Edge keys: (min << 32 | max) with the direction bit kept separately.
-        var edges: [(key: UInt64, forward: Bool)] = []
-        edges.reserveCapacity(mesh.triangles.count)
-        var faces: [SIMD3<UInt32>] = []
-        faces.reserveCapacity(mesh.triangleCount)
-        for t in 0..<mesh.triangleCount {
-            let (a, b, c) = mesh.triangle(t)
-            guard Int(a) < n, Int(b) < n, Int(c) < n else {
-                outOfRangeTriangles += 1
-                continue
-            }
-            used[Int(a)] = true
-            used[Int(b)] = true
-            used[Int(c)] = true
-            if a == b || b == c || a == c {
-                repeatedCornerTriangles += 1
-                degenerateTriangles += 1
-            } else if mesh.faceNormal(t) == .zero {
-                degenerateTriangles += 1
-            }
-            var s = [a, b, c]
-            s.sort()
-            faces.append(SIMD3(s[0], s[1], s[2]))
-            for (u, v) in [(a, b), (b, c), (c, a)] where u != v {
-                edges.append((UInt64(min(u, v)) << 32 | UInt64(max(u, v)), u < v))
+        var outOfRange = 0, repeated = 0, zeroArea = 0
+        mesh.triangles.withUnsafeBufferPointer { t in
+            for f in 0..<tc {
+                let a = t[3 * f], b = t[3 * f + 1], c = t[3 * f + 2]
+                guard Int(a) < n, Int(b) < n, Int(c) < n else {
+                    outOfRange += 1
+                    continue
+                }
+                used[Int(a)] = true
+                used[Int(b)] = true
+                used[Int(c)] = true
+                if a == b || b == c || a == c {
+                    repeated += 1
+                } else if mesh.faceNormal(f) == .zero {
+                    zeroArea += 1
+                }
+                faceStart[Int(min(a, b, c)) + 1] += 1
+                if a != b { edgeStart[Int(min(a, b)) + 1] += 1 }
+                if b != c { edgeStart[Int(min(b, c)) + 1] += 1 }
+                if c != a { edgeStart[Int(min(c, a)) + 1] += 1 }
             }
         }
+        outOfRangeTriangles = outOfRange
+        repeatedCornerTriangles = repeated
+        degenerateTriangles = repeated + zeroArea
         unreferencedVertices = used.reduce(0) { $0 + ($1 ? 0 : 1) }
-        faces.sort { ($0.x, $0.y, $0.z) < ($1.x, $1.y, $1.z) }
-        for i in faces.indices.dropFirst() where faces[i] == faces[i - 1] { duplicateTriangles += 1 }
-        edges.sort { $0.key < $1.key }
-        var boundary: [UInt64] = []
-        var i = 0
-        while i < edges.count {
-            var j = i
-            var fwd = 0
-            while j < edges.count && edges[j].key == edges[i].key {
-                if edges[j].forward { fwd += 1 }
-                j += 1
-            }
-            let uses = j - i
-            if uses == 1 { boundary.append(edges[i].key) }
-            if uses > 2 { nonManifoldEdges += 1 }
-            if uses == 2 && fwd != 1 { inconsistentEdges += 1 }
-            i = j
+        for v in 0..<n {
+            edgeStart[v + 1] += edgeStart[v]
+            faceStart[v + 1] += faceStart[v]
         }
+        var edges = [UInt64](repeating: 0, count: edgeStart[n])
+        var faces = [UInt64](repeating: 0, count: faceStart[n])
+        var edgeFill = edgeStart, faceFill = faceStart
+        mesh.triangles.withUnsafeBufferPointer { t in
+            for f in 0..<tc {
+                let a = t[3 * f], b = t[3 * f + 1], c = t[3 * f + 2]
+                guard Int(a) < n, Int(b) < n, Int(c) < n else { continue }
+                let lo = min(a, b, c), hi = max(a, b, c)
+                let mid = a ^ b ^ c ^ lo ^ hi
+                faces[faceFill[Int(lo)]] = UInt64(mid) << 32 | UInt64(hi)
+                faceFill[Int(lo)] += 1
+                for k in 0..<3 {
+                    let u = k == 0 ? a : (k == 1 ? b : c), v = k == 0 ? b : (k == 1 ? c : a)
+                    if u == v { continue }
+                    let e = Int(min(u, v))
+                    edges[edgeFill[e]] = UInt64(max(u, v)) << 1 | (u < v ? 1 : 0)
+                    edgeFill[e] += 1
+                }
+            }
+        }
+        var duplicates = 0, nonManifold = 0, inconsistent = 0
+        var boundary: [UInt64] = []
+        faces.withUnsafeMutableBufferPointer { fb in
+            edges.withUnsafeMutableBufferPointer { eb in
+                for v in 0..<n {
+                    let fLo = faceStart[v], fHi = faceStart[v + 1]
+                    Self.sortBucket(fb, fLo, fHi)
+                    if fHi - fLo > 1 {
+                        for i in (fLo + 1)..<fHi where fb[i] == fb[i - 1] { duplicates += 1 }
+                    }
+                    let eHi = edgeStart[v + 1]
+                    Self.sortBucket(eb, edgeStart[v], eHi)
+                    var i = edgeStart[v]
+                    while i < eHi {
+                        let other = eb[i] >> 1
+                        var j = i, forward = 0
+                        while j < eHi && eb[j] >> 1 == other {
+                            forward += Int(eb[j] & 1)
+                            j += 1
+                        }
+                        let uses = j - i
+                        if uses == 1 { boundary.append(UInt64(v) << 32 | other) }
+                        if uses > 2 { nonManifold += 1 }
+                        if uses == 2 && forward != 1 { inconsistent += 1 }
+                        i = j
+                    }
+                }
+            }
+        }
+        duplicateTriangles = duplicates
+        nonManifoldEdges = nonManifold
+        inconsistentEdges = inconsistent
         boundaryEdges = boundary.count
         boundaryLoops = Self.countLoops(boundary, vertexCount: n)
+    }
+
+    /// Sorts `b[lo..<hi]` ascending: insertion sort for the short buckets of a mesh, the library
+    /// sort past 32 entries.
+    @inline(__always)
+    static func sortBucket(_ b: UnsafeMutableBufferPointer<UInt64>, _ lo: Int, _ hi: Int) {
+        guard hi - lo > 32 else {
+            var i = lo + 1
+            while i < hi {
+                let x = b[i]
+                var j = i
+                while j > lo && b[j - 1] > x {
+                    b[j] = b[j - 1]
+                    j -= 1
+                }
+                b[j] = x
+                i += 1
+            }
+            return
+        }
+        var part = UnsafeMutableBufferPointer(rebasing: b[lo..<hi])
+        part.sort()
     }
 
     /// Connected components of the boundary-edge graph (each a loop on a manifold surface).
