@@ -615,6 +615,9 @@ struct DecimationCore: @unchecked Sendable {
     func facePlanes(_ lo: Int, _ hi: Int, origin: Origin?, _ out: ClassifyScratch) {
         let s = self
         let tri = s.tri
+        // The input triangle's plane, shared by its 4^levels consecutive children: computed once.
+        var cachedOrigin = -1
+        var originPlane: (unit: SIMD3<Double>, anchor: SIMD3<Double>)? = nil
         for t in lo..<hi {
             let base = 3 * t
             let i0 = tri[base], i1 = tri[base + 1], i2 = tri[base + 2]
@@ -630,15 +633,20 @@ struct DecimationCore: @unchecked Sendable {
             var anchor = p0
             if let origin {
                 // The plane of the input triangle this one was subdivided from.
-                let ob = 3 * (t >> (2 * origin.levels))
-                let o0 = SIMD3<Double>(origin.positions[Int(origin.triangles[ob])]) - s.centre
-                let o1 = SIMD3<Double>(origin.positions[Int(origin.triangles[ob + 1])]) - s.centre
-                let o2 = SIMD3<Double>(origin.positions[Int(origin.triangles[ob + 2])]) - s.centre
-                let on = Self.cross(o1 - o0, o2 - o0)
-                let ol = Self.dot(on, on).squareRoot()
-                if ol > 0 {
-                    unit = on / ol
-                    anchor = o0
+                let ot = t >> (2 * origin.levels)
+                if ot != cachedOrigin {
+                    cachedOrigin = ot
+                    let ob = 3 * ot
+                    let o0 = SIMD3<Double>(origin.positions[Int(origin.triangles[ob])]) - s.centre
+                    let o1 = SIMD3<Double>(origin.positions[Int(origin.triangles[ob + 1])]) - s.centre
+                    let o2 = SIMD3<Double>(origin.positions[Int(origin.triangles[ob + 2])]) - s.centre
+                    let on = Self.cross(o1 - o0, o2 - o0)
+                    let ol = Self.dot(on, on).squareRoot()
+                    originPlane = ol > 0 ? (on / ol, o0) : nil
+                }
+                if let originPlane {
+                    unit = originPlane.unit
+                    anchor = originPlane.anchor
                 }
             }
             let w = (0.5 * len).squareRoot()
