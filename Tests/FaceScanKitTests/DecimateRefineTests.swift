@@ -1,4 +1,4 @@
-import FaceScanKit
+@testable import FaceScanKit
 import Testing
 
 @Suite("Refinement")
@@ -91,6 +91,17 @@ struct DecimateRefineTests {
             #expect(r.vertexCount == target)
             #expect(MeshCheck(r).isClean, "\(MeshCheck(r).summary)")
         }
+    }
+
+    /// Dropping them keeps every other triangle, in order, wherever the bad ones sit.
+    @Test func droppingDegenerateTrianglesKeepsTheOthersInOrder() {
+        var mesh = DecimateFixtures.grid(3)
+        let good = mesh.triangles
+        #expect(Decimation.withoutDegenerateTriangles(mesh).triangles == good)
+        mesh.triangles = [1, 1, 2] + good[0..<6] + [4, 5, 4] + good[6...] + [7, 8, 8]
+        #expect(Decimation.withoutDegenerateTriangles(mesh).triangles == good)
+        mesh.triangles = [3, 3, 3]
+        #expect(Decimation.withoutDegenerateTriangles(mesh).triangles.isEmpty)
     }
 
     /// Found by fuzzing: two triangles sharing only a vertex went from 5 vertices to 3 when asked

@@ -94,10 +94,17 @@ public enum Decimation {
     /// refinement cannot split them).
     static func withoutDegenerateTriangles(_ mesh: Mesh) -> Mesh {
         let t = mesh.triangles
-        let starts = stride(from: 0, to: t.count, by: 3)
-        guard starts.contains(where: { repeatsACorner(t, $0) }) else { return mesh }
+        var first = 0
+        while first < t.count && !repeatsACorner(t, first) { first += 3 }
+        guard first < t.count else { return mesh }
+        // Triangles before the first bad one as they are, then the good ones after it.
+        var kept = Array(t[0..<first])
+        kept.reserveCapacity(t.count - 3)
+        for i in stride(from: first + 3, to: t.count, by: 3) where !repeatsACorner(t, i) {
+            kept.append(contentsOf: t[i..<(i + 3)])
+        }
         var out = mesh
-        out.triangles = starts.filter { !repeatsACorner(t, $0) }.flatMap { t[$0..<($0 + 3)] }
+        out.triangles = kept
         return out
     }
 
