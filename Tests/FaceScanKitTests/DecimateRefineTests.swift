@@ -35,6 +35,42 @@ struct DecimateRefineTests {
         #expect(abs(loop.positions[5].z - (1 - 6.0 / 16.0)) < 1e-6)
     }
 
+    /// Edge points follow the old vertices in (a, b) order, a < b; under Loop an edge of two
+    /// triangles gets 3/8 of each end and 1/8 of each opposite corner, a boundary edge its midpoint.
+    /// A triangle that repeats a corner adds no vertex and stays on its own corners.
+    @Test func edgePointsAndDegenerateTriangles() {
+        let grid = DecimateFixtures.grid(4) { i, j in Float(i * j) * 0.1 + Float(i) * 0.05 }
+        let n = grid.vertexCount
+        let loop = Subdivision.loop(grid)
+        let adjacency = Adjacency(triangles: grid.triangles, vertexCount: n)
+        var point: [SIMD2<UInt32>: Int] = [:]
+        for a in 0..<n {
+            for j in Int(adjacency.offsets[a])..<Int(adjacency.offsets[a + 1]) where Int(adjacency.neighbors[j]) > a {
+                let b = adjacency.neighbors[j]
+                let index = n + point.count
+                point[SIMD2(UInt32(a), b)] = index
+                var opposite: [SIMD3<Double>] = []
+                for t in 0..<grid.triangleCount {
+                    let (x, y, z) = grid.triangle(t)
+                    if Set([x, y, z]).isSuperset(of: [UInt32(a), b]) {
+                        opposite.append(SIMD3<Double>(grid.positions[Int(x ^ y ^ z ^ UInt32(a) ^ b)]))
+                    }
+                }
+                let pa = SIMD3<Double>(grid.positions[a]), pb = SIMD3<Double>(grid.positions[Int(b)])
+                let expected = opposite.count == 2 ? 0.375 * (pa + pb) + 0.125 * (opposite[0] + opposite[1]) : 0.5 * (pa + pb)
+                let error = SIMD3<Double>(loop.positions[index]) - expected
+                #expect((error * error).sum() < 1e-12, "edge \(a)–\(b)")
+            }
+        }
+        #expect(loop.vertexCount == n + point.count)
+        var withDegenerate = grid
+        withDegenerate.triangles += [5, 5, 6]
+        let d = Subdivision.midpoint(withDegenerate)
+        #expect(d.vertexCount == n + point.count)
+        #expect(Set(d.triangles[(12 * grid.triangleCount)...]) == [5, 6, UInt32(point[SIMD2(5, 6)]!)])
+        #expect(Array(d.triangles[0..<(12 * grid.triangleCount)]) == Subdivision.midpoint(grid).triangles)
+    }
+
     @Test func midpointSubdivisionKeepsTheSurface() {
         let sphere = DecimateFixtures.bumpySphere(levels: 1, noise: 0.1, seed: 3)
         let m = Subdivision.midpoint(sphere)
