@@ -47,40 +47,7 @@ public enum Subdivision {
             positions = [SIMD3<Float>](unsafeUninitializedCapacity: n + edgeCount) { out, outCount in
                 // 2. Vertex points (old vertices first).
                 if loop {
-                    adjacency.offsets.withUnsafeBufferPointer { offsets in
-                    adjacency.neighbors.withUnsafeBufferPointer { neighbors in
-                    adjacency.boundaryOffsets.withUnsafeBufferPointer { bOffsets in
-                    adjacency.boundaryNeighbors.withUnsafeBufferPointer { bNeighbors in
-                    adjacency.isBoundary.withUnsafeBufferPointer { isBoundary in
-                        for v in 0..<n {
-                            let p = SIMD3<Double>(pos[v])
-                            if isBoundary[v] {
-                                let bLo = Int(bOffsets[v]), bHi = Int(bOffsets[v + 1])
-                                if bHi - bLo == 2 {
-                                    let b0 = SIMD3<Double>(pos[Int(bNeighbors[bLo])])
-                                    let b1 = SIMD3<Double>(pos[Int(bNeighbors[bLo + 1])])
-                                    out[v] = SIMD3<Float>(0.75 * p + 0.125 * (b0 + b1))
-                                } else {
-                                    out[v] = pos[v]
-                                }
-                                continue
-                            }
-                            let lo = Int(offsets[v]), hi = Int(offsets[v + 1])
-                            let valence = hi - lo
-                            guard valence >= 3 else {
-                                out[v] = pos[v]
-                                continue
-                            }
-                            var sum = SIMD3<Double>.zero
-                            for j in lo..<hi { sum += SIMD3<Double>(pos[Int(neighbors[j])]) }
-                            let beta = valence == 3 ? 3.0 / 16.0 : 3.0 / (8.0 * Double(valence))
-                            out[v] = SIMD3<Float>((1 - Double(valence) * beta) * p + beta * sum)
-                        }
-                    }
-                    }
-                    }
-                    }
-                    }
+                    loopVertexPoints(adjacency, pos, into: out)
                 } else {
                     for v in 0..<n { out[v] = pos[v] }
                 }
@@ -149,6 +116,40 @@ public enum Subdivision {
 
     /// Midpoint subdivision (see ``subdivide(_:scheme:)``).
     public static func midpoint(_ mesh: Mesh) -> Mesh { subdivide(mesh, scheme: .midpoint) }
+
+    /// Loop's vertex points of the old vertices into `out[0..<n]`: a boundary vertex with two
+    /// boundary neighbours 3/4 itself + 1/8 each, other boundary vertices and those of valence
+    /// below 3 unchanged, an interior vertex (1 − nβ) itself + β its neighbours' sum.
+    static func loopVertexPoints(_ adjacency: Adjacency, _ pos: UnsafeBufferPointer<SIMD3<Float>>,
+                                 into out: UnsafeMutableBufferPointer<SIMD3<Float>>) {
+        let offsets = adjacency.offsets, neighbors = adjacency.neighbors
+        let bOffsets = adjacency.boundaryOffsets, bNeighbors = adjacency.boundaryNeighbors
+        let isBoundary = adjacency.isBoundary
+        for v in 0..<adjacency.vertexCount {
+            let p = SIMD3<Double>(pos[v])
+            if isBoundary[v] {
+                let bLo = Int(bOffsets[v]), bHi = Int(bOffsets[v + 1])
+                if bHi - bLo == 2 {
+                    let b0 = SIMD3<Double>(pos[Int(bNeighbors[bLo])])
+                    let b1 = SIMD3<Double>(pos[Int(bNeighbors[bLo + 1])])
+                    out[v] = SIMD3<Float>(0.75 * p + 0.125 * (b0 + b1))
+                } else {
+                    out[v] = pos[v]
+                }
+                continue
+            }
+            let lo = Int(offsets[v]), hi = Int(offsets[v + 1])
+            let valence = hi - lo
+            guard valence >= 3 else {
+                out[v] = pos[v]
+                continue
+            }
+            var sum = SIMD3<Double>.zero
+            for j in lo..<hi { sum += SIMD3<Double>(pos[Int(neighbors[j])]) }
+            let beta = valence == 3 ? 3.0 / 16.0 : 3.0 / (8.0 * Double(valence))
+            out[v] = SIMD3<Float>((1 - Double(valence) * beta) * p + beta * sum)
+        }
+    }
 
     /// The corner opposite half-edge `h` (corner `h` of its triangle → the next corner).
     @inline(__always)

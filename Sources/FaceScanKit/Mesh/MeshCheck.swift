@@ -42,10 +42,11 @@ public struct MeshCheck: Sendable, Equatable {
 
     /// Analyses `mesh`.
     ///
-    /// Recipe: one pass over the triangles counts, per smallest vertex index, the undirected edges
-    /// and the (sorted) triangles that start there; a second fills two flat bucketed arrays; each
-    /// bucket (about a vertex's valence long) is then sorted on its own, so equal edges and equal
-    /// triangles sit side by side.
+    /// Recipe: one pass over the triangles checks indices and areas and counts, per smallest
+    /// vertex index, the (sorted) triangles that start there; a second fills one flat bucketed
+    /// array, each bucket (about a vertex's valence long) then sorted on its own so equal triangles
+    /// sit side by side. The edges and their uses come from ``EdgeNumbering`` (as
+    /// ``Adjacency`` numbers them for subdivision).
     /// - Complexity: O(t · log valence) for t triangles.
     public init(_ mesh: Mesh) {
         let n = mesh.vertexCount
@@ -55,9 +56,7 @@ public struct MeshCheck: Sendable, Equatable {
         var nonFinite = 0
         for p in mesh.positions where !(p.x.isFinite && p.y.isFinite && p.z.isFinite) { nonFinite += 1 }
         nonFiniteVertices = nonFinite
-        // Bucket of an edge: its smaller end; entry `hi << 1 | forward` (forward: traversed from
-        // the smaller end). Bucket of a triangle: its smallest corner; entry `mid << 32 | max`.
-        var edgeStart = [Int](repeating: 0, count: n + 1)
+        // Bucket of a triangle: its smallest corner; entry `mid << 32 | max`.
         var faceStart = [Int](repeating: 0, count: n + 1)
         var used = [Bool](repeating: false, count: n)
         var outOfRange = 0, repeated = 0, zeroArea = 0
@@ -77,73 +76,71 @@ public struct MeshCheck: Sendable, Equatable {
                     zeroArea += 1
                 }
                 faceStart[Int(min(a, b, c)) + 1] += 1
-                if a != b { edgeStart[Int(min(a, b)) + 1] += 1 }
-                if b != c { edgeStart[Int(min(b, c)) + 1] += 1 }
-                if c != a { edgeStart[Int(min(c, a)) + 1] += 1 }
             }
         }
         outOfRangeTriangles = outOfRange
         repeatedCornerTriangles = repeated
         degenerateTriangles = repeated + zeroArea
         unreferencedVertices = used.reduce(0) { $0 + ($1 ? 0 : 1) }
-        for v in 0..<n {
-            edgeStart[v + 1] += edgeStart[v]
-            faceStart[v + 1] += faceStart[v]
-        }
-        var edges = [UInt64](repeating: 0, count: edgeStart[n])
+        // The triangles the other counts look at: those with every index in range.
+        let valid = outOfRange == 0 ? mesh.triangles : Self.inRange(mesh.triangles, vertexCount: n)
+
+        // Repeated triangles.
+        for v in 0..<n { faceStart[v + 1] += faceStart[v] }
         var faces = [UInt64](repeating: 0, count: faceStart[n])
-        var edgeFill = edgeStart, faceFill = faceStart
-        mesh.triangles.withUnsafeBufferPointer { t in
-            for f in 0..<tc {
-                let a = t[3 * f], b = t[3 * f + 1], c = t[3 * f + 2]
-                guard Int(a) < n, Int(b) < n, Int(c) < n else { continue }
-                let lo = min(a, b, c), hi = max(a, b, c)
-                let mid = a ^ b ^ c ^ lo ^ hi
-                faces[faceFill[Int(lo)]] = UInt64(mid) << 32 | UInt64(hi)
-                faceFill[Int(lo)] += 1
-                for k in 0..<3 {
-                    let u = k == 0 ? a : (k == 1 ? b : c), v = k == 0 ? b : (k == 1 ? c : a)
-                    if u == v { continue }
-                    let e = Int(min(u, v))
-                    edges[edgeFill[e]] = UInt64(max(u, v)) << 1 | (u < v ? 1 : 0)
-                    edgeFill[e] += 1
+        var faceFill = faceStart
+        var duplicates = 0
+        faces.withUnsafeMutableBufferPointer { fb in
+            valid.withUnsafeBufferPointer { t in
+                for f in 0..<(t.count / 3) {
+                    let a = t[3 * f], b = t[3 * f + 1], c = t[3 * f + 2]
+                    let lo = min(a, b, c), hi = max(a, b, c)
+                    fb[faceFill[Int(lo)]] = UInt64(a ^ b ^ c ^ lo ^ hi) << 32 | UInt64(hi)
+                    faceFill[Int(lo)] += 1
                 }
             }
-        }
-        var duplicates = 0, nonManifold = 0, inconsistent = 0
-        var boundary: [UInt64] = []
-        faces.withUnsafeMutableBufferPointer { fb in
-            edges.withUnsafeMutableBufferPointer { eb in
-                for v in 0..<n {
-                    let fLo = faceStart[v], fHi = faceStart[v + 1]
-                    Self.sortBucket(fb, fLo, fHi)
-                    if fHi - fLo > 1 {
-                        for i in (fLo + 1)..<fHi where fb[i] == fb[i - 1] { duplicates += 1 }
-                    }
-                    let eHi = edgeStart[v + 1]
-                    Self.sortBucket(eb, edgeStart[v], eHi)
-                    var i = edgeStart[v]
-                    while i < eHi {
-                        let other = eb[i] >> 1
-                        var j = i, forward = 0
-                        while j < eHi && eb[j] >> 1 == other {
-                            forward += Int(eb[j] & 1)
-                            j += 1
-                        }
-                        let uses = j - i
-                        if uses == 1 { boundary.append(UInt64(v) << 32 | other) }
-                        if uses > 2 { nonManifold += 1 }
-                        if uses == 2 && forward != 1 { inconsistent += 1 }
-                        i = j
-                    }
+            for v in 0..<n {
+                let lo = faceStart[v], hi = faceStart[v + 1]
+                Self.sortBucket(fb, lo, hi)
+                if hi - lo > 1 {
+                    for i in (lo + 1)..<hi where fb[i] == fb[i - 1] { duplicates += 1 }
                 }
             }
         }
         duplicateTriangles = duplicates
+
+        // Edges: a run of half-edges per undirected edge (degenerate half-edges v → v are none).
+        let edges = EdgeNumbering(halfEdges: valid.count)
+        _ = Adjacency(triangles: valid, vertexCount: n, edges: edges)
+        var nonManifold = 0, inconsistent = 0
+        var boundary: [UInt64] = []
+        valid.withUnsafeBufferPointer { t in
+            for e in 0..<edges.edgeCount {
+                let low = edges.low[e], uses = Int(edges.uses[e])
+                if uses == 1 { boundary.append(UInt64(low) << 32 | UInt64(edges.high[e])) }
+                if uses > 2 { nonManifold += 1 }
+                if uses == 2 {
+                    // Forward: traversed from the smaller end.
+                    let h0 = Int(edges.halves[Int(edges.halfStart[e])]), h1 = Int(edges.halves[Int(edges.halfStart[e]) + 1])
+                    if (t[h0] == low) == (t[h1] == low) { inconsistent += 1 }
+                }
+            }
+        }
         nonManifoldEdges = nonManifold
         inconsistentEdges = inconsistent
         boundaryEdges = boundary.count
         boundaryLoops = Self.countLoops(boundary, vertexCount: n)
+    }
+
+    /// `triangles` without those that have an index `>= vertexCount`.
+    static func inRange(_ triangles: [UInt32], vertexCount n: Int) -> [UInt32] {
+        var out: [UInt32] = []
+        out.reserveCapacity(triangles.count)
+        for i in stride(from: 0, to: triangles.count, by: 3)
+        where Int(triangles[i]) < n && Int(triangles[i + 1]) < n && Int(triangles[i + 2]) < n {
+            out.append(contentsOf: triangles[i..<(i + 3)])
+        }
+        return out
     }
 
     /// Sorts `b[lo..<hi]` ascending: insertion sort for the short buckets of a mesh, the library
