@@ -194,10 +194,12 @@ struct QuadricSimplifier: ~Copyable {
     ///
     /// `threads`: 1 runs everything on the calling thread, more lets large meshes use two; the
     /// result is the same bytes either way.
-    init(_ mesh: Mesh, origin: (mesh: Mesh, levels: Int)? = nil, threads: Int = 2) {
+    ///
+    /// `cache`: where the scratch memory comes from and goes back to (see ``ScratchArena``).
+    init(_ mesh: Mesh, origin: (mesh: Mesh, levels: Int)? = nil, threads: Int = 2, cache: ArenaCache? = .shared) {
         assert(!stride(from: 0, to: mesh.triangles.count, by: 3).contains { Decimation.repeatsACorner(mesh.triangles, $0) },
                "a triangle repeats a corner")
-        core = DecimationCore(mesh, threads: threads)
+        core = DecimationCore(mesh, threads: threads, cache: cache)
         narrowsLastPasses = origin == nil
         liveVertices = mesh.vertexCount
         triangleSlots = mesh.triangleCount
@@ -398,7 +400,7 @@ struct DecimationCore: @unchecked Sendable {
     /// The memory of every array above.
     let arena: ScratchArena
 
-    init(_ mesh: Mesh, threads: Int) {
+    init(_ mesh: Mesh, threads: Int, cache: ArenaCache?) {
         self.threads = threads
         let n = mesh.vertexCount
         let corners = 3 * mesh.triangleCount
@@ -411,7 +413,7 @@ struct DecimationCore: @unchecked Sendable {
         let perVertex = 2 * A.bytes(SIMD3<Float>.self, n) + A.bytes(SIMD2<Float>.self, hasUVs ? n : 1)
             + A.bytes(Quadric.self, n) + 3 * A.bytes(UInt8.self, n) + 2 * A.bytes(UInt32.self, n) + A.bytes(UInt32.self, n + 1)
         let perCorner = 3 * A.bytes(UInt32.self, corners) + A.bytes(UInt8.self, corners) + A.bytes(UInt8.self, candidateBytes)
-        arena = ScratchArena(byteCount: perVertex + perCorner + A.bytes(UInt32.self, 2 * (Self.bucketCount + 1)))
+        arena = ScratchArena(byteCount: perVertex + perCorner + A.bytes(UInt32.self, 2 * (Self.bucketCount + 1)), cache: cache)
         var take = ScratchArena.Cursor(arena)
         pos = take.take(SIMD3<Float>.self, n)
         refNormal = take.take(SIMD3<Float>.self, n)
