@@ -139,11 +139,8 @@ final class ArenaCache: @unchecked Sendable {
     func take(atLeast bytes: Int) -> ScratchArena? {
         pthread_mutex_lock(lock)
         defer { pthread_mutex_unlock(lock) }
-        var best: Int?
-        for (i, a) in kept.enumerated() where a.capacity >= bytes && (best == nil || a.capacity < kept[best!].capacity) {
-            best = i
-        }
-        return best.map { kept.remove(at: $0) }
+        let fitting = kept.indices.filter { kept[$0].capacity >= bytes }
+        return fitting.min { kept[$0].capacity < kept[$1].capacity }.map { kept.remove(at: $0) }
     }
 
     /// Keeps `arena` unless it is over ``limit``; when every slot is full, the smallest kept one
