@@ -30,71 +30,71 @@ public enum Subdivision {
     public static func subdivide(_ mesh: Mesh, scheme: Scheme) -> Mesh {
         let n = mesh.vertexCount
         let tc = mesh.triangleCount
-        // 1. Adjacency, and with it the edges: numbered in (a, b) order with a < b, each with the
-        //    half-edges (corner k of triangle t → the next corner) using it in triangle and corner
-        //    order, and per half-edge its edge.
-        let edges = EdgeNumbering(halfEdges: 3 * tc)
-        let adjacency = Adjacency(triangles: mesh.triangles, vertexCount: n, edges: edges)
+        // 1. The edges: numbered in (a, b) order with a < b, each with the half-edges (corner k of
+        //    triangle t → the next corner) using it in triangle and corner order, and per half-edge
+        //    its edge; under Loop, the vertex adjacency built from them.
+        let edges = EdgeNumbering(triangles: mesh.triangles, vertexCount: n)
         let edgeCount = edges.edgeCount
         let loop = scheme == .loop
+        let adjacency = loop ? Adjacency(triangles: mesh.triangles, vertexCount: n, edges: edges) : nil
         let edgeOfHalf = edges.edgeOfHalf, low = edges.low, high = edges.high
         let halfStart = edges.halfStart, uses = edges.uses, halves = edges.halves
 
         var positions: [SIMD3<Float>] = []
         var tris: [UInt32] = []
         mesh.positions.withUnsafeBufferPointer { pos in
-        mesh.triangles.withUnsafeBufferPointer { t in
-            positions = [SIMD3<Float>](unsafeUninitializedCapacity: n + edgeCount) { out, outCount in
-                // 2. Vertex points (old vertices first).
-                if loop {
-                    loopVertexPoints(adjacency, pos, into: out)
-                } else {
-                    for v in 0..<n { out[v] = pos[v] }
-                }
-                // 3. Edge points: under Loop, 3/8–3/8–1/8–1/8 on an edge of two triangles (the
-                //    opposite corners summed in Double in triangle and corner order); otherwise the
-                //    midpoint.
-                for e in 0..<edgeCount {
-                    let a = SIMD3<Double>(pos[Int(low[e])]), b = SIMD3<Double>(pos[Int(high[e])])
-                    let hLo = Int(halfStart[e]), hHi = hLo + Int(uses[e])
-                    if loop && hHi - hLo == 2 {
-                        var oppositeSum = SIMD3<Double>.zero
-                        for q in hLo..<hHi {
-                            oppositeSum += SIMD3<Double>(pos[Int(t[opposite(of: Int(halves[q]))])])
-                        }
-                        out[n + e] = SIMD3<Float>(0.375 * (a + b) + 0.125 * oppositeSum)
+            mesh.triangles.withUnsafeBufferPointer { t in
+                positions = [SIMD3<Float>](unsafeUninitializedCapacity: n + edgeCount) { out, outCount in
+                    // 2. Vertex points (old vertices first).
+                    if let adjacency {
+                        loopVertexPoints(adjacency, pos, into: out)
                     } else {
-                        out[n + e] = SIMD3<Float>(0.5 * (a + b))
+                        for v in 0..<n { out[v] = pos[v] }
                     }
+                    // 3. Edge points: under Loop, 3/8–3/8–1/8–1/8 on an edge of two triangles (the
+                    //    opposite corners summed in Double in triangle and corner order); otherwise the
+                    //    midpoint.
+                    for e in 0..<edgeCount {
+                        let a = SIMD3<Double>(pos[Int(low[e])]), b = SIMD3<Double>(pos[Int(high[e])])
+                        let hLo = Int(halfStart[e]), hHi = hLo + Int(uses[e])
+                        if loop && hHi - hLo == 2 {
+                            var oppositeSum = SIMD3<Double>.zero
+                            for q in hLo..<hHi {
+                                oppositeSum += SIMD3<Double>(pos[Int(t[opposite(of: Int(halves[q]))])])
+                            }
+                            out[n + e] = SIMD3<Float>(0.375 * (a + b) + 0.125 * oppositeSum)
+                        } else {
+                            out[n + e] = SIMD3<Float>(0.5 * (a + b))
+                        }
+                    }
+                    outCount = n + edgeCount
                 }
-                outCount = n + edgeCount
-            }
 
-            // 4. Four triangles per triangle: three corners and the middle one. The "edge point"
-            //    of a corner repeated in a degenerate triangle is that corner.
-            tris = [UInt32](unsafeUninitializedCapacity: 12 * tc) { out, outCount in
-                let base = UInt32(n)
-                for f in 0..<tc {
-                    let a = t[3 * f], b = t[3 * f + 1], c = t[3 * f + 2]
-                    let ab = a == b ? a : base + edgeOfHalf[3 * f], bc = b == c ? b : base + edgeOfHalf[3 * f + 1]
-                    let ca = c == a ? c : base + edgeOfHalf[3 * f + 2]
-                    let o = 12 * f
-                    out[o] = a
-                    out[o + 1] = ab
-                    out[o + 2] = ca
-                    out[o + 3] = b
-                    out[o + 4] = bc
-                    out[o + 5] = ab
-                    out[o + 6] = c
-                    out[o + 7] = ca
-                    out[o + 8] = bc
-                    out[o + 9] = ab
-                    out[o + 10] = bc
-                    out[o + 11] = ca
+                // 4. Four triangles per triangle: three corners and the middle one. The "edge point"
+                //    of a corner repeated in a degenerate triangle is that corner.
+                tris = [UInt32](unsafeUninitializedCapacity: 12 * tc) { out, outCount in
+                    let base = UInt32(n)
+                    for f in 0..<tc {
+                        let a = t[3 * f], b = t[3 * f + 1], c = t[3 * f + 2]
+                        let ab = a == b ? a : base + edgeOfHalf[3 * f], bc = b == c ? b : base + edgeOfHalf[3 * f + 1]
+                        let ca = c == a ? c : base + edgeOfHalf[3 * f + 2]
+                        let o = 12 * f
+                        out[o] = a
+                        out[o + 1] = ab
+                        out[o + 2] = ca
+                        out[o + 3] = b
+                        out[o + 4] = bc
+                        out[o + 5] = ab
+                        out[o + 6] = c
+                        out[o + 7] = ca
+                        out[o + 8] = bc
+                        out[o + 9] = ab
+                        out[o + 10] = bc
+                        out[o + 11] = ca
+                    }
+                    outCount = 12 * tc
                 }
-                outCount = 12 * tc
             }
-        }
         }
 
         // UVs: kept at old vertices, averaged at edge points.

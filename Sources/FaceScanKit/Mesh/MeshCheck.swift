@@ -45,8 +45,7 @@ public struct MeshCheck: Sendable, Equatable {
     /// Recipe: one pass over the triangles checks indices and areas and counts, per smallest
     /// vertex index, the (sorted) triangles that start there; a second fills one flat bucketed
     /// array, each bucket (about a vertex's valence long) then sorted on its own so equal triangles
-    /// sit side by side. The edges and their uses come from ``EdgeNumbering`` (as
-    /// ``Adjacency`` numbers them for subdivision).
+    /// sit side by side. The edges and their uses come from ``EdgeNumbering``.
     /// - Complexity: O(t · log valence) for t triangles.
     public init(_ mesh: Mesh) {
         let n = mesh.vertexCount
@@ -110,8 +109,7 @@ public struct MeshCheck: Sendable, Equatable {
         duplicateTriangles = duplicates
 
         // Edges: a run of half-edges per undirected edge (degenerate half-edges v → v are none).
-        let edges = EdgeNumbering(halfEdges: valid.count)
-        _ = Adjacency(triangles: valid, vertexCount: n, edges: edges)
+        let edges = EdgeNumbering(triangles: valid, vertexCount: n)
         var nonManifold = 0, inconsistent = 0
         var boundary: [UInt64] = []
         valid.withUnsafeBufferPointer { t in

@@ -50,10 +50,10 @@ public struct UsageError: FaceScanFailure, Equatable {
     }
 }
 
-/// Reading or writing a file failed for a reason outside the input's content (exit 1).
 /// The system's text for an `errno` value (by default the current one), for error messages.
 public func systemErrorText(_ code: Int32 = errno) -> String { String(cString: strerror(code)) }
 
+/// Reading or writing a file failed for a reason outside the input's content (exit 1).
 public struct IOFailure: FaceScanFailure, Equatable {
     public var path: String
     public var message: String
