@@ -12,4 +12,14 @@
 /// nor SSSE3; nothing is written; the caller decodes in scalar code).
 int facescan_base64_floats(const uint8_t *src, size_t groups, float *dst);
 
+/// The optimal placement and cost of the interior edge collapses at `candidates` (24-byte records:
+/// float x, y, z, cost; uint32 drop, keep) slots `slots[0..<count]`: the placement of the sum of
+/// both ends' quadrics (10 doubles each, a00 a01 a02 a11 a12 a22 b0 b1 b2 c, around `centre`)
+/// by `Quadric.regularisedMinimum` near the edge's midpoint (`positions`: 4 floats per vertex),
+/// bit-identical to the scalar code. A slot whose placement fails gets a NaN cost (the caller
+/// ranks it in scalar code). Returns 0, or -1 when this CPU has no AVX2 (nothing is written).
+int facescan_place_collapses(const double *quadrics, const float *positions, const double *centre,
+                             double exact_determinant, double regularisation,
+                             const uint32_t *slots, size_t count, float *candidates);
+
 #endif

@@ -1,3 +1,4 @@
+import CSIMD
 import Dispatch
 
 // Quadric edge-collapse decimation to an exact vertex count.
@@ -196,10 +197,14 @@ struct QuadricSimplifier: ~Copyable {
     /// result is the same bytes either way.
     ///
     /// `cache`: where the scratch memory comes from and goes back to (see ``ScratchArena``).
-    init(_ mesh: Mesh, origin: (mesh: Mesh, levels: Int)? = nil, threads: Int = 2, cache: ArenaCache? = .shared) {
+    ///
+    /// `vectorPlacement`: rank interior edges four at a time with AVX2 where the CPU has it; the
+    /// result is the same bytes either way (tests compare the two).
+    init(_ mesh: Mesh, origin: (mesh: Mesh, levels: Int)? = nil, threads: Int = 2, cache: ArenaCache? = .shared,
+         vectorPlacement: Bool = true) {
         assert(!stride(from: 0, to: mesh.triangles.count, by: 3).contains { Decimation.repeatsACorner(mesh.triangles, $0) },
                "a triangle repeats a corner")
-        core = DecimationCore(mesh, threads: threads, cache: cache)
+        core = DecimationCore(mesh, threads: threads, cache: cache, vectorPlacement: vectorPlacement)
         narrowsLastPasses = origin == nil
         liveVertices = mesh.vertexCount
         triangleSlots = mesh.triangleCount
@@ -321,6 +326,13 @@ struct Candidate {
     @inline(__always) var position: SIMD3<Float> { SIMD3(x, y, z) }
 }
 
+/// A candidate's place in a pass's cost order: its two ends, read for every entry the pass
+/// visits, with the candidate itself (for the placement) read only when neither end is taken yet.
+struct Ranked {
+    var drop: UInt32, keep: UInt32
+    var candidate: UInt32
+}
+
 /// The input a refined mesh was subdivided from (see ``QuadricSimplifier/init(_:origin:)``).
 struct Origin: @unchecked Sendable {
     let positions: UnsafeBufferPointer<SIMD3<Float>>
@@ -365,6 +377,8 @@ struct DecimationCore: @unchecked Sendable {
     let hasUVs: Bool
     /// Threads the parallel steps may use (1 or 2).
     let threads: Int
+    /// Whether interior edges are placed four at a time (``placePending(_:_:in:histogram:)``).
+    let vectorPlacement: Bool
     /// Quadrics are built around the bounding-box centre, for precision.
     let centre: SIMD3<Double>
     // Per vertex.
@@ -392,7 +406,7 @@ struct DecimationCore: @unchecked Sendable {
     /// `cand`'s memory (``candidateBytes(triangles:)``), which classification uses first for its
     /// scratch (see ``classifyAndAccumulate(_:origin:)``): fewer fresh pages.
     let candBytes: UnsafeMutableRawPointer
-    let order: UnsafeMutablePointer<UInt32>
+    let order: UnsafeMutablePointer<Ranked>
     /// Per entry of `order` in a pass split in halves: which step collapses it (half 0 or 1, or
     /// `Self.seam`; see ``collapsePassSplit(_:budget:pass:stamp:)``).
     let side: UnsafeMutablePointer<UInt8>
@@ -400,8 +414,11 @@ struct DecimationCore: @unchecked Sendable {
     /// The memory of every array above.
     let arena: ScratchArena
 
-    init(_ mesh: Mesh, threads: Int, cache: ArenaCache?) {
+    init(_ mesh: Mesh, threads: Int, cache: ArenaCache?, vectorPlacement: Bool) {
         self.threads = threads
+        assert(MemoryLayout<Quadric>.stride == 80 && MemoryLayout<Candidate>.stride == 24
+               && MemoryLayout<Candidate>.offset(of: \Candidate.drop) == 16, "layout the vector placement reads")
+        self.vectorPlacement = vectorPlacement && facescan_place_collapses(nil, nil, nil, 0, 0, nil, 0, nil) == 0
         let n = mesh.vertexCount
         let corners = 3 * mesh.triangleCount
         vertexCount = n
@@ -412,7 +429,7 @@ struct DecimationCore: @unchecked Sendable {
         let candidateBytes = Self.candidateBytes(triangles: mesh.triangleCount)
         let perVertex = 2 * A.bytes(SIMD3<Float>.self, n) + A.bytes(SIMD2<Float>.self, hasUVs ? n : 1)
             + A.bytes(Quadric.self, n) + 3 * A.bytes(UInt8.self, n) + 2 * A.bytes(UInt32.self, n) + A.bytes(UInt32.self, n + 1)
-        let perCorner = 3 * A.bytes(UInt32.self, corners) + A.bytes(UInt8.self, corners) + A.bytes(UInt8.self, candidateBytes)
+        let perCorner = 2 * A.bytes(UInt32.self, corners) + A.bytes(Ranked.self, corners) + A.bytes(UInt8.self, corners) + A.bytes(UInt8.self, candidateBytes)
         arena = ScratchArena(byteCount: perVertex + perCorner + A.bytes(UInt32.self, 2 * (Self.bucketCount + 1)), cache: cache)
         var take = ScratchArena.Cursor(arena)
         pos = take.take(SIMD3<Float>.self, n)
@@ -427,7 +444,7 @@ struct DecimationCore: @unchecked Sendable {
         adjOffsets = take.take(UInt32.self, n + 1)
         tri = take.take(UInt32.self, corners)
         adj = take.take(UInt32.self, corners)
-        order = take.take(UInt32.self, corners)
+        order = take.take(Ranked.self, corners)
         side = take.take(UInt8.self, corners)
         candBytes = UnsafeMutableRawPointer(take.take(UInt8.self, candidateBytes))
         cand = candBytes.bindMemory(to: Candidate.self, capacity: max(corners, 1))
@@ -816,11 +833,24 @@ struct DecimationCore: @unchecked Sendable {
     /// Ranks the edges of triangle slots `lo..<hi` into `cand[start...]`, counting their keys
     /// into `h`; returns how many.
     func gatherRange(_ lo: Int, _ hi: Int, into start: Int, histogram h: UnsafeMutablePointer<UInt32>) -> Int {
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 2 * Self.placementBatch) { pending in
+            gatherRange(lo, hi, into: start, histogram: h, pending: pending.baseAddress!)
+        }
+    }
+
+    /// Interior edges placed by one call of the vector kernel. `pending` holds their slots, then
+    /// (from `placementBatch` on) the vertex each was ranked from, for the scalar fallback's ties.
+    static let placementBatch = 256
+
+    func gatherRange(_ lo: Int, _ hi: Int, into start: Int, histogram h: UnsafeMutablePointer<UInt32>,
+                     pending: UnsafeMutablePointer<UInt32>) -> Int {
         let s = self
-        let tri = s.tri, flags = s.flags, quad = s.quad, pos = s.pos
+        let tri = s.tri, flags = s.flags, pos = s.pos
         let cand = s.cand + start
+        let deferred = s.vectorPlacement
         h.update(repeating: 0, count: Self.bucketCount + 1)
         var count = 0
+        var waiting = 0
         let corners = 3 * hi
         var base = 3 * lo
         while base < corners {
@@ -835,12 +865,11 @@ struct DecimationCore: @unchecked Sendable {
                 } else if a > b {
                     continue  // an interior edge is ranked from its other half-edge
                 }
-                var q = quad[Int(a)]
-                q.add(quad[Int(b)])
                 let keep: UInt32, drop: UInt32
                 let target: SIMD3<Float>
                 var cost: Double
                 if ba {
+                    let q = s.sum(a, b)
                     // Along the boundary: onto the cheaper endpoint, so the rim only ever loses
                     // vertices and never bulges past the input's rim.
                     let ca = q.evaluate(s.local(a)), cb = q.evaluate(s.local(b))
@@ -860,31 +889,26 @@ struct DecimationCore: @unchecked Sendable {
                 } else if !bb {
                     keep = min(a, b)
                     drop = max(a, b)
-                    let pa = s.local(a), pb = s.local(b)
-                    let mid = (pa + pb) * 0.5
-                    if let x = q.regularisedMinimum(near: mid) {
-                        target = SIMD3<Float>(x + s.centre)
-                        cost = q.evaluate(x)
-                    } else {
-                        // Fallback: the best of the endpoints and the midpoint.
-                        let ca = q.evaluate(pa), cb = q.evaluate(pb), cm = q.evaluate(mid)
-                        if cm <= ca && cm <= cb {
-                            target = SIMD3<Float>(mid + s.centre)
-                            cost = cm
-                        } else if ca <= cb {
-                            target = pos[Int(a)]
-                            cost = ca
-                        } else {
-                            target = pos[Int(b)]
-                            cost = cb
+                    if deferred {
+                        // Placed with the next batch (``placePending``), which also counts its key.
+                        cand[count] = Candidate(x: 0, y: 0, z: 0, cost: 0, drop: drop, keep: keep)
+                        pending[waiting] = UInt32(truncatingIfNeeded: count)
+                        pending[Self.placementBatch + waiting] = a
+                        waiting += 1
+                        count += 1
+                        if waiting == Self.placementBatch {
+                            s.placePending(pending, waiting, in: cand, histogram: h)
+                            waiting = 0
                         }
+                        continue
                     }
+                    (target, cost) = s.interiorPlacement(s.sum(a, b), a, b)
                 } else {
                     // An interior vertex goes onto the boundary vertex, which stays put.
                     keep = ba ? a : b
                     drop = ba ? b : a
                     target = pos[Int(keep)]
-                    cost = q.evaluate(s.local(keep))
+                    cost = s.sum(a, b).evaluate(s.local(keep))
                 }
                 let fc: Float = cost > 0 ? Float(cost) : 0
                 cand[count] = Candidate(x: target.x, y: target.y, z: target.z, cost: fc, drop: drop, keep: keep)
@@ -893,7 +917,60 @@ struct DecimationCore: @unchecked Sendable {
             }
             base += 3
         }
+        if waiting > 0 { s.placePending(pending, waiting, in: cand, histogram: h) }
         return count
+    }
+
+    /// The quadric of edge `a`–`b`: the sum of its ends'.
+    @inline(__always)
+    func sum(_ a: UInt32, _ b: UInt32) -> Quadric {
+        var q = quad[Int(a)]
+        q.add(quad[Int(b)])
+        return q
+    }
+
+    /// Where collapsing interior edge `a`–`b` (quadric `q`, the sum of theirs) puts the merged
+    /// vertex, and the cost: the regularised minimum of `q` near the midpoint, else the best of the
+    /// endpoints and the midpoint.
+    @inline(__always)
+    func interiorPlacement(_ q: Quadric, _ a: UInt32, _ b: UInt32) -> (SIMD3<Float>, Double) {
+        let pa = local(a), pb = local(b)
+        let mid = (pa + pb) * 0.5
+        if let x = q.regularisedMinimum(near: mid) { return (SIMD3<Float>(x + centre), q.evaluate(x)) }
+        let ca = q.evaluate(pa), cb = q.evaluate(pb), cm = q.evaluate(mid)
+        if cm <= ca && cm <= cb { return (SIMD3<Float>(mid + centre), cm) }
+        return ca <= cb ? (pos[Int(a)], ca) : (pos[Int(b)], cb)
+    }
+
+    /// Places the interior candidates at `cand[pending[0..<count]]` with the vector kernel (the
+    /// scalar ``interiorPlacement(_:_:_:)`` for any it cannot place) and counts their keys into `h`.
+    /// Needs `pending` laid out as ``placementBatch`` describes.
+    func placePending(_ pending: UnsafeMutablePointer<UInt32>, _ count: Int, in cand: UnsafeMutablePointer<Candidate>,
+                      histogram h: UnsafeMutablePointer<UInt32>) {
+        let quadWords = UnsafeRawPointer(quad).assumingMemoryBound(to: Double.self)
+        let posWords = UnsafeRawPointer(pos).assumingMemoryBound(to: Float.self)
+        let candWords = UnsafeMutableRawPointer(cand).assumingMemoryBound(to: Float.self)
+        let c = centre
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: 3) { centreWords in
+            centreWords[0] = c.x
+            centreWords[1] = c.y
+            centreWords[2] = c.z
+            _ = facescan_place_collapses(quadWords, posWords, centreWords.baseAddress!, Tuning.exactDeterminant,
+                                         Tuning.regularisation, pending, count, candWords)
+        }
+        for i in 0..<count {
+            let slot = Int(pending[i])
+            if cand[slot].cost.isNaN {
+                let a = pending[Self.placementBatch + i]
+                let b = a == cand[slot].keep ? cand[slot].drop : cand[slot].keep
+                let (target, cost) = interiorPlacement(sum(a, b), a, b)
+                cand[slot].x = target.x
+                cand[slot].y = target.y
+                cand[slot].z = target.z
+                cand[slot].cost = cost > 0 ? Float(cost) : 0
+            }
+            h[Int(Self.key(cand[slot].cost)) + 1] += 1
+        }
     }
 
     /// The largest cost key a pass takes: 1.5 × the cost at `fraction` of the sorted candidates
@@ -962,9 +1039,10 @@ struct DecimationCore: @unchecked Sendable {
                 let k = Int(Self.key(cand[c].cost))
                 if k > last { continue }
                 let at = Int(h[k])
-                order[at] = UInt32(truncatingIfNeeded: c)
+                let u = cand[c].drop, v = cand[c].keep
+                order[at] = Ranked(drop: u, keep: v, candidate: UInt32(truncatingIfNeeded: c))
                 if sides {
-                    let tu = tag[Int(cand[c].drop)], tv = tag[Int(cand[c].keep)]
+                    let tu = tag[Int(u)], tv = tag[Int(v)]
                     // Ends in different halves share a triangle, which made both seam vertices.
                     side[at] = tu == tv ? tu : Self.seam
                 }
@@ -1066,11 +1144,11 @@ struct DecimationCore: @unchecked Sendable {
                 i += 1
                 continue
             }
-            let c = cand[Int(order[i])]
+            let r = order[i]
             i += 1
-            let u = c.drop, v = c.keep
+            let u = r.drop, v = r.keep
             if touched[Int(u)] == pass || touched[Int(v)] == pass { continue }
-            var p = c.position
+            var p = cand[Int(r.candidate)].position
             if !s.canCollapse(drop: u, keep: v, to: p, stamp: &stamp) {
                 guard endpointFallback, p != s.pos[Int(v)] else { continue }
                 p = s.pos[Int(v)]
