@@ -1,4 +1,4 @@
-import FaceScanKit
+@testable import FaceScanKit
 import Testing
 
 typealias F = DecimateFixtures
@@ -189,5 +189,55 @@ struct DecimateTests {
         let (lo0, hi0) = face.bounds, (lo1, hi1) = r.bounds
         let dlo = lo0 - lo1, dhi = hi0 - hi1
         #expect((dlo * dlo).max() < 25e-8 && (dhi * dhi).max() < 25e-8)
+    }
+
+    /// The vertices on the boundary of `m` (on an edge only one triangle uses).
+    static func boundaryPositions(_ m: Mesh) -> Set<SIMD3<Float>> {
+        var uses: [SIMD2<UInt32>: Int] = [:]
+        for t in 0..<m.triangleCount {
+            for k in 0..<3 {
+                let a = m.triangles[3 * t + k], b = m.triangles[3 * t + (k + 1) % 3]
+                uses[SIMD2(min(a, b), max(a, b)), default: 0] += 1
+            }
+        }
+        var out = Set<SIMD3<Float>>()
+        for (e, n) in uses where n == 1 {
+            out.insert(m.positions[Int(e.x)])
+            out.insert(m.positions[Int(e.y)])
+        }
+        return out
+    }
+
+    /// Collapses never move a boundary vertex: every boundary vertex of the result is one of the
+    /// input's, where it was. Rough random grids (rims with every kind of corner), a steep ramp by
+    /// the rim, the faces, and a refinement.
+    @Test func boundaryVerticesStayWhereTheyWere() throws {
+        var rng = MeshRNG(seed: 11)
+        var cases: [(Mesh, [Int])] = [(try F.ictNeutral(), [2_000, 600]), (try F.mediaPipeFace(), [300, 150])]
+        for _ in 0..<6 {
+            var h: [Float] = []
+            for _ in 0..<(24 * 24) { h.append(rng.nextUnit() * 0.8) }
+            cases.append((F.grid(24, height: { i, j in h[24 * j + i] }), [400, 150, 60]))
+        }
+        // A steep ramp two rows in from the rim: the interior vertex next to the rim is cheaper
+        // to keep than the rim vertex, by cost alone.
+        cases.append((F.grid(10, height: { _, j in j >= 2 ? 1_000 * Float(j - 1) : 0 }), [40, 20, 12]))
+        for (m, targets) in cases {
+            let rim = Self.boundaryPositions(m)
+            for target in targets {
+                let r = try Decimation.simplify(m, targetVertices: target)
+                let moved = Self.boundaryPositions(r).subtracting(rim)
+                #expect(r.vertexCount == target && moved.isEmpty,
+                        "\(m.vertexCount) v → \(target): \(moved.count) boundary vertices off the input's rim")
+            }
+        }
+        // After refinement (the collapses measured against the input's planes, before the final
+        // relocation): the ICT face's one inward collapse on the way to 20 000 was the case.
+        let face = try F.ictNeutral()
+        let refined = Subdivision.loop(face)
+        var s = QuadricSimplifier(refined, origin: (face, 1))
+        #expect(s.decimate(to: 20_000) == 20_000)
+        let moved = Self.boundaryPositions(s.mesh()).subtracting(Self.boundaryPositions(refined))
+        #expect(moved.isEmpty, "refined ICT face → 20 000: \(moved.count) boundary vertices off the rim")
     }
 }

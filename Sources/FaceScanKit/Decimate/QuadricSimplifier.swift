@@ -871,9 +871,10 @@ struct DecimationCore: @unchecked Sendable {
                 if ba {
                     let q = s.sum(a, b)
                     // Along the boundary: onto the cheaper endpoint, so the rim only ever loses
-                    // vertices and never bulges past the input's rim.
+                    // vertices and never bulges past the input's rim. From the boundary inwards
+                    // (`b` interior): onto `a`, which stays on the rim.
                     let ca = q.evaluate(s.local(a)), cb = q.evaluate(s.local(b))
-                    if ca < cb || (ca == cb && a < b) {
+                    if ca < cb || (ca == cb && a < b) || !bb {
                         keep = a
                         drop = b
                         cost = ca
