@@ -868,13 +868,12 @@ struct DecimationCore: @unchecked Sendable {
                 let keep: UInt32, drop: UInt32
                 let target: SIMD3<Float>
                 var cost: Double
-                if ba {
+                if ba && bb {
                     let q = s.sum(a, b)
                     // Along the boundary: onto the cheaper endpoint, so the rim only ever loses
-                    // vertices and never bulges past the input's rim. From the boundary inwards
-                    // (`b` interior): onto `a`, which stays on the rim.
+                    // vertices and never bulges past the input's rim.
                     let ca = q.evaluate(s.local(a)), cb = q.evaluate(s.local(b))
-                    if ca < cb || (ca == cb && a < b) || !bb {
+                    if ca < cb || (ca == cb && a < b) {
                         keep = a
                         drop = b
                         cost = ca
@@ -887,7 +886,7 @@ struct DecimationCore: @unchecked Sendable {
                     // Ties with interior collapses (flat, straight rims) go to the interior.
                     let e = s.local(a) - s.local(b)
                     cost += Tuning.boundaryTieBreak * (q.a00 + q.a11 + q.a22) * Self.dot(e, e)
-                } else if !bb {
+                } else if !ba && !bb {
                     keep = min(a, b)
                     drop = max(a, b)
                     if deferred {
@@ -905,7 +904,8 @@ struct DecimationCore: @unchecked Sendable {
                     }
                     (target, cost) = s.interiorPlacement(s.sum(a, b), a, b)
                 } else {
-                    // An interior vertex goes onto the boundary vertex, which stays put.
+                    // Between the rim and the interior: the interior vertex goes onto the rim
+                    // vertex, which stays put.
                     keep = ba ? a : b
                     drop = ba ? b : a
                     target = pos[Int(keep)]
