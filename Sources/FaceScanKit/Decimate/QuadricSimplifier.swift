@@ -377,7 +377,7 @@ struct DecimationCore: @unchecked Sendable {
     let hasUVs: Bool
     /// Threads the parallel steps may use (1 or 2).
     let threads: Int
-    /// Whether interior edges are placed four at a time (``placePending(_:_:in:histogram:)``).
+    /// Whether interior edges are placed four at a time (``placePending(_:from:_:in:histogram:)``).
     let vectorPlacement: Bool
     /// Quadrics are built around the bounding-box centre, for precision.
     let centre: SIMD3<Double>
@@ -833,17 +833,19 @@ struct DecimationCore: @unchecked Sendable {
     /// Ranks the edges of triangle slots `lo..<hi` into `cand[start...]`, counting their keys
     /// into `h`; returns how many.
     func gatherRange(_ lo: Int, _ hi: Int, into start: Int, histogram h: UnsafeMutablePointer<UInt32>) -> Int {
-        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 2 * Self.placementBatch) { pending in
-            gatherRange(lo, hi, into: start, histogram: h, pending: pending.baseAddress!)
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 2 * Self.placementBatch) { buffer in
+            let slots = buffer.baseAddress!
+            return gatherRange(lo, hi, into: start, histogram: h, pending: slots, from: slots + Self.placementBatch)
         }
     }
 
-    /// Interior edges placed by one call of the vector kernel. `pending` holds their slots, then
-    /// (from `placementBatch` on) the vertex each was ranked from, for the scalar fallback's ties.
+    /// Interior edges placed by one call of the vector kernel.
     static let placementBatch = 256
 
+    /// `pending`, `from`: room for ``placementBatch`` interior edges waiting to be placed: their
+    /// slots in `cand`, and the vertex each was ranked from (for the scalar fallback's ties).
     func gatherRange(_ lo: Int, _ hi: Int, into start: Int, histogram h: UnsafeMutablePointer<UInt32>,
-                     pending: UnsafeMutablePointer<UInt32>) -> Int {
+                     pending: UnsafeMutablePointer<UInt32>, from: UnsafeMutablePointer<UInt32>) -> Int {
         let s = self
         let tri = s.tri, flags = s.flags, pos = s.pos
         let cand = s.cand + start
@@ -893,11 +895,11 @@ struct DecimationCore: @unchecked Sendable {
                         // Placed with the next batch (``placePending``), which also counts its key.
                         cand[count] = Candidate(x: 0, y: 0, z: 0, cost: 0, drop: drop, keep: keep)
                         pending[waiting] = UInt32(truncatingIfNeeded: count)
-                        pending[Self.placementBatch + waiting] = a
+                        from[waiting] = a
                         waiting += 1
                         count += 1
                         if waiting == Self.placementBatch {
-                            s.placePending(pending, waiting, in: cand, histogram: h)
+                            s.placePending(pending, from: from, waiting, in: cand, histogram: h)
                             waiting = 0
                         }
                         continue
@@ -918,7 +920,7 @@ struct DecimationCore: @unchecked Sendable {
             }
             base += 3
         }
-        if waiting > 0 { s.placePending(pending, waiting, in: cand, histogram: h) }
+        if waiting > 0 { s.placePending(pending, from: from, waiting, in: cand, histogram: h) }
         return count
     }
 
@@ -943,26 +945,23 @@ struct DecimationCore: @unchecked Sendable {
         return ca <= cb ? (pos[Int(a)], ca) : (pos[Int(b)], cb)
     }
 
-    /// Places the interior candidates at `cand[pending[0..<count]]` with the vector kernel (the
-    /// scalar ``interiorPlacement(_:_:_:)`` for any it cannot place) and counts their keys into `h`.
-    /// Needs `pending` laid out as ``placementBatch`` describes.
-    func placePending(_ pending: UnsafeMutablePointer<UInt32>, _ count: Int, in cand: UnsafeMutablePointer<Candidate>,
-                      histogram h: UnsafeMutablePointer<UInt32>) {
+    /// Places the interior candidates at `cand[pending[0..<count]]` (ranked from `from[i]`) with
+    /// the vector kernel (the scalar ``interiorPlacement(_:_:_:)`` for any it cannot place) and
+    /// counts their keys into `h`.
+    func placePending(_ pending: UnsafeMutablePointer<UInt32>, from: UnsafeMutablePointer<UInt32>, _ count: Int,
+                      in cand: UnsafeMutablePointer<Candidate>, histogram h: UnsafeMutablePointer<UInt32>) {
         let quadWords = UnsafeRawPointer(quad).assumingMemoryBound(to: Double.self)
         let posWords = UnsafeRawPointer(pos).assumingMemoryBound(to: Float.self)
         let candWords = UnsafeMutableRawPointer(cand).assumingMemoryBound(to: Float.self)
-        let c = centre
-        withUnsafeTemporaryAllocation(of: Double.self, capacity: 3) { centreWords in
-            centreWords[0] = c.x
-            centreWords[1] = c.y
-            centreWords[2] = c.z
-            _ = facescan_place_collapses(quadWords, posWords, centreWords.baseAddress!, Tuning.exactDeterminant,
-                                         Tuning.regularisation, pending, count, candWords)
+        // SIMD3<Double> keeps x, y, z as its first three doubles.
+        withUnsafeBytes(of: centre) { c in
+            _ = facescan_place_collapses(quadWords, posWords, c.baseAddress!.assumingMemoryBound(to: Double.self),
+                                         Tuning.exactDeterminant, Tuning.regularisation, pending, count, candWords)
         }
         for i in 0..<count {
             let slot = Int(pending[i])
             if cand[slot].cost.isNaN {
-                let a = pending[Self.placementBatch + i]
+                let a = from[i]
                 let b = a == cand[slot].keep ? cand[slot].drop : cand[slot].keep
                 let (target, cost) = interiorPlacement(sum(a, b), a, b)
                 cand[slot].x = target.x
