@@ -140,6 +140,8 @@ static void place_avx2(const double *quadrics, const float *positions, const dou
     }
 }
 
+int facescan_place_collapses_available(void) { return __builtin_cpu_supports("avx2") ? 1 : 0; }
+
 int facescan_place_collapses(const double *quadrics, const float *positions, const double *centre,
                              double exact_determinant, double regularisation,
                              const uint32_t *slots, size_t count, float *candidates) {
@@ -150,6 +152,8 @@ int facescan_place_collapses(const double *quadrics, const float *positions, con
 }
 
 #else
+
+int facescan_place_collapses_available(void) { return 0; }
 
 int facescan_place_collapses(const double *quadrics, const float *positions, const double *centre,
                              double exact_determinant, double regularisation,

@@ -5,8 +5,8 @@ import Testing
 /// The AVX2 kernel that places interior edge collapses four at a time must give the scalar
 /// placement's bits exactly, so that a decimation's output bytes do not depend on the CPU.
 struct VectorPlacementTests {
-    /// Per vertex a quadric and a position; per edge the scalar placement and cost, computed the
-    /// way `DecimationCore.interiorPlacement` does, or nil where the kernel must hand it back.
+    /// Per vertex a quadric and a position; per edge a candidate (its ends; the kernel fills in
+    /// the placement and cost).
     struct Edges {
         var quadrics: [Quadric] = []
         var positions: [SIMD3<Float>] = []
@@ -89,6 +89,7 @@ struct VectorPlacementTests {
                 }
             }
         }
+        #expect((result == 0) == (facescan_place_collapses_available() == 1), "the probe and the kernel disagree")
         guard result == 0 else {
             // No AVX2 on this CPU: the kernel declines and writes nothing.
             #expect(result == -1)

@@ -12,6 +12,9 @@
 /// nor SSSE3; nothing is written; the caller decodes in scalar code).
 int facescan_base64_floats(const uint8_t *src, size_t groups, float *dst);
 
+/// 1 when this CPU runs ``facescan_place_collapses``, 0 when that returns -1.
+int facescan_place_collapses_available(void);
+
 /// The optimal placement and cost of the interior edge collapses at `candidates` (24-byte records:
 /// float x, y, z, cost; uint32 drop, keep) slots `slots[0..<count]`: the placement of the sum of
 /// both ends' quadrics (10 doubles each, a00 a01 a02 a11 a12 a22 b0 b1 b2 c, around `centre`)

@@ -418,7 +418,7 @@ struct DecimationCore: @unchecked Sendable {
         self.threads = threads
         assert(MemoryLayout<Quadric>.stride == 80 && MemoryLayout<Candidate>.stride == 24
                && MemoryLayout<Candidate>.offset(of: \Candidate.drop) == 16, "layout the vector placement reads")
-        self.vectorPlacement = vectorPlacement && facescan_place_collapses(nil, nil, nil, 0, 0, nil, 0, nil) == 0
+        self.vectorPlacement = vectorPlacement && facescan_place_collapses_available() == 1
         let n = mesh.vertexCount
         let corners = 3 * mesh.triangleCount
         vertexCount = n

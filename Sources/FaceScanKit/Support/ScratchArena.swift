@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
 /// One anonymous memory mapping that a computation carves its scratch arrays from, given back in
 /// one call. Every array starts on a 64-byte boundary. Not zero-filled: memory can come from an
@@ -112,35 +113,29 @@ struct ScratchArena: @unchecked Sendable {
 /// Keeps up to ``slots`` released arenas (each at most ``limit`` bytes) for later arenas to
 /// reuse. ``shared`` serves the whole process; its mappings stay until the process ends (at most
 /// `slots × limit` bytes: 256 MiB).
-final class ArenaCache: @unchecked Sendable {
+final class ArenaCache: Sendable {
     static let shared = ArenaCache()
     /// Arenas kept at once: one per thread that decimates at the same time (two cores).
     static let slots = 2
     /// Largest mapping kept (a 150 000-vertex mesh's decimation takes about 55 MiB).
     static let limit = 128 << 20
 
-    private let lock: UnsafeMutablePointer<pthread_mutex_t>
-    /// Guarded by `lock`.
-    private var kept: [ScratchArena] = []
+    private let kept = Mutex<[ScratchArena]>([])
 
-    init() {
-        lock = .allocate(capacity: 1)
-        lock.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(lock, nil)
-    }
+    init() {}
 
     deinit {
-        for arena in kept { munmap(arena.mapping, arena.mappingBytes) }
-        pthread_mutex_destroy(lock)
-        lock.deallocate()
+        kept.withLock { arenas in
+            for arena in arenas { munmap(arena.mapping, arena.mappingBytes) }
+        }
     }
 
     /// Removes and returns the smallest kept arena with room for `bytes`, if any.
     func take(atLeast bytes: Int) -> ScratchArena? {
-        pthread_mutex_lock(lock)
-        defer { pthread_mutex_unlock(lock) }
-        let fitting = kept.indices.filter { kept[$0].capacity >= bytes }
-        return fitting.min { kept[$0].capacity < kept[$1].capacity }.map { kept.remove(at: $0) }
+        kept.withLock { kept in
+            let fitting = kept.indices.filter { kept[$0].capacity >= bytes }
+            return fitting.min { kept[$0].capacity < kept[$1].capacity }.map { kept.remove(at: $0) }
+        }
     }
 
     /// Keeps `arena` unless it is over ``limit``; when every slot is full, the smallest kept one
@@ -148,15 +143,15 @@ final class ArenaCache: @unchecked Sendable {
     /// kept (the caller unmaps it when not).
     func keep(_ arena: ScratchArena) -> Bool {
         guard arena.mappingBytes <= Self.limit else { return false }
-        pthread_mutex_lock(lock)
-        defer { pthread_mutex_unlock(lock) }
-        if kept.count == Self.slots {
-            let smallest = kept.indices.min { kept[$0].capacity < kept[$1].capacity }!
-            guard kept[smallest].capacity < arena.capacity else { return false }
-            let dropped = kept.remove(at: smallest)
-            munmap(dropped.mapping, dropped.mappingBytes)
+        return kept.withLock { kept in
+            if kept.count == Self.slots {
+                let smallest = kept.indices.min { kept[$0].capacity < kept[$1].capacity }!
+                guard kept[smallest].capacity < arena.capacity else { return false }
+                let dropped = kept.remove(at: smallest)
+                munmap(dropped.mapping, dropped.mappingBytes)
+            }
+            kept.append(arena)
+            return true
         }
-        kept.append(arena)
-        return true
     }
 }
