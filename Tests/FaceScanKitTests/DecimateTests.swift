@@ -141,6 +141,23 @@ struct DecimateTests {
         }
     }
 
+    /// The mesh's units do not matter: scaled by a power of two (exact in Float and Double), the
+    /// same collapses happen and every position scales with it. The shape checks run in Float on
+    /// products of four edge lengths, which without their own scaling underflow at 2⁻¹⁶ (a face
+    /// in units of 65 km) and reject every collapse.
+    @Test func unitsDoNotChangeTheResult() throws {
+        let face = try F.mediaPipeFace()
+        let reference = try Decimation.simplify(face, targetVertices: 200)
+        for exponent in [-16, 16] {
+            let k = Float(sign: .plus, exponent: exponent, significand: 1)
+            let scaled = Mesh(positions: face.positions.map { $0 * k }, triangles: face.triangles, uvs: face.uvs)
+            let r = try Decimation.simplify(scaled, targetVertices: 200)
+            #expect(r.triangles == reference.triangles, "scale 2^\(exponent)")
+            #expect(r.positions == reference.positions.map { $0 * k }, "scale 2^\(exponent)")
+            #expect(r.uvs == reference.uvs, "scale 2^\(exponent)")
+        }
+    }
+
     // MARK: Real faces (committed fixtures)
 
     @Test func smallestReachableCountIsReachable() throws {

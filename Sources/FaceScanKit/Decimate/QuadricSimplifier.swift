@@ -372,6 +372,9 @@ struct DecimationCore: @unchecked Sendable {
     /// 12-bit cost keys (exponent and 4 mantissa bits of a non-negative Float).
     static let keyShift: UInt32 = 19
     static let bucketCount = 1 << 12
+    /// Entries of each of the two histograms (one per thread): a count per key shifted by one,
+    /// and the sort's bucket for keys past its limit.
+    static let histogramStride = bucketCount + 2
 
     let vertexCount: Int
     let hasUVs: Bool
@@ -381,6 +384,8 @@ struct DecimationCore: @unchecked Sendable {
     let vectorPlacement: Bool
     /// Quadrics are built around the bounding-box centre, for precision.
     let centre: SIMD3<Double>
+    /// The power of two near 1 / (typical edge length) that ``keepShapes(_:_:)`` scales edges by.
+    let shapeScale: Float
     // Per vertex.
     let pos: UnsafeMutablePointer<SIMD3<Float>>
     let uv: UnsafeMutablePointer<SIMD2<Float>>
@@ -425,12 +430,14 @@ struct DecimationCore: @unchecked Sendable {
         hasUVs = mesh.uvs != nil
         let (lo, hi) = mesh.bounds
         centre = (SIMD3<Double>(lo) + SIMD3<Double>(hi)) * 0.5
+        let extent = SIMD3<Double>(hi) - SIMD3<Double>(lo)
+        shapeScale = Self.shapeScale(diagonal: Self.dot(extent, extent).squareRoot(), vertices: n)
         typealias A = ScratchArena
         let candidateBytes = Self.candidateBytes(triangles: mesh.triangleCount)
         let perVertex = 2 * A.bytes(SIMD3<Float>.self, n) + A.bytes(SIMD2<Float>.self, hasUVs ? n : 1)
             + A.bytes(Quadric.self, n) + 3 * A.bytes(UInt8.self, n) + 2 * A.bytes(UInt32.self, n) + A.bytes(UInt32.self, n + 1)
         let perCorner = 2 * A.bytes(UInt32.self, corners) + A.bytes(Ranked.self, corners) + A.bytes(UInt8.self, corners) + A.bytes(UInt8.self, candidateBytes)
-        arena = ScratchArena(byteCount: perVertex + perCorner + A.bytes(UInt32.self, 2 * (Self.bucketCount + 1)), cache: cache)
+        arena = ScratchArena(byteCount: perVertex + perCorner + A.bytes(UInt32.self, 2 * Self.histogramStride), cache: cache)
         var take = ScratchArena.Cursor(arena)
         pos = take.take(SIMD3<Float>.self, n)
         refNormal = take.take(SIMD3<Float>.self, n)
@@ -448,7 +455,7 @@ struct DecimationCore: @unchecked Sendable {
         side = take.take(UInt8.self, corners)
         candBytes = UnsafeMutableRawPointer(take.take(UInt8.self, candidateBytes))
         cand = candBytes.bindMemory(to: Candidate.self, capacity: max(corners, 1))
-        histogram = take.take(UInt32.self, 2 * (Self.bucketCount + 1))
+        histogram = take.take(UInt32.self, 2 * Self.histogramStride)
         take.finish()
         if n > 0 { mesh.positions.withUnsafeBufferPointer { pos.initialize(from: $0.baseAddress!, count: n) } }
         if let uvs = mesh.uvs, n > 0 { uvs.withUnsafeBufferPointer { uv.initialize(from: $0.baseAddress!, count: n) } }
@@ -460,6 +467,15 @@ struct DecimationCore: @unchecked Sendable {
         mark.initialize(repeating: 0, count: n)
         region.initialize(repeating: 0, count: n)
         tag.initialize(repeating: 0, count: n)
+    }
+
+    /// ``shapeScale``: a power of two near `√vertices / diagonal`, the inverse of a typical edge's
+    /// length on a surface mesh spanning `diagonal`; 1 for an empty or flat-to-a-point mesh.
+    static func shapeScale(diagonal: Double, vertices: Int) -> Float {
+        guard diagonal > 0, diagonal.isFinite, vertices > 0 else { return 1 }
+        let edge = diagonal / Double(vertices).squareRoot()
+        let exponent = max(-100, min(100, -Int(edge.exponent)))
+        return Float(sign: .plus, exponent: exponent, significand: 1)
     }
 
     /// Bytes allocated for `cand` (see ``candBytes``): room for a candidate per corner, or for
@@ -584,9 +600,13 @@ struct DecimationCore: @unchecked Sendable {
         s.inHalves(triangleSlots, parallel: parallel) { lo, hi in
             s.facePlanes(lo, hi, origin: origin, scratch)
         }
+        // The fan check's marks: `mark` for the first half of the vertices, `touched` for the
+        // second (each thread its own), cleared for the passes afterwards.
         s.inHalves(s.vertexCount, parallel: parallel) { lo, hi in
-            s.classifyVertices(lo, hi, origin: origin, scratch)
+            s.classifyVertices(lo, hi, origin: origin, scratch, seen: lo == 0 ? s.mark : s.touched)
         }
+        s.mark.update(repeating: 0, count: s.vertexCount)
+        s.touched.update(repeating: 0, count: s.vertexCount)
     }
 
     /// Runs `body(lo, hi)` over `0..<count`: as two halves, on two threads when `parallel` and
@@ -673,8 +693,10 @@ struct DecimationCore: @unchecked Sendable {
         }
     }
 
-    /// Step 2 of ``classifyAndAccumulate(_:origin:)`` for vertices `lo..<hi`.
-    func classifyVertices(_ lo: Int, _ hi: Int, origin: Origin?, _ scratch: ClassifyScratch) {
+    /// Step 2 of ``classifyAndAccumulate(_:origin:)`` for vertices `lo..<hi`. `seen`: a mark per
+    /// vertex for ``isClosedManifoldFan(_:_:count:seen:stamp:)``, all zero (vertex `a` stamps
+    /// `2a + 1` and `2a + 2`, above every earlier vertex's).
+    func classifyVertices(_ lo: Int, _ hi: Int, origin: Origin?, _ scratch: ClassifyScratch, seen: UnsafeMutablePointer<UInt32>) {
         let s = self
         let adj = s.adj, off = s.adjOffsets
         let nextOf = scratch.nextOf, prevOf = scratch.prevOf
@@ -693,7 +715,8 @@ struct DecimationCore: @unchecked Sendable {
                 q.add(Quadric(scaledPlane: scratch.planes[t]))
                 normal += scratch.normals[t]
             }
-            if !Self.isClosedManifoldFan(nextOf + first, prevOf + first, count: last - first) {
+            if !Self.isClosedManifoldFan(nextOf + first, prevOf + first, count: last - first,
+                                         seen: seen, stamp: UInt32(truncatingIfNeeded: 2 * a + 1)) {
                 var outgoingBoundary = 0
                 for i in first..<last {
                     let b = nextOf[i], p = prevOf[i]
@@ -736,29 +759,29 @@ struct DecimationCore: @unchecked Sendable {
         }
     }
 
-    /// Whether a fan of at most 8 triangles (corner `i` follows the vertex by `next[i]` and
-    /// precedes it by `prev[i]`) closes around its vertex as one manifold disc: no neighbour
-    /// repeats among `next` or among `prev`, and every `next` is some `prev` (then, both being
-    /// `count` distinct values, the two sets are equal: every half-edge has its opposite). The
-    /// common case of ``classifyVertices(_:_:origin:_:)``, decided with three vector sums instead
-    /// of four per corner; `false` sends the fan to the corner-by-corner classification.
-    /// Reads 8 slots from each pointer (the scratch is padded).
+    /// Whether a fan (corner `i` follows the vertex by `next[i]` and precedes it by `prev[i]`)
+    /// closes around its vertex as one manifold disc: no neighbour repeats among `next`, and each
+    /// `prev` is a `next` not yet matched (then, both being `count` distinct values, the two sets
+    /// are equal: every half-edge has its opposite). The common case of
+    /// ``classifyVertices(_:_:origin:_:seen:)``: a mark per neighbour instead of four counts per
+    /// corner; `false` sends the fan to the corner-by-corner classification.
+    /// `seen`: marks per vertex, none equal to `stamp` (it leaves `stamp` and `stamp + 1`).
     @inline(__always)
-    static func isClosedManifoldFan(_ next: UnsafeMutablePointer<UInt32>, _ prev: UnsafeMutablePointer<UInt32>, count: Int) -> Bool {
-        guard count <= 8 else { return false }
-        let lanes = SIMD8<UInt32>(0, 1, 2, 3, 4, 5, 6, 7), zero = SIMD8<UInt32>()
-        let live = lanes .< SIMD8<UInt32>(repeating: UInt32(truncatingIfNeeded: count))
-        let nv = UnsafeRawPointer(next).loadUnaligned(as: SIMD8<UInt32>.self)
-        let pv = UnsafeRawPointer(prev).loadUnaligned(as: SIMD8<UInt32>.self)
-        var sameNext = SIMD8<UInt32>(), samePrev = SIMD8<UInt32>(), opposite = SIMD8<UInt32>()
+    static func isClosedManifoldFan(_ next: UnsafeMutablePointer<UInt32>, _ prev: UnsafeMutablePointer<UInt32>, count: Int,
+                                    seen: UnsafeMutablePointer<UInt32>, stamp: UInt32) -> Bool {
+        let isNext = stamp, matched = stamp &+ 1
+        var bad: UInt32 = 0
         for i in 0..<count {
-            let b = SIMD8<UInt32>(repeating: next[i]), p = SIMD8<UInt32>(repeating: prev[i])
-            sameNext &+= zero.replacing(with: 1, where: live .& (nv .== b))
-            samePrev &+= zero.replacing(with: 1, where: live .& (pv .== p))
-            opposite &+= zero.replacing(with: 1, where: live .& (pv .== b))
+            let b = Int(next[i])
+            bad |= seen[b] == isNext ? 1 : 0
+            seen[b] = isNext
         }
-        let k = UInt32(truncatingIfNeeded: count)
-        return sameNext.wrappedSum() == k && samePrev.wrappedSum() == k && opposite.wrappedSum() == k
+        for i in 0..<count {
+            let p = Int(prev[i])
+            bad |= seen[p] != isNext ? 1 : 0
+            seen[p] = matched
+        }
+        return bad == 0
     }
 
     /// The heavy quadric of boundary half-edge `a → b` of triangle `t`: the plane through the edge
@@ -815,7 +838,7 @@ struct DecimationCore: @unchecked Sendable {
     /// result is the same bytes as ranking on one thread.
     func gatherCandidates(_ triangleSlots: Int) -> Int {
         let s = self
-        let h = s.histogram, h1 = s.histogram + (Self.bucketCount + 1)
+        let h = s.histogram, h1 = s.histogram + Self.histogramStride
         guard triangleSlots >= Tuning.parallelTriangles && threads > 1 else {
             return s.gatherRange(0, triangleSlots, into: 0, histogram: h)
         }
@@ -823,7 +846,7 @@ struct DecimationCore: @unchecked Sendable {
         let (c0, c1) = s.bothCounts { k in
             k == 0
                 ? s.gatherRange(0, half, into: 0, histogram: s.histogram)
-                : s.gatherRange(half, triangleSlots, into: 3 * half, histogram: s.histogram + (Self.bucketCount + 1))
+                : s.gatherRange(half, triangleSlots, into: 3 * half, histogram: s.histogram + Self.histogramStride)
         }
         Self.moveDown(s.cand, from: 3 * half, to: c0, count: c1)
         for k in 0...Self.bucketCount { h[k] += h1[k] }
@@ -859,6 +882,22 @@ struct DecimationCore: @unchecked Sendable {
             for k in 0..<3 {
                 let a = tri[base + k], b = tri[base + (k == 2 ? 0 : k + 1)]
                 let fa = flags[Int(a)], fb = flags[Int(b)]
+                if (fa | fb) == 0 && deferred {
+                    // Interior (the common case): ranked from its half-edge with `a < b`, placed
+                    // with the next batch (``placePending``, which also counts its key). Written
+                    // either way and kept only then: no branch on the order of a and b.
+                    cand[count] = Candidate(x: 0, y: 0, z: 0, cost: 0, drop: max(a, b), keep: min(a, b))
+                    pending[waiting] = UInt32(truncatingIfNeeded: count)
+                    from[waiting] = a
+                    let kept = a < b ? 1 : 0
+                    count += kept
+                    waiting += kept
+                    if waiting == Self.placementBatch {
+                        s.placePending(pending, from: from, waiting, in: cand, histogram: h)
+                        waiting = 0
+                    }
+                    continue
+                }
                 if (fa | fb) & Flag.locked != 0 { continue }
                 let ba = fa & Flag.boundary != 0, bb = fb & Flag.boundary != 0
                 if ba && bb {
@@ -891,19 +930,6 @@ struct DecimationCore: @unchecked Sendable {
                 } else if !ba && !bb {
                     keep = min(a, b)
                     drop = max(a, b)
-                    if deferred {
-                        // Placed with the next batch (``placePending``), which also counts its key.
-                        cand[count] = Candidate(x: 0, y: 0, z: 0, cost: 0, drop: drop, keep: keep)
-                        pending[waiting] = UInt32(truncatingIfNeeded: count)
-                        from[waiting] = a
-                        waiting += 1
-                        count += 1
-                        if waiting == Self.placementBatch {
-                            s.placePending(pending, from: from, waiting, in: cand, histogram: h)
-                            waiting = 0
-                        }
-                        continue
-                    }
                     (target, cost) = s.interiorPlacement(s.sum(a, b), a, b)
                 } else {
                     // Between the rim and the interior: the interior vertex goes onto the rim
@@ -1011,7 +1037,7 @@ struct DecimationCore: @unchecked Sendable {
         let (first, second) = s.bothCounts { k in
             k == 0
                 ? s.sortChunks(0, mid, limitKey: limitKey, sides: sides, histogram: s.histogram)
-                : s.sortChunks(mid, count, limitKey: limitKey, sides: sides, histogram: s.histogram + (Self.bucketCount + 1))
+                : s.sortChunks(mid, count, limitKey: limitKey, sides: sides, histogram: s.histogram + Self.histogramStride)
         }
         Self.moveDown(s.order, from: mid, to: first, count: second)
         if sides { Self.moveDown(s.side, from: mid, to: first, count: second) }
@@ -1020,7 +1046,7 @@ struct DecimationCore: @unchecked Sendable {
 
     /// Sorts candidates `lo..<hi` (`lo` a multiple of the chunk size) chunk by chunk into
     /// `order[lo...]` (and, with `sides`, their sides into `side[lo...]`), using `h`
-    /// (`limitKey + 2` entries) as scratch; returns how many.
+    /// (`limitKey + 3` entries) as scratch; returns how many.
     func sortChunks(_ lo: Int, _ hi: Int, limitKey: UInt32, sides: Bool, histogram h: UnsafeMutablePointer<UInt32>) -> Int {
         let cand = self.cand, order = self.order, side = self.side, tag = self.tag
         let last = Int(limitKey)
@@ -1028,16 +1054,19 @@ struct DecimationCore: @unchecked Sendable {
         var from = lo
         while from < hi {
             let to = min(hi, from + Tuning.sortChunk)
-            h.update(repeating: 0, count: last + 2)
+            // Keys past `last` share bucket `last + 1`, whose cursor (the slot after this chunk's
+            // output) never advances: they are written there and overwritten later, with no
+            // branch on the key (about half the candidates fall on either side).
+            h.update(repeating: 0, count: last + 3)
             for c in from..<to {
-                let k = Int(Self.key(cand[c].cost))
-                if k <= last { h[k + 1] += 1 }
+                h[min(Int(Self.key(cand[c].cost)), last + 1) + 1] += 1
             }
             h[0] = UInt32(out)
             for k in 0...last { h[k + 1] += h[k] }
             for c in from..<to {
-                let k = Int(Self.key(cand[c].cost))
-                if k > last { continue }
+                let key = Int(Self.key(cand[c].cost))
+                let taken = key <= last
+                let k = taken ? key : last + 1
                 let at = Int(h[k])
                 let u = cand[c].drop, v = cand[c].keep
                 order[at] = Ranked(drop: u, keep: v, candidate: UInt32(truncatingIfNeeded: c))
@@ -1046,7 +1075,7 @@ struct DecimationCore: @unchecked Sendable {
                     // Ends in different halves share a triangle, which made both seam vertices.
                     side[at] = tu == tv ? tu : Self.seam
                 }
-                h[k] += 1
+                h[k] += taken ? 1 : 0
             }
             out = Int(h[last])
             from = to
@@ -1064,17 +1093,17 @@ struct DecimationCore: @unchecked Sendable {
             let q = s.quad[v]
             guard let x = q.regularisedMinimum(near: s.local(UInt32(v))) else { continue }
             let p = SIMD3<Float>(x + s.centre)
-            let pd = SIMD3<Double>(p)
-            let move = Move(s, UInt32(v), to: pd, reference: SIMD3<Double>(s.refNormal[v]))
+            let move = Move(s, UInt32(v), to: p, reference: s.refNormal[v])
             var ok = true
+            var batch = ShapeBatch()
             for i in lo..<hi {
                 let base = 3 * Int(adj[i])
-                if !s.keepsShape(tri[base], tri[base + 1], tri[base + 2], move) {
+                if !s.keepsShape(tri[base], tri[base + 1], tri[base + 2], move, &batch) {
                     ok = false
                     break
                 }
             }
-            if ok { s.pos[v] = p }
+            if ok && s.keepShapes(&batch, move) { s.pos[v] = p }
         }
     }
 
@@ -1144,6 +1173,14 @@ struct DecimationCore: @unchecked Sendable {
                 i += 1
                 continue
             }
+            if i + 8 < count {
+                let a = order[i + 8]
+                facescan_prefetch(cand + Int(a.candidate))
+                facescan_prefetch(s.quad + Int(a.drop))
+                facescan_prefetch(s.quad + Int(a.keep))
+                facescan_prefetch(s.adjOffsets + Int(a.drop))
+                facescan_prefetch(s.adjOffsets + Int(a.keep))
+            }
             let r = order[i]
             i += 1
             let u = r.drop, v = r.keep
@@ -1178,8 +1215,11 @@ struct DecimationCore: @unchecked Sendable {
         guard width > 0 else { return }
         let bins = 4096
         let scale = Float(bins) / width
+        // Coordinate `axis` of vertex v (SIMD3<Float> has the stride of four Floats).
+        let coordinate = UnsafeRawPointer(pos).assumingMemoryBound(to: Float.self) + axis
+        assert(MemoryLayout<SIMD3<Float>>.stride == 4 * MemoryLayout<Float>.stride)
         var counts = [Int](repeating: 0, count: bins)
-        for v in 0..<n { counts[min(bins - 1, max(0, Int((pos[v][axis] - origin) * scale)))] += 1 }
+        for v in 0..<n { counts[min(bins - 1, max(0, Int((coordinate[4 * v] - origin) * scale)))] += 1 }
         var seen = 0, split = bins
         for b in 0..<bins {
             seen += counts[b]
@@ -1188,7 +1228,7 @@ struct DecimationCore: @unchecked Sendable {
                 break
             }
         }
-        for v in 0..<n { region[v] = Int((pos[v][axis] - origin) * scale) < split ? 0 : 1 }
+        for v in 0..<n { region[v] = Int((coordinate[4 * v] - origin) * scale) < split ? 0 : 1 }
     }
 
     /// Tags every vertex with its region, or `Self.seam` when a live triangle around it has a
@@ -1223,13 +1263,13 @@ struct DecimationCore: @unchecked Sendable {
         let s1 = stamp, s2 = stamp &+ 1
         let uLo = Int(adjOffsets[Int(u)]), uHi = Int(adjOffsets[Int(u) + 1])
         let vLo = Int(adjOffsets[Int(v)]), vHi = Int(adjOffsets[Int(v) + 1])
-        let pd = SIMD3<Double>(p)
-        let ref = SIMD3<Double>(refNormal[Int(u)] + refNormal[Int(v)])
-        let moveU = Move(self, u, to: pd, reference: ref), moveV = Move(self, v, to: pd, reference: ref)
+        let ref = refNormal[Int(u)] + refNormal[Int(v)]
+        let moveU = Move(self, u, to: p, reference: ref), moveV = Move(self, v, to: p, reference: ref)
         // 1. Neighbours of u; the triangles on the edge and their opposite vertices; every other
         //    triangle of u must keep its shape with u at p.
         var shared = 0
         var o0 = UInt32.max, o1 = UInt32.max
+        var uBatch = ShapeBatch()
         for i in uLo..<uHi {
             let base = 3 * Int(adj[i])
             let x = tri[base]
@@ -1239,13 +1279,14 @@ struct DecimationCore: @unchecked Sendable {
                 shared += 1
                 let o = x ^ y ^ z ^ u ^ v
                 if shared == 1 { o0 = o } else { o1 = o }
-            } else if !keepsShape(x, y, z, moveU) {
+            } else if !keepsShape(x, y, z, moveU, &uBatch) {
                 return false
             }
             mark[Int(x)] = s1
             mark[Int(y)] = s1
             mark[Int(z)] = s1
         }
+        guard keepShapes(&uBatch, moveU) else { return false }
         let bothBoundary = flags[Int(u)] & flags[Int(v)] & Flag.boundary != 0
         if shared == 2 {
             if bothBoundary { return false }  // would pinch the surface at an interior edge
@@ -1255,30 +1296,28 @@ struct DecimationCore: @unchecked Sendable {
         // 2. Link condition: the common neighbours are exactly the opposite vertices. Every other
         //    triangle of v must keep its shape with v at p, and not be (o0, o1, v) while u has
         //    (o0, o1, u): the two would become copies of one triangle.
+        // A neighbour counts once: marked `s2` once seen (u and v beforehand, as they never count).
+        mark[Int(u)] = s2
+        mark[Int(v)] = s2
         var common = 0
         var vHasOpposites = false
+        var vBatch = ShapeBatch()
         for i in vLo..<vHi {
             let base = 3 * Int(adj[i])
             let x = tri[base]
             if x == Self.deadTriangle { continue }
             let y = tri[base + 1], z = tri[base + 2]
-            if x != u && x != v && mark[Int(x)] == s1 {
-                mark[Int(x)] = s2
-                common += 1
-            }
-            if y != u && y != v && mark[Int(y)] == s1 {
-                mark[Int(y)] = s2
-                common += 1
-            }
-            if z != u && z != v && mark[Int(z)] == s1 {
-                mark[Int(z)] = s2
-                common += 1
-            }
+            common &+= mark[Int(x)] == s1 ? 1 : 0
+            mark[Int(x)] = s2
+            common &+= mark[Int(y)] == s1 ? 1 : 0
+            mark[Int(y)] = s2
+            common &+= mark[Int(z)] == s1 ? 1 : 0
+            mark[Int(z)] = s2
             if x == u || y == u || z == u { continue }
             if shared == 2 && Self.holdsBoth(x, y, z, o0, o1) { vHasOpposites = true }
-            if !keepsShape(x, y, z, moveV) { return false }
+            if !keepsShape(x, y, z, moveV, &vBatch) { return false }
         }
-        if common != shared { return false }
+        if common != shared || !keepShapes(&vBatch, moveV) { return false }
         if vHasOpposites && hasTriangleWithBoth(uLo, uHi, o0, o1, besides: v) { return false }
         // A boundary edge's one triangle dies: its corners must keep a triangle each (a lone
         // triangle, or a fan of one, would leave a vertex behind unreferenced).
@@ -1324,53 +1363,98 @@ struct DecimationCore: @unchecked Sendable {
     }
 
     /// One vertex moving (to the placement of a collapse, or to its quadric's minimum), as
-    /// ``keepsShape(_:_:_:_:)`` checks it against each triangle around it: read once per fan.
+    /// ``keepsShape(_:_:_:_:_:)`` checks it against each triangle around it: read once per fan.
     struct Move {
         let vertex: UInt32
-        let from: SIMD3<Double>
-        let to: SIMD3<Double>
-        /// The input's normal around the vertex (after a collapse, around both merged ones).
-        let reference: SIMD3<Double>
-        let referenceLength2: Double
+        let from: SIMD3<Float>
+        let to: SIMD3<Float>
+        /// The input's normal around the vertex (after a collapse, around both merged ones),
+        /// scaled by `shapeScale²`.
+        let reference: SIMD3<Float>
+        let referenceLength2: Float
 
         @inline(__always)
-        init(_ core: DecimationCore, _ vertex: UInt32, to p: SIMD3<Double>, reference: SIMD3<Double>) {
+        init(_ core: DecimationCore, _ vertex: UInt32, to p: SIMD3<Float>, reference: SIMD3<Float>) {
             self.vertex = vertex
-            from = SIMD3<Double>(core.pos[Int(vertex)])
+            from = core.pos[Int(vertex)]
             to = p
-            self.reference = reference
-            referenceLength2 = DecimationCore.dot(reference, reference)
+            self.reference = reference * (core.shapeScale * core.shapeScale)
+            referenceLength2 = (self.reference * self.reference).sum()
         }
     }
 
-    /// Whether triangle `(x, y, z)` keeps its orientation when its corner `move.vertex` moves to
-    /// `move.to`: its normal turns by less than acos(minNormalCosine), still faces the side
-    /// `move.reference` points to, and the triangle stays well away from degenerate.
+    /// The triangles around one moving vertex waiting for ``keepShapes(_:_:)``: the other two
+    /// corners of each, in winding order.
+    struct ShapeBatch {
+        var b = SIMD4<UInt32>(), d = SIMD4<UInt32>()
+        var count = 0
+    }
+
+    /// Adds triangle `(x, y, z)` around `move.vertex` to `batch`; checks the batch once it holds
+    /// four. False when a checked triangle would not keep its shape (see ``keepShapes(_:_:)``).
     @inline(__always)
-    func keepsShape(_ x: UInt32, _ y: UInt32, _ z: UInt32, _ move: Move) -> Bool {
-        let c = move.vertex, p = move.to, ref = move.reference
-        let b: UInt32, d: UInt32
-        if x == c {
-            b = y
-            d = z
-        } else if y == c {
-            b = z
-            d = x
-        } else {
-            b = x
-            d = y
-        }
-        let pc = move.from, pb = SIMD3<Double>(pos[Int(b)]), pd = SIMD3<Double>(pos[Int(d)])
-        let n0 = Self.cross(pb - pc, pd - pc)
-        let f1 = pb - p, f2 = pd - p
-        let n1 = Self.cross(f1, f2)
-        let dp = Self.dot(n0, n1)
-        if dp <= 0 { return false }
-        let l1 = Self.dot(n1, n1)
-        let dr = Self.dot(n1, ref)
-        if dr <= 0 || dr * dr <= Tuning.minReferenceCosine * Tuning.minReferenceCosine * l1 * move.referenceLength2 { return false }
-        if dp * dp < Tuning.minNormalCosine * Tuning.minNormalCosine * Self.dot(n0, n0) * l1 { return false }
-        return l1 > Tuning.minSineSquared * Self.dot(f1, f1) * Self.dot(f2, f2)
+    func keepsShape(_ x: UInt32, _ y: UInt32, _ z: UInt32, _ move: Move, _ batch: inout ShapeBatch) -> Bool {
+        // Selects, not branches: where the vertex sits in the triangle is random.
+        let c = move.vertex
+        let atX = x == c, atY = y == c
+        batch.b[batch.count] = atX ? y : (atY ? z : x)
+        batch.d[batch.count] = atX ? z : (atY ? x : y)
+        batch.count += 1
+        guard batch.count == 4 else { return true }
+        batch.count = 0
+        return keepShapes(batch, move)
+    }
+
+    /// Checks the triangles left in `batch` (``keepsShape(_:_:_:_:_:)``), and empties it.
+    @inline(__always)
+    func keepShapes(_ batch: inout ShapeBatch, _ move: Move) -> Bool {
+        guard batch.count > 0 else { return true }
+        // Lanes past the last triangle repeat the first.
+        let past = SIMD4<UInt32>(0, 1, 2, 3) .>= SIMD4(repeating: UInt32(truncatingIfNeeded: batch.count))
+        batch.b.replace(with: batch.b[0], where: past)
+        batch.d.replace(with: batch.d[0], where: past)
+        batch.count = 0
+        return keepShapes(batch, move)
+    }
+
+    /// Whether the four triangles `(move.vertex, batch.b[i], batch.d[i])` keep their orientation
+    /// when `move.vertex` moves to `move.to`: each normal turns by less than
+    /// acos(minNormalCosine), still faces the side `move.reference` points to, and the triangle
+    /// stays well away from degenerate. One triangle per lane, in Float: the edge vectors are
+    /// differences of Float positions (nearly exact), scaled by a power of two (``shapeScale``,
+    /// exact) so that products of four stay far from Float's underflow and overflow whatever the
+    /// mesh's units.
+    @inline(__always)
+    func keepShapes(_ batch: ShapeBatch, _ move: Move) -> Bool {
+        typealias V = SIMD4<Float>
+        let pb0 = pos[Int(batch.b[0])], pb1 = pos[Int(batch.b[1])], pb2 = pos[Int(batch.b[2])], pb3 = pos[Int(batch.b[3])]
+        let pd0 = pos[Int(batch.d[0])], pd1 = pos[Int(batch.d[1])], pd2 = pos[Int(batch.d[2])], pd3 = pos[Int(batch.d[3])]
+        let bx = V(pb0.x, pb1.x, pb2.x, pb3.x), by = V(pb0.y, pb1.y, pb2.y, pb3.y), bz = V(pb0.z, pb1.z, pb2.z, pb3.z)
+        let dx = V(pd0.x, pd1.x, pd2.x, pd3.x), dy = V(pd0.y, pd1.y, pd2.y, pd3.y), dz = V(pd0.z, pd1.z, pd2.z, pd3.z)
+        let k = V(repeating: shapeScale)
+        let from = move.from, to = move.to, ref = move.reference
+        // Before the move: n0 = (b − c) × (d − c); after: n1 = f1 × f2, f1 = b − p, f2 = d − p.
+        let e1x = (bx - V(repeating: from.x)) * k, e1y = (by - V(repeating: from.y)) * k, e1z = (bz - V(repeating: from.z)) * k
+        let e2x = (dx - V(repeating: from.x)) * k, e2y = (dy - V(repeating: from.y)) * k, e2z = (dz - V(repeating: from.z)) * k
+        let n0x = e1y * e2z - e1z * e2y, n0y = e1z * e2x - e1x * e2z, n0z = e1x * e2y - e1y * e2x
+        let f1x = (bx - V(repeating: to.x)) * k, f1y = (by - V(repeating: to.y)) * k, f1z = (bz - V(repeating: to.z)) * k
+        let f2x = (dx - V(repeating: to.x)) * k, f2y = (dy - V(repeating: to.y)) * k, f2z = (dz - V(repeating: to.z)) * k
+        let n1x = f1y * f2z - f1z * f2y, n1y = f1z * f2x - f1x * f2z, n1z = f1x * f2y - f1y * f2x
+        let dp = n0x * n1x + n0y * n1y + n0z * n1z
+        let l1 = n1x * n1x + n1y * n1y + n1z * n1z
+        let dr = n1x * V(repeating: ref.x) + n1y * V(repeating: ref.y) + n1z * V(repeating: ref.z)
+        let l0 = n0x * n0x + n0y * n0y + n0z * n0z
+        let g1 = f1x * f1x + f1y * f1y + f1z * f1z, g2 = f2x * f2x + f2y * f2y + f2z * f2z
+        let minRef = V(repeating: Float(Tuning.minReferenceCosine * Tuning.minReferenceCosine))
+        let minNormal = V(repeating: Float(Tuning.minNormalCosine * Tuning.minNormalCosine))
+        let minSine = V(repeating: Float(Tuning.minSineSquared))
+        let zero = V()
+        // Written as the negations of the rejections, so that a NaN anywhere rejects.
+        let facesOn = .!(dp .<= zero)
+        let facesOut = .!(dr .<= zero) .& .!(dr * dr .<= minRef * l1 * V(repeating: move.referenceLength2))
+        let turnsLittle = .!(dp * dp .< minNormal * l0 * l1)
+        let notSliver = l1 .> minSine * g1 * g2
+        return all(facesOn .& facesOut .& turnsLittle .& notSliver)
     }
 
     /// Collapses `u` into `v`, which moves to `p`: quadrics add, the UV follows, u's triangles on
