@@ -25,7 +25,4 @@ int facescan_place_collapses(const double *quadrics, const float *positions, con
                              double exact_determinant, double regularisation,
                              const uint32_t *slots, size_t count, float *candidates);
 
-/// Hints the CPU to bring the cache line holding `p` closer (no effect on results).
-static inline void facescan_prefetch(const void *p) { __builtin_prefetch(p, 0, 3); }
-
 #endif

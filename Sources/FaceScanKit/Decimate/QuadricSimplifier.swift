@@ -1085,6 +1085,10 @@ struct DecimationCore: @unchecked Sendable {
 
     /// See ``QuadricSimplifier/relocate()``; needs a current adjacency.
     func relocate() {
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: ShapeBatch.slots) { relocate(batchSlots: $0.baseAddress!) }
+    }
+
+    func relocate(batchSlots: UnsafeMutablePointer<UInt32>) {
         let s = self
         let tri = s.tri, adj = s.adj, off = s.adjOffsets
         for v in 0..<s.vertexCount {
@@ -1095,7 +1099,7 @@ struct DecimationCore: @unchecked Sendable {
             let p = SIMD3<Float>(x + s.centre)
             let move = Move(s, UInt32(v), to: p, reference: s.refNormal[v])
             var ok = true
-            var batch = ShapeBatch()
+            var batch = ShapeBatch(batchSlots)
             for i in lo..<hi {
                 let base = 3 * Int(adj[i])
                 if !s.keepsShape(tri[base], tri[base + 1], tri[base + 2], move, &batch) {
@@ -1164,6 +1168,15 @@ struct DecimationCore: @unchecked Sendable {
     /// collapses.
     func collapseRange(_ count: Int, budget: Int, pass: UInt32, stamp: inout UInt32, only: UInt8,
                        endpointFallback: Bool = false) -> Int {
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 2 * ShapeBatch.slots) { batches in
+            collapseRange(count, budget: budget, pass: pass, stamp: &stamp, only: only, endpointFallback: endpointFallback,
+                          batches: batches.baseAddress!)
+        }
+    }
+
+    /// `batches`: room for the two ``ShapeBatch``es of ``canCollapse(drop:keep:to:stamp:batches:)``.
+    func collapseRange(_ count: Int, budget: Int, pass: UInt32, stamp: inout UInt32, only: UInt8,
+                       endpointFallback: Bool, batches: UnsafeMutablePointer<UInt32>) -> Int {
         let s = self
         let cand = s.cand, order = s.order, touched = s.touched, side = s.side
         var done = 0
@@ -1173,23 +1186,15 @@ struct DecimationCore: @unchecked Sendable {
                 i += 1
                 continue
             }
-            if i + 8 < count {
-                let a = order[i + 8]
-                facescan_prefetch(cand + Int(a.candidate))
-                facescan_prefetch(s.quad + Int(a.drop))
-                facescan_prefetch(s.quad + Int(a.keep))
-                facescan_prefetch(s.adjOffsets + Int(a.drop))
-                facescan_prefetch(s.adjOffsets + Int(a.keep))
-            }
             let r = order[i]
             i += 1
             let u = r.drop, v = r.keep
             if touched[Int(u)] == pass || touched[Int(v)] == pass { continue }
             var p = cand[Int(r.candidate)].position
-            if !s.canCollapse(drop: u, keep: v, to: p, stamp: &stamp) {
+            if !s.canCollapse(drop: u, keep: v, to: p, stamp: &stamp, batches: batches) {
                 guard endpointFallback, p != s.pos[Int(v)] else { continue }
                 p = s.pos[Int(v)]
-                guard s.canCollapse(drop: u, keep: v, to: p, stamp: &stamp) else { continue }
+                guard s.canCollapse(drop: u, keep: v, to: p, stamp: &stamp, batches: batches) else { continue }
             }
             s.collapse(drop: u, keep: v, to: p)
             touched[Int(u)] = pass
@@ -1257,7 +1262,8 @@ struct DecimationCore: @unchecked Sendable {
     /// against the live mesh. Two walks, one per fan: each checks the shape of the triangles that
     /// survive around its vertex while it gathers (u) or tests (v) the neighbours.
     @inline(__always)
-    func canCollapse(drop u: UInt32, keep v: UInt32, to p: SIMD3<Float>, stamp: inout UInt32) -> Bool {
+    func canCollapse(drop u: UInt32, keep v: UInt32, to p: SIMD3<Float>, stamp: inout UInt32,
+                     batches: UnsafeMutablePointer<UInt32>) -> Bool {
         let tri = self.tri, adj = self.adj, mark = self.mark
         stamp &+= 2
         let s1 = stamp, s2 = stamp &+ 1
@@ -1269,7 +1275,7 @@ struct DecimationCore: @unchecked Sendable {
         //    triangle of u must keep its shape with u at p.
         var shared = 0
         var o0 = UInt32.max, o1 = UInt32.max
-        var uBatch = ShapeBatch()
+        var uBatch = ShapeBatch(batches)
         for i in uLo..<uHi {
             let base = 3 * Int(adj[i])
             let x = tri[base]
@@ -1301,7 +1307,7 @@ struct DecimationCore: @unchecked Sendable {
         mark[Int(v)] = s2
         var common = 0
         var vHasOpposites = false
-        var vBatch = ShapeBatch()
+        var vBatch = ShapeBatch(batches + ShapeBatch.slots)
         for i in vLo..<vHi {
             let base = 3 * Int(adj[i])
             let x = tri[base]
@@ -1384,10 +1390,15 @@ struct DecimationCore: @unchecked Sendable {
     }
 
     /// The triangles around one moving vertex waiting for ``keepShapes(_:_:)``: the other two
-    /// corners of each, in winding order.
+    /// corners of each, in winding order (`corners[i]`, `corners[4 + i]`), in memory the caller
+    /// provides (``slots`` entries; scalar stores, which later scalar loads read back directly).
     struct ShapeBatch {
-        var b = SIMD4<UInt32>(), d = SIMD4<UInt32>()
+        static let slots = 8
+        let corners: UnsafeMutablePointer<UInt32>
         var count = 0
+
+        @inline(__always)
+        init(_ corners: UnsafeMutablePointer<UInt32>) { self.corners = corners }
     }
 
     /// Adds triangle `(x, y, z)` around `move.vertex` to `batch`; checks the batch once it holds
@@ -1397,8 +1408,8 @@ struct DecimationCore: @unchecked Sendable {
         // Selects, not branches: where the vertex sits in the triangle is random.
         let c = move.vertex
         let atX = x == c, atY = y == c
-        batch.b[batch.count] = atX ? y : (atY ? z : x)
-        batch.d[batch.count] = atX ? z : (atY ? x : y)
+        batch.corners[batch.count] = atX ? y : (atY ? z : x)
+        batch.corners[4 + batch.count] = atX ? z : (atY ? x : y)
         batch.count += 1
         guard batch.count == 4 else { return true }
         batch.count = 0
@@ -1409,15 +1420,16 @@ struct DecimationCore: @unchecked Sendable {
     @inline(__always)
     func keepShapes(_ batch: inout ShapeBatch, _ move: Move) -> Bool {
         guard batch.count > 0 else { return true }
-        // Lanes past the last triangle repeat the first.
-        let past = SIMD4<UInt32>(0, 1, 2, 3) .>= SIMD4(repeating: UInt32(truncatingIfNeeded: batch.count))
-        batch.b.replace(with: batch.b[0], where: past)
-        batch.d.replace(with: batch.d[0], where: past)
+        // Slots past the last triangle repeat the first.
+        for i in batch.count..<4 {
+            batch.corners[i] = batch.corners[0]
+            batch.corners[4 + i] = batch.corners[4]
+        }
         batch.count = 0
         return keepShapes(batch, move)
     }
 
-    /// Whether the four triangles `(move.vertex, batch.b[i], batch.d[i])` keep their orientation
+    /// Whether the four triangles `(move.vertex, corners[i], corners[4 + i])` of `batch` keep their orientation
     /// when `move.vertex` moves to `move.to`: each normal turns by less than
     /// acos(minNormalCosine), still faces the side `move.reference` points to, and the triangle
     /// stays well away from degenerate. One triangle per lane, in Float: the edge vectors are
@@ -1427,8 +1439,9 @@ struct DecimationCore: @unchecked Sendable {
     @inline(__always)
     func keepShapes(_ batch: ShapeBatch, _ move: Move) -> Bool {
         typealias V = SIMD4<Float>
-        let pb0 = pos[Int(batch.b[0])], pb1 = pos[Int(batch.b[1])], pb2 = pos[Int(batch.b[2])], pb3 = pos[Int(batch.b[3])]
-        let pd0 = pos[Int(batch.d[0])], pd1 = pos[Int(batch.d[1])], pd2 = pos[Int(batch.d[2])], pd3 = pos[Int(batch.d[3])]
+        let c = batch.corners
+        let pb0 = pos[Int(c[0])], pb1 = pos[Int(c[1])], pb2 = pos[Int(c[2])], pb3 = pos[Int(c[3])]
+        let pd0 = pos[Int(c[4])], pd1 = pos[Int(c[5])], pd2 = pos[Int(c[6])], pd3 = pos[Int(c[7])]
         let bx = V(pb0.x, pb1.x, pb2.x, pb3.x), by = V(pb0.y, pb1.y, pb2.y, pb3.y), bz = V(pb0.z, pb1.z, pb2.z, pb3.z)
         let dx = V(pd0.x, pd1.x, pd2.x, pd3.x), dy = V(pd0.y, pd1.y, pd2.y, pd3.y), dz = V(pd0.z, pd1.z, pd2.z, pd3.z)
         let k = V(repeating: shapeScale)
