@@ -886,7 +886,9 @@ struct DecimationCore: @unchecked Sendable {
                     // Interior (the common case): ranked from its half-edge with `a < b`, placed
                     // with the next batch (``placePending``, which also counts its key). Written
                     // either way and kept only then: no branch on the order of a and b.
-                    cand[count] = Candidate(x: 0, y: 0, z: 0, cost: 0, drop: max(a, b), keep: min(a, b))
+                    // Ends only: the batch writes the placement and cost.
+                    cand[count].drop = max(a, b)
+                    cand[count].keep = min(a, b)
                     pending[waiting] = UInt32(truncatingIfNeeded: count)
                     from[waiting] = a
                     let kept = a < b ? 1 : 0
