@@ -158,6 +158,36 @@ struct DecimateTests {
         }
     }
 
+    /// The vertex → triangle lists built on two threads (each over half of the triangles) are
+    /// the lists one thread builds: every vertex's triangles in ascending order.
+    @Test func adjacencyOnTwoThreadsIsTheSame() throws {
+        let sphere = F.bumpySphere(levels: 6, noise: 0.0125, seed: 5)
+        let one = QuadricSimplifier(sphere, threads: 1), two = QuadricSimplifier(sphere, threads: 2)
+        #expect(sphere.triangleCount >= QuadricSimplifier.Tuning.parallelTriangles)
+        let n = sphere.vertexCount, corners = 3 * sphere.triangleCount
+        // Compared as Bools: a failure would print the whole arrays.
+        let sameOffsets = Array(UnsafeBufferPointer(start: one.core.adjOffsets, count: n + 1))
+            == Array(UnsafeBufferPointer(start: two.core.adjOffsets, count: n + 1))
+        let sameLists = Array(UnsafeBufferPointer(start: one.core.adj, count: corners))
+            == Array(UnsafeBufferPointer(start: two.core.adj, count: corners))
+        #expect(sameOffsets)
+        #expect(sameLists)
+        // Ascending, and every corner listed under its vertex.
+        var listed = 0
+        for v in 0..<n {
+            let lo = Int(two.core.adjOffsets[v]), hi = Int(two.core.adjOffsets[v + 1])
+            for i in lo..<hi {
+                let t = Int(two.core.adj[i])
+                if i > lo { #expect(two.core.adj[i - 1] < two.core.adj[i]) }
+                #expect(sphere.triangles[3 * t ..< 3 * t + 3].contains(UInt32(v)))
+                listed += 1
+            }
+        }
+        #expect(listed == corners)
+        // The marks it borrowed are clear again.
+        #expect(UnsafeBufferPointer(start: two.core.mark, count: n).allSatisfy { $0 == 0 })
+    }
+
     // MARK: Real faces (committed fixtures)
 
     @Test func smallestReachableCountIsReachable() throws {

@@ -285,20 +285,30 @@ struct QuadricSimplifier: ~Copyable {
     /// The decimated mesh: live vertices renumbered in their input order, live triangles in order.
     func mesh() -> Mesh {
         let c = core
-        let n = c.vertexCount
-        var remap = [UInt32](repeating: UInt32.max, count: n)
-        var positions: [SIMD3<Float>] = []
-        positions.reserveCapacity(liveVertices)
-        var uvs: [SIMD2<Float>] = []
-        var triangles = [UInt32](repeating: 0, count: 3 * triangleSlots)
-        for i in 0..<(3 * triangleSlots) { remap[Int(c.tri[i])] = 0 }
+        let n = c.vertexCount, corners = 3 * triangleSlots
+        // The new numbers, in the marks' memory (zero again afterwards: below every stamp).
+        let remap = c.mark
+        defer { remap.update(repeating: 0, count: n) }
+        remap.update(repeating: UInt32.max, count: n)
+        for i in 0..<corners { remap[Int(c.tri[i])] = 0 }
+        var live = 0
         for v in 0..<n where remap[v] == 0 {
-            remap[v] = UInt32(positions.count)
-            positions.append(c.pos[v])
-            if c.hasUVs { uvs.append(c.uv[v]) }
+            remap[v] = UInt32(truncatingIfNeeded: live)
+            live += 1
         }
-        for i in 0..<(3 * triangleSlots) { triangles[i] = remap[Int(c.tri[i])] }
-        return Mesh(positions: positions, triangles: triangles, uvs: c.hasUVs ? uvs : nil)
+        let positions = [SIMD3<Float>](unsafeUninitializedCapacity: live) { out, count in
+            for v in 0..<n where remap[v] != UInt32.max { (out.baseAddress! + Int(remap[v])).initialize(to: c.pos[v]) }
+            count = live
+        }
+        let uvs: [SIMD2<Float>]? = c.hasUVs ? [SIMD2<Float>](unsafeUninitializedCapacity: live) { out, count in
+            for v in 0..<n where remap[v] != UInt32.max { (out.baseAddress! + Int(remap[v])).initialize(to: c.uv[v]) }
+            count = live
+        } : nil
+        let triangles = [UInt32](unsafeUninitializedCapacity: corners) { out, count in
+            for i in 0..<corners { (out.baseAddress! + i).initialize(to: remap[Int(c.tri[i])]) }
+            count = corners
+        }
+        return Mesh(positions: positions, triangles: triangles, uvs: uvs)
     }
 }
 
@@ -524,7 +534,13 @@ struct DecimationCore: @unchecked Sendable {
 
     /// Vertex → triangle CSR over the live triangle slots (count → prefix-sum → fill with the
     /// offsets as cursors → shift back). Triangles of a vertex are listed in ascending order.
+    /// Large meshes count and fill on two threads, each over half of the slots (see
+    /// ``buildAdjacencyInHalves(_:)``): the same lists.
     func buildAdjacency(_ triangleSlots: Int) {
+        if triangleSlots >= Tuning.parallelTriangles && threads > 1 {
+            buildAdjacencyInHalves(triangleSlots)
+            return
+        }
         let s = self
         let n = s.vertexCount
         let off = s.adjOffsets, tri = s.tri, adj = s.adj
@@ -558,6 +574,66 @@ struct DecimationCore: @unchecked Sendable {
             v -= 1
         }
         off[0] = 0
+    }
+
+    /// ``buildAdjacency(_:)`` on two threads: the first half of the triangle slots counts into
+    /// `adjOffsets` and fills from each vertex's start, the second counts into `mark` and fills
+    /// from the start plus the first half's count, so each list is still in ascending triangle
+    /// order. `mark` is zero afterwards (below every stamp).
+    func buildAdjacencyInHalves(_ triangleSlots: Int) {
+        let s = self
+        let n = s.vertexCount
+        let off = s.adjOffsets, second = s.mark
+        let half = triangleSlots / 2
+        // Per half: `counts[v]` = corners of v in the half's slots; then, as cursors, where the
+        // next triangle of v goes.
+        s.bothSides(parallel: true) { k in
+            let tri = s.tri
+            let counts = k == 0 ? s.adjOffsets + 1 : s.mark
+            counts.update(repeating: 0, count: n)
+            var i = 3 * (k == 0 ? 0 : half)
+            let end = 3 * (k == 0 ? half : triangleSlots)
+            while i < end {
+                if tri[i] != Self.deadTriangle {
+                    counts[Int(tri[i])] += 1
+                    counts[Int(tri[i + 1])] += 1
+                    counts[Int(tri[i + 2])] += 1
+                }
+                i += 3
+            }
+        }
+        var start: UInt32 = 0
+        for v in 0..<n {
+            let first = off[v + 1], rest = second[v]
+            off[v] = start
+            second[v] = start + first
+            start += first + rest
+        }
+        s.bothSides(parallel: true) { k in
+            let tri = s.tri, adj = s.adj
+            let cursor = k == 0 ? s.adjOffsets : s.mark
+            var t = k == 0 ? 0 : half
+            let end = k == 0 ? half : triangleSlots
+            while t < end {
+                let base = 3 * t
+                if tri[base] != Self.deadTriangle {
+                    for c in 0..<3 {
+                        let v = Int(tri[base + c])
+                        adj[Int(cursor[v])] = UInt32(truncatingIfNeeded: t)
+                        cursor[v] += 1
+                    }
+                }
+                t += 1
+            }
+        }
+        // The second half's cursors stop at the next vertex's start.
+        var v = n
+        while v > 0 {
+            off[v] = second[v - 1]
+            v -= 1
+        }
+        off[0] = 0
+        second.update(repeating: 0, count: n)
     }
 
     /// True when some live triangle of `a` has the directed edge `a → b`.
