@@ -543,37 +543,12 @@ struct DecimationCore: @unchecked Sendable {
         }
         let s = self
         let n = s.vertexCount
-        let off = s.adjOffsets, tri = s.tri, adj = s.adj
+        let off = s.adjOffsets
         off.update(repeating: 0, count: n + 1)
-        let corners = 3 * triangleSlots
-        var i = 0
-        while i < corners {
-            if tri[i] != Self.deadTriangle {
-                off[Int(tri[i]) + 1] += 1
-                off[Int(tri[i + 1]) + 1] += 1
-                off[Int(tri[i + 2]) + 1] += 1
-            }
-            i += 3
-        }
+        s.countCorners(0, triangleSlots, into: off + 1)
         for v in 0..<n { off[v + 1] += off[v] }
-        var t = 0
-        while t < triangleSlots {
-            let base = 3 * t
-            if tri[base] != Self.deadTriangle {
-                for k in 0..<3 {
-                    let v = Int(tri[base + k])
-                    adj[Int(off[v])] = UInt32(t)
-                    off[v] += 1
-                }
-            }
-            t += 1
-        }
-        var v = n
-        while v > 0 {
-            off[v] = off[v - 1]
-            v -= 1
-        }
-        off[0] = 0
+        s.fillLists(0, triangleSlots, cursors: off)
+        s.shiftOffsets(from: off)
     }
 
     /// ``buildAdjacency(_:)`` on two threads: the first half of the triangle slots counts into
@@ -585,22 +560,12 @@ struct DecimationCore: @unchecked Sendable {
         let n = s.vertexCount
         let off = s.adjOffsets, second = s.mark
         let half = triangleSlots / 2
-        // Per half: `counts[v]` = corners of v in the half's slots; then, as cursors, where the
-        // next triangle of v goes.
+        // Per half: the corners of each vertex in its slots; then, as cursors, where the next
+        // triangle of the vertex goes.
         s.bothSides(parallel: true) { k in
-            let tri = s.tri
             let counts = k == 0 ? s.adjOffsets + 1 : s.mark
             counts.update(repeating: 0, count: n)
-            var i = 3 * (k == 0 ? 0 : half)
-            let end = 3 * (k == 0 ? half : triangleSlots)
-            while i < end {
-                if tri[i] != Self.deadTriangle {
-                    counts[Int(tri[i])] += 1
-                    counts[Int(tri[i + 1])] += 1
-                    counts[Int(tri[i + 2])] += 1
-                }
-                i += 3
-            }
+            s.countCorners(k == 0 ? 0 : half, k == 0 ? half : triangleSlots, into: counts)
         }
         var start: UInt32 = 0
         for v in 0..<n {
@@ -610,30 +575,55 @@ struct DecimationCore: @unchecked Sendable {
             start += first + rest
         }
         s.bothSides(parallel: true) { k in
-            let tri = s.tri, adj = s.adj
-            let cursor = k == 0 ? s.adjOffsets : s.mark
-            var t = k == 0 ? 0 : half
-            let end = k == 0 ? half : triangleSlots
-            while t < end {
-                let base = 3 * t
-                if tri[base] != Self.deadTriangle {
-                    for c in 0..<3 {
-                        let v = Int(tri[base + c])
-                        adj[Int(cursor[v])] = UInt32(truncatingIfNeeded: t)
-                        cursor[v] += 1
-                    }
-                }
-                t += 1
-            }
+            s.fillLists(k == 0 ? 0 : half, k == 0 ? half : triangleSlots, cursors: k == 0 ? s.adjOffsets : s.mark)
         }
         // The second half's cursors stop at the next vertex's start.
-        var v = n
+        s.shiftOffsets(from: second)
+        second.update(repeating: 0, count: n)
+    }
+
+    /// Adds one to `counts[v]` for each corner `v` of the live triangles in slots `lo..<hi`.
+    @inline(__always)
+    func countCorners(_ lo: Int, _ hi: Int, into counts: UnsafeMutablePointer<UInt32>) {
+        let tri = self.tri
+        var i = 3 * lo
+        let end = 3 * hi
+        while i < end {
+            if tri[i] != Self.deadTriangle {
+                counts[Int(tri[i])] += 1
+                counts[Int(tri[i + 1])] += 1
+                counts[Int(tri[i + 2])] += 1
+            }
+            i += 3
+        }
+    }
+
+    /// Lists each live triangle of slots `lo..<hi` under its corners, at `cursors[v]`, advancing it.
+    @inline(__always)
+    func fillLists(_ lo: Int, _ hi: Int, cursors: UnsafeMutablePointer<UInt32>) {
+        let tri = self.tri, adj = self.adj
+        for t in lo..<hi {
+            let base = 3 * t
+            if tri[base] == Self.deadTriangle { continue }
+            for k in 0..<3 {
+                let v = Int(tri[base + k])
+                adj[Int(cursors[v])] = UInt32(truncatingIfNeeded: t)
+                cursors[v] += 1
+            }
+        }
+    }
+
+    /// `adjOffsets` from the cursors after filling: vertex `v`'s cursor stopped where `v + 1`'s
+    /// list starts.
+    @inline(__always)
+    func shiftOffsets(from cursors: UnsafeMutablePointer<UInt32>) {
+        let off = adjOffsets
+        var v = vertexCount
         while v > 0 {
-            off[v] = second[v - 1]
+            off[v] = cursors[v - 1]
             v -= 1
         }
         off[0] = 0
-        second.update(repeating: 0, count: n)
     }
 
     /// True when some live triangle of `a` has the directed edge `a → b`.
