@@ -392,9 +392,11 @@ struct DecimationCore: @unchecked Sendable {
     let threads: Int
     /// Whether interior edges are placed four at a time (``placePending(_:from:_:in:histogram:)``).
     let vectorPlacement: Bool
+    /// The input's bounding box (``assignRegions()`` splits it).
+    let bounds: (lo: SIMD3<Float>, hi: SIMD3<Float>)
     /// Quadrics are built around the bounding-box centre, for precision.
     let centre: SIMD3<Double>
-    /// The power of two near 1 / (typical edge length) that ``keepShapes(_:_:)`` scales edges by.
+    /// The power of two near 1 / (typical edge length) that ``fourKeepShape(_:_:)`` scales edges by.
     let shapeScale: Float
     // Per vertex.
     let pos: UnsafeMutablePointer<SIMD3<Float>>
@@ -439,6 +441,7 @@ struct DecimationCore: @unchecked Sendable {
         vertexCount = n
         hasUVs = mesh.uvs != nil
         let (lo, hi) = mesh.bounds
+        bounds = (lo, hi)
         centre = (SIMD3<Double>(lo) + SIMD3<Double>(hi)) * 0.5
         let extent = SIMD3<Double>(hi) - SIMD3<Double>(lo)
         shapeScale = Self.shapeScale(diagonal: Self.dot(extent, extent).squareRoot(), vertices: n)
@@ -922,9 +925,8 @@ struct DecimationCore: @unchecked Sendable {
     /// Ranks the edges of triangle slots `lo..<hi` into `cand[start...]`, counting their keys
     /// into `h`; returns how many.
     func gatherRange(_ lo: Int, _ hi: Int, into start: Int, histogram h: UnsafeMutablePointer<UInt32>) -> Int {
-        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 2 * Self.placementBatch) { buffer in
-            let slots = buffer.baseAddress!
-            return gatherRange(lo, hi, into: start, histogram: h, pending: slots, from: slots + Self.placementBatch)
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: Self.placementBatch) { buffer in
+            gatherRange(lo, hi, into: start, histogram: h, pending: buffer.baseAddress!)
         }
     }
 
@@ -932,9 +934,9 @@ struct DecimationCore: @unchecked Sendable {
     static let placementBatch = 256
 
     /// `pending`, `from`: room for ``placementBatch`` interior edges waiting to be placed: their
-    /// slots in `cand`, and the vertex each was ranked from (for the scalar fallback's ties).
+    /// slots in `cand`.
     func gatherRange(_ lo: Int, _ hi: Int, into start: Int, histogram h: UnsafeMutablePointer<UInt32>,
-                     pending: UnsafeMutablePointer<UInt32>, from: UnsafeMutablePointer<UInt32>) -> Int {
+                     pending: UnsafeMutablePointer<UInt32>) -> Int {
         let s = self
         let tri = s.tri, flags = s.flags, pos = s.pos
         let cand = s.cand + start
@@ -956,12 +958,11 @@ struct DecimationCore: @unchecked Sendable {
                     cand[count].drop = max(a, b)
                     cand[count].keep = min(a, b)
                     pending[waiting] = UInt32(truncatingIfNeeded: count)
-                    from[waiting] = a
                     let kept = a < b ? 1 : 0
                     count += kept
                     waiting += kept
                     if waiting == Self.placementBatch {
-                        s.placePending(pending, from: from, waiting, in: cand, histogram: h)
+                        s.placePending(pending, waiting, in: cand, histogram: h)
                         waiting = 0
                     }
                     continue
@@ -1014,7 +1015,7 @@ struct DecimationCore: @unchecked Sendable {
             }
             base += 3
         }
-        if waiting > 0 { s.placePending(pending, from: from, waiting, in: cand, histogram: h) }
+        if waiting > 0 { s.placePending(pending, waiting, in: cand, histogram: h) }
         return count
     }
 
@@ -1039,10 +1040,10 @@ struct DecimationCore: @unchecked Sendable {
         return ca <= cb ? (pos[Int(a)], ca) : (pos[Int(b)], cb)
     }
 
-    /// Places the interior candidates at `cand[pending[0..<count]]` (ranked from `from[i]`) with
-    /// the vector kernel (the scalar ``interiorPlacement(_:_:_:)`` for any it cannot place) and
-    /// counts their keys into `h`.
-    func placePending(_ pending: UnsafeMutablePointer<UInt32>, from: UnsafeMutablePointer<UInt32>, _ count: Int,
+    /// Places the interior candidates at `cand[pending[0..<count]]` with the vector kernel (the
+    /// scalar ``interiorPlacement(_:_:_:)`` for any it cannot place, from the lower end, its
+    /// `keep`, as gathering ranks an interior edge) and counts their keys into `h`.
+    func placePending(_ pending: UnsafeMutablePointer<UInt32>, _ count: Int,
                       in cand: UnsafeMutablePointer<Candidate>, histogram h: UnsafeMutablePointer<UInt32>) {
         let quadWords = UnsafeRawPointer(quad).assumingMemoryBound(to: Double.self)
         let posWords = UnsafeRawPointer(pos).assumingMemoryBound(to: Float.self)
@@ -1055,8 +1056,7 @@ struct DecimationCore: @unchecked Sendable {
         for i in 0..<count {
             let slot = Int(pending[i])
             if cand[slot].cost.isNaN {
-                let a = from[i]
-                let b = a == cand[slot].keep ? cand[slot].drop : cand[slot].keep
+                let a = cand[slot].keep, b = cand[slot].drop
                 let (target, cost) = interiorPlacement(sum(a, b), a, b)
                 cand[slot].x = target.x
                 cand[slot].y = target.y
@@ -1175,7 +1175,7 @@ struct DecimationCore: @unchecked Sendable {
                     break
                 }
             }
-            if ok && s.keepShapes(&batch, move) { s.pos[v] = p }
+            if ok && s.flushShapes(&batch, move) { s.pos[v] = p }
         }
     }
 
@@ -1273,15 +1273,11 @@ struct DecimationCore: @unchecked Sendable {
     }
 
     /// Splits the vertices into two halves at the median (a 4 096-bin histogram) of the
-    /// bounding box's longest axis.
+    /// input's bounding box's longest axis (called before any collapse moves a vertex).
     func assignRegions() {
         let n = vertexCount
         guard n > 0 else { return }
-        var lo = pos[0], hi = pos[0]
-        for v in 0..<n {
-            lo = pointwiseMin(lo, pos[v])
-            hi = pointwiseMax(hi, pos[v])
-        }
+        let (lo, hi) = bounds
         let extent = hi - lo
         let axis = extent.x >= extent.y && extent.x >= extent.z ? 0 : (extent.y >= extent.z ? 1 : 2)
         let origin = lo[axis], width = extent[axis]
@@ -1360,7 +1356,7 @@ struct DecimationCore: @unchecked Sendable {
             mark[Int(y)] = s1
             mark[Int(z)] = s1
         }
-        guard keepShapes(&uBatch, moveU) else { return false }
+        guard flushShapes(&uBatch, moveU) else { return false }
         let bothBoundary = flags[Int(u)] & flags[Int(v)] & Flag.boundary != 0
         if shared == 2 {
             if bothBoundary { return false }  // would pinch the surface at an interior edge
@@ -1391,7 +1387,7 @@ struct DecimationCore: @unchecked Sendable {
             if shared == 2 && Self.holdsBoth(x, y, z, o0, o1) { vHasOpposites = true }
             if !keepsShape(x, y, z, moveV, &vBatch) { return false }
         }
-        if common != shared || !keepShapes(&vBatch, moveV) { return false }
+        if common != shared || !flushShapes(&vBatch, moveV) { return false }
         if vHasOpposites && hasTriangleWithBoth(uLo, uHi, o0, o1, besides: v) { return false }
         // A boundary edge's one triangle dies: its corners must keep a triangle each (a lone
         // triangle, or a fan of one, would leave a vertex behind unreferenced).
@@ -1457,7 +1453,7 @@ struct DecimationCore: @unchecked Sendable {
         }
     }
 
-    /// The triangles around one moving vertex waiting for ``keepShapes(_:_:)``: the other two
+    /// The triangles around one moving vertex waiting for ``fourKeepShape(_:_:)``: the other two
     /// corners of each, in winding order (`corners[i]`, `corners[4 + i]`), in memory the caller
     /// provides (``slots`` entries; scalar stores, which later scalar loads read back directly).
     struct ShapeBatch {
@@ -1470,7 +1466,7 @@ struct DecimationCore: @unchecked Sendable {
     }
 
     /// Adds triangle `(x, y, z)` around `move.vertex` to `batch`; checks the batch once it holds
-    /// four. False when a checked triangle would not keep its shape (see ``keepShapes(_:_:)``).
+    /// four. False when a checked triangle would not keep its shape (see ``fourKeepShape(_:_:)``).
     @inline(__always)
     func keepsShape(_ x: UInt32, _ y: UInt32, _ z: UInt32, _ move: Move, _ batch: inout ShapeBatch) -> Bool {
         // Selects, not branches: where the vertex sits in the triangle is random.
@@ -1481,12 +1477,12 @@ struct DecimationCore: @unchecked Sendable {
         batch.count += 1
         guard batch.count == 4 else { return true }
         batch.count = 0
-        return keepShapes(batch, move)
+        return fourKeepShape(batch, move)
     }
 
     /// Checks the triangles left in `batch` (``keepsShape(_:_:_:_:_:)``), and empties it.
     @inline(__always)
-    func keepShapes(_ batch: inout ShapeBatch, _ move: Move) -> Bool {
+    func flushShapes(_ batch: inout ShapeBatch, _ move: Move) -> Bool {
         guard batch.count > 0 else { return true }
         // Slots past the last triangle repeat the first.
         for i in batch.count..<4 {
@@ -1494,7 +1490,7 @@ struct DecimationCore: @unchecked Sendable {
             batch.corners[4 + i] = batch.corners[4]
         }
         batch.count = 0
-        return keepShapes(batch, move)
+        return fourKeepShape(batch, move)
     }
 
     /// Whether the four triangles `(move.vertex, corners[i], corners[4 + i])` of `batch` keep their orientation
@@ -1505,7 +1501,7 @@ struct DecimationCore: @unchecked Sendable {
     /// exact) so that products of four stay far from Float's underflow and overflow whatever the
     /// mesh's units.
     @inline(__always)
-    func keepShapes(_ batch: ShapeBatch, _ move: Move) -> Bool {
+    func fourKeepShape(_ batch: ShapeBatch, _ move: Move) -> Bool {
         typealias V = SIMD4<Float>
         let c = batch.corners
         let pb0 = pos[Int(c[0])], pb1 = pos[Int(c[1])], pb2 = pos[Int(c[2])], pb3 = pos[Int(c[3])]
