@@ -25,4 +25,13 @@ int facescan_place_collapses(const double *quadrics, const float *positions, con
                              double exact_determinant, double regularisation,
                              const uint32_t *slots, size_t count, float *candidates);
 
+/// A hint to the CPU that the caller is spinning on a memory location (x86 `pause`, Arm `yield`).
+static inline void facescan_cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
 #endif

@@ -390,6 +390,9 @@ struct DecimationCore: @unchecked Sendable {
     let hasUVs: Bool
     /// Threads the parallel steps may use (1 or 2).
     let threads: Int
+    /// Whether this core holds ``HelperThread/shared`` for its second side (else, with two
+    /// threads, Dispatch runs it).
+    let helped: Bool
     /// Whether interior edges are placed four at a time (``placePending(_:from:_:in:histogram:)``).
     let vectorPlacement: Bool
     /// The input's bounding box (``assignRegions()`` splits it).
@@ -433,6 +436,7 @@ struct DecimationCore: @unchecked Sendable {
 
     init(_ mesh: Mesh, threads: Int, cache: ArenaCache?, vectorPlacement: Bool) {
         self.threads = threads
+        helped = threads > 1 && mesh.triangleCount >= Tuning.parallelTriangles && HelperThread.shared.acquire()
         assert(MemoryLayout<Quadric>.stride == 80 && MemoryLayout<Candidate>.stride == 24
                && MemoryLayout<Candidate>.offset(of: \Candidate.drop) == 16, "layout the vector placement reads")
         self.vectorPlacement = vectorPlacement && facescan_place_collapses_available() == 1
@@ -505,7 +509,10 @@ struct DecimationCore: @unchecked Sendable {
             + 2 * ScratchArena.bytes(UInt32.self, 3 * triangles + 8)
     }
 
-    func deallocate() { arena.release() }
+    func deallocate() {
+        arena.release()
+        if helped { HelperThread.shared.release() }
+    }
 
     @inline(__always)
     func local(_ v: UInt32) -> SIMD3<Double> { SIMD3<Double>(pos[Int(v)]) - centre }
@@ -709,7 +716,9 @@ struct DecimationCore: @unchecked Sendable {
     /// order. Callers make the two sides independent, so the outcome does not depend on which.
     @inline(__always)
     func bothSides(parallel: Bool, _ body: @Sendable (Int) -> Void) {
-        if parallel && threads > 1 {
+        if parallel && helped {
+            HelperThread.shared.run(body)
+        } else if parallel && threads > 1 {
             DispatchQueue.concurrentPerform(iterations: 2, execute: body)
         } else {
             body(0)
