@@ -53,4 +53,49 @@ struct HelperThreadTests {
         // The helper took part (it spins for the next side while leased).
         #expect((0..<runs).contains { elsewhere[$0] == 1 })
     }
+
+    @Test func aStalledHelperIsLeftOutForAWhile() {
+        let helper = HelperThread()
+        let caller = pthread_self()
+        #expect(helper.acquire())
+        #expect(!helper.runsAlone)
+        // Side 1 stalls for 3 ms whenever the helper runs it: the caller waits far longer than
+        // its own side took.
+        var tries = 0
+        while !helper.runsAlone && tries < 200 {
+            helper.run { k in
+                if k == 1 {
+                    if pthread_equal(pthread_self(), caller) == 0 { usleep(3_000) }
+                } else {
+                    // Long enough for the helper to take side 1 meanwhile.
+                    usleep(50)
+                }
+            }
+            tries += 1
+        }
+        #expect(helper.runsAlone)
+        // From now on both sides run on the calling thread, in order.
+        let order = Slots(base: UnsafeMutablePointer<Int>.allocate(capacity: 4))
+        defer { order.base.deallocate() }
+        order.base.initialize(repeating: -1, count: 4)
+        let next = Slots(base: UnsafeMutablePointer<Int>.allocate(capacity: 1))
+        defer { next.base.deallocate() }
+        next.base.pointee = 0
+        helper.run { k in
+            order.base[2 * k] = pthread_equal(pthread_self(), caller) != 0 ? 1 : 0
+            order.base[2 * k + 1] = next.base.pointee
+            next.base.pointee += 1
+        }
+        #expect(order.base[0] == 1 && order.base[2] == 1)
+        #expect(order.base[1] == 0 && order.base[3] == 1)
+        helper.release()
+        // A lease soon after the stall runs alone too; one after the memory of it has passed does not.
+        #expect(helper.acquire())
+        #expect(helper.runsAlone)
+        helper.release()
+        usleep(UInt32(HelperThread.stallMemoryNanoseconds / 1_000) + 10_000)
+        #expect(helper.acquire())
+        #expect(!helper.runsAlone)
+        helper.release()
+    }
 }
