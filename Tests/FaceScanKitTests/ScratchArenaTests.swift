@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 @testable import FaceScanKit
 
@@ -61,6 +64,37 @@ struct ScratchArenaTests {
         #expect(fresh.base != next.base && fresh.base != again.base)
         for arena in [again, next, fresh] { arena.release() }
     }
+
+    #if os(Linux)
+    /// Pages of the first `bytes` bytes at `base` that are in memory (`mincore`).
+    static func residentPages(_ base: UnsafeMutableRawPointer, _ bytes: Int) -> Int {
+        let pages = (bytes + 4095) / 4096
+        var vec = [UInt8](repeating: 0, count: pages)
+        #expect(mincore(base, bytes, &vec) == 0)
+        return vec.count { $0 & 1 != 0 }
+    }
+
+    @Test(arguments: [100_000, 3 << 20])
+    func touchingBothPartsFaultsInEveryPage(bytes: Int) {
+        let cache = ArenaCache()
+        let arena = ScratchArena(byteCount: bytes, cache: cache)
+        #expect(arena.fresh)
+        let pages = (bytes + 4095) / 4096
+        #expect(Self.residentPages(arena.base, bytes) == 0)
+        arena.touch(part: 0, of: 2)
+        #expect(Self.residentPages(arena.base, bytes) >= pages / 2)
+        arena.touch(part: 1, of: 2)
+        #expect(Self.residentPages(arena.base, bytes) == pages)
+        arena.release()
+        // A large arena comes back from the cache with its pages in place.
+        if bytes >= ScratchArena.hugePage {
+            let again = ScratchArena(byteCount: bytes, cache: cache)
+            #expect(!again.fresh && again.base == arena.base)
+            #expect(Self.residentPages(again.base, bytes) == pages)
+            again.release()
+        }
+    }
+    #endif
 
     @Test func smallAndOversizedArenasAreNotKept() {
         let cache = ArenaCache()

@@ -455,6 +455,11 @@ struct DecimationCore: @unchecked Sendable {
             + A.bytes(Quadric.self, n) + 3 * A.bytes(UInt8.self, n) + 2 * A.bytes(UInt32.self, n) + A.bytes(UInt32.self, n + 1)
         let perCorner = 2 * A.bytes(UInt32.self, corners) + A.bytes(Ranked.self, corners) + A.bytes(UInt8.self, corners) + A.bytes(UInt8.self, candidateBytes)
         arena = ScratchArena(byteCount: perVertex + perCorner + A.bytes(UInt32.self, 2 * Self.histogramStride), cache: cache)
+        if arena.fresh && helped {
+            // Its first touches, on two threads.
+            let arena = self.arena
+            HelperThread.shared.run { k in arena.touch(part: k, of: 2) }
+        }
         var take = ScratchArena.Cursor(arena)
         pos = take.take(SIMD3<Float>.self, n)
         refNormal = take.take(SIMD3<Float>.self, n)

@@ -31,6 +31,8 @@ struct ScratchArena: @unchecked Sendable {
     let byteCount: Int
     /// Bytes usable from `base` (at least `byteCount`).
     let capacity: Int
+    /// Whether the memory was newly mapped (its pages not yet faulted in), not taken from a cache.
+    let fresh: Bool
     /// Where ``release()`` gives a large arena back (`nil`: it unmaps).
     private let cache: Unmanaged<ArenaCache>?
 
@@ -50,8 +52,10 @@ struct ScratchArena: @unchecked Sendable {
             mappingBytes = kept.mappingBytes
             base = kept.base
             capacity = kept.capacity
+            fresh = false
             return
         }
+        fresh = true
         // Whole huge pages, and one more of slack to align the start.
         let hugeBytes = (byteCount + Self.hugePage - 1) & ~(Self.hugePage - 1)
         let length = large ? hugeBytes + Self.hugePage : max(byteCount, 1)
@@ -71,6 +75,20 @@ struct ScratchArena: @unchecked Sendable {
         } else {
             base = m
             capacity = length
+        }
+    }
+
+    /// Faults in part `part` of `parts` of the first `byteCount` bytes (writes a zero into each of
+    /// its 4 KiB pages), so that a fresh arena's faults can be taken on several threads at once
+    /// rather than one by one as its owner first writes each array.
+    func touch(part: Int, of parts: Int) {
+        let page = 4096
+        let pages = (byteCount + page - 1) / page
+        var p = part * pages / parts
+        let end = (part + 1) * pages / parts
+        while p < end {
+            base.storeBytes(of: 0, toByteOffset: p * page, as: UInt8.self)
+            p += 1
         }
     }
 
