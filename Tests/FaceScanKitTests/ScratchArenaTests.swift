@@ -13,7 +13,7 @@ struct ScratchArenaTests {
         let total = ScratchArena.bytes(SIMD3<Float>.self, counts.a) + ScratchArena.bytes(UInt8.self, counts.b)
             + ScratchArena.bytes(Double.self, counts.c)
         let arena = ScratchArena(byteCount: total, cache: nil)
-        defer { arena.release() }
+        defer { arena.release(to: nil) }
         var take = ScratchArena.Cursor(arena)
         let a = take.take(SIMD3<Float>.self, counts.a)
         let b = take.take(UInt8.self, counts.b)
@@ -42,8 +42,8 @@ struct ScratchArenaTests {
         let mib = 1 << 20
         let small = ScratchArena(byteCount: 3 * mib, cache: cache)
         let large = ScratchArena(byteCount: 9 * mib, cache: cache)
-        small.release()
-        large.release()
+        small.release(to: cache)
+        large.release(to: cache)
         // 2.5 MiB fits both: it takes the smaller; the next 5 MiB only fits the larger.
         let a = ScratchArena(byteCount: 5 * mib / 2, cache: cache)
         #expect(a.base == small.base && a.byteCount == 5 * mib / 2 && a.capacity == small.capacity)
@@ -53,16 +53,17 @@ struct ScratchArenaTests {
         let c = ScratchArena(byteCount: 3 * mib, cache: cache)
         #expect(c.base != a.base && c.base != b.base)
         // Two slots: releasing three keeps the two largest.
-        a.release()
-        b.release()
-        c.release()
+        a.release(to: cache)
+        b.release(to: cache)
+        c.release(to: cache)
         let again = ScratchArena(byteCount: 8 * mib, cache: cache)
         #expect(again.base == large.base)
         let next = ScratchArena(byteCount: 2 * mib, cache: cache)
         #expect(next.base == small.base)
         let fresh = ScratchArena(byteCount: 2 * mib, cache: nil)
         #expect(fresh.base != next.base && fresh.base != again.base)
-        for arena in [again, next, fresh] { arena.release() }
+        for arena in [again, next] { arena.release(to: cache) }
+        fresh.release(to: nil)
     }
 
     #if os(Linux)
@@ -85,13 +86,13 @@ struct ScratchArenaTests {
         #expect(Self.residentPages(arena.base, bytes) >= pages / 2)
         arena.touch(part: 1, of: 2)
         #expect(Self.residentPages(arena.base, bytes) == pages)
-        arena.release()
+        arena.release(to: cache)
         // A large arena comes back from the cache with its pages in place.
         if bytes >= ScratchArena.hugePage {
             let again = ScratchArena(byteCount: bytes, cache: cache)
             #expect(!again.fresh && again.base == arena.base)
             #expect(Self.residentPages(again.base, bytes) == pages)
-            again.release()
+            again.release(to: cache)
         }
     }
     #endif
@@ -99,17 +100,17 @@ struct ScratchArenaTests {
     @Test func smallAndOversizedArenasAreNotKept() {
         let cache = ArenaCache()
         let tiny = ScratchArena(byteCount: 4096, cache: cache)
-        tiny.release()
+        tiny.release(to: cache)
         #expect(cache.take(atLeast: 1) == nil)
         let huge = ScratchArena(byteCount: ArenaCache.limit, cache: cache)
-        huge.release()
+        huge.release(to: cache)
         #expect(cache.take(atLeast: 1) == nil)
         // Just under the limit (with its alignment slack) is kept.
         let largest = ScratchArena(byteCount: ArenaCache.limit - 2 * ScratchArena.hugePage, cache: cache)
-        largest.release()
+        largest.release(to: cache)
         let back = cache.take(atLeast: 1)
         #expect(back?.base == largest.base)
-        back?.release()
+        back?.release(to: nil)
     }
 
     /// The decimation writes every scratch element before it reads it: an arena left full of
@@ -133,12 +134,12 @@ struct ScratchArenaTests {
             state = state &* 6364136223846793005 &+ 1442695040888963407
             p[i] = word ?? UInt32(truncatingIfNeeded: state >> 32)
         }
-        garbage.release()
+        garbage.release(to: spoiled)
         let reused = run(spoiled)
         // It took the spoiled arena (the only one kept, large enough) and gave it back.
         let back = spoiled.take(atLeast: 1)
         #expect(back?.base == garbage.base)
-        back?.release()
+        back?.release(to: nil)
         #expect(reused.stlBytes() == fresh.stlBytes())
         #expect(reused.objBytes() == fresh.objBytes())
     }

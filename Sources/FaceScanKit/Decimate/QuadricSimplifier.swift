@@ -174,6 +174,8 @@ struct QuadricSimplifier: ~Copyable {
     }
 
     let core: DecimationCore
+    /// Where the core's scratch memory goes back to.
+    private let cache: ArenaCache?
     /// Whether the last passes narrow to the collapses left (``Tuning/budgetShare``): not after
     /// refinement, where it made the error worse as often as better.
     let narrowsLastPasses: Bool
@@ -205,6 +207,7 @@ struct QuadricSimplifier: ~Copyable {
         assert(!stride(from: 0, to: mesh.triangles.count, by: 3).contains { Decimation.repeatsACorner(mesh.triangles, $0) },
                "a triangle repeats a corner")
         core = DecimationCore(mesh, threads: threads, cache: cache, vectorPlacement: vectorPlacement)
+        self.cache = cache
         narrowsLastPasses = origin == nil
         liveVertices = mesh.vertexCount
         triangleSlots = mesh.triangleCount
@@ -221,7 +224,7 @@ struct QuadricSimplifier: ~Copyable {
         }
     }
 
-    deinit { core.deallocate() }
+    deinit { core.deallocate(to: cache) }
 
     /// Whether classification locked a vertex (non-manifold edge or vertex, inconsistent
     /// winding): a clean manifold mesh has none.
@@ -514,8 +517,10 @@ struct DecimationCore: @unchecked Sendable {
             + 2 * ScratchArena.bytes(UInt32.self, 3 * triangles + 8)
     }
 
-    func deallocate() {
-        arena.release()
+    /// Gives the scratch memory back to `cache` (see ``ScratchArena/release(to:)``) and the
+    /// helper thread back.
+    func deallocate(to cache: ArenaCache?) {
+        arena.release(to: cache)
         if helped { HelperThread.shared.release() }
     }
 

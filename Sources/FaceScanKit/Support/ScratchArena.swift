@@ -18,7 +18,8 @@ import Synchronization
 /// arena it is large enough for takes it, pages already in place: as `malloc` reuses freed
 /// memory, without the faults.
 ///
-/// A trivially copyable view: the owner calls ``release()`` once.
+/// A trivially copyable view: the owner calls ``release(to:)`` once, naming the cache it holds
+/// (so no arena refers to a cache that may be gone).
 struct ScratchArena: @unchecked Sendable {
     static let hugePage = 2 << 20
     static let alignment = 64
@@ -33,8 +34,6 @@ struct ScratchArena: @unchecked Sendable {
     let capacity: Int
     /// Whether the memory was newly mapped (its pages not yet faulted in), not taken from a cache.
     let fresh: Bool
-    /// Where ``release()`` gives a large arena back (`nil`: it unmaps).
-    private let cache: Unmanaged<ArenaCache>?
 
     /// Bytes an array of `count` (at least one) `T` takes in an arena, padding included.
     static func bytes<T>(_: T.Type, _ count: Int) -> Int {
@@ -46,7 +45,6 @@ struct ScratchArena: @unchecked Sendable {
     init(byteCount: Int, cache: ArenaCache? = .shared) {
         self.byteCount = byteCount
         let large = byteCount >= Self.hugePage
-        self.cache = large ? cache.map { Unmanaged.passUnretained($0) } : nil
         if large, let kept = cache?.take(atLeast: byteCount) {
             mapping = kept.mapping
             mappingBytes = kept.mappingBytes
@@ -92,9 +90,10 @@ struct ScratchArena: @unchecked Sendable {
         }
     }
 
-    /// Gives the memory back: to the cache, or to the system when there is none or it declines.
-    func release() {
-        if let cache, cache.takeUnretainedValue().keep(self) { return }
+    /// Gives the memory back: a large arena (2 MiB or more) to `cache`, others (or when there is no
+    /// cache or it declines) to the system.
+    func release(to cache: ArenaCache?) {
+        if byteCount >= Self.hugePage, let cache, cache.keep(self) { return }
         munmap(mapping, mappingBytes)
     }
 
