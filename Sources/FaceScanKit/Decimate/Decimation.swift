@@ -70,6 +70,11 @@ public enum Decimation {
         return simplifier.mesh()
     }
 
+    /// Milliseconds that decimations in this process have spent, in total, waiting for their second
+    /// thread to finish its side of a step (a diagnostic for benchmarks: it grows when the second
+    /// core is taken by other work).
+    public static var secondThreadWaitMilliseconds: Double { Double(HelperThread.shared.waitedNanoseconds) / 1e6 }
+
     /// Decimates as far as `targetVertices` (never below ``minimumVertices``) and returns the mesh
     /// reached, which has more vertices than asked when no further collapse is allowed.
     /// Never refines.
