@@ -61,27 +61,11 @@ final class ThreadedFold: Sendable {
         // initial value (as `spare` is after a cancel).
         spare = DispatchSemaphore(value: 0)
         for _ in 0..<buffers { spare.signal() }
-        let context = Unmanaged.passRetained(self).toOpaque()
-        #if canImport(Darwin)
-        var tid: pthread_t?
-        #else
-        var tid = pthread_t()
-        #endif
-        let rc = pthread_create(&tid, nil, { context in
-            #if canImport(Darwin)
-            let me = Unmanaged<ThreadedFold>.fromOpaque(context).takeRetainedValue()
-            #else
-            let me = Unmanaged<ThreadedFold>.fromOpaque(context!).takeRetainedValue()
-            #endif
-            me.run()
-            return nil
-        }, context)
-        if rc == 0 {
+        // The thread holds a reference until it ends.
+        if let tid = startPosixThread({ self.run() }) {
             thread.withLock { $0 = tid }
-        } else {
-            // No thread: fold on the calling thread instead (same order, same result).
-            Unmanaged<ThreadedFold>.fromOpaque(context).release()
         }
+        // Else no thread: `submit` folds on the calling thread instead (same order, same result).
     }
 
     /// Queues `frame` for folding and hands back a spare buffer in its place (waiting for one
@@ -116,11 +100,7 @@ final class ThreadedFold: Sendable {
         state.withLock { mark(&$0) }
         guard let tid = thread.withLock({ t in defer { t = nil }; return t }) else { return }
         queued.signal()
-        #if canImport(Darwin)
-        pthread_join(tid!, nil)
-        #else
         pthread_join(tid, nil)
-        #endif
     }
 
     /// The folding thread's loop.

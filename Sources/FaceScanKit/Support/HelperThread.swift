@@ -138,24 +138,7 @@ final class HelperThread: @unchecked Sendable {
 
     private func start() -> Bool {
         // The thread holds a reference for its whole life (it never ends).
-        let context = Unmanaged.passRetained(self).toOpaque()
-        #if canImport(Darwin)
-        var tid: pthread_t?
-        #else
-        var tid = pthread_t()
-        #endif
-        let rc = pthread_create(&tid, nil, { context in
-            #if canImport(Darwin)
-            Unmanaged<HelperThread>.fromOpaque(context).takeUnretainedValue().loop()
-            #else
-            Unmanaged<HelperThread>.fromOpaque(context!).takeUnretainedValue().loop()
-            #endif
-            return nil
-        }, context)
-        guard rc == 0 else {
-            Unmanaged<HelperThread>.fromOpaque(context).release()
-            return false
-        }
+        guard let tid = startPosixThread({ self.loop() }) else { return false }
         pthread_detach(tid)
         started.store(true, ordering: .relaxed)
         return true
