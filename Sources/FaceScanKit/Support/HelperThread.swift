@@ -38,9 +38,10 @@ final class HelperThread: @unchecked Sendable {
     /// How long after a stall new leases run both sides on the calling thread.
     static let stallMemoryNanoseconds: UInt64 = 50_000_000
 
-    /// Nanoseconds the calling threads spent waiting for a side the helper had taken, in total.
+    /// ``waitedNanoseconds``' sum.
     private let waited = Atomic<UInt64>(0)
-    /// Total time callers spent waiting for the helper to finish a side it had taken.
+    /// Nanoseconds the calling threads have spent, in total, waiting for the helper to finish a
+    /// side it had taken.
     var waitedNanoseconds: UInt64 { waited.load(ordering: .relaxed) }
     /// When the helper last stalled (monotonic nanoseconds; 0: never).
     private let lastStall = Atomic<UInt64>(0)
