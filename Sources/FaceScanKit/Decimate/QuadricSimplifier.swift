@@ -299,14 +299,15 @@ struct QuadricSimplifier: ~Copyable {
             remap[v] = UInt32(truncatingIfNeeded: live)
             live += 1
         }
-        let positions = [SIMD3<Float>](unsafeUninitializedCapacity: live) { out, count in
-            for v in 0..<n where remap[v] != UInt32.max { (out.baseAddress! + Int(remap[v])).initialize(to: c.pos[v]) }
-            count = live
+        // A per-vertex array's values at the live vertices, in their new order.
+        func liveValues<T>(_ values: UnsafeMutablePointer<T>) -> [T] {
+            [T](unsafeUninitializedCapacity: live) { out, count in
+                for v in 0..<n where remap[v] != UInt32.max { (out.baseAddress! + Int(remap[v])).initialize(to: values[v]) }
+                count = live
+            }
         }
-        let uvs: [SIMD2<Float>]? = c.hasUVs ? [SIMD2<Float>](unsafeUninitializedCapacity: live) { out, count in
-            for v in 0..<n where remap[v] != UInt32.max { (out.baseAddress! + Int(remap[v])).initialize(to: c.uv[v]) }
-            count = live
-        } : nil
+        let positions = liveValues(c.pos)
+        let uvs = c.hasUVs ? liveValues(c.uv) : nil
         let triangles = [UInt32](unsafeUninitializedCapacity: corners) { out, count in
             for i in 0..<corners { (out.baseAddress! + i).initialize(to: remap[Int(c.tri[i])]) }
             count = corners
@@ -439,7 +440,7 @@ struct DecimationCore: @unchecked Sendable {
 
     init(_ mesh: Mesh, threads: Int, cache: ArenaCache?, vectorPlacement: Bool) {
         self.threads = threads
-        helped = threads > 1 && mesh.triangleCount >= Tuning.parallelTriangles && HelperThread.shared.acquire()
+        helped = Self.splitsInTwo(mesh.triangleCount, threads: threads) && HelperThread.shared.acquire()
         assert(MemoryLayout<Quadric>.stride == 80 && MemoryLayout<Candidate>.stride == 24
                && MemoryLayout<Candidate>.offset(of: \Candidate.drop) == 16, "layout the vector placement reads")
         self.vectorPlacement = vectorPlacement && facescan_place_collapses_available() == 1
@@ -557,7 +558,7 @@ struct DecimationCore: @unchecked Sendable {
     /// Large meshes count and fill on two threads, each over half of the slots (see
     /// ``buildAdjacencyInHalves(_:)``): the same lists.
     func buildAdjacency(_ triangleSlots: Int) {
-        if triangleSlots >= Tuning.parallelTriangles && threads > 1 {
+        if splitsInTwo(triangleSlots) {
             buildAdjacencyInHalves(triangleSlots)
             return
         }
@@ -693,6 +694,15 @@ struct DecimationCore: @unchecked Sendable {
         }
         s.mark.update(repeating: 0, count: s.vertexCount)
         s.touched.update(repeating: 0, count: s.vertexCount)
+    }
+
+    /// Whether a step over `triangleSlots` triangle slots writes two separate halves and joins
+    /// them (worth it from ``Tuning/parallelTriangles`` on, with two threads).
+    @inline(__always)
+    func splitsInTwo(_ triangleSlots: Int) -> Bool { Self.splitsInTwo(triangleSlots, threads: threads) }
+
+    static func splitsInTwo(_ triangleSlots: Int, threads: Int) -> Bool {
+        triangleSlots >= Tuning.parallelTriangles && threads > 1
     }
 
     /// Runs `body(lo, hi)` over `0..<count`: as two halves, on two threads when `parallel` and
@@ -927,7 +937,7 @@ struct DecimationCore: @unchecked Sendable {
     func gatherCandidates(_ triangleSlots: Int) -> Int {
         let s = self
         let h = s.histogram, h1 = s.histogram + Self.histogramStride
-        guard triangleSlots >= Tuning.parallelTriangles && threads > 1 else {
+        guard s.splitsInTwo(triangleSlots) else {
             return s.gatherRange(0, triangleSlots, into: 0, histogram: h)
         }
         let half = triangleSlots / 2
@@ -952,8 +962,8 @@ struct DecimationCore: @unchecked Sendable {
     /// Interior edges placed by one call of the vector kernel.
     static let placementBatch = 256
 
-    /// `pending`, `from`: room for ``placementBatch`` interior edges waiting to be placed: their
-    /// slots in `cand`.
+    /// `pending`: room for ``placementBatch`` interior edges waiting to be placed: their slots in
+    /// `cand`.
     func gatherRange(_ lo: Int, _ hi: Int, into start: Int, histogram h: UnsafeMutablePointer<UInt32>,
                      pending: UnsafeMutablePointer<UInt32>) -> Int {
         let s = self

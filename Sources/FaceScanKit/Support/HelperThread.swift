@@ -59,7 +59,8 @@ final class HelperThread: @unchecked Sendable {
     private let finished = Atomic<UInt64>(0)
     /// Whether the helper waits on `wake`.
     private let sleeping = Atomic<Bool>(false)
-    private let started = Atomic<Bool>(false)
+    /// Whether the thread runs (only the holder of the lease touches it).
+    private var started = false
     /// Side 1 of the posted computation (set before, and cleared after, it is posted and done;
     /// read by the helper only once it took the side).
     private let job = UnsafeMutablePointer<(@Sendable (Int) -> Void)?>.allocate(capacity: 1)
@@ -78,7 +79,7 @@ final class HelperThread: @unchecked Sendable {
     /// or finds another way.
     func acquire() -> Bool {
         guard leased.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else { return false }
-        if !started.load(ordering: .relaxed) {
+        if !started {
             guard start() else {
                 leased.store(false, ordering: .releasing)
                 return false
@@ -141,7 +142,7 @@ final class HelperThread: @unchecked Sendable {
         // The thread holds a reference for its whole life (it never ends).
         guard let tid = startPosixThread({ self.loop() }) else { return false }
         pthread_detach(tid)
-        started.store(true, ordering: .relaxed)
+        started = true
         return true
     }
 

@@ -35,6 +35,9 @@ struct ScratchArena: @unchecked Sendable {
     /// Whether the memory was newly mapped (its pages not yet faulted in), not taken from a cache.
     let fresh: Bool
 
+    /// Whether an arena of `byteCount` bytes is huge-page aligned and kept in a cache when released.
+    static func isLarge(_ byteCount: Int) -> Bool { byteCount >= hugePage }
+
     /// Bytes an array of `count` (at least one) `T` takes in an arena, padding included.
     static func bytes<T>(_: T.Type, _ count: Int) -> Int {
         (max(count, 1) * MemoryLayout<T>.stride + alignment - 1) & ~(alignment - 1)
@@ -44,7 +47,7 @@ struct ScratchArena: @unchecked Sendable {
     /// newly mapped (traps when the system has no memory left, as `allocate` does).
     init(byteCount: Int, cache: ArenaCache? = .shared) {
         self.byteCount = byteCount
-        let large = byteCount >= Self.hugePage
+        let large = Self.isLarge(byteCount)
         if large, let kept = cache?.take(atLeast: byteCount) {
             mapping = kept.mapping
             mappingBytes = kept.mappingBytes
@@ -93,7 +96,7 @@ struct ScratchArena: @unchecked Sendable {
     /// Gives the memory back: a large arena (2 MiB or more) to `cache`, others (or when there is no
     /// cache or it declines) to the system.
     func release(to cache: ArenaCache?) {
-        if byteCount >= Self.hugePage, let cache, cache.keep(self) { return }
+        if Self.isLarge(byteCount), let cache, cache.keep(self) { return }
         munmap(mapping, mappingBytes)
     }
 
