@@ -18,11 +18,15 @@ let package = Package(
         .systemLibrary(
             name: "CAssimp", path: "Sources/CAssimp", pkgConfig: "assimp",
             providers: [.apt(["libassimp-dev"]), .brew(["assimp"])]),
+        // lib3mf (apt: lib3mf-dev). No pkgConfig: lib3MF.pc names libzip and zlib for static
+        // linking, which would need libzip-dev; the shared lib3MF brings them itself, and the
+        // module's own header (shim.h) needs no include path.
+        .systemLibrary(name: "CLib3MF", path: "Sources/CLib3MF"),
         // Vector kernels (AVX2 or SSSE3, chosen at run time; scalar fallback in Swift elsewhere).
         .target(name: "CSIMD", path: "Sources/CSIMD"),
         .target(
             name: "FaceScanKit",
-            dependencies: ["CLibPNG", "CAssimp", "CSIMD"]),
+            dependencies: ["CLibPNG", "CAssimp", "CLib3MF", "CSIMD"]),
         .executableTarget(
             name: "facescan",
             dependencies: [

@@ -1,5 +1,6 @@
-/// Output formats of `process`: `stl`, `obj`, `png` (the thumbnail) and the single-file formats
-/// written through assimp (``MeshIO/writableExtensions``).
+/// Output formats of `process`: `stl`, `obj`, `png` (the thumbnail) and the other single-file
+/// formats of ``MeshIO/writableExtensions`` (GLB written by facescan, 3MF through lib3mf, the
+/// rest through assimp).
 public enum Exporter {
     /// Every format name `process` accepts.
     public static var supportedFormats: [String] { ["stl", "obj", "png"] + MeshIO.writableExtensions.filter { $0 != "stl" && $0 != "obj" } }
@@ -18,14 +19,22 @@ public enum Exporter {
         return out
     }
 
-    /// Encodes `mesh` in `format`. For `png` the mesh is rendered with `render` (front view).
+    /// Encodes `mesh`, whose coordinates are in `unit`, in `format`. Unit-less formats (STL,
+    /// OBJ, PLY, …) keep `unit`; formats that state a unit (GLB metres, DAE metres, X3D metres,
+    /// FBX centimetres, 3MF millimetres) are written in it, so they read back at the true size
+    /// (``MeshIO/statedUnitMillimetres(format:)``). For `png` the mesh is rendered with `render`
+    /// (front view); `3mf` embeds `thumbnail` (PNG bytes), or such a rendering when nil.
     /// Throws ``UsageError`` or ``IOFailure``.
-    public static func bytes(_ mesh: Mesh, format: String, render: RenderOptions = RenderOptions()) throws -> [UInt8] {
+    public static func bytes(_ mesh: Mesh, format: String, unit: LengthUnit = .mm, render: RenderOptions = RenderOptions(),
+                             thumbnail: [UInt8]? = nil) throws -> [UInt8] {
         switch format {
         case "stl": return mesh.stlBytes()
         case "obj": return mesh.objBytes()
         case "png": return try PNGEncoder.encode(Rasterizer.render(mesh, options: render), name: "thumbnail")
-        default: return try MeshIO.bytes(mesh, format: format)
+        case "3mf":
+            let png = try thumbnail ?? PNGEncoder.encode(Rasterizer.render(mesh, options: render), name: "thumbnail")
+            return try MeshIO.bytes(mesh, format: format, unit: unit, thumbnail: png)
+        default: return try MeshIO.bytes(mesh, format: format, unit: unit)
         }
     }
 }

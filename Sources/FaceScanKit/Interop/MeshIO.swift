@@ -1,57 +1,112 @@
-/// The one entry point for mesh files: OBJ and STL go through facescan's own readers and
-/// writers, everything else through ``AssimpIO``.
+/// The one entry point for mesh files: OBJ, STL and GLB go through facescan's own readers and
+/// writers, 3MF through ``Lib3MFIO`` (lib3mf), everything else through ``AssimpIO``.
+///
+/// Units: a format that states its length unit is written so that a reader gets the true size,
+/// whatever unit the mesh is in — GLB in metres (glTF's unit), COLLADA in metres under
+/// `<unit meter="1">`, X3D in metres (its default unit), ASCII FBX in centimetres (assimp
+/// writes `UnitScaleFactor` 1, i.e. centimetres), 3MF in millimetres (`unit="millimeter"`).
+/// Unit-less formats (STL, OBJ, PLY, DirectX .x, 3DS) carry the mesh's own unit. Reading does
+/// the reverse: a file with a stated unit comes back in the unit asked for.
 public enum MeshIO {
     /// File extensions written through assimp, with the export format id used for each. Left out
-    /// on purpose (assimp 5.2): `3mf` (the exporter writes an archive without the mesh), binary
-    /// FBX (assimp cannot read its own output; `fbx` writes ASCII FBX instead), text glTF (its
-    /// buffer file is named `$blobfile.bin` when exporting to memory; use `glb`) and STEP
-    /// (assimp cannot read it back).
+    /// on purpose (assimp 5.2): `3mf` (the exporter writes an archive without the mesh; facescan
+    /// writes 3MF through lib3mf), binary FBX (assimp cannot read its own output; `fbx` writes
+    /// ASCII FBX instead), glTF (the exporter declares extensions it does not use; facescan
+    /// writes GLB itself) and STEP (assimp cannot read it back).
     static let assimpExportIDs: [String: String] = [
-        "ply": "plyb", "glb": "glb2", "dae": "collada", "fbx": "fbxa", "x3d": "x3d", "x": "x", "3ds": "3ds",
+        "ply": "plyb", "dae": "collada", "fbx": "fbxa", "x3d": "x3d", "x": "x", "3ds": "3ds",
     ]
 
     /// assimp export ids whose output assimp itself cannot read back (see ``assimpExportIDs``).
     static let brokenAssimpExports: Set<String> = ["3mf", "fbx", "gltf", "gltf2", "stp"]
 
-    /// File extensions ``write(_:to:format:)`` understands.
-    public static var writableExtensions: [String] { ["obj", "stl"] + assimpExportIDs.keys.sorted() }
+    /// Formats facescan writes itself (or through lib3mf), with the ids that name them too.
+    static let ownFormats: [String: String] = ["obj": "obj", "stl": "stl", "glb": "glb", "glb2": "glb", "3mf": "3mf"]
 
-    /// Reads a mesh: OBJ and STL natively (also `-` for standard input), any other format
-    /// through assimp. A file without a triangle is an error. Throws ``IOFailure`` or
-    /// ``InputError``.
-    public static func read(path: String) throws -> Mesh {
+    /// File extensions ``write(_:to:format:unit:)`` understands.
+    public static var writableExtensions: [String] { ["obj", "stl"] + (Array(assimpExportIDs.keys) + ["glb", "3mf"]).sorted() }
+
+    /// Millimetres per unit of the length unit a format states, by file extension or export id;
+    /// nil for unit-less formats (their coordinates are in whatever unit the run uses).
+    public static func statedUnitMillimetres(format: String) -> Double? {
+        switch format.lowercased() {
+        case "glb", "glb2", "gltf", "gltf2", "dae", "collada", "x3d": return 1000
+        case "fbx", "fbxa": return 10
+        case "3mf": return 1
+        default: return nil
+        }
+    }
+
+    /// Reads a mesh: OBJ and STL natively (also `-` for standard input), 3MF through lib3mf, any
+    /// other format through assimp. A file that states its unit (see ``statedUnitMillimetres(format:)``)
+    /// comes back in `unit`; a unit-less file is taken to be in `unit` already. A file without a
+    /// triangle is an error. Throws ``IOFailure`` or ``InputError``.
+    public static func read(path: String, unit: LengthUnit = .mm) throws -> Mesh {
         if path != "-" && OutputTransaction.isDirectoryFollowingLinks(path) { throw IOFailure(path: path, "is a directory") }
-        guard path == "-" || MeshFormat(path: path) != nil else { return try AssimpIO.read(path: path) }
-        let mesh = try Mesh.read(path: path)
-        guard mesh.triangleCount > 0 else { throw InputError(file: path, "the file holds no triangles") }
+        if path == "-" || MeshFormat(path: path) != nil {
+            let mesh = try Mesh.read(path: path)
+            guard mesh.triangleCount > 0 else { throw InputError(file: path, "the file holds no triangles") }
+            return mesh
+        }
+        let ext = fileExtension(path) ?? ""
+        var mesh: Mesh
+        if ext == "3mf" {
+            mesh = try Lib3MFIO.parse(FileBytes.read(path), name: path)
+        } else {
+            mesh = try AssimpIO.read(path: path)
+        }
+        if let stated = statedUnitMillimetres(format: ext) {
+            mesh = converted(mesh, factor: stated / unit.millimetres, name: path)
+        }
+        guard mesh.positions.allSatisfy({ $0.x.isFinite && $0.y.isFinite && $0.z.isFinite }) else {
+            throw InputError(file: path, field: "vertex", "coordinates do not fit 32-bit floats in \(unit.rawValue)")
+        }
         return mesh
     }
 
-    /// The bytes of `mesh` in `format`: a file extension (`obj`, `stl`, `ply`, `glb`, `3mf`, …) or
-    /// an assimp export id (`plyb`, `glb2`, …). Formats that need more than one file are refused.
-    /// Throws ``UsageError`` or ``IOFailure``.
-    public static func bytes(_ mesh: Mesh, format: String) throws -> [UInt8] {
-        let files = try encode(mesh, format: format)
+    /// The bytes of `mesh` (coordinates in `unit`) in `format`: a file extension (`obj`, `stl`,
+    /// `ply`, `glb`, `3mf`, …) or an assimp export id (`plyb`, …). A format with a stated unit is
+    /// written in it (see the type's notes); 3MF embeds `thumbnail` (PNG bytes) as its package
+    /// thumbnail, or renders one (256 pixels, front view) when nil. Formats that need more than
+    /// one file are refused. Throws ``UsageError`` or ``IOFailure``.
+    public static func bytes(_ mesh: Mesh, format: String, unit: LengthUnit = .mm, thumbnail: [UInt8]? = nil) throws -> [UInt8] {
+        let files = try encode(mesh, format: format, unit: unit, thumbnail: thumbnail)
         guard files.count == 1 else {
             throw UsageError("format '\(format)' writes \(files.count) files; facescan writes single-file formats only")
         }
         return files[0].bytes
     }
 
-    /// Writes `mesh` to `path` atomically in `format` (default: from the path's extension); `-`
-    /// writes to standard output (OBJ unless `format` says otherwise).
-    public static func write(_ mesh: Mesh, to path: String, format: String? = nil) throws {
+    /// Writes `mesh` (coordinates in `unit`) to `path` atomically in `format` (default: from the
+    /// path's extension); `-` writes to standard output (OBJ unless `format` says otherwise).
+    public static func write(_ mesh: Mesh, to path: String, format: String? = nil, unit: LengthUnit = .mm) throws {
         guard let format = format ?? (path == "-" ? "obj" : fileExtension(path)) else {
             throw UsageError("\(path): cannot tell the mesh format from the name; use one of \(writableExtensions.joined(separator: ", "))")
         }
-        try OutputTransaction.write(try bytes(mesh, format: format), to: path)
+        try OutputTransaction.write(try bytes(mesh, format: format, unit: unit), to: path)
     }
 
-    static func encode(_ mesh: Mesh, format: String) throws -> [AssimpIO.ExportedFile] {
+    /// `mesh` with every coordinate multiplied by `factor` (in double precision); unchanged for 1.
+    static func converted(_ mesh: Mesh, factor: Double, name: String) -> Mesh {
+        guard factor != 1 else { return mesh }
+        var out = mesh
+        out.positions = mesh.positions.map { p in
+            SIMD3(Float(Double(p.x) * factor), Float(Double(p.y) * factor), Float(Double(p.z) * factor))
+        }
+        return out
+    }
+
+    static func encode(_ mesh: Mesh, format: String, unit: LengthUnit, thumbnail: [UInt8]?) throws -> [AssimpIO.ExportedFile] {
         let f = format.lowercased()
-        switch f {
+        // The factor from the mesh's unit to the unit the format states (1 for unit-less formats).
+        let factor = statedUnitMillimetres(format: f).map { unit.millimetres / $0 } ?? 1
+        switch ownFormats[f] {
         case "obj": return [AssimpIO.ExportedFile(name: "", bytes: mesh.objBytes())]
         case "stl": return [AssimpIO.ExportedFile(name: "", bytes: mesh.stlBytes())]
+        case "glb": return [AssimpIO.ExportedFile(name: "", bytes: mesh.glbBytes(metresPerUnit: unit.millimetres / 1000))]
+        case "3mf":
+            let png = try thumbnail ?? PNGEncoder.encode(Rasterizer.render(mesh, options: RenderOptions(size: 256)), name: "thumbnail")
+            return [AssimpIO.ExportedFile(name: "", bytes: try Lib3MFIO.bytes(converted(mesh, factor: factor, name: format), thumbnail: png))]
         default:
             let id = assimpExportIDs[f] ?? f
             guard assimpExportIDs.values.contains(id) else {
@@ -60,10 +115,10 @@ public enum MeshIO {
             guard !brokenAssimpExports.contains(id) else {
                 throw UsageError("facescan does not write '\(format)' (assimp's exporter for it is unusable); use one of \(writableExtensions.joined(separator: ", "))")
             }
-            var exported = mesh
+            var exported = converted(mesh, factor: factor, name: format)
             if id == "3ds" {
                 // 3DS is z-up (readers, assimp's included, turn it to y-up): store y-up as z-up.
-                exported.positions = mesh.positions.map { SIMD3($0.x, -$0.z, $0.y) }
+                exported.positions = exported.positions.map { SIMD3($0.x, -$0.z, $0.y) }
             }
             var files = try AssimpIO.export(exported, formatID: id)
             if !files.isEmpty { fixTimestamps(&files[0].bytes, formatID: id) }

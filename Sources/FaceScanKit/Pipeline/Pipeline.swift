@@ -91,10 +91,15 @@ public enum Pipeline {
         try OutputTransaction.prepareDirectory(options.outputDirectory)
         let transaction = OutputTransaction()
         var renderMs = 0.0
+        var thumbnail: [UInt8]?  // rendered once, for the PNG and the 3MF package thumbnail
         for format in formats {
             var formatClock = Stopwatch()
-            let bytes = try Exporter.bytes(mesh, format: format, render: RenderOptions(size: options.thumbnailSize))
-            if format == "png" { renderMs = formatClock.lap() }
+            if format == "png" || format == "3mf", thumbnail == nil {
+                thumbnail = try Exporter.bytes(mesh, format: "png", render: RenderOptions(size: options.thumbnailSize))
+                renderMs = formatClock.lap()
+            }
+            // Formats with a stated unit are written at the true size whatever --units says.
+            let bytes = try format == "png" ? thumbnail ?? [] : Exporter.bytes(mesh, format: format, unit: settings.units, thumbnail: thumbnail)
             let path = options.outputDirectory + "/" + name + "." + format
             try transaction.stage(bytes, to: path)
             report.outputs.append(.init(format: format, path: path, bytes: bytes.count))

@@ -1,0 +1,90 @@
+extension Mesh {
+    /// Binary glTF 2.0 (GLB), written by facescan itself rather than by assimp: assimp 5.2's
+    /// exporter lists extensions in `extensionsUsed` that the file does not use
+    /// (`KHR_materials_volume`, `FB_ngon_encoding`) and cannot be told not to, and GLB is small
+    /// and fully specified.
+    ///
+    /// glTF lengths are metres by definition: positions are multiplied by `metresPerUnit` (the
+    /// length of one mesh unit in metres, 0.001 for millimetres). One scene, one node, one mesh
+    /// with one triangle primitive: POSITION (with min/max), NORMAL (unit length; a vertex
+    /// without area gets +z), TEXCOORD_0 when the mesh has UVs (v flipped: glTF's origin is the
+    /// top left), UNSIGNED_INT indices, one clay-coloured metallic-roughness material. No
+    /// extensions. Same mesh, same bytes.
+    public func glbBytes(metresPerUnit: Double = 0.001) -> [UInt8] {
+        let n = vertexCount
+        var bin: [UInt8] = []
+        bin.reserveCapacity(n * (24 + (uvs == nil ? 0 : 8)) + triangles.count * 4)
+        func put(_ f: Float) { withUnsafeBytes(of: f.bitPattern.littleEndian) { bin += $0 } }
+
+        // POSITION
+        var lo = SIMD3<Float>(repeating: .infinity), hi = SIMD3<Float>(repeating: -.infinity)
+        let scaled = positions.map { p in
+            SIMD3<Float>(Float(Double(p.x) * metresPerUnit), Float(Double(p.y) * metresPerUnit), Float(Double(p.z) * metresPerUnit))
+        }
+        for p in scaled {
+            lo = pointwiseMin(lo, p)
+            hi = pointwiseMax(hi, p)
+            put(p.x); put(p.y); put(p.z)
+        }
+        if n == 0 { lo = .zero; hi = .zero }
+        let positionBytes = bin.count
+        // NORMAL
+        for q in vertexNormals() {
+            let u = q == .zero ? SIMD3<Float>(0, 0, 1) : q
+            put(u.x); put(u.y); put(u.z)
+        }
+        let normalBytes = bin.count - positionBytes
+        // TEXCOORD_0
+        var uvBytes = 0
+        if let uvs {
+            for t in uvs { put(t.x); put(1 - t.y) }
+            uvBytes = bin.count - positionBytes - normalBytes
+        }
+        // Indices
+        let indexOffset = bin.count
+        for i in triangles { withUnsafeBytes(of: i.littleEndian) { bin += $0 } }
+        let indexBytes = bin.count - indexOffset
+        while bin.count % 4 != 0 { bin.append(0) }
+
+        func num(_ f: Float) -> String {
+            let s = "\(f)"
+            return s.hasSuffix(".0") ? String(s.dropLast(2)) : s
+        }
+        func vec(_ v: SIMD3<Float>) -> String { "[\(num(v.x)),\(num(v.y)),\(num(v.z))]" }
+        var views = [
+            #"{"buffer":0,"byteOffset":0,"byteLength":\#(positionBytes),"byteStride":12,"target":34962}"#,
+            #"{"buffer":0,"byteOffset":\#(positionBytes),"byteLength":\#(normalBytes),"byteStride":12,"target":34962}"#,
+        ]
+        var accessors = [
+            #"{"bufferView":0,"componentType":5126,"count":\#(n),"type":"VEC3","min":\#(vec(lo)),"max":\#(vec(hi))}"#,
+            #"{"bufferView":1,"componentType":5126,"count":\#(n),"type":"VEC3"}"#,
+        ]
+        var attributes = #""POSITION":0,"NORMAL":1"#
+        if uvBytes > 0 {
+            views.append(#"{"buffer":0,"byteOffset":\#(positionBytes + normalBytes),"byteLength":\#(uvBytes),"byteStride":8,"target":34962}"#)
+            accessors.append(#"{"bufferView":2,"componentType":5126,"count":\#(n),"type":"VEC2"}"#)
+            attributes += #","TEXCOORD_0":2"#
+        }
+        views.append(#"{"buffer":0,"byteOffset":\#(indexOffset),"byteLength":\#(indexBytes),"target":34963}"#)
+        accessors.append(#"{"bufferView":\#(views.count - 1),"componentType":5125,"count":\#(triangles.count),"type":"SCALAR"}"#)
+        let json = """
+            {"asset":{"version":"2.0","generator":"facescan"},"scene":0,"scenes":[{"nodes":[0]}],\
+            "nodes":[{"mesh":0,"name":"face"}],\
+            "meshes":[{"name":"face","primitives":[{"attributes":{\(attributes)},"indices":\(accessors.count - 1),"material":0,"mode":4}]}],\
+            "materials":[{"name":"clay","pbrMetallicRoughness":{"baseColorFactor":[0.8,0.65,0.55,1],"metallicFactor":0,"roughnessFactor":0.8}}],\
+            "accessors":[\(accessors.joined(separator: ","))],\
+            "bufferViews":[\(views.joined(separator: ","))],\
+            "buffers":[{"byteLength":\(bin.count)}]}
+            """
+        var jsonBytes = Array(json.utf8)
+        while jsonBytes.count % 4 != 0 { jsonBytes.append(0x20) }
+
+        var out: [UInt8] = []
+        out.reserveCapacity(12 + 8 + jsonBytes.count + 8 + bin.count)
+        func u32(_ x: Int) { withUnsafeBytes(of: UInt32(x).littleEndian) { out += $0 } }
+        out += Array("glTF".utf8); u32(2); u32(12 + 8 + jsonBytes.count + 8 + bin.count)
+        u32(jsonBytes.count); out += Array("JSON".utf8); out += jsonBytes
+        u32(bin.count); out += [0x42, 0x49, 0x4E, 0x00]; out += bin
+        return out
+    }
+}
