@@ -52,10 +52,12 @@ private func contents(_ path: String) -> [UInt8]? {
         try a.stage(Array("first\n".utf8), to: dir + "/a.txt")
         try b.stage(Array("second\n".utf8), to: dir + "/b.txt")
 
-        // Two hidden temporary files, both listed.
+        // Two hidden temporary files and a journal per transaction, all listed.
         let temps = names(in: dir).map { dir + "/" + $0 }
-        #expect(temps.count == 2, "\(temps)")
-        #expect(temps.allSatisfy { $0.hasPrefix(dir + "/.a.txt.") || $0.hasPrefix(dir + "/.b.txt.") }, "\(temps)")
+        #expect(temps.count == 4, "\(temps)")
+        #expect(temps.filter { $0.hasSuffix("-a.txt") || $0.hasSuffix("-b.txt") }.count == 2, "\(temps)")
+        #expect(temps.filter { $0.hasSuffix(".journal") }.count == 2, "\(temps)")
+        #expect(temps.allSatisfy { $0.hasPrefix(dir + "/.facescan-") }, "\(temps)")
         let listed = Set(OutputTransaction.pendingTemporaryFiles())
         for t in temps { #expect(listed.contains(t), "\(t) not listed") }
 
@@ -74,7 +76,7 @@ private func contents(_ path: String) -> [UInt8]? {
         do {
             let t = OutputTransaction()
             try t.stage([1, 2, 3], to: dir + "/dropped.bin")
-            #expect(OutputTransaction.pendingTemporaryFiles().contains { $0.hasPrefix(dir + "/.dropped.bin.") })
+            #expect(OutputTransaction.pendingTemporaryFiles().contains { $0.hasPrefix(dir + "/.facescan-") && $0.hasSuffix("-dropped.bin") })
         }
         #expect(!OutputTransaction.pendingTemporaryFiles().contains { $0.hasPrefix(dir + "/") })
         #expect(names(in: dir).isEmpty)
@@ -102,7 +104,7 @@ private func contents(_ path: String) -> [UInt8]? {
                     for f in 0..<files {
                         try (f.isMultiple(of: 2) ? keep : drop).stage([UInt8(task), UInt8(f)], to: "\(dir)/t\(task)-\(f)")
                     }
-                    let mine = OutputTransaction.pendingTemporaryFiles().filter { $0.hasPrefix("\(dir)/.t\(task)-") }
+                    let mine = OutputTransaction.pendingTemporaryFiles().filter { $0.hasPrefix("\(dir)/.facescan-") && $0.contains("-t\(task)-") }
                     try keep.commit()
                     drop.abort()
                     return mine.count

@@ -13,6 +13,7 @@ import Testing
         var tris: [UInt32] = []
         var uvOf: [Int32] = []
         var uvConsistent = true
+        var danglingTexture = false
         var lineNo = 0
         var poly: [(Int, Int)] = []
         for raw in b.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
@@ -33,19 +34,21 @@ import Testing
                 poly.removeAll(keepingCapacity: true)
                 for w in words.dropFirst() {
                     let parts = w.split(separator: UInt8(ascii: "/"), maxSplits: 2, omittingEmptySubsequences: false)
-                    func idx(_ s: ArraySlice<UInt8>, _ count: Int) throws(InputError) -> Int {
+                    func idx(_ s: ArraySlice<UInt8>, _ count: Int, texture: Bool = false) throws(InputError) -> Int {
                         guard let i = Int(String(decoding: s, as: UTF8.self)), i != 0 else {
                             throw InputError(file: name, field: "f", "line \(lineNo): bad index '\(String(decoding: w, as: UTF8.self))'")
                         }
                         let r = i > 0 ? i - 1 : count + i
                         guard r >= 0 && r < count else {
+                            // A texture index that points nowhere drops the UVs (a warning), not the file.
+                            if texture { danglingTexture = true; return -1 }
                             throw InputError(file: name, field: "f", "line \(lineNo): index \(i) out of range (\(count) defined)")
                         }
                         return r
                     }
                     let v = try idx(parts[0], positions.count)
                     var t = -1
-                    if parts.count > 1, !parts[1].isEmpty { t = try idx(parts[1], texcoords.count) }
+                    if parts.count > 1, !parts[1].isEmpty { t = try idx(parts[1], texcoords.count, texture: true) }
                     poly.append((v, t))
                 }
                 guard poly.count >= 3 else { throw InputError(file: name, field: "f", "line \(lineNo): a face needs at least 3 corners") }
@@ -61,7 +64,7 @@ import Testing
             }
         }
         var uvs: [SIMD2<Float>]? = nil
-        if uvConsistent, !texcoords.isEmpty, uvOf.count == positions.count, !uvOf.contains(where: { $0 < 0 }) {
+        if !danglingTexture, uvConsistent, !texcoords.isEmpty, uvOf.count == positions.count, !uvOf.contains(where: { $0 < 0 }) {
             uvs = uvOf.map { texcoords[Int($0)] }
         }
         return Mesh(positions: positions, triangles: tris, uvs: uvs)
@@ -84,9 +87,22 @@ import Testing
             }
         } else if b.starts(with: Array("solid".utf8)) {
             var line = 0
+            var facetStart = 0, facetLine = 0, facets = 0
             for raw in b.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
                 line += 1
                 let words = raw.split(whereSeparator: { $0 == 32 || $0 == 9 || $0 == 13 })
+                // A facet holds exactly three vertices.
+                if words.first.map({ $0.elementsEqual("facet".utf8) }) == true {
+                    facetStart = corners.count
+                    facetLine = line
+                } else if words.first.map({ $0.elementsEqual("endfacet".utf8) }) == true {
+                    guard corners.count - facetStart == 3 else {
+                        throw InputError(file: name, "line \(facetLine > 0 ? facetLine : line): facet \(facets) has \(corners.count - facetStart) vertices (an STL facet is a triangle)")
+                    }
+                    facets += 1
+                    facetStart = corners.count
+                    facetLine = 0
+                }
                 guard words.first.map({ $0.elementsEqual("vertex".utf8) }) == true else { continue }
                 guard words.count == 4,
                       let x = Float(String(decoding: words[1], as: UTF8.self)),
@@ -362,7 +378,6 @@ import Testing
             ("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 -9223372036854775808\n",
              InputError(file: "t.obj", field: "f", "line 4: index -9223372036854775808 out of range (3 defined)")),
             ("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 +0004\n", InputError(file: "t.obj", field: "f", "line 4: index 4 out of range (3 defined)")),
-            ("v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nf 1/1 2/2 3/1\n", InputError(file: "t.obj", field: "f", "line 5: index 2 out of range (1 defined)")),
             ("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1/x 2 3\n", InputError(file: "t.obj", field: "f", "line 4: bad index '1/x'")),
             ("v 0 0 0\nv 1 0 0\nf 1 2\n", InputError(file: "t.obj", field: "f", "line 3: a face needs at least 3 corners")),
             ("f\n", InputError(file: "t.obj", field: "f", "line 1: a face needs at least 3 corners")),

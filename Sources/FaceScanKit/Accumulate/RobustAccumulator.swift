@@ -38,7 +38,8 @@ public struct RobustAccumulator: Sendable {
     public private(set) var outliers = 0
     public let weighting: FrameWeighting
     private var buffer: [[Float]] = []
-    private var scores: [Double] = []
+    /// Every score so far, kept in two heaps so the median is O(1) to read and O(log n) to update.
+    private var scores = RunningMedian()
     private var warm = false
     /// Typical frame noise variance (3D, per vertex) from the warm-up; 0 when unknown.
     private var referenceVariance = 0.0
@@ -66,8 +67,8 @@ public struct RobustAccumulator: Sendable {
             return 0
         }
         let s = Self.score(xyz, accumulator.means)
-        scores.append(s)
-        if s > Self.threshold * Self.median(scores) {
+        scores.insert(s)
+        if s > Self.threshold * scores.median {
             outliers += 1
             return 1
         }
@@ -101,7 +102,7 @@ public struct RobustAccumulator: Sendable {
         guard !frames.isEmpty else { return 0 }
         let reference = Self.coordinateMedians(frames)
         let s = frames.map { Self.score($0, reference) }
-        scores.append(contentsOf: s)
+        for v in s { scores.insert(v) }
         let limit = Self.threshold * Self.median(s)
         let kept = frames.indices.filter { !(frames.count >= 3 && s[$0] > limit) }
         // The median of n frames has about π/2n of a frame's variance, which every score carries.
@@ -213,5 +214,70 @@ public struct RobustAccumulator: Sendable {
         let n = s.count, h = s.startIndex + n / 2
         guard n > 0 else { return 0 }
         return n % 2 == 1 ? Double(s[h]) : (Double(s[h - 1]) + Double(s[h])) / 2
+    }
+}
+
+/// The median of a growing multiset of numbers, exactly as ``RobustAccumulator/middle(ofSorted:)``
+/// gives it for the sorted values: a max-heap holds the lower half, a min-heap the upper half
+/// (the lower one larger by at most one). Insert O(log n), median O(1); a frame stream of any
+/// length costs O(n log n) in all instead of a sort per frame.
+struct RunningMedian: Sendable {
+    /// Max-heap (lower half) and min-heap (upper half), each stored as an implicit binary tree.
+    private var lower: [Double] = []
+    private var upper: [Double] = []
+
+    var count: Int { lower.count + upper.count }
+
+    mutating func insert(_ v: Double) {
+        if let top = lower.first, v > top {
+            Self.push(&upper, v, above: false)
+        } else {
+            Self.push(&lower, v, above: true)
+        }
+        if lower.count > upper.count + 1 {
+            Self.push(&upper, Self.pop(&lower, above: true), above: false)
+        } else if upper.count > lower.count {
+            Self.push(&lower, Self.pop(&upper, above: false), above: true)
+        }
+    }
+
+    /// The middle value (odd count) or the mean of the two middle values (even); 0 when empty.
+    var median: Double {
+        guard let lo = lower.first else { return 0 }
+        if lower.count > upper.count { return lo }
+        return (lo + upper[0]) / 2
+    }
+
+    /// `above`: a max-heap (parent ≥ children); otherwise a min-heap.
+    @inline(__always)
+    private static func before(_ a: Double, _ b: Double, _ above: Bool) -> Bool { above ? a > b : a < b }
+
+    private static func push(_ h: inout [Double], _ v: Double, above: Bool) {
+        h.append(v)
+        var i = h.count - 1
+        while i > 0 {
+            let p = (i - 1) / 2
+            guard before(h[i], h[p], above) else { break }
+            h.swapAt(i, p)
+            i = p
+        }
+    }
+
+    private static func pop(_ h: inout [Double], above: Bool) -> Double {
+        let top = h[0]
+        let last = h.removeLast()
+        guard !h.isEmpty else { return top }
+        h[0] = last
+        var i = 0
+        while true {
+            let l = 2 * i + 1, r = l + 1
+            var m = i
+            if l < h.count, before(h[l], h[m], above) { m = l }
+            if r < h.count, before(h[r], h[m], above) { m = r }
+            if m == i { break }
+            h.swapAt(i, m)
+            i = m
+        }
+        return top
     }
 }

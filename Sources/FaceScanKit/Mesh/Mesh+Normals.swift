@@ -19,15 +19,24 @@ extension Mesh {
 
     /// Area-weighted vertex normals (sum of the unnormalised face normals of the incident
     /// triangles, then normalised). A vertex with no non-degenerate triangle gets `(0,0,0)`.
+    /// A triangle naming a vertex that does not exist (a ``Mesh`` built without checking its
+    /// indices) is left out rather than read out of bounds.
     /// - Complexity: O(triangles + vertices).
     public func vertexNormals() -> [SIMD3<Float>] {
         var acc = [SIMD3<Double>](repeating: .zero, count: positions.count)
         positions.withUnsafeBufferPointer { p in
             triangles.withUnsafeBufferPointer { t in
                 acc.withUnsafeMutableBufferPointer { n in
+                    let count = UInt32(clamping: p.count)
+                    let last = t.count - t.count % 3
                     var i = 0
-                    while i < t.count {
-                        let a = Int(t[i]), b = Int(t[i + 1]), c = Int(t[i + 2])
+                    while i < last {
+                        let ia = t[i], ib = t[i + 1], ic = t[i + 2]
+                        if max(ia, max(ib, ic)) >= count {
+                            i += 3
+                            continue
+                        }
+                        let a = Int(ia), b = Int(ib), c = Int(ic)
                         let u = SIMD3<Double>(p[b] - p[a]), v = SIMD3<Double>(p[c] - p[a])
                         let fn = SIMD3<Double>(u.y * v.z - u.z * v.y, u.z * v.x - u.x * v.z, u.x * v.y - u.y * v.x)
                         n[a] += fn

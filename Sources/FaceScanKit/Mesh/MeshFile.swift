@@ -114,6 +114,8 @@ extension Mesh {
             try b.withUnsafeBufferPointer { (buf) throws(InputError) in
                 var s = ByteScanner(buf)
                 var line = 0
+                // Corners since the facet began (its `facet` line): exactly 3 at its `endfacet`.
+                var facetStart = 0, facetLine = 0, facets = 0
                 while !s.atEnd {
                     line += 1
                     s.skipBlanks()
@@ -122,6 +124,17 @@ extension Mesh {
                         guard let x = s.float(), let y = s.float(), let z = s.float(), s.skipBlanks(), s.atEndOfLine
                         else { throw InputError(file: name, field: "vertex", "line \(line): expected three numbers") }
                         corners.append(SIMD3(x, y, z))
+                    } else if head.count == 5 && memcmp(head.base, "facet", 5) == 0 {
+                        facetStart = corners.count
+                        facetLine = line
+                    } else if head.count == 8 && memcmp(head.base, "endfacet", 8) == 0 {
+                        let n = corners.count - facetStart
+                        guard n == 3 else {
+                            throw InputError(file: name, "line \(facetLine > 0 ? facetLine : line): facet \(facets) has \(n) vertices (an STL facet is a triangle)")
+                        }
+                        facets += 1
+                        facetStart = corners.count
+                        facetLine = 0
                     }
                     s.nextLine()
                 }
@@ -159,19 +172,57 @@ extension Mesh {
     /// skipped). Numbers are whatever `Float(String)` accepts (the common decimal forms go through
     /// ``FastFloat``, which rounds identically); they must be finite. Indices are whatever
     /// `Int(String)` accepts, except 0; only the first two `/`-separated fields of a corner are read.
+    /// A `\\` at the end of a line continues it on the next (messages give physical line numbers).
+    /// Texture indices that point nowhere while the positions are sound drop the texture
+    /// coordinates with one warning (``MeshWarnings``) instead of refusing the file.
     public static func parseOBJ(_ b: [UInt8], name: String) throws(InputError) -> Mesh {
+        if let joined = joinContinuedLines(b) {
+            return try parseOBJ(joined.bytes, name: name, continued: joined.merged)
+        }
+        return try parseOBJ(b, name: name, continued: [])
+    }
+
+    /// `b` with each backslash-newline (`\\\n` or `\\\r\n`) turned into blanks, and the offsets of the
+    /// newlines so merged; nil when there is none (no copy).
+    static func joinContinuedLines(_ b: [UInt8]) -> (bytes: [UInt8], merged: [Int])? {
+        guard b.contains(UInt8(ascii: "\\")) else { return nil }
+        var out = b
+        var merged: [Int] = []
+        var i = 0
+        while i < out.count {
+            if out[i] == UInt8(ascii: "\\") {
+                var j = i + 1
+                if j < out.count && out[j] == 0x0D { j += 1 }
+                if j < out.count && out[j] == 0x0A {
+                    for k in i..<j { out[k] = 0x20 }
+                    out[j] = 0x0D  // a blank for ByteScanner
+                    merged.append(j)
+                    i = j
+                }
+            }
+            i += 1
+        }
+        return merged.isEmpty ? nil : (out, merged)
+    }
+
+    static func parseOBJ(_ b: [UInt8], name: String, continued: [Int]) throws(InputError) -> Mesh {
         var positions: [SIMD3<Float>] = []
         var texcoords: [SIMD2<Float>] = []
         var tris: [UInt32] = []
         var uvOf: [Int32] = []
         var uvConsistent = true
+        var danglingTexture: (line: Int, index: Int, defined: Int)?
         positions.reserveCapacity(b.count / 64)
         tris.reserveCapacity(b.count / 16)
         try b.withUnsafeBufferPointer { (buf) throws(InputError) in
             var s = ByteScanner(buf)
-            var lineNo = 0
+            var logicalLine = 0, lineNo = 0, mergedBefore = 0
             while !s.atEnd {
-                lineNo += 1
+                logicalLine += 1
+                if !continued.isEmpty {
+                    while mergedBefore < continued.count && continued[mergedBefore] < s.i { mergedBefore += 1 }
+                }
+                lineNo = logicalLine + mergedBefore
                 s.skipBlanks()
                 let head = s.word()
                 if head.count == 1 && head.base[0] == UInt8(ascii: "v") {
@@ -200,10 +251,11 @@ extension Mesh {
                             s.i += 1
                             if s.peek != UInt8(ascii: "/"), !ByteScanner.isDelimiter(s.peek) {
                                 guard let ti = s.index() else { throw objBadIndex(name, lineNo, s, wordStart) }
-                                guard let r = resolveIndex(ti, texcoords.count) else {
-                                    throw objIndexOutOfRange(name, lineNo, ti, texcoords.count)
+                                if let r = resolveIndex(ti, texcoords.count) {
+                                    t = r
+                                } else if danglingTexture == nil {
+                                    danglingTexture = (lineNo, ti, texcoords.count)
                                 }
-                                t = r
                             }
                         }
                         _ = s.word()  // a normal index (or anything after the second '/') is not read
@@ -225,7 +277,9 @@ extension Mesh {
             }
         }
         var uvs: [SIMD2<Float>]? = nil
-        if uvConsistent, !texcoords.isEmpty, uvOf.count == positions.count, !uvOf.contains(where: { $0 < 0 }) {
+        if let d = danglingTexture {
+            MeshWarnings.emit("\(name): line \(d.line): texture coordinate index \(d.index) out of range (\(d.defined) defined); texture coordinates ignored")
+        } else if uvConsistent, !texcoords.isEmpty, uvOf.count == positions.count, !uvOf.contains(where: { $0 < 0 }) {
             uvs = uvOf.map { texcoords[Int($0)] }
         }
         return Mesh(positions: positions, triangles: tris, uvs: uvs)

@@ -5,73 +5,103 @@ import Darwin
 #endif
 import Synchronization
 
-/// Writes files so that a reader never sees a half-written one and an existing file is replaced
-/// only by a complete new one: each file goes to a temporary name in its own directory, and all of
-/// them are renamed into place by ``commit()``. Anything not committed is removed.
+/// Writes files so that a reader never sees a half-written one and a set of outputs is all new or
+/// all old, even when the process is killed (SIGKILL, power cut aside: nothing is fsync'd).
 ///
-/// Every temporary file is also listed in a process-wide table until it is renamed or removed,
-/// so that ``removeTemporaryFilesOnSignal()`` can delete the ones still pending when the process
-/// is interrupted.
+/// How (per output directory, see ``OutputJournal``): the first file staged into a directory
+/// creates a journal `.facescan-XXXXXX.journal` there, locked (`flock`) for as long as the process
+/// lives; each file goes to a temporary `.facescan-XXXXXX-<name>` beside it. ``commit()`` writes
+/// the list of temporaries and final names into the journal (one `write`, ending in an end mark),
+/// then renames every file into place and removes the journal. The next transaction into that
+/// directory (any process) first finishes what a dead one left: a complete journal is rolled
+/// forward (its remaining temporaries renamed into place), anything else rolled back (its
+/// temporaries removed); a journal still locked belongs to a live process and is left alone.
+///
+/// Only regular files (or nothing) are replaced: a symbolic link, directory, device, FIFO or
+/// socket at an output path is refused.
+///
+/// Every temporary file and journal is also listed in a process-wide table until committed or
+/// removed, so that ``removeTemporaryFilesOnSignal()`` can delete the ones still pending when the
+/// process is interrupted (before the commit; during it they are left for the next run).
 ///
 /// Not `Sendable`: one transaction belongs to one task.
 public final class OutputTransaction {
     /// Each staged file: its temporary and final path, and its slot in ``TemporaryFiles``
     /// (nil when the table was full).
     private var staged: [(temp: String, final: String, slot: Int?)] = []
+    /// One journal per directory written into, in order of first use.
+    private var journals: [OutputJournal] = []
 
     public init() {}
 
     deinit { abort() }
 
     /// Writes `bytes` to a temporary file beside `path`; the file appears at `path` on ``commit()``.
-    /// Refuses to replace a symbolic link or a directory.
+    /// Refuses to replace anything but a regular file.
     public func stage(_ bytes: [UInt8], to path: String) throws(IOFailure) {
         try Self.checkTarget(path)
         let dir = Self.directory(of: path)
-        // ".<name>.XXXXXX" is 8 bytes longer than the name: a name near the 255-byte limit gets a
-        // shorter temporary one.
+        let journal: OutputJournal
+        if let j = journals.first(where: { $0.directory == dir }) {
+            journal = j
+        } else {
+            journal = try OutputJournal(directory: dir, forOutput: path)
+            journals.append(journal)
+        }
         let name = Self.baseName(of: path)
-        let base = name.utf8.count > 200 ? "facescan" : name
-        // The template is listed before mkstemp fills it in: a signal handler that runs once the
-        // file exists finds it listed.
-        let template = TemporaryFiles.copy("\(dir)/.\(base).XXXXXX")
-        let slot = TemporaryFiles.register(template)
-        let fd = mkstemp(template)
+        // ".facescan-XXXXXX-" is 17 bytes: a name near the 255-byte limit gets a numbered temporary.
+        let tempName = journal.prefix + (name.utf8.count > 200 ? ".\(staged.count)" : "-" + name)
+        let temp = dir + "/" + tempName
+        // Listed before the file exists: a signal handler that runs once it exists finds it.
+        let slot = TemporaryFiles.register(TemporaryFiles.copy(temp))
+        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             let e = systemErrorText()
-            if let slot { TemporaryFiles.release(slot) } else { free(template) }
+            if let slot { TemporaryFiles.release(slot) }
             throw IOFailure(path: path, "cannot create a file in '\(dir)': \(e)")
         }
-        let temp = String(cString: template)
-        if slot == nil { free(template) }
+        if let i = staged.firstIndex(where: { $0.temp == temp }) {
+            // The same name staged twice: the later bytes win, as a second rename would.
+            if let s = staged[i].slot { TemporaryFiles.release(s) }
+            staged.remove(at: i)
+        }
         staged.append((temp, path, slot))
+        journal.entries.removeAll { $0.temp == tempName }
+        journal.entries.append((tempName, name))
         var err = Self.writeAll(bytes, to: fd)
         if err == nil && fchmod(fd, 0o644) != 0 { err = systemErrorText() }
         if close(fd) != 0 && err == nil { err = systemErrorText() }
         if let err { throw IOFailure(path: path, "write failed: \(err)") }
     }
 
-    /// Renames every staged file into place, in staging order.
+    /// Renames every staged file into place, in staging order. Once the journals are written the
+    /// set is committed: a process killed from then on leaves it to the next run to finish.
     public func commit() throws(IOFailure) {
-        while !staged.isEmpty {
-            let s = staged.removeFirst()
-            if rename(s.temp, s.final) != 0 {
-                let e = systemErrorText()
-                unlink(s.temp)
-                if let slot = s.slot { TemporaryFiles.release(slot) }
-                throw IOFailure(path: s.final, "cannot rename into place: \(e)")
-            }
-            if let slot = s.slot { TemporaryFiles.release(slot) }
+        for j in journals { try j.markCommitted() }
+        // Committed: a signal from here on must not remove the temporaries.
+        for s in staged { if let slot = s.slot { TemporaryFiles.release(slot) } }
+        for j in journals { j.unlist() }
+        var failure: IOFailure?
+        for s in staged where rename(s.temp, s.final) != 0 {
+            let e = systemErrorText()
+            unlink(s.temp)
+            if failure == nil { failure = IOFailure(path: s.final, "cannot rename into place: \(e)") }
         }
+        staged.removeAll()
+        for j in journals { j.finish() }
+        journals.removeAll()
+        if let failure { throw failure }
     }
 
-    /// Removes every staged temporary file.
+    /// Removes every staged temporary file and the journals.
     public func abort() {
         for s in staged {
             unlink(s.temp)
             if let slot = s.slot { TemporaryFiles.release(slot) }
         }
         staged.removeAll()
+        for j in journals { j.finish() }
+        journals.removeAll()
     }
 
     /// Makes SIGINT, SIGTERM and SIGHUP remove every temporary file not yet committed, of every
@@ -137,9 +167,14 @@ public final class OutputTransaction {
     static func checkTarget(_ path: String) throws(IOFailure) {
         var st = stat()
         if lstat(path, &st) == 0 {
-            let kind = st.st_mode & S_IFMT
-            if kind == S_IFLNK { throw IOFailure(path: path, "refusing to replace a symbolic link") }
-            if kind == S_IFDIR { throw IOFailure(path: path, "is a directory") }
+            switch st.st_mode & S_IFMT {
+            case S_IFREG: break
+            case S_IFLNK: throw IOFailure(path: path, "refusing to replace a symbolic link")
+            case S_IFDIR: throw IOFailure(path: path, "is a directory")
+            case S_IFCHR, S_IFBLK: throw IOFailure(path: path, "refusing to replace a device (outputs are regular files)")
+            case S_IFIFO: throw IOFailure(path: path, "refusing to replace a FIFO (outputs are regular files)")
+            default: throw IOFailure(path: path, "refusing to replace something that is not a regular file")
+            }
         }
         let dir = directory(of: path)
         guard isDirectoryFollowingLinks(dir) else {
@@ -158,6 +193,177 @@ public final class OutputTransaction {
         return String(path[path.index(after: slash)...])
     }
 
+}
+
+/// The journal of one ``OutputTransaction`` in one directory: `.facescan-XXXXXX.journal`, locked
+/// with `flock` while its process lives. Empty until commit; then the temporary and final names
+/// of every staged file (NUL-separated) and an end mark. Its temporaries are
+/// `.facescan-XXXXXX-<name>` (or `.facescan-XXXXXX.<n>` for a long name).
+final class OutputJournal {
+    let directory: String
+    /// `.facescan-XXXXXX`, shared by the journal and its temporaries.
+    let prefix: String
+    let path: String
+    private var fd: Int32
+    private var slot: Int?
+    private var removed = false
+    /// Staged files: temporary and final base names, in staging order.
+    var entries: [(temp: String, final: String)] = []
+
+    static let namePrefix = ".facescan-"
+    static let suffix = ".journal"
+    static let header = Array("facescan-journal 1\0".utf8)
+    static let endMark = Array("end\0".utf8)
+
+    /// Creates and locks a new journal in `directory`, after finishing what dead processes left
+    /// there (once per directory per process). The journal is created as `….new`, locked, then
+    /// renamed: a `.journal` file is never seen unlocked while its process lives.
+    init(directory: String, forOutput output: String) throws(IOFailure) {
+        Self.recoverOnce(directory)
+        let template = TemporaryFiles.copy("\(directory)/\(Self.namePrefix)XXXXXX.new")
+        var newSlot = TemporaryFiles.register(template)
+        let fd = mkstemps(template, 4)
+        if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        let newPath = String(cString: template)
+        if newSlot == nil { free(template) }
+        guard fd >= 0 else {
+            let e = systemErrorText()
+            if let s = newSlot { TemporaryFiles.release(s) }
+            newSlot = nil
+            throw IOFailure(path: output, "cannot create a file in '\(directory)': \(e)")
+        }
+        flock(fd, LOCK_EX)
+        let base = String(newPath.dropLast(4))
+        path = base + Self.suffix
+        prefix = OutputTransaction.baseName(of: base)
+        self.directory = directory
+        self.fd = fd
+        slot = TemporaryFiles.register(TemporaryFiles.copy(path))
+        if rename(newPath, path) != 0 {
+            let e = systemErrorText()
+            unlink(newPath)
+            if let s = newSlot { TemporaryFiles.release(s) }
+            close(fd)
+            removed = true
+            if let s = slot { TemporaryFiles.release(s) }
+            slot = nil
+            throw IOFailure(path: output, "cannot create a file in '\(directory)': \(e)")
+        }
+        if let s = newSlot { TemporaryFiles.release(s) }
+    }
+
+    deinit { finish() }
+
+    /// Writes the entries and the end mark: from here on the set is committed.
+    func markCommitted() throws(IOFailure) {
+        var bytes = Self.header
+        for e in entries { bytes += Array(e.temp.utf8) + [0] + Array(e.final.utf8) + [0] }
+        bytes += Self.endMark
+        if let e = OutputTransaction.writeAll(bytes, to: fd) {
+            throw IOFailure(path: path, "cannot write the output journal: \(e)")
+        }
+    }
+
+    /// Takes the journal off the signal handler's table (it is kept on a signal from now on).
+    func unlist() {
+        if let s = slot { TemporaryFiles.release(s) }
+        slot = nil
+    }
+
+    /// Removes the journal and releases its lock.
+    func finish() {
+        guard !removed else { return }
+        removed = true
+        unlink(path)
+        unlist()
+        close(fd)
+    }
+
+    /// The `(temporary, final)` names of a complete journal, nil for an empty or partial one.
+    static func parse(_ bytes: [UInt8]) -> [(temp: String, final: String)]? {
+        guard bytes.starts(with: header), bytes.count >= header.count + endMark.count,
+              Array(bytes.suffix(endMark.count)) == endMark else { return nil }
+        let fields = bytes[header.count..<(bytes.count - endMark.count)].split(separator: 0, omittingEmptySubsequences: false)
+        // Each entry is two NUL-terminated names: fields end with one empty piece.
+        guard fields.count % 2 == 1, fields.last?.isEmpty == true else { return nil }
+        var out: [(String, String)] = []
+        var i = 0
+        while i + 1 < fields.count {
+            let t = String(decoding: fields[i], as: UTF8.self), f = String(decoding: fields[i + 1], as: UTF8.self)
+            guard !t.isEmpty, !f.isEmpty, !t.contains("/"), !f.contains("/"), f != ".", f != ".." else { return nil }
+            out.append((t, f))
+            i += 2
+        }
+        return out
+    }
+
+    static let recovered = Mutex<Set<String>>([])
+
+    /// Runs ``recover(_:staleAfter:)`` on `directory` the first time this process writes there.
+    static func recoverOnce(_ directory: String) {
+        guard recovered.withLock({ $0.insert(directory).inserted }) else { return }
+        recover(directory)
+    }
+
+    /// Finishes the transactions dead processes left in `directory`: each unlocked journal is
+    /// rolled forward when complete, back otherwise, then removed with its temporaries.
+    /// Temporaries and `….new` files without a journal older than `staleAfter` seconds (a process
+    /// killed while its signal handler was removing them) are removed too.
+    static func recover(_ directory: String, staleAfter: Int = 10) {
+        let names = entryNames(directory).filter { $0.hasPrefix(namePrefix) }
+        let prefixLength = namePrefix.utf8.count + 6
+        var live: Set<String> = []
+        for name in names where name.hasSuffix(suffix) && name.utf8.count == prefixLength + suffix.utf8.count {
+            let prefix = String(name.dropLast(suffix.count))
+            let jpath = directory + "/" + name
+            let fd = open(jpath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            guard fd >= 0 else { continue }
+            defer { close(fd) }
+            guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+                live.insert(prefix)
+                continue
+            }
+            let bytes = (try? FileBytes.read("/proc/self/fd/\(fd)", upTo: 1 << 24)) ?? []
+            if let entries = parse(bytes) {
+                for e in entries {
+                    let temp = directory + "/" + e.temp, final = directory + "/" + e.final
+                    guard e.temp.hasPrefix(prefix), access(temp, F_OK) == 0 else { continue }
+                    if (try? OutputTransaction.checkTarget(final)) == nil || rename(temp, final) != 0 { unlink(temp) }
+                }
+            }
+            for other in names where other != name && belongs(other, to: prefix) { unlink(directory + "/" + other) }
+            unlink(jpath)
+            live.insert(prefix)  // handled
+        }
+        let now = time(nil)
+        for name in names where !name.hasSuffix(suffix) && name.utf8.count > prefixLength {
+            let prefix = String(name.utf8.prefix(prefixLength))!
+            guard !live.contains(prefix), access(directory + "/" + prefix + suffix, F_OK) != 0 else { continue }
+            var st = stat()
+            guard lstat(directory + "/" + name, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG,
+                  Int(now - st.st_mtim.tv_sec) >= staleAfter else { continue }
+            unlink(directory + "/" + name)
+        }
+    }
+
+    /// Whether `name` is a temporary (or the `.new` journal) of the journal with `prefix`.
+    static func belongs(_ name: String, to prefix: String) -> Bool {
+        guard name.hasPrefix(prefix), name.utf8.count > prefix.utf8.count else { return false }
+        let next = name.utf8[name.utf8.index(name.utf8.startIndex, offsetBy: prefix.utf8.count)]
+        return next == UInt8(ascii: "-") || next == UInt8(ascii: ".")
+    }
+
+    /// The names in `directory`, without `.` and `..`.
+    static func entryNames(_ directory: String) -> [String] {
+        guard let d = opendir(directory) else { return [] }
+        defer { closedir(d) }
+        var out: [String] = []
+        while let e = readdir(d) {
+            let name = withUnsafeBytes(of: e.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            if name != "." && name != ".." { out.append(name) }
+        }
+        return out
+    }
 }
 
 /// The process-wide table of temporary files staged and not yet committed or aborted: a fixed
