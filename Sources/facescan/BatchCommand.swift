@@ -6,60 +6,78 @@ struct BatchCommand: ParsableCommand {
         commandName: "batch",
         abstract: "Process many captures: directories, list files or capture files.",
         discussion: """
-            The inputs are expanded (a directory gives its *.json and *.ndjson files; a list file \
-            gives one path per line), sorted and de-duplicated; --shard K/N keeps every N-th of them \
-            starting at K (0-based), so N machines running the same command with K = 0…N-1 share \
-            the work without overlap. Prints one line per capture in input order (JSON lines with \
-            --json). Exit code: 0 when every capture succeeded, otherwise the exit code of the first \
-            capture that failed.
+            The inputs are expanded (a directory gives its capture files, *.json and *.ndjson — with \
+            --recursive also those in its subdirectories; a list file or - gives one path per line), \
+            sorted and de-duplicated; --shard K/N keeps every N-th of them starting at K (0-based), so \
+            N machines running the same command with K = 0…N-1 share the work without overlap. \
+            Outputs go to DIR/NAME.FORMAT, NAME being the capture's file name without extension \
+            (with its parent directories' names in front when captures share a file name: \
+            ict-neutral-capture); each capture's JSON report goes to DIR/NAME.report.json once its \
+            outputs are in place. With --resume, a capture whose report and outputs exist and are not \
+            older than the capture is skipped. Prints one line per capture in input order as soon as \
+            it is known (JSON lines with --json); on a terminal, a progress line and a summary on \
+            standard error. Exit code: 0 when every capture succeeded, otherwise the exit code of the \
+            first capture that failed; 2 when no capture was found; 128+N when stopped by signal N \
+            (finished lines and outputs stay, unfinished outputs are removed).
             """)
 
-    @Argument(help: "Directories, list files or capture files.")
+    @Argument(help: "Directories, list files (- for standard input) or capture files.")
     var inputs: [String]
 
-    @Option(parsing: .unconditional, help: "Captures processed at the same time.")
+    @Option(name: [.short, .long], parsing: .unconditional, help: "Captures processed at the same time.")
     var jobs = 2
 
-    @Option(parsing: .unconditional, help: "Process only shard K of N (K/N, 0 ≤ K < N).")
+    @Option(parsing: .unconditional, help: "Process only shard K of N (K/N, 0 ≤ K < N). (default: all)")
     var shard: String?
+
+    @Flag(name: [.short, .long], help: "Search the directories' subdirectories too.")
+    var recursive = false
+
+    @Flag(help: "Skip captures whose report and outputs in the output directory exist and are not older than the capture.")
+    var resume = false
 
     @OptionGroup var pipeline: PipelineFlags
 
     @Flag(help: "Print one JSON report per line on standard output.")
     var json = false
 
+    @OptionGroup var verbosity: Verbosity
+
     func validate() throws {
         if jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        if inputs.isEmpty { throw ValidationError("no input: name directories, list files, capture files or - (a list on standard input)") }
     }
 
     func run() throws {
-        var list = try Batch.collectInputs(inputs)
+        let found = try Batch.collect(inputs, recursive: recursive)
+        for d in found.duplicates.prefix(5) {
+            verbosity.warn("skipped '\(d.path)': the same file as '\(d.sameAs)'")
+        }
+        if found.duplicates.count > 5 { verbosity.warn("skipped \(found.duplicates.count - 5) more duplicate paths") }
+        for i in found.ignored { verbosity.note("ignored \(i.path): \(i.reason)") }
+        var list = found.captures
+        if list.isEmpty {
+            var why = "no capture found in \(inputs.joined(separator: " "))"
+            if !found.ignored.isEmpty { why += " (\(found.ignored.count) JSON files that are not captures ignored)" }
+            if !found.subdirectoriesNotSearched.isEmpty {
+                why += "; \(found.subdirectoriesNotSearched.count) subdirector\(found.subdirectoriesNotSearched.count == 1 ? "y" : "ies") not searched: add --recursive"
+            }
+            throw UsageError(why)
+        }
         if let shard {
             let s = try Batch.parseShard(shard)
+            let total = list.count
             list = Batch.shard(list, index: s.index, count: s.count)
-        }
-        let options = pipeline.options()
-        let json = self.json
-        let firstFailure = FirstFailure()
-        try Batch.run(list, options: options, jobs: jobs) { o in
-            if o.exitCode != 0 { firstFailure.record(o.exitCode) }
-            if json {
-                var members: [(String, JSONValue)] = [("input", .string(o.input)), ("exitCode", .int(Int(o.exitCode)))]
-                if let e = o.error { members.append(("error", .string(e))) }
-                if let r = o.report { members.append(("report", r.json)) }
-                print(JSONValue.object(members).serialized())
-            } else if let r = o.report, o.exitCode == 0 {
-                print("OK   \(o.input): \(r.frames.accepted)/\(r.frames.read) frames, \(r.mesh.outputVertices) vertices, \(Summary.ms(r.timingsMs.total))")
-            } else {
-                print("FAIL \(o.input): exit \(o.exitCode): \(o.error ?? "")")
+            if list.isEmpty {
+                verbosity.warn("shard \(shard) has no capture (\(total) in all)")
+                return
             }
         }
-        if let code = firstFailure.code { throw ExitCode(code) }
+        let options = pipeline.options()
+        let reporter = BatchReporter(total: list.count, json: json, verbosity: verbosity)
+        BatchSignals.watch(reporter)
+        reporter.start()
+        try Batch.run(list, options: options, jobs: jobs, resume: resume) { reporter.emit($0) }
+        try reporter.finish()
     }
-}
-
-/// The first non-zero exit code seen (outcomes arrive in input order, on one thread at a time).
-final class FirstFailure: @unchecked Sendable {
-    private(set) var code: Int32?
-    func record(_ c: Int32) { if code == nil { code = c } }
 }

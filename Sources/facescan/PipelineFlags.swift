@@ -3,33 +3,33 @@ import FaceScanKit
 
 /// The options `process` and `batch` share: where outputs go and how the mesh is made.
 struct PipelineFlags: ParsableArguments {
-    @Option(name: .customLong("output-dir"), help: "Directory for the outputs (created if its parent exists).")
+    @Option(name: [.customShort("o"), .customLong("output-dir")], help: "Directory for the outputs (created if its parent exists).")
     var outputDir = "out"
 
-    @Option(help: "Comma-separated output formats: stl, obj, png, and ply, glb, dae, fbx, x3d, x, 3ds (through assimp).")
+    @Option(help: "Comma-separated output formats: stl, obj, png, and ply, glb, dae, fbx, x3d, x, 3ds (through assimp). (default: the capture's settings, else stl,obj,png)")
     var formats: String?
 
-    @Option(help: "Output size preset: low (5000), medium (10000) or high (20000 vertices).")
+    @Option(help: "Output size preset: low (5000), medium (10000) or high (20000 vertices). (default: the capture's settings, else medium)")
     var quality: Quality?
 
     // Numeric options take the next word even when it starts with '-', so that a negative value
     // gets its range message rather than "missing value".
-    @Option(name: .customLong("target-vertices"), parsing: .unconditional, help: "Exact output vertex count (overrides --quality).")
+    @Option(name: [.customShort("n"), .customLong("target-vertices")], parsing: .unconditional, help: "Exact output vertex count (overrides --quality). (default: the capture's targetVertexCount, else from --quality)")
     var targetVertices: Int?
 
-    @Option(parsing: .unconditional, help: "Smoothing passes (Taubin λ|μ; 0 disables), or auto (from the estimated noise).")
+    @Option(parsing: .unconditional, help: "Smoothing passes (Taubin λ|μ; 0 disables), or auto (from the estimated noise). (default: the capture's settings, else 2)")
     var smoothing: String?
 
     @Option(help: "Smoothing weights: uniform or cotangent.")
     var weights: SmoothingWeights = .cotangent
 
-    @Option(help: "Output length unit: mm or m (input is metres).")
+    @Option(help: "Output length unit: mm or m (input is metres). (default: the capture's settings, else mm)")
     var units: LengthUnit?
 
-    @Option(parsing: .unconditional, help: "Uniform scale factor applied after the unit conversion.")
+    @Option(parsing: .unconditional, help: "Uniform scale factor applied after the unit conversion. (default: the capture's settings, else 1)")
     var scale: Double?
 
-    @Option(name: .customLong("max-frames"), parsing: .unconditional, help: "Stop after this many accepted frames.")
+    @Option(name: .customLong("max-frames"), parsing: .unconditional, help: "Stop after this many accepted frames. (default: the capture's settings, else 90)")
     var maxFrames: Int?
 
     @Option(name: .customLong("thumbnail-size"), parsing: .unconditional, help: "Thumbnail width and height in pixels (16 to 8192).")
@@ -38,7 +38,7 @@ struct PipelineFlags: ParsableArguments {
     @Flag(help: "Close the face into a watertight, printable solid (see --thickness, --base).")
     var solid = false
 
-    @Option(parsing: .unconditional, help: "Solid: wall thickness, or with --base the distance of the base behind the face, in mm.")
+    @Option(parsing: .unconditional, help: "Solid: wall thickness, or with --base the distance of the base behind the face, in mm. (default: 2)")
     var thickness: Double?
 
     @Flag(help: "Solid: extrude the rim back to a flat base instead of a shell.")
@@ -55,6 +55,15 @@ struct PipelineFlags: ParsableArguments {
         if let m = maxFrames, m < 1 { throw ValidationError("--max-frames must be at least 1") }
         if let t = thickness, !SolidOptions.thicknessRange.contains(t) { throw ValidationError("--thickness must be \(SolidOptions.thicknessRangeText)") }
         if !(16...8192).contains(thumbnailSize) { throw ValidationError("--thumbnail-size must be from 16 to 8192") }
+        if let formats {
+            let known = Exporter.supportedFormats
+            for raw in formats.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
+                let f = String(raw.lowercased().filter { !$0.isWhitespace })
+                guard !known.contains(f) else { continue }
+                let hint = Suggestions.nearest(f, in: known).map { "; did you mean '\($0)'?" } ?? ""
+                throw ValidationError("unknown output format '\(raw)' in --formats\(hint) (supported: \(known.joined(separator: ", ")))")
+            }
+        }
     }
 
     /// The library's options for these flags (unset flags leave the capture's settings in force).

@@ -11,56 +11,222 @@ public enum Batch {
     /// The outcome of one capture.
     public struct Outcome: Sendable {
         public var input: String
+        /// Base name of its outputs (``outputNames(_:)``).
+        public var name: String
         public var report: Report?
         public var exitCode: Int32
         public var error: String?
+        /// With `resume`: the report stored by the run that made the outputs, when this capture
+        /// was skipped because they are already there (``completedReport(input:name:options:)``).
+        public var storedReport: JSONValue?
+        public var skipped: Bool { storedReport != nil }
     }
 
-    /// Expands the arguments into capture paths: a directory gives its `*.json` and `*.ndjson`
-    /// files; a file whose content does not start with `{` is a list of paths, one per line
-    /// (blank lines and `#` comments skipped); anything else is a capture. The result is sorted
-    /// and free of duplicates (paths normalised; two paths to one file count once), so every shard
-    /// of the same arguments sees the same list.
-    public static func collectInputs(_ args: [String]) throws -> [String] {
+    /// What ``collect(_:recursive:)`` found.
+    public struct Inputs: Sendable, Equatable {
+        /// Capture paths: sorted, normalised, one per file.
+        public var captures: [String] = []
+        /// Paths left out because they name a file already listed (`path` is the same file as `sameAs`).
+        public var duplicates: [Duplicate] = []
+        /// Files in the directories searched that were not taken as captures, with the reason.
+        public var ignored: [Ignored] = []
+        /// Subdirectories of the directories given that were not searched (no `recursive`).
+        public var subdirectoriesNotSearched: [String] = []
+        public init() {}
+    }
+
+    public struct Duplicate: Sendable, Equatable {
+        public var path: String
+        public var sameAs: String
+    }
+
+    public struct Ignored: Sendable, Equatable {
+        public var path: String
+        public var reason: String
+    }
+
+    /// How much of a file is read to tell a capture from a list of paths or another JSON file.
+    static let sniffBytes = 1 << 16
+    /// A list file larger than this is refused (one path per line: 64 MiB is a million long paths).
+    static let maximumListBytes = 64 << 20
+    /// A line of a list file longer than this is not a path.
+    static let maximumPathBytes = 4096
+
+    /// ``collect(_:recursive:)``'s captures alone.
+    public static func collectInputs(_ args: [String], recursive: Bool = false) throws -> [String] {
+        try collect(args, recursive: recursive).captures
+    }
+
+    /// Expands the arguments into capture paths.
+    ///
+    /// - A directory gives its regular `*.json` and `*.ndjson` files that look like captures
+    ///   (their first 64 KiB hold `"facescan-capture"`, a `"topology"` object or a `"frames"`
+    ///   array; `NAME.report.json` files written by batch, `expected.json` and other JSON files are
+    ///   listed in ``Inputs/ignored``); with `recursive`, its subdirectories too (hidden entries
+    ///   skipped, each directory searched once). FIFOs, devices and sockets are never opened.
+    /// - `-` is a list of paths on standard input.
+    /// - A file whose content (after a UTF-8 byte-order mark and white space) starts with `{`, or
+    ///   is empty, is a capture; any other file is a list of paths, one per line (blank lines and
+    ///   `#` comments skipped). Only its first 64 KiB are read to decide.
+    ///
+    /// The result is sorted and free of duplicates (paths normalised; two paths to one file count
+    /// once, under the first spelling in sorted order), so every shard of the same arguments sees
+    /// the same list.
+    public static func collect(_ args: [String], recursive: Bool) throws -> Inputs {
+        var found = Inputs()
         var out: [String] = []
+        var visitedDirectories = Set<FileIdentity>()
         for a in args {
-            var st = stat()
-            guard stat(a, &st) == 0 else { throw IOFailure(path: a, "cannot open: \(systemErrorText())") }
-            if (st.st_mode & S_IFMT) == S_IFDIR {
-                guard let d = opendir(a) else { throw IOFailure(path: a, "cannot list the directory") }
-                defer { closedir(d) }
-                while let e = readdir(d) {
-                    let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-                    if !name.hasPrefix("."), name.hasSuffix(".json") || name.hasSuffix(".ndjson") {
-                        out.append((a.hasSuffix("/") ? a : a + "/") + name)
-                    }
-                }
-            } else {
-                let bytes = try FileBytes.read(a)
-                let first = bytes.first { !JSONReader.isSpace($0) }
-                if first == UInt8(ascii: "{") || bytes.isEmpty {
-                    out.append(a)
-                } else {
-                    for line in FileBytes.withoutByteOrderMark(bytes).split(separator: 0x0A) {
-                        let s = String(decoding: line, as: UTF8.self).trimmingSpaces.trimmingCharacters(in: "\r\t ")
-                        if s.isEmpty || s.hasPrefix("#") { continue }
-                        out.append(s)
-                    }
-                }
-            }
-        }
-        // One entry per file: spellings like `./a.json` and `a.json`, or two paths to one file
-        // (same device and inode), count once, under the first spelling in sorted order.
-        var seenFiles = Set<FileIdentity>()
-        var unique: [String] = []
-        for path in Set(out.map(normalised)).sorted() {
-            var st = stat()
-            if stat(path, &st) == 0 && !seenFiles.insert(FileIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))).inserted {
+            if a == "-" {
+                out += try listLines(FileBytes.read("-", upTo: maximumListBytes + 1), name: "(standard input)")
                 continue
             }
-            unique.append(path)
+            var st = stat()
+            guard stat(a, &st) == 0 else { throw IOFailure(path: a, "cannot open: \(systemErrorText())") }
+            switch st.st_mode & S_IFMT {
+            case S_IFDIR:
+                try searchDirectory(a, recursive: recursive, into: &out, found: &found, visited: &visitedDirectories)
+            case S_IFREG:
+                let head = try FileBytes.read(a, upTo: sniffBytes)
+                if startsLikeJSONObject(head) || head.isEmpty {
+                    out.append(a)
+                } else {
+                    out += try listLines(FileBytes.read(a, upTo: maximumListBytes + 1), name: a)
+                }
+            default:
+                // A pipe or device named on the command line (`batch <(ls caps/*.json)`): a list.
+                let bytes = try FileBytes.read(a, upTo: maximumListBytes + 1)
+                if startsLikeJSONObject(bytes) {
+                    throw UsageError("\(a): a capture on a pipe or device; batch reads capture files (use facescan process \(a))")
+                }
+                out += try listLines(bytes, name: a)
+            }
         }
-        return unique
+        var seenFiles: [FileIdentity: String] = [:]
+        for path in Set(out.map(normalised)).sorted() {
+            var st = stat()
+            if stat(path, &st) == 0 {
+                let id = FileIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
+                if let first = seenFiles[id] {
+                    found.duplicates.append(Duplicate(path: path, sameAs: first))
+                    continue
+                }
+                seenFiles[id] = path
+            }
+            found.captures.append(path)
+        }
+        found.ignored.sort { $0.path < $1.path }
+        found.subdirectoriesNotSearched.sort()
+        return found
+    }
+
+    private static func searchDirectory(_ dir: String, recursive: Bool, into out: inout [String], found: inout Inputs,
+                                        visited: inout Set<FileIdentity>) throws {
+        var dst = stat()
+        if stat(dir, &dst) == 0 {
+            // A directory reached twice (a symbolic link to a parent, or named twice) is searched once.
+            guard visited.insert(FileIdentity(device: UInt64(dst.st_dev), inode: UInt64(dst.st_ino))).inserted else { return }
+        }
+        guard let d = opendir(dir) else { throw IOFailure(path: dir, "cannot list the directory: \(systemErrorText())") }
+        var names: [String] = []
+        while let e = readdir(d) {
+            let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if !name.hasPrefix(".") { names.append(name) }
+        }
+        closedir(d)
+        let prefix = dir.hasSuffix("/") ? dir : dir + "/"
+        for name in names.sorted() {
+            let path = prefix + name
+            var st = stat()
+            guard stat(path, &st) == 0 else { continue }  // a dangling link
+            let type = st.st_mode & S_IFMT
+            if type == S_IFDIR {
+                if recursive {
+                    try searchDirectory(path, recursive: true, into: &out, found: &found, visited: &visited)
+                } else {
+                    found.subdirectoriesNotSearched.append(path)
+                }
+                continue
+            }
+            guard name.hasSuffix(".json") || name.hasSuffix(".ndjson") else { continue }
+            if type != S_IFREG {
+                found.ignored.append(Ignored(path: path, reason: "not a regular file"))
+            } else if name.hasSuffix(reportSuffix) {
+                found.ignored.append(Ignored(path: path, reason: "a report written by batch"))
+            } else if let head = try? FileBytes.read(path, upTo: sniffBytes), looksLikeCapture(head) {
+                out.append(path)
+            } else {
+                found.ignored.append(Ignored(path: path, reason: "not a capture (no \"facescan-capture\", \"topology\" object or \"frames\" array in its first 64 KiB)"))
+            }
+        }
+    }
+
+    /// The lines of a list file: paths, without blank lines and `#` comments.
+    static func listLines(_ bytes: [UInt8], name: String) throws -> [String] {
+        guard bytes.count <= maximumListBytes else {
+            throw UsageError("\(name): too large for a list of capture paths (over \(maximumListBytes >> 20) MiB)")
+        }
+        var out: [String] = []
+        for (n, line) in FileBytes.withoutByteOrderMark(bytes).split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
+            guard line.count <= maximumPathBytes, !line.contains(0) else {
+                throw InputError(file: name, field: "line \(n + 1)", "not a path (\(line.contains(0) ? "a NUL byte" : "over \(maximumPathBytes) bytes")); a list file holds one capture path per line")
+            }
+            let s = String(decoding: line, as: UTF8.self).trimmingCharacters(in: "\r\t ")
+            if s.isEmpty || s.hasPrefix("#") { continue }
+            out.append(s)
+        }
+        return out
+    }
+
+    /// The first byte after a byte-order mark and white space is `{`.
+    static func startsLikeJSONObject(_ head: [UInt8]) -> Bool {
+        FileBytes.withoutByteOrderMark(head).first { !JSONReader.isSpace($0) } == UInt8(ascii: "{")
+    }
+
+    /// A JSON object whose first bytes name the capture format, a `"topology"` object or a
+    /// `"frames"` array (keys may come in any order, and an NDJSON header has no `format` first).
+    static func looksLikeCapture(_ head: [UInt8]) -> Bool {
+        guard startsLikeJSONObject(head) else { return false }
+        return contains(head, "\"facescan-capture\"") || keyFollowedBy(head, "\"topology\"", UInt8(ascii: "{"))
+            || keyFollowedBy(head, "\"frames\"", UInt8(ascii: "["))
+    }
+
+    /// The file at `path` starts like a facescan capture (not a mesh): for commands that read
+    /// meshes, to point at `process`. Reads at most 64 KiB; false for `-` and unreadable files.
+    public static func looksLikeCapture(atPath path: String) -> Bool {
+        guard path != "-" else { return false }
+        var st = stat()
+        guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG,
+              let head = try? FileBytes.read(path, upTo: sniffBytes) else { return false }
+        return looksLikeCapture(head)
+    }
+
+    private static func contains(_ bytes: [UInt8], _ text: String) -> Bool {
+        let needle = Array(text.utf8)
+        guard bytes.count >= needle.count else { return false }
+        for i in 0...(bytes.count - needle.count) where bytes[i] == needle[0] {
+            if bytes[i..<(i + needle.count)].elementsEqual(needle) { return true }
+        }
+        return false
+    }
+
+    private static func keyFollowedBy(_ bytes: [UInt8], _ key: String, _ opener: UInt8) -> Bool {
+        let needle = Array(key.utf8)
+        guard bytes.count >= needle.count else { return false }
+        var i = 0
+        while i <= bytes.count - needle.count {
+            if bytes[i] == needle[0] && bytes[i..<(i + needle.count)].elementsEqual(needle) {
+                var j = i + needle.count
+                while j < bytes.count && JSONReader.isSpace(bytes[j]) { j += 1 }
+                if j < bytes.count && bytes[j] == UInt8(ascii: ":") {
+                    j += 1
+                    while j < bytes.count && JSONReader.isSpace(bytes[j]) { j += 1 }
+                    if j < bytes.count && bytes[j] == opener { return true }
+                }
+            }
+            i += 1
+        }
+        return false
     }
 
     private struct FileIdentity: Hashable {
@@ -90,17 +256,91 @@ public enum Batch {
         inputs.enumerated().filter { $0.offset % count == index }.map(\.element)
     }
 
-    /// Processes `inputs` with up to `jobs` at a time. Each output is named after its input.
-    /// `emit` receives the outcomes in input order (each as soon as it and all before it are done).
-    public static func run(_ inputs: [String], options: PipelineOptions, jobs: Int,
-                           emit: @escaping @Sendable (Outcome) -> Void) throws {
-        // Two inputs with the same base name would write the same output files.
-        var seen: [String: String] = [:]
-        for i in inputs {
-            let name = Pipeline.defaultName(for: i)
-            if let other = seen[name] { throw UsageError("'\(other)' and '\(i)' would both write \(options.outputDirectory)/\(name).*") }
-            seen[name] = i
+    /// Output base names for `inputs`: the file name without its extension, and for captures
+    /// that share one, the names of their parent directories in front, as many as it takes to
+    /// tell them apart (`ict-neutral/capture.json` and `mediapipe/capture.json` →
+    /// `ict-neutral-capture`, `mediapipe-capture`). Throws when two inputs still get one name
+    /// (`a.json` and `a.ndjson` in one directory).
+    public static func outputNames(_ inputs: [String]) throws(UsageError) -> [String] {
+        var names = inputs.map { Pipeline.defaultName(for: $0) }
+        var groups: [String: [Int]] = [:]
+        for (i, n) in names.enumerated() { groups[n, default: []].append(i) }
+        for (base, members) in groups where members.count > 1 {
+            let dirs = members.map { i -> [String] in
+                let parts = normalised(inputs[i]).split(separator: "/").dropLast().map(String.init)
+                return parts.map { $0 == ".." ? "parent" : String($0.drop { $0 == "." }) }.filter { !$0.isEmpty }
+            }
+            let deepest = dirs.map(\.count).max() ?? 0
+            var k = 1
+            while k <= deepest {
+                let candidate = dirs.map { ($0.suffix(k) + [base]).joined(separator: "-") }
+                if Set(candidate).count == candidate.count || k == deepest {
+                    for (j, i) in members.enumerated() { names[i] = candidate[j] }
+                    break
+                }
+                k += 1
+            }
         }
+        var seen: [String: Int] = [:]
+        for (i, n) in names.enumerated() {
+            if let other = seen[n] {
+                throw UsageError("'\(inputs[other])' and '\(inputs[i])' would both write outputs named \(n).*")
+            }
+            seen[n] = i
+        }
+        return names
+    }
+
+    /// The report file batch writes beside a capture's outputs once they are all in place.
+    public static let reportSuffix = ".report.json"
+
+    public static func reportPath(outputDirectory: String, name: String) -> String {
+        outputDirectory + "/" + name + reportSuffix
+    }
+
+    /// The report stored for `input` by an earlier batch run into `options.outputDirectory`
+    /// when that run's work is still valid: `NAME.report.json` and every output it lists
+    /// (`NAME.FORMAT`, all of `options.formats` when given) exist and none is older than the
+    /// capture file. nil otherwise (also for `-` and an unreadable report). Settings other than
+    /// the formats are not compared.
+    public static func completedReport(input: String, name: String, options: PipelineOptions) -> JSONValue? {
+        guard input != "-", let captureTime = modificationTime(input) else { return nil }
+        let dir = options.outputDirectory
+        let report = reportPath(outputDirectory: dir, name: name)
+        guard let t = modificationTime(report), !(t < captureTime),
+              let stored = try? JSONValue.read(path: report),
+              case .array(let outputs)? = stored["outputs"] else { return nil }
+        let formats = outputs.compactMap { $0["format"]?.stringValue }
+        guard !formats.isEmpty, formats.count == outputs.count else { return nil }
+        if let wanted = options.formats?.map({ $0.lowercased().trimmingSpaces }),
+           !wanted.allSatisfy(formats.contains) { return nil }
+        for f in formats {
+            guard let ot = modificationTime(dir + "/" + name + "." + f), !(ot < captureTime) else { return nil }
+        }
+        return stored
+    }
+
+    private struct FileTime: Comparable {
+        var seconds: Int
+        var nanoseconds: Int
+        static func < (a: FileTime, b: FileTime) -> Bool { (a.seconds, a.nanoseconds) < (b.seconds, b.nanoseconds) }
+    }
+
+    /// Modification time of a regular file (following links); nil when there is none.
+    private static func modificationTime(_ path: String) -> FileTime? {
+        var st = stat()
+        guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
+        return FileTime(seconds: Int(st.st_mtim.tv_sec), nanoseconds: Int(st.st_mtim.tv_nsec))
+    }
+
+    /// Processes `inputs` with up to `jobs` at a time. Outputs are named by ``outputNames(_:)``;
+    /// after a capture's outputs are in place, its report goes to `NAME.report.json` (``reportPath(outputDirectory:name:)``).
+    /// With `resume`, a capture whose earlier outputs are still valid (``completedReport(input:name:options:)``)
+    /// is not processed again: its outcome carries the stored report.
+    /// `emit` receives the outcomes in input order (each as soon as it and all before it are done).
+    public static func run(_ inputs: [String], options: PipelineOptions, jobs: Int, resume: Bool = false,
+                           emit: @escaping @Sendable (Outcome) -> Void) throws {
+        let names = try outputNames(inputs)
         try OutputTransaction.prepareDirectory(options.outputDirectory)
         struct State: ~Copyable {
             var next = 0
@@ -120,7 +360,12 @@ public enum Batch {
                     return s.next
                 }
                 guard i < inputs.count else { return }
-                let outcome = processOne(inputs[i], options: jobOptions)
+                let outcome: Outcome
+                if resume, let stored = completedReport(input: inputs[i], name: names[i], options: jobOptions) {
+                    outcome = Outcome(input: inputs[i], name: names[i], report: nil, exitCode: 0, error: nil, storedReport: stored)
+                } else {
+                    outcome = processOne(inputs[i], name: names[i], options: jobOptions)
+                }
                 state.withLock { s in
                     s.done[i] = outcome
                     while let o = s.done.removeValue(forKey: s.emitted) {
@@ -132,19 +377,28 @@ public enum Batch {
         }
     }
 
-    static func processOne(_ input: String, options: PipelineOptions) -> Outcome {
+    static func processOne(_ input: String, name: String, options: PipelineOptions) -> Outcome {
         var o = options
-        o.name = nil
+        o.name = name
         do {
             let r = try Pipeline.process(input: input, options: o)
-            return Outcome(input: input, report: r, exitCode: 0, error: nil)
+            try OutputTransaction.write(Array((r.json.serialized() + "\n").utf8),
+                                        to: reportPath(outputDirectory: o.outputDirectory, name: name))
+            return Outcome(input: input, name: name, report: r, exitCode: 0, error: nil)
         } catch let e as NoAcceptedFrames {
-            return Outcome(input: input, report: e.report, exitCode: 3, error: e.description)
+            return Outcome(input: input, name: name, report: e.report, exitCode: 3, error: e.description)
         } catch let e as any FaceScanFailure {
-            return Outcome(input: input, report: nil, exitCode: e.exitCode, error: e.description)
+            return Outcome(input: input, name: name, report: nil, exitCode: e.exitCode, error: e.description)
         } catch {
-            return Outcome(input: input, report: nil, exitCode: 1, error: "\(input): \(error)")
+            return Outcome(input: input, name: name, report: nil, exitCode: 1, error: "\(input): \(error)")
         }
+    }
+
+    /// For a batch stopped by a signal: removes the temporary files of every output not yet
+    /// renamed into place (the finished captures' outputs stay). The caller ends the process
+    /// right after, so the captures in progress never rename theirs.
+    public static func discardUnfinishedOutputs() {
+        for path in OutputTransaction.pendingTemporaryFiles() { unlink(path) }
     }
 }
 

@@ -1,0 +1,192 @@
+import ArgumentParser
+import FaceScanKit
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes batch's result lines (each whole, with one write, as soon as it is known), the progress
+/// line on a terminal, and the summary; on a signal, the summary of what finished.
+final class BatchReporter: Sendable {
+    private struct State {
+        var done = 0, failed = 0, skipped = 0, processed = 0
+        var firstFailure: Int32?
+        var writeError: String?
+        var progressShown = false
+        var stopped = false
+    }
+
+    let total: Int
+    let json: Bool
+    let verbosity: Verbosity
+    let progress: Bool
+    let stdoutIsTerminal: Bool
+    let startMs = Stopwatch.nowMs()
+    private let state = Mutex(State())
+
+    init(total: Int, json: Bool, verbosity: Verbosity) {
+        self.total = total
+        self.json = json
+        self.verbosity = verbosity
+        progress = !verbosity.quiet && Console.stderrIsTerminal
+        stdoutIsTerminal = isatty(1) != 0
+    }
+
+    func start() {
+        state.withLock { s in drawProgress(&s) }
+    }
+
+    /// One capture's line (in input order).
+    func emit(_ o: Batch.Outcome) {
+        let line = Self.line(o, json: json) + "\n"
+        state.withLock { s in
+            guard !s.stopped else { return }
+            s.done += 1
+            if o.skipped { s.skipped += 1 } else { s.processed += 1 }
+            if o.exitCode != 0 {
+                s.failed += 1
+                if s.firstFailure == nil { s.firstFailure = o.exitCode }
+            }
+            if s.progressShown && stdoutIsTerminal { clearProgress(&s) }
+            if s.writeError == nil, let e = OutputTransaction.writeAll(Array(line.utf8), to: 1) { s.writeError = e }
+            if verbosity.verbose, let r = o.report, o.exitCode == 0 {
+                if s.progressShown { clearProgress(&s) }
+                Console.error(Summary.text(r))
+            }
+            drawProgress(&s)
+        }
+    }
+
+    static func line(_ o: Batch.Outcome, json: Bool) -> String {
+        if json {
+            var members: [(String, JSONValue)] = [("input", .string(o.input)), ("exitCode", .int(Int(o.exitCode)))]
+            if let e = o.error { members.append(("error", .string(e))) }
+            if let stored = o.storedReport {
+                members.append(("skipped", .bool(true)))
+                members.append(("report", stored))
+            } else if let r = o.report {
+                members.append(("report", r.json))
+            }
+            return JSONValue.object(members).serialized()
+        }
+        if o.skipped { return "SKIP \(o.input): done earlier (\(o.name).report.json and its outputs are up to date)" }
+        if let r = o.report, o.exitCode == 0 {
+            return "OK   \(o.input): \(r.frames.accepted)/\(r.frames.read) frames, \(r.mesh.outputVertices) vertices, \(Summary.ms(r.timingsMs.total))"
+        }
+        return "FAIL \(o.input): exit \(o.exitCode): \(o.error ?? "")"
+    }
+
+    /// After the last capture: the summary, and the exit code.
+    func finish() throws {
+        let (text, failure, writeError) = state.withLock { s in
+            if s.progressShown { clearProgress(&s) }
+            return (summary(s), s.firstFailure, s.writeError)
+        }
+        if !verbosity.quiet { Console.error(text) }
+        if let writeError { throw IOFailure(path: "-", "write to standard output failed: \(writeError)") }
+        if let failure { throw ExitCode(failure) }
+    }
+
+    /// On SIGINT, SIGTERM or SIGHUP (from the signal thread): no line after this one, the
+    /// outputs of unfinished captures removed, the summary printed; the process exits 128 + signal.
+    func stop(signal: Int32) -> Never {
+        let text = state.withLock { s in
+            s.stopped = true
+            if s.progressShown { clearProgress(&s) }
+            return "facescan: batch interrupted by \(Self.signalName(signal)) after \(s.done)/\(total) captures: " + counts(s)
+                + (s.done < total ? "; outputs of unfinished captures removed" : "")
+        }
+        Batch.discardUnfinishedOutputs()
+        if !verbosity.quiet { Console.error(text) }
+        _exit(128 + signal)
+    }
+
+    private func counts(_ s: State) -> String {
+        var parts = ["\(s.done - s.failed - s.skipped) done", "\(s.failed) failed"]
+        if s.skipped > 0 { parts.append("\(s.skipped) skipped (--resume)") }
+        return parts.joined(separator: ", ")
+    }
+
+    private func summary(_ s: State) -> String {
+        "facescan: batch: \(s.done) capture\(s.done == 1 ? "" : "s") in \(Self.clock(Stopwatch.nowMs() - startMs)): " + counts(s)
+    }
+
+    private func drawProgress(_ s: inout State) {
+        guard progress else { return }
+        var text = "[\(s.done)/\(total)]"
+        if s.failed > 0 { text += " \(s.failed) failed" }
+        let remaining = total - s.done
+        if s.processed > 0 && remaining > 0 {
+            let perCapture = (Stopwatch.nowMs() - startMs) / Double(s.processed)
+            text += "\(s.failed > 0 ? "," : "") ETA \(Self.clock(perCapture * Double(remaining)))"
+        }
+        Console.raw("\r" + text + "\u{1B}[K")
+        s.progressShown = true
+    }
+
+    private func clearProgress(_ s: inout State) {
+        Console.raw("\r\u{1B}[K")
+        s.progressShown = false
+    }
+
+    /// `m:ss`, or `h:mm:ss` from an hour.
+    static func clock(_ ms: Double) -> String {
+        let t = Int((ms / 1000).rounded())
+        let (h, m, sec) = (t / 3600, (t / 60) % 60, t % 60)
+        let ss = sec < 10 ? "0\(sec)" : "\(sec)"
+        if h > 0 { return "\(h):\(m < 10 ? "0" : "")\(m):\(ss)" }
+        return "\(m):\(ss)"
+    }
+
+    static func signalName(_ sig: Int32) -> String {
+        switch sig {
+        case SIGINT: "SIGINT"
+        case SIGTERM: "SIGTERM"
+        case SIGHUP: "SIGHUP"
+        default: "signal \(sig)"
+        }
+    }
+}
+
+/// Batch's signal handling: the handler only writes the signal number to a pipe; a thread of its
+/// own reads it and stops the reporter (which may lock, allocate and write).
+enum BatchSignals {
+    nonisolated(unsafe) static var pipeFDs: [Int32] = [-1, -1]
+    nonisolated(unsafe) static var reporter: BatchReporter?
+
+    static func watch(_ r: BatchReporter) {
+        reporter = r
+        guard pipe(&pipeFDs) == 0 else { return }
+        var thread = pthread_t()
+        let started = pthread_create(&thread, nil, { _ in
+            var byte: UInt8 = 0
+            while true {
+                let n = read(BatchSignals.pipeFDs[0], &byte, 1)
+                if n == 1 { break }
+                if n < 0 && errno == EINTR { continue }
+                return nil
+            }
+            BatchSignals.reporter?.stop(signal: Int32(byte))
+            return nil
+        }, nil)
+        guard started == 0 else { return }
+        pthread_detach(thread)
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { sig in
+            var byte = UInt8(truncatingIfNeeded: sig)
+            _ = write(BatchSignals.pipeFDs[1], &byte, 1)
+        }
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = SA_RESTART
+        for sig in [SIGINT, SIGTERM, SIGHUP] {
+            var old = sigaction()
+            guard sigaction(sig, nil, &old) == 0 else { continue }
+            // A signal the parent ignores (nohup) stays ignored.
+            if let h = old.__sigaction_handler.sa_handler, unsafeBitCast(h, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) {
+                continue
+            }
+            sigaction(sig, &action, nil)
+        }
+    }
+}
