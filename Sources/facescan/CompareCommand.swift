@@ -17,7 +17,8 @@ struct CompareCommand: ParsableCommand {
     @Argument(help: "Second mesh, in the same unit as the first.") var b: String
     @Flag(help: "Print one JSON object instead of a line of text.") var json = false
     @Option(parsing: .unconditional, help: "Surface samples taken on each mesh (1 to 10 000 000).") var samples = 100_000
-    @Option(help: "Length unit of both meshes: mm or m.") var units: LengthUnit = .m
+    @Option(help: "Length unit of both meshes: mm or m. (default: m, with a warning when a size is not a face's)") var units: LengthUnit?
+    @OptionGroup var verbosity: Verbosity
 
     func validate() throws {
         guard (1...10_000_000).contains(samples) else { throw ValidationError("--samples must be from 1 to 10000000, got \(samples)") }
@@ -26,9 +27,12 @@ struct CompareCommand: ParsableCommand {
 
     /// Errors are printed and mapped to exit codes by `FaceScan.main()`.
     func run() throws {
-        let meshA = try MeshIO.read(path: a)
-        let meshB = try MeshIO.read(path: b)
-        let e = SurfaceDistance.symmetric(meshA, meshB, samplesPerMesh: samples, unitToMicrometres: units.millimetres * 1000)
+        let meshA = try MeshInput.read(a, command: "compare")
+        let meshB = try MeshInput.read(b, command: "compare")
+        let unit = units ?? .m
+        MeshInput.checkSize(meshA, path: a, unit: unit, declared: units != nil, verbosity: verbosity)
+        MeshInput.checkSize(meshB, path: b, unit: unit, declared: units != nil, verbosity: verbosity)
+        let e = SurfaceDistance.symmetric(meshA, meshB, samplesPerMesh: samples, unitToMicrometres: unit.millimetres * 1000)
         if json {
             let rounded = { (x: Double) in JSONValue.double((x * 1000).rounded() / 1000) }
             let out = JSONValue.object([

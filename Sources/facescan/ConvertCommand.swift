@@ -11,8 +11,11 @@ struct ConvertCommand: ParsableCommand {
     @Argument(help: "Output mesh; its extension picks the format (- for standard output: OBJ unless --format says otherwise).") var output: String
     @Option(help: "Output format (an extension or an assimp export id) instead of OUT's extension.") var format: String?
 
+    @OptionGroup var verbosity: Verbosity
+
     func run() throws {
-        let mesh = try MeshIO.read(path: input)
+        let mesh = try MeshInput.read(input, command: "convert")
         try MeshIO.write(mesh, to: output, format: format)
+        verbosity.note("\(input): \(mesh.vertexCount) vertices, \(mesh.triangleCount) triangles written to \(output)")
     }
 }

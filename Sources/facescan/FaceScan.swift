@@ -24,6 +24,7 @@ struct FaceScan: ParsableCommand {
     static func main() {
         OutputTransaction.removeTemporaryFilesOnSignal()
         do {
+            try checkSubcommandName()
             var command = try parseAsRoot()
             try command.run()
             // Reports printed on standard output must have arrived (a full disk, a closed pipe).
@@ -38,17 +39,36 @@ struct FaceScan: ParsableCommand {
             if code == .success {
                 let message = fullMessage(for: error)
                 if !message.isEmpty { print(message) }
-                // --help and --version: output that did not arrive is a failure (closed stdout, full disk).
-                if fflush(nil) != 0 {
-                    Console.error("facescan: write to standard output failed: \(systemErrorText())")
-                    Glibc.exit(1)
-                }
                 Glibc.exit(0)
             }
-            let message = oneLineMessage(message(for: error))
+            let message = withSuggestion(oneLineMessage(message(for: error)))
             if !message.isEmpty { Console.error("facescan: \(message)") }
             Glibc.exit(code == .validationFailure ? 2 : code.rawValue)
         }
+    }
+
+    /// A first argument that is neither an option nor a subcommand is a usage error, with the
+    /// nearest subcommand suggested (`proces` → `process`).
+    static func checkSubcommandName() throws {
+        guard let first = CommandLine.arguments.dropFirst().first, !first.hasPrefix("-") else { return }
+        let names = configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"]
+        guard !names.contains(first) else { return }
+        let hint = Suggestions.nearest(first, in: names).map { "; did you mean '\($0)'?" } ?? ""
+        throw UsageError("unknown command '\(first)'\(hint) (commands: \(names.dropLast().joined(separator: ", ")))")
+    }
+
+    /// An unknown option that ArgumentParser found no suggestion for gets one when it is a prefix
+    /// or a near miss of the subcommand's options (`--output` → `--output-dir`).
+    static func withSuggestion(_ message: String) -> String {
+        guard message.hasPrefix("Unknown option '--"), !message.contains("Did you mean"),
+              let end = message.dropFirst(16).firstIndex(of: "'") else { return message }
+        let option = String(message[message.index(message.startIndex, offsetBy: 16)..<end])
+        let args = CommandLine.arguments.dropFirst()
+        let sub = args.first.flatMap { name in configuration.subcommands.first { $0.configuration.commandName == name } }
+        let help = sub.map { helpMessage(for: $0) } ?? helpMessage()
+        let options = Suggestions.longOptions(inHelp: help).filter { $0 != "--help" && $0 != option }
+        guard let near = Suggestions.nearest(option, in: options) else { return message }
+        return message + ". Did you mean '\(near)'?"
     }
 
     /// `text` on one line: its non-empty lines, trimmed, joined by "; ".

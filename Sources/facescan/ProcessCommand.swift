@@ -24,7 +24,7 @@ struct ProcessCommand: ParsableCommand {
     @Argument(help: "Capture file (JSON or NDJSON), or - for standard input.")
     var input: String
 
-    @Option(help: "Base name of the outputs (default: the input's file name without extension).")
+    @Option(help: "Base name of the outputs. (default: the input's file name without extension; face for standard input)")
     var name: String?
 
     func validate() throws {
@@ -38,14 +38,13 @@ struct ProcessCommand: ParsableCommand {
     @Flag(help: "Print one JSON report on standard output.")
     var json = false
 
-    @Flag(help: "Print nothing on standard error but errors.")
-    var quiet = false
+    @OptionGroup var verbosity: Verbosity
 
     func run() throws {
         var options = pipeline.options()
         options.name = name
 
-        let showProgress = !quiet && Console.stderrIsTerminal
+        let showProgress = !verbosity.quiet && Console.stderrIsTerminal
         let report: Report
         do {
             report = try Pipeline.process(input: input, options: options, progress: showProgress ? { p in
@@ -61,7 +60,7 @@ struct ProcessCommand: ParsableCommand {
         }
         if showProgress { Console.raw("\r\u{1B}[K") }
         if json { print(report.json.serialized()) }
-        if !quiet { Console.error(Summary.text(report)) }
+        if !verbosity.quiet { Console.error(Summary.text(report)) }
     }
 }
 

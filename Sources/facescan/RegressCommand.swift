@@ -33,6 +33,8 @@ struct RegressCommand: ParsableCommand {
     @Flag(name: .customLong("allow-changed"), help: "Do not fail when only output bytes changed.")
     var allowChanged = false
 
+    @OptionGroup var verbosity: Verbosity
+
     func run() throws {
         let samples = dirs.isEmpty ? Regression.sampleDirectories(in: "samples") : dirs
         guard !samples.isEmpty else { throw UsageError("no sample directories (looked in samples/)") }
@@ -48,7 +50,8 @@ struct RegressCommand: ParsableCommand {
             mkdir(out, 0o755)
             let metrics = try Regression.measure(sampleDir: dir, workDir: out)
             for line in try Regression.compare(metrics, sampleDir: dir, toleranceUm: toleranceUm, update: update) {
-                print(line.text)
+                // --quiet: the lines that need attention only.
+                if !verbosity.quiet || line.status != .pass { print(line.text) }
                 if line.status == .fail || (line.status == .changed && !allowChanged) { failed = true }
             }
         }

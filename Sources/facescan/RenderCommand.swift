@@ -13,6 +13,8 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "Camera position: \(RenderView.allCases.map(\.rawValue).joined(separator: ", ")).") var view: RenderView = .front
     @Option(parsing: .unconditional, help: "Samples per pixel along each axis (2 = 4 samples per pixel).") var supersample: Int = 2
 
+    @OptionGroup var verbosity: Verbosity
+
     func validate() throws {
         guard (1...8192).contains(size) else { throw ValidationError("--size must be between 1 and 8192") }
         guard (1...8).contains(supersample) else { throw ValidationError("--supersample must be between 1 and 8") }
@@ -22,8 +24,9 @@ struct RenderCommand: ParsableCommand {
     }
 
     func run() throws {
-        let m = try MeshIO.read(path: mesh)
+        let m = try MeshInput.read(mesh, command: "render")
         let image = Rasterizer.render(m, options: RenderOptions(size: size, view: view, supersample: supersample))
         try PNGEncoder.write(image, to: output)
+        verbosity.note("\(mesh): \(m.vertexCount) vertices, \(m.triangleCount) triangles rendered to \(output) (\(size)×\(size))")
     }
 }

@@ -14,7 +14,7 @@ struct SimplifyCommand: ParsableCommand {
     @Argument(help: "Output mesh (format from the extension: obj, stl, ply, glb, …), or - for standard output (OBJ unless --format says otherwise).")
     var output: String
 
-    @Option(name: .customLong("target-vertices"), parsing: .unconditional, help: "Exact number of vertices of the result.")
+    @Option(name: [.customShort("n"), .customLong("target-vertices")], parsing: .unconditional, help: "Exact number of vertices of the result.")
     var targetVertices: Int
 
     @Option(help: "Output format (an extension or an assimp export id); by default OUT's extension (obj for standard output).")
@@ -23,11 +23,13 @@ struct SimplifyCommand: ParsableCommand {
     @Flag(help: "Print {\"mesh\": …, \"timingsMs\": …} as JSON (on standard error when OUT is -).")
     var json = false
 
+    @OptionGroup var verbosity: Verbosity
+
     /// Errors are printed and mapped to exit codes by `FaceScan.main()`.
     func run() throws {
         var clock = Stopwatch()
         let total = Stopwatch()
-        let mesh = try MeshIO.read(path: input)
+        let mesh = try MeshInput.read(input, command: "simplify")
         let readMs = clock.lap()
         let result: Mesh
         do {
@@ -38,6 +40,7 @@ struct SimplifyCommand: ParsableCommand {
         let decimateMs = clock.lap()
         try MeshIO.write(result, to: output, format: format)
         let exportMs = clock.lap()
+        verbosity.note("\(input): \(mesh.vertexCount) vertices, \(mesh.triangleCount) triangles -> \(result.vertexCount) vertices, \(result.triangleCount) triangles in \(Summary.ms(total.elapsed))")
 
         guard json else { return }
         var report = Report(input: input)

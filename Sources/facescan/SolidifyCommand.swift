@@ -17,18 +17,26 @@ struct SolidifyCommand: ParsableCommand {
     @Option(help: "Output format (an extension or an assimp export id) instead of OUT's extension.") var format: String?
     @Option(parsing: .unconditional, help: "Wall thickness in millimetres, or with --base the base's depth behind the face.") var thickness: Double = 2
     @Flag(help: "Extrude the rim back to a flat base instead of adding a back surface.") var base = false
-    @Option(help: "Unit of IN's coordinates: mm or m (OUT keeps it).") var units: LengthUnit = .mm
+    @Option(help: "Unit of IN's coordinates: mm or m (OUT keeps it). (default: mm, with a warning when the size is not a face's)") var units: LengthUnit?
+    @OptionGroup var verbosity: Verbosity
 
     func validate() throws {
         guard SolidOptions.thicknessRange.contains(thickness) else { throw ValidationError("--thickness must be \(SolidOptions.thicknessRangeText)") }
     }
 
     func run() throws {
-        let mesh = try MeshIO.read(path: input)
+        let mesh = try MeshInput.read(input, command: "solidify")
+        let unit = units ?? .mm
+        MeshInput.checkSize(mesh, path: input, unit: unit, declared: units != nil, verbosity: verbosity)
+        let across = MeshInput.largestExtent(mesh) * unit.millimetres
+        if thickness > across {
+            let hint = units == nil ? "; if its coordinates are in metres, add --units m" : ""
+            throw UsageError("\(input): --thickness \(MeshInput.format(thickness)) mm is larger than the part (\(MeshInput.format(across)) mm across as \(unit.rawValue))\(hint)")
+        }
         let solid: Mesh
         do {
             solid = try Solidify.solid(mesh, options: SolidOptions(thickness: thickness, base: base),
-                                       unitInMillimetres: units.millimetres)
+                                       unitInMillimetres: unit.millimetres)
         } catch {
             throw error.naming(input: input)
         }

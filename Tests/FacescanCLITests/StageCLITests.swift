@@ -104,7 +104,7 @@ import Testing
     @Test func solidifyNamesTheFileAndWhatIsWrong() throws {
         let dir = tempDir()
         try "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\nf 1 1 2\n".write(toFile: dir + "/d.obj", atomically: false, encoding: .utf8)
-        let r = try runFacescan(["solidify", dir + "/d.obj", dir + "/s.stl"])
+        let r = try runFacescan(["solidify", dir + "/d.obj", dir + "/s.stl", "--units", "m"])
         expectOneLine(r, status: 2, containing: dir + "/d.obj", "degenerate")
         #expect(r.stderr.contains("degenerate"), "\(r.stderr)")
         expectOneLine(try runFacescan(["solidify", fixture, dir + "/s.stl", "--thickness", "1e-12"]), status: 2, containing: "0.01", "thin")

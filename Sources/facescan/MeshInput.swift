@@ -1,0 +1,54 @@
+import ArgumentParser
+import FaceScanKit
+
+/// How the mesh commands read their input: a capture file is pointed to `process`, and a mesh
+/// whose size is implausible for a face in the assumed unit gets a warning naming the flag.
+enum MeshInput {
+    /// A face is this many millimetres across, give or take a lot: outside, the unit is likely wrong.
+    static let plausibleFaceMillimetres = 10.0...2000.0
+
+    static func read(_ path: String, command: String) throws -> Mesh {
+        if Batch.looksLikeCapture(atPath: path) {
+            throw UsageError("\(path) is a facescan capture, not a mesh: make a mesh with facescan process \(path), then \(command) its STL or OBJ")
+        }
+        return try MeshIO.read(path: path)
+    }
+
+    /// The largest side of the mesh's bounding box, in the file's unit (0 for no vertex).
+    static func largestExtent(_ m: Mesh) -> Double {
+        guard var lo = m.positions.first else { return 0 }
+        var hi = lo
+        for p in m.positions {
+            lo = pointwiseMin(lo, p)
+            hi = pointwiseMax(hi, p)
+        }
+        let d = hi - lo
+        return Double(max(d.x, d.y, d.z))
+    }
+
+    /// Warns (unless quiet) when `unit` was assumed, not given, and the mesh's size in it is not
+    /// a face's.
+    static func checkSize(_ m: Mesh, path: String, unit: LengthUnit, declared: Bool, verbosity: Verbosity) {
+        let mm = largestExtent(m) * unit.millimetres
+        verbosity.note("\(path): \(m.vertexCount) vertices, \(m.triangleCount) triangles, \(format(mm)) mm across as \(unit.rawValue)")
+        guard !declared, mm.isFinite, !plausibleFaceMillimetres.contains(mm) else { return }
+        let other: LengthUnit = unit == .mm ? .m : .mm
+        let size = unit == .mm ? "\(format(mm)) mm" : "\(format(mm / 1000)) m"
+        verbosity.warn("\(path) is \(size) across read as \(unit == .mm ? "millimetres" : "metres"): \(mm < plausibleFaceMillimetres.lowerBound ? "too small" : "too large") for a face; if its coordinates are in \(other == .m ? "metres" : "millimetres"), add --units \(other.rawValue) (--units \(unit.rawValue) silences this)")
+    }
+
+    /// Three significant digits, without exponent for ordinary sizes.
+    static func format(_ x: Double) -> String {
+        guard x.isFinite, x != 0 else { return "\(x)" }
+        var scale = 1.0
+        var digits = 0
+        while abs(x) * scale < 100 && digits < 9 { scale *= 10; digits += 1 }
+        let r = (x * scale).rounded() / scale
+        if digits == 0 { return "\(Int(r))" }
+        let whole = Int(r.rounded(.towardZero))
+        var frac = String(Int((abs(r - Double(whole)) * scale).rounded()))
+        while frac.count < digits { frac = "0" + frac }
+        while frac.hasSuffix("0") { frac.removeLast() }
+        return "\(r < 0 && whole == 0 ? "-" : "")\(whole)\(frac.isEmpty ? "" : "." + frac)"
+    }
+}
