@@ -39,6 +39,11 @@ struct FaceScan: ParsableCommand {
             if code == .success {
                 let message = fullMessage(for: error)
                 if !message.isEmpty { print(message) }
+                // --help and --version: output that did not arrive is a failure (closed stdout, full disk).
+                if fflush(nil) != 0 {
+                    Console.error("facescan: write to standard output failed: \(systemErrorText())")
+                    Glibc.exit(1)
+                }
                 Glibc.exit(0)
             }
             let message = withSuggestion(oneLineMessage(message(for: error)))
