@@ -1,0 +1,222 @@
+import FaceScanKit
+import Foundation
+import Testing
+
+/// Every output read by the applications people read it with: headless Blender imports STL, OBJ,
+/// PLY, GLB, DAE and X3D (Blender 3.4 has no 3MF importer) and PrusaSlicer's command line
+/// loads the STL and the 3MF. Counts and bounding boxes are compared with the run's report and
+/// its STL, in metres. A missing application is a visible skip in a developer's shell and a
+/// failure when `CI` is set.
+@Suite(.serialized) struct ClientImportTests {
+    /// One `process` run (millimetres, the default) to every format the clients read, in a
+    /// temporary directory: (directory, report's vertex and triangle counts, bounds in mm from the STL).
+    static func processedFace() throws -> (out: String, vertices: Int, triangles: Int, lo: SIMD3<Double>, hi: SIMD3<Double>) {
+        let dir = tempDir()
+        let text = Self.lopsidedCapture(frames: 3)
+        try text.write(toFile: dir + "/face.json", atomically: false, encoding: .utf8)
+        let r = try runFacescan(["process", dir + "/face.json", "--output-dir", dir + "/out", "--json", "--target-vertices", "400",
+                                 "--formats", "stl,obj,ply,glb,dae,x3d,3mf,png"], cwd: dir)
+        #expect(r.status == 0, "\(r.stderr)")
+        let mesh = try #require(r.json?["mesh"] as? [String: Any])
+        let stl = try MeshIO.read(path: dir + "/out/face.stl")
+        var lo = SIMD3<Double>(repeating: .infinity), hi = -lo
+        for p in stl.positions {
+            lo = pointwiseMin(lo, SIMD3<Double>(p))
+            hi = pointwiseMax(hi, SIMD3<Double>(p))
+        }
+        return (dir + "/out", try #require(mesh["outputVertices"] as? Int), try #require(mesh["outputTriangles"] as? Int), lo, hi)
+    }
+
+    /// A curved 12×12 grid patch off the origin and longer on one side of every axis, so that a
+    /// mirrored or swapped axis shows in the bounding box.
+    static func lopsidedCapture(frames: Int) -> String {
+        let n = 12
+        var tris: [Int] = []
+        for y in 0..<(n - 1) {
+            for x in 0..<(n - 1) {
+                let a = y * n + x, b = a + 1, c = a + n, d = c + 1
+                tris += [a, b, c, c, b, d]
+            }
+        }
+        var xyz: [String] = []
+        for y in 0..<n {
+            for x in 0..<n {
+                let u = Double(x) / Double(n - 1) - 0.3, v = Double(y) / Double(n - 1) - 0.4
+                xyz += ["\(u * 0.15)", "\(v * 0.2)", "\(0.04 - (u * u + v * v) * 0.1)"]
+            }
+        }
+        let frame = "{\"vertices\":[" + xyz.joined(separator: ",") + "]," + goodMeta + "}"
+        return "{\"format\":\"facescan-capture\",\"version\":1,\"topology\":{\"triangleIndices\":[\(tris.map(String.init).joined(separator: ","))]},"
+            + "\"frames\":[\(Array(repeating: frame, count: frames).joined(separator: ","))]}"
+    }
+
+    /// The full path of `name` on PATH, or nil.
+    static func which(_ name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// The path of `name` when installed; otherwise nil, after recording a failure under CI or
+    /// printing why the test is skipped.
+    static func client(_ name: String) -> String? {
+        if let p = which(name) { return p }
+        if ProcessInfo.processInfo.environment["CI"] != nil {
+            Issue.record("\(name) is not installed (CI must run this test; `make deps` installs it)")
+        } else {
+            print("ClientImportTests: skipped, \(name) is not installed (`make deps` installs it; with CI set this fails)")
+        }
+        return nil
+    }
+
+    /// Runs `executable` with `args` in `cwd`; returns (status, stdout, stderr).
+    static func run(_ executable: String, _ args: [String], cwd: String) throws -> (Int32, String, String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: executable)
+        p.arguments = args
+        p.currentDirectoryURL = URL(fileURLWithPath: cwd)
+        var env = ProcessInfo.processInfo.environment
+        env["HOME"] = cwd  // the clients keep their settings here, not in the user's home
+        p.environment = env
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        nonisolated(unsafe) var errData = Data()
+        let g = DispatchGroup()
+        g.enter()
+        DispatchQueue.global().async {
+            errData = err.fileHandleForReading.readDataToEndOfFile()
+            g.leave()
+        }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        g.wait()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    }
+
+    /// Imports each file into an empty scene and writes {ext: {vertices, triangles, min, max}}
+    /// (world space, Blender units) as JSON. Works around two faults of Debian's Blender 3.4 on
+    /// Python 3.11 / numpy 2 (the X3D importer's open mode 'rU', the glTF importer's np.bool).
+    static let blenderScript = #"""
+        import bpy, sys, json, os, builtins
+        args = sys.argv[sys.argv.index("--") + 1:]
+        out_path, files = args[0], args[1:]
+        _open = builtins.open
+        def _open_without_U(file, mode="r", *a, **k):
+            return _open(file, mode.replace("U", "") if isinstance(mode, str) else mode, *a, **k)
+        builtins.open = _open_without_U
+        try:
+            import numpy
+            if not hasattr(numpy, "bool"):
+                numpy.bool = numpy.bool_
+        except ImportError:
+            pass
+        importers = {
+            "stl": lambda p: bpy.ops.import_mesh.stl(filepath=p),
+            "obj": lambda p: bpy.ops.wm.obj_import(filepath=p),
+            "ply": lambda p: bpy.ops.import_mesh.ply(filepath=p),
+            "glb": lambda p: bpy.ops.import_scene.gltf(filepath=p),
+            "dae": lambda p: bpy.ops.wm.collada_import(filepath=p),
+            "x3d": lambda p: bpy.ops.import_scene.x3d(filepath=p),
+        }
+        results = {}
+        for path in files:
+            ext = os.path.splitext(path)[1][1:].lower()
+            for ob in list(bpy.data.objects):
+                bpy.data.objects.remove(ob, do_unlink=True)
+            for me in list(bpy.data.meshes):
+                bpy.data.meshes.remove(me)
+            try:
+                importers[ext](path)
+            except Exception as e:
+                results[ext] = {"error": str(e).splitlines()[-1] if str(e) else repr(e)}
+                continue
+            bpy.context.view_layer.update()
+            verts = tris = 0
+            lo = [float("inf")] * 3
+            hi = [float("-inf")] * 3
+            for ob in bpy.context.scene.objects:
+                if ob.type != "MESH":
+                    continue
+                me = ob.data
+                me.calc_loop_triangles()
+                verts += len(me.vertices)
+                tris += len(me.loop_triangles)
+                for v in me.vertices:
+                    w = ob.matrix_world @ v.co
+                    for k in range(3):
+                        lo[k] = min(lo[k], w[k])
+                        hi[k] = max(hi[k], w[k])
+            results[ext] = {"vertices": verts, "triangles": tris, "min": lo, "max": hi}
+        with open(out_path, "w") as f:
+            json.dump(results, f)
+        """#
+
+    /// Where each format's bounding box lands in Blender, in metres, from the mesh's (millimetres,
+    /// y up): STL and PLY are taken as they are, in Blender's unit (so millimetre numbers
+    /// are read as metres: 1000 × true size; Blender has no way to know); OBJ, GLB, DAE and X3D
+    /// are y-up and turned z-up: (x, y, z) → (x, −z, y), except X3D, whose importer takes +z as
+    /// forward: (−x, z, y); GLB, DAE and X3D state metres.
+    static func expectedBlenderBox(_ format: String, lo: SIMD3<Double>, hi: SIMD3<Double>) -> (SIMD3<Double>, SIMD3<Double>) {
+        let perUnit = ["glb": 0.001, "dae": 0.001, "x3d": 0.001][format] ?? 1.0  // Blender units per file number
+        let l = lo * perUnit, h = hi * perUnit
+        if format == "stl" || format == "ply" { return (l, h) }
+        if format == "x3d" { return (SIMD3(-h.x, l.z, l.y), SIMD3(-l.x, h.z, h.y)) }
+        return (SIMD3(l.x, -h.z, l.y), SIMD3(h.x, -l.z, h.y))
+    }
+
+    @Test func blenderImportsEveryFormatAtTheReportedSize() throws {
+        guard let blender = Self.client("blender") else { return }
+        let face = try Self.processedFace()
+        let dir = tempDir()
+        try Self.blenderScript.write(toFile: dir + "/import.py", atomically: false, encoding: .utf8)
+        let formats = ["stl", "obj", "ply", "glb", "dae", "x3d"]
+        let started = Date()
+        let (status, out, err) = try Self.run(blender, ["-b", "--factory-startup", "-noaudio", "--python-exit-code", "1",
+                                                        "--python", dir + "/import.py", "--", dir + "/result.json"]
+                                                       + formats.map { face.out + "/face." + $0 }, cwd: dir)
+        print("ClientImportTests: Blender imported \(formats.joined(separator: ", ")) in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
+        #expect(status == 0, "blender: \(err.suffix(2000)) \(out.suffix(2000))")
+        let data = try #require(FileManager.default.contents(atPath: dir + "/result.json"), "no result from Blender: \(err.suffix(2000))")
+        let results = try #require(try JSONSerialization.jsonObject(with: data) as? [String: [String: Any]])
+        for format in formats {
+            let r = try #require(results[format], "\(format): not imported")
+            #expect(r["error"] == nil, "\(format): \(r["error"] ?? "")")
+            #expect(r["vertices"] as? Int == face.vertices, "\(format): \(r["vertices"] ?? "?") vertices, report \(face.vertices)")
+            #expect(r["triangles"] as? Int == face.triangles, "\(format): \(r["triangles"] ?? "?") triangles, report \(face.triangles)")
+            let lo = try #require(r["min"] as? [Double]), hi = try #require(r["max"] as? [Double])
+            let (elo, ehi) = Self.expectedBlenderBox(format, lo: face.lo, hi: face.hi)
+            // In metres: Blender's number times the file's unit (mm for the unit-less files of this run).
+            let toMetres = ["glb", "dae", "x3d"].contains(format) ? 1.0 : 0.001
+            for k in 0..<3 {
+                let e = max(abs(lo[k] - elo[k]), abs(hi[k] - ehi[k])) * toMetres
+                #expect(e < 2e-6, "\(format) axis \(k): Blender \(lo[k])…\(hi[k]), expected \(elo[k])…\(ehi[k]) (\(e) m off)")
+            }
+        }
+    }
+
+    @Test func prusaSlicerLoadsTheSTLAnd3MFAtTheSameSize() throws {
+        guard let slicer = Self.client("prusa-slicer") else { return }
+        let face = try Self.processedFace()
+        let (status, out, err) = try Self.run(slicer, ["--info", face.out + "/face.stl", face.out + "/face.3mf"], cwd: tempDir())
+        #expect(status == 0, "prusa-slicer: \(err.suffix(2000))")
+        // One block per file, in order: size_x … number_of_facets …
+        var blocks: [[String: Double]] = []
+        for line in out.split(separator: "\n") {
+            let kv = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard kv.count == 2, let v = Double(kv[1]) else { continue }
+            if kv[0] == "size_x" { blocks.append([:]) }
+            if !blocks.isEmpty { blocks[blocks.count - 1][kv[0]] = v }
+        }
+        #expect(blocks.count == 2, "prusa-slicer --info: \(out)")
+        let size = face.hi - face.lo
+        for (file, b) in zip(["stl", "3mf"], blocks) {
+            #expect(b["number_of_facets"] == Double(face.triangles), "\(file): \(b)")
+            for (k, key) in ["size_x", "size_y", "size_z"].enumerated() {
+                // Millimetres: the slicer's unit for STL; 3MF states it.
+                #expect(abs((b[key] ?? -1) - size[k]) < 1e-3, "\(file) \(key): \(b[key] ?? -1) mm, expected \(size[k])")
+            }
+        }
+    }
+}
