@@ -30,18 +30,22 @@ public enum AssimpIO {
             let store = aiCreatePropertyStore()
             defer { aiReleasePropertyStore(store) }
             aiSetImportPropertyInteger(store, AI_CONFIG_PP_RVC_FLAGS, Int32(removedComponents))
-            guard let scene = aiImportFileExWithProperties(path, importSteps, nil, store) else {
+            guard let scene = aiImportFileExWithProperties(path, 0, nil, store) else {
                 throw InputError(file: path, "assimp: \(String(cString: aiGetErrorString()))")
             }
-            defer { aiReleaseImport(scene) }
-            return try convert(scene.pointee, name: path)
+            return try checkedConvert(scene, name: path)
         }
     }
 
     /// assimp waits forever on a PLY file whose header never ends: a file that starts like a PLY
     /// must have `end_header` within its first 64 KiB.
+    /// A binary PLY is also walked whole (``PLYCheck``): its body must hold what the header declares.
     static func checkPLYHeader(_ path: String) throws {
-        try checkPLYHeader(FileBytes.read(path, upTo: plyHeaderLimit)[...], name: path)
+        try FileBytes.checkMeshSize(path)
+        let head = try FileBytes.read(path, upTo: plyHeaderLimit)
+        try checkPLYHeader(head[...], name: path)
+        if head.starts(with: Array("ply".utf8)) { try PLYCheck.check(FileBytes.read(path), name: path) }
+        if OFFCheck.looksLikeOFF(head[...]) { try OFFCheck.check(FileBytes.read(path), name: path) }
     }
 
     static let plyHeaderLimit = 1 << 16
@@ -55,18 +59,19 @@ public enum AssimpIO {
     /// Formats that refer to other files (OBJ with MTL, glTF with external buffers) need ``read(path:)``.
     public static func parse(_ bytes: [UInt8], formatHint: String, name: String) throws(InputError) -> Mesh {
         try checkPLYHeader(bytes.prefix(plyHeaderLimit), name: name)
+        try PLYCheck.check(bytes, name: name)
+        try OFFCheck.check(bytes, name: name)
         return try lock.withLock { () throws(InputError) -> Mesh in
             let store = aiCreatePropertyStore()
             defer { aiReleasePropertyStore(store) }
             aiSetImportPropertyInteger(store, AI_CONFIG_PP_RVC_FLAGS, Int32(removedComponents))
             let scene = bytes.withUnsafeBufferPointer { b in
                 b.withMemoryRebound(to: CChar.self) { c in
-                    aiImportFileFromMemoryWithProperties(c.baseAddress, UInt32(c.count), importSteps, formatHint, store)
+                    aiImportFileFromMemoryWithProperties(c.baseAddress, UInt32(c.count), 0, formatHint, store)
                 }
             }
             guard let scene else { throw InputError(file: name, "assimp: \(String(cString: aiGetErrorString()))") }
-            defer { aiReleaseImport(scene) }
-            return try convert(scene.pointee, name: name)
+            return try checkedConvert(scene, name: name)
         }
     }
 
@@ -124,6 +129,42 @@ public enum AssimpIO {
 
     // MARK: - Import
 
+    /// The scene as the loader left it is checked first (every face index in range), since
+    /// assimp's own post-processing steps read faces unchecked; then ``importSteps`` run and the
+    /// result is converted. Releases `scene`.
+    static func checkedConvert(_ scene: UnsafePointer<aiScene>, name: String) throws(InputError) -> Mesh {
+        do {
+            try checkFaces(scene.pointee, name: name)
+        } catch {
+            aiReleaseImport(scene)
+            throw error
+        }
+        guard let processed = aiApplyPostProcessing(scene, importSteps) else {
+            throw InputError(file: name, "assimp: \(String(cString: aiGetErrorString()))")
+        }
+        defer { aiReleaseImport(processed) }
+        return try convert(processed.pointee, name: name)
+    }
+
+    /// Every face of every mesh names existing vertices (faces of any size, before triangulation).
+    static func checkFaces(_ scene: aiScene, name: String) throws(InputError) {
+        guard let meshes = scene.mMeshes else { return }
+        for mi in 0..<Int(scene.mNumMeshes) {
+            guard let m = meshes[mi]?.pointee else { continue }
+            let n = m.mNumVertices
+            let where_ = scene.mNumMeshes > 1 ? "mesh \(mi) " : ""
+            guard m.mNumFaces == 0 || m.mFaces != nil else { throw InputError(file: name, "\(where_)faces missing") }
+            if n > 0 && m.mVertices == nil { throw InputError(file: name, "\(where_)vertices missing") }
+            for f in 0..<Int(m.mNumFaces) {
+                let face = m.mFaces[f]
+                guard face.mNumIndices == 0 || face.mIndices != nil else { throw InputError(file: name, "\(where_)face \(f): indices missing") }
+                for k in 0..<Int(face.mNumIndices) where face.mIndices[k] >= n {
+                    throw InputError(file: name, "\(where_)face \(f): vertex index \(Int32(bitPattern: face.mIndices[k])) out of range (\(n) vertices)")
+                }
+            }
+        }
+    }
+
     static let importSteps = aiProcess_Triangulate.rawValue | aiProcess_JoinIdenticalVertices.rawValue
         | aiProcess_RemoveComponent.rawValue
 
@@ -131,55 +172,82 @@ public enum AssimpIO {
         | aiComponent_COLORS.rawValue | aiComponent_BONEWEIGHTS.rawValue | aiComponent_ANIMATIONS.rawValue
 
     /// Walks the node tree, appending every referenced mesh transformed to scene space.
+    ///
+    /// assimp hands over what the file says, checked or not (a PLY face may name vertex 4 billion):
+    /// every face index is checked against its mesh's vertex count and every coordinate, after the
+    /// transform, must be finite. Errors name the mesh, face or vertex (numbered from 0 as in the
+    /// file). Limits: ``maxVertices`` vertices and ``maxTriangles`` triangles in all.
     static func convert(_ scene: aiScene, name: String) throws(InputError) -> Mesh {
         var positions: [SIMD3<Float>] = []
         var uvs: [SIMD2<Float>] = []
         var allHaveUV = true
         var triangles: [UInt32] = []
-        func append(_ m: aiMesh, _ t: aiMatrix4x4) {
+        var meshesSeen = 0
+        func append(_ m: aiMesh, _ t: aiMatrix4x4, meshIndex: Int) throws(InputError) {
             let base = UInt32(positions.count)
             let n = Int(m.mNumVertices)
             guard n > 0, let verts = m.mVertices else { return }
+            meshesSeen += 1
+            guard positions.count + n <= maxVertices else {
+                throw InputError(file: name, "more than \(maxVertices) vertices (facescan's limit for a mesh file)")
+            }
             let uv = m.mTextureCoords.0
             if uv == nil { allHaveUV = false }
+            let where_ = scene.mNumMeshes > 1 ? "mesh \(meshIndex) " : ""
             for i in 0..<n {
                 let p = verts[i]
-                positions.append(SIMD3(
+                let q = SIMD3<Float>(
                     t.a1 * p.x + t.a2 * p.y + t.a3 * p.z + t.a4,
                     t.b1 * p.x + t.b2 * p.y + t.b3 * p.z + t.b4,
-                    t.c1 * p.x + t.c2 * p.y + t.c3 * p.z + t.c4))
+                    t.c1 * p.x + t.c2 * p.y + t.c3 * p.z + t.c4)
+                guard q.x.isFinite && q.y.isFinite && q.z.isFinite else {
+                    throw InputError(file: name, "\(where_)vertex \(i): non-finite coordinate")
+                }
+                positions.append(q)
                 if let uv { uvs.append(SIMD2(uv[i].x, uv[i].y)) }
             }
             guard let faces = m.mFaces else { return }
             for f in 0..<Int(m.mNumFaces) where faces[f].mNumIndices == 3 {
-                let idx = faces[f].mIndices!
+                guard let idx = faces[f].mIndices else {
+                    throw InputError(file: name, "\(where_)face \(f): no indices")
+                }
+                for k in 0..<3 where Int(idx[k]) >= n {
+                    throw InputError(file: name, "\(where_)face \(f): vertex index \(idx[k]) out of range (\(n) vertices)")
+                }
+                guard triangles.count < 3 * maxTriangles else {
+                    throw InputError(file: name, "more than \(maxTriangles) triangles (facescan's limit for a mesh file)")
+                }
                 triangles.append(base + idx[0])
                 triangles.append(base + idx[1])
                 triangles.append(base + idx[2])
             }
         }
-        func visit(_ node: UnsafeMutablePointer<aiNode>, _ parent: aiMatrix4x4, depth: Int) {
+        func visit(_ node: UnsafeMutablePointer<aiNode>, _ parent: aiMatrix4x4, depth: Int) throws(InputError) {
             guard depth < 256 else { return }
             let t = multiply(parent, node.pointee.mTransformation)
             for k in 0..<Int(node.pointee.mNumMeshes) {
-                let mi = Int(node.pointee.mMeshes[k])
-                if mi < Int(scene.mNumMeshes), let m = scene.mMeshes[mi] { append(m.pointee, t) }
+                guard let list = node.pointee.mMeshes else { break }
+                let mi = Int(list[k])
+                if mi < Int(scene.mNumMeshes), let meshes = scene.mMeshes, let m = meshes[mi] { try append(m.pointee, t, meshIndex: mi) }
             }
             for c in 0..<Int(node.pointee.mNumChildren) {
-                if let child = node.pointee.mChildren[c] { visit(child, t, depth: depth + 1) }
+                guard let children = node.pointee.mChildren else { break }
+                if let child = children[c] { try visit(child, t, depth: depth + 1) }
             }
         }
         if let root = scene.mRootNode {
-            visit(root, identity, depth: 0)
-        } else {
-            for i in 0..<Int(scene.mNumMeshes) { if let m = scene.mMeshes[i] { append(m.pointee, identity) } }
+            try visit(root, identity, depth: 0)
+        } else if let meshes = scene.mMeshes {
+            for i in 0..<Int(scene.mNumMeshes) { if let m = meshes[i] { try append(m.pointee, identity, meshIndex: i) } }
         }
         guard !triangles.isEmpty else { throw InputError(file: name, "assimp: the file holds no triangles") }
-        for p in positions where !(p.x.isFinite && p.y.isFinite && p.z.isFinite) {
-            throw InputError(file: name, field: "vertex", "non-finite coordinate")
-        }
         return Mesh(positions: positions, triangles: triangles, uvs: allHaveUV && uvs.count == positions.count ? uvs : nil)
     }
+
+    /// The largest mesh read through assimp (the README's limits): 20 million vertices and
+    /// 40 million triangles.
+    static let maxVertices = 20_000_000
+    static let maxTriangles = 40_000_000
 
     static let identity = aiMatrix4x4(a1: 1, a2: 0, a3: 0, a4: 0, b1: 0, b2: 1, b3: 0, b4: 0,
                                       c1: 0, c2: 0, c3: 1, c4: 0, d1: 0, d2: 0, d3: 0, d4: 1)
