@@ -1,3 +1,4 @@
+import Foundation
 import FaceScanKit
 
 /// Meshes drawn or generated in code for the decimation tests, and the checks they share.
@@ -114,6 +115,23 @@ enum DecimateFixtures {
 
     /// Unit normal of output triangle `t`.
     static func normal(_ m: Mesh, _ t: Int) -> SIMD3<Float> { m.faceNormal(t) }
+
+    /// Smallest corner angle of each triangle of `m`, degrees (double precision).
+    static func cornerAngles(_ m: Mesh) -> [Double] {
+        (0..<m.triangleCount).map { t in
+            let (a, b, c) = m.triangle(t)
+            let p = [a, b, c].map { SIMD3<Double>(m.positions[Int($0)]) }
+            var smallest = 180.0
+            for i in 0..<3 {
+                let u = p[(i + 1) % 3] - p[i], v = p[(i + 2) % 3] - p[i]
+                let cosine = (u * v).sum() / ((u * u).sum() * (v * v).sum()).squareRoot()
+                smallest = min(smallest, acos(max(-1, min(1, cosine))) * 180 / .pi)
+            }
+            return smallest
+        }
+    }
+
+    static func smallestAngleDegrees(_ m: Mesh) -> Double { cornerAngles(m).min() ?? 0 }
 
     /// Centroid of triangle `t`.
     static func centroid(_ m: Mesh, _ t: Int) -> SIMD3<Float> {

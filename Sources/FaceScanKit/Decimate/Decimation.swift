@@ -1,13 +1,12 @@
 // Decimation and refinement to an exact vertex count: the entry point the pipeline calls.
 //
-// Recipe: drop unreferenced vertices → (target above the count) Loop-subdivide until the count
-// reaches the target → quadric edge-collapse decimation down to exactly the target
-// (``QuadricSimplifier``) → compact. See QuadricSimplifier.swift and Subdivision.swift for papers.
+// Recipe: drop degenerate triangles and unreferenced vertices → above the count, longest-edge
+// bisection to exactly the target (``EdgeRefinement``); below, quadric edge-collapse decimation
+// down to exactly the target (``QuadricSimplifier``) → compact. See those files for papers.
 
 /// Decimates or refines a mesh to an exact number of vertices.
 public enum Decimation {
-    /// Largest target accepted: refining a face to it takes up to about 1 GB and 10 s on a 2-core
-    /// machine (the presets go to 20 000).
+    /// Largest target accepted (the presets go to 20 000).
     public static let maximumTargetVertices = 1_000_000
 
     /// Smallest count decimation goes down to (a tetrahedron); lower targets are unreachable.
@@ -15,8 +14,10 @@ public enum Decimation {
 
     /// The mesh with exactly `targetVertices` vertices, every one referenced by a triangle.
     ///
-    /// Above the mesh's (referenced) vertex count, the mesh is Loop-subdivided until it has at least
-    /// `targetVertices`, then decimated to exactly that count. Below, it is decimated with quadric
+    /// Above the mesh's (referenced) vertex count, its longest edge is split again and again
+    /// (one new vertex each, on the smooth curve its ends' normals define) until the count is
+    /// reached: the input's vertices stay, no angle falls below half the input's smallest.
+    /// Below, it is decimated with quadric
     /// edge collapses (boundaries keep their shape, no flipped, degenerate or duplicate triangle,
     /// no non-manifold edge). UVs, when present, follow. Deterministic: the same input gives the
     /// same output bytes.
@@ -30,7 +31,7 @@ public enum Decimation {
     /// - Complexity: about O(t log t) for t triangles (passes shrink geometrically).
     public static func simplify(_ mesh: Mesh, targetVertices target: Int, threads: Int = 2) throws(UsageError) -> Mesh {
         // 1. Only triangles with three distinct corners, and the vertices they use, count.
-        var work = referencedOnly(withoutDegenerateTriangles(mesh))
+        let work = referencedOnly(withoutDegenerateTriangles(mesh))
         guard work.triangleCount > 0 else {
             throw UsageError("cannot reach \(target) vertices: the mesh has no triangle with three distinct corners")
         }
@@ -38,35 +39,20 @@ public enum Decimation {
         guard target <= maximumTargetVertices else {
             throw UsageError("cannot reach \(target) vertices: the largest supported target is \(maximumTargetVertices)")
         }
-        // 2. Refine until there are enough vertices (each level would double every defect).
-        let input = work
-        if target > work.vertexCount { try requireManifold(work) }
-        var levels = 0
-        while work.vertexCount < target {
-            let finer = Subdivision.loop(work)
-            guard finer.vertexCount > work.vertexCount else {
-                throw UsageError("cannot reach \(target) vertices: subdivision does not add vertices to this mesh")
-            }
-            work = finer
-            levels += 1
+        // 2. Above the count: longest-edge bisection adds exactly one vertex per split.
+        if target > work.vertexCount {
+            try requireManifold(work)
+            return EdgeRefinement.refine(work, to: target)
         }
-        if target == work.vertexCount { return work }
         // 3. Decimate to exactly the target, or report where the collapses stop.
-        // (Refined: collapses are measured against the input's planes, not the smoothed ones.)
-        var simplifier = QuadricSimplifier(work, origin: levels > 0 ? (input, levels) : nil, threads: threads)
+        var simplifier = QuadricSimplifier(work, threads: threads)
         // Locked vertices (a clean mesh has none) may sit on non-manifold edges or repeated
         // triangles, which collapses around them would multiply: refuse those meshes.
-        if levels == 0 && simplifier.hasLockedVertices { try requireManifold(work) }
+        if simplifier.hasLockedVertices { try requireManifold(work) }
         let reached = simplifier.decimate(to: target, floor: minimumVertices)
         guard reached == target else {
-            if levels > 0 {
-                // Between the input's count and the refined mesh's floor (a tetrahedron: 4, then 6).
-                throw UsageError("cannot reach \(target) vertices: refined, this mesh decimates to \(reached) at the fewest; "
-                                 + "unrefined it has \(input.vertexCount)")
-            }
             throw UsageError("cannot reach \(target) vertices: the smallest reachable count for this mesh is \(reached)")
         }
-        if levels > 0 { simplifier.relocate() }
         return simplifier.mesh()
     }
 

@@ -151,6 +151,10 @@ struct QuadricSimplifier: ~Copyable {
         static let minReferenceCosine = 0.05
         /// A collapse is rejected when a new corner angle's sin² falls below this.
         static let minSineSquared = 1e-10
+        /// A collapse is rejected when a triangle around it ends up with a corner angle whose sin²
+        /// is below this (sin² 6°) and below its smallest corner's before the move: the shape term
+        /// that keeps slivers out (a triangle already worse may not get worse still).
+        static let qualitySineSquared = 0.010926
         /// Candidates per locally sorted chunk (see `DecimationCore.sortCandidates`).
         static let sortChunk = 8192
         /// After refinement, each pass collapses edges up to 1.5 × the cost found at this fraction
@@ -1560,7 +1564,15 @@ struct DecimationCore: @unchecked Sendable {
         let facesOut = .!(dr .<= zero) .& .!(dr * dr .<= minRef * l1 * V(repeating: move.referenceLength2))
         let turnsLittle = .!(dp * dp .< minNormal * l0 * l1)
         let notSliver = l1 .> minSine * g1 * g2
-        return all(facesOn .& facesOut .& turnsLittle .& notSliver)
+        // Shape: the smallest corner's sin² is |n|² over the largest product of two edges' squares.
+        let e3x = (bx - dx) * k, e3y = (by - dy) * k, e3z = (bz - dz) * k
+        let g3 = e3x * e3x + e3y * e3y + e3z * e3z
+        let h1 = e1x * e1x + e1y * e1y + e1z * e1z, h2 = e2x * e2x + e2y * e2y + e2z * e2z
+        let after = pointwiseMax(g1 * g2, pointwiseMax(g1 * g3, g2 * g3))
+        let before = pointwiseMax(h1 * h2, pointwiseMax(h1 * g3, h2 * g3))
+        let wellShaped = l1 .>= V(repeating: Float(Tuning.qualitySineSquared)) * after
+        let notWorse = l1 * before .>= l0 * after
+        return all(facesOn .& facesOut .& turnsLittle .& notSliver .& (wellShaped .| notWorse))
     }
 
     /// Collapses `u` into `v`, which moves to `p`: quadrics add, the UV follows, u's triangles on

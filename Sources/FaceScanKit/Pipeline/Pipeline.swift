@@ -68,7 +68,9 @@ public enum Pipeline {
         //    An unreachable target is a property of this capture: the error names it.
         do {
             if let solid = settings.solid {
-                mesh = try solidPart(mesh, solid, settings)
+                let part = try solidPart(mesh, solid, settings)
+                mesh = part.mesh
+                report.scale = part.scale
             } else {
                 mesh = try Decimation.simplify(mesh, targetVertices: settings.targetVertices)
                 mesh = mesh.scaled(by: Float(settings.outputFactor))
@@ -111,25 +113,32 @@ public enum Pipeline {
         return report
     }
 
-    /// A closed, printable part with exactly `settings.targetVertices` vertices: interior holes
-    /// filled on the smoothed surface, the surface decimated to what the solid step leaves room
-    /// for (half the target for a shell, target − rim for a base), scaled to the output unit, then
-    /// closed by ``Solidify/solid(_:options:unitInMillimetres:vertexCount:)``.
-    static func solidPart(_ smoothed: Mesh, _ solid: SolidOptions, _ settings: ResolvedSettings) throws -> Mesh {
+    /// A closed, printable part with exactly `settings.targetVertices` vertices, in printing
+    /// position: interior holes filled on the smoothed surface, scaled to the output unit, then
+    /// the surface decimated (or refined) to the count whose solid
+    /// (``Solidify/part(_:options:unitInMillimetres:vertexCount:)``) comes closest below the
+    /// target, and that solid's longest edges split at their middles up to the target. The count
+    /// is found from the full surface's solid, then corrected by what each try gives (a few tries).
+    static func solidPart(_ smoothed: Mesh, _ solid: SolidOptions, _ settings: ResolvedSettings) throws -> Solidify.Part {
         let target = settings.targetVertices
-        var surface = Solidify.fillHoles(smoothed)
-        let want = Solidify.surfaceVertexTarget(solidVertexCount: target, rimVertexCount: Solidify.rimVertexCount(surface), options: solid)
-        guard want >= Decimation.minimumVertices else {
-            throw UsageError("cannot reach \(target) vertices for a solid part: too few for its rim")
+        let unit = settings.units.millimetres
+        let full = Solidify.fillHoles(smoothed).scaled(by: Float(settings.outputFactor))
+        let probe = try Solidify.part(full, options: solid, unitInMillimetres: unit)
+        var want = Int(Double(full.vertexCount) * Double(target) / Double(probe.mesh.vertexCount))
+        var smallest = probe.mesh.vertexCount
+        for _ in 0..<8 {
+            want = min(want, Decimation.maximumTargetVertices)
+            guard want >= Decimation.minimumVertices else { break }
+            let surface = try Decimation.simplify(full, targetVertices: want)
+            var part = try Solidify.part(surface, options: solid, unitInMillimetres: unit)
+            smallest = min(smallest, part.mesh.vertexCount)
+            if part.mesh.vertexCount <= target {
+                part.mesh = try Solidify.padded(part.mesh, to: target)
+                return part
+            }
+            want = min(want - 1, Int(Double(want) * Double(target) / Double(part.mesh.vertexCount) * 0.98))
         }
-        surface = try Decimation.simplify(surface, targetVertices: want)
-        if solid.base {
-            // Refinement lengthens the rim: make room for the walls again.
-            let room = Solidify.surfaceVertexTarget(solidVertexCount: target, rimVertexCount: Solidify.rimVertexCount(surface), options: solid)
-            if room < surface.vertexCount { surface = try Decimation.simplify(surface, targetVertices: room) }
-        }
-        surface = surface.scaled(by: Float(settings.outputFactor))
-        return try Solidify.solid(surface, options: solid, unitInMillimetres: settings.units.millimetres, vertexCount: target)
+        throw UsageError("cannot reach \(target) vertices for a solid part: the fewest found is \(smallest)")
     }
 
     /// The result of reading a capture: the mean face (metres) and the settings in force.

@@ -51,6 +51,8 @@ public struct Report: Sendable, Equatable {
     public var mesh = MeshCounts()
     public var timingsMs = Timings()
     public var outputs: [Output] = []
+    /// Solid parts only: the uniform scale `--fit` applied to the life-size part (1 when it fits).
+    public var scale: Double?
 
     public init(input: String) { self.input = input }
 
@@ -91,6 +93,6 @@ public struct Report: Sendable, Equatable {
             ("outputs", .array(outputs.map {
                 .object([("format", .string($0.format)), ("path", .string($0.path)), ("bytes", .int($0.bytes))])
             })),
-        ])
+        ] + (scale.map { [("scale", JSONValue.ms($0))] } ?? []))
     }
 }

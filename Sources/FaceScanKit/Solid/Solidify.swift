@@ -1,41 +1,58 @@
-/// How ``Solidify/solid(_:options:unitInMillimetres:vertexCount:)`` closes a face surface.
+/// How ``Solidify/solid(_:options:unitInMillimetres:vertexCount:)`` closes a face surface and
+/// places it for printing.
 public struct SolidOptions: Sendable, Equatable {
-    /// Millimetres. Thickness mode: the wall thickness (distance of the back surface behind the
-    /// face along the vertex normals). Base mode: how far the flat base lies behind the deepest
-    /// point of the surface.
+    /// Millimetres. Thickness mode: the wall thickness (the back surface lies this far behind the
+    /// face along the vertex normals). Base mode: unused (the back is the flat cut plane).
     public var thickness = 2.0
-    /// false: a shell of constant thickness. true: the rim is extruded straight back (−z) to a flat
-    /// base plane, so the part stands on a table with the face looking up (+z).
+    /// false: a shell of constant thickness standing on its rim. true: a relief, the space between
+    /// the face and the cut plane filled solid.
     public var base = false
+    /// Millimetres: the cut plane lies this far behind the frontmost point (the face looks +z);
+    /// everything behind it is cut away and the rim above it is carried down onto it.
+    public var depth = SolidOptions.defaultDepth
+    /// Printer build volume in millimetres (width x, depth y, height z): the part is scaled down
+    /// uniformly, never up, to fit it. nil: life size.
+    public var fit: SIMD3<Double>? = nil
 
     /// Accepted thickness, millimetres: thinner walls would fall below 32-bit float resolution on
     /// a face-sized part.
     public static let thicknessRange = 0.01...1000.0
     /// ``thicknessRange`` as messages state it.
     public static let thicknessRangeText = "from 0.01 to 1000 mm"
+    /// Default ``depth``: a face mask from the nose tip back to the cheeks and the temples.
+    public static let defaultDepth = 40.0
+    /// Accepted depth, millimetres.
+    public static let depthRange = 1.0...1000.0
+    public static let depthRangeText = "from 1 to 1000 mm"
 
-    public init(thickness: Double = 2.0, base: Bool = false) {
+    public init(thickness: Double = 2.0, base: Bool = false, depth: Double = SolidOptions.defaultDepth,
+                fit: SIMD3<Double>? = nil) {
         self.thickness = thickness
         self.base = base
+        self.depth = depth
+        self.fit = fit
     }
 }
 
-/// Closes an open face surface into a watertight, outward-oriented solid for printing.
+/// Closes an open face surface into a watertight, outward-oriented solid in printing position.
 ///
 /// The surface (CCW seen from outside, +z out of the face) must be edge-manifold, consistently
 /// wound and have at least one boundary loop. Its longest boundary loop is the outer rim; every
 /// other loop (eyes, mouth, nostrils) is filled with a fair patch (``fillHoles(_:)``). Then:
-/// - **thickness**: a copy of the surface is offset behind it along smoothed vertex normals,
-///   wound the other way and joined to the front along the rim by a band of quads (two triangles
-///   each). The offset is reduced where the surface curves more tightly than the thickness
-///   (convex radius below the offset) and, iteratively, wherever the back surface would cross
-///   itself or the front (thin features such as the ears get thinner walls there).
-/// - **base**: every rim vertex is projected straight back onto the plane
-///   z = min z − thickness, the rim and its projection are joined by a wall of quads and the
-///   projected rim polygon is capped by ear clipping.
+/// 1. **Cut** by the plane ``SolidOptions/depth`` behind the frontmost point; the rim above the
+///    plane is carried straight down onto it by a skirt, so the part stands on the plane
+///    (``PlaneTrim``). With ``SolidOptions/fit``, scaled down uniformly to fit the build volume.
+/// 2. **thickness**: a copy of the surface is offset behind it along smoothed vertex normals
+///    (rim vertices within the plane), wound the other way and joined to the front along the rim
+///    by a band of quads in the plane. The offset is reduced where the surface curves more tightly
+///    than the thickness (convex radius below the offset) and, iteratively, wherever the back
+///    surface would cross itself or the front.
+///    **base**: the rim, which lies in the plane, is capped by ear clipping: a solid relief.
+/// 3. **Placed**: centred on x and y, the plane at z = 0, the face looking up (+z).
+/// 4. With a vertex count: the longest edges are split at their middles (the shape does not
+///    change) until the count is reached.
 ///
-/// The front surface's vertices come first, unchanged and in their order; the result has no
-/// boundary, no non-manifold or inconsistent edge and positive signed volume.
+/// The result has no boundary, no non-manifold or inconsistent edge and positive signed volume.
 public enum Solidify {
     enum Constants {
         /// Smoothing passes over the offset directions (each averages a vertex normal with its
@@ -48,6 +65,9 @@ public enum Solidify {
         /// Smallest cosine allowed between an offset direction and an incident face normal.
         static let coneMargin = 0.2
         static let conePasses = 8
+        /// Cuts tried, each ``depthStep`` times the depth of the one before.
+        static let depthTries = 16
+        static let depthStep = 0.9
         /// A repair never lowers an offset below this fraction of the thickness.
         static let minimumOffsetFraction = 0.02
     }
@@ -69,10 +89,45 @@ public enum Solidify {
         return HoleFilling.fill(mesh, adjacency: adjacency, loops: loops, keep: loops.rimIndex(mesh.positions))
     }
 
-    /// Closes `mesh` into a solid (see ``Solidify``). `unitInMillimetres` is the length of one mesh
-    /// unit in millimetres (1 for a mesh in mm, 1000 in metres). With `vertexCount`, the result has
-    /// exactly that many vertices: after the solid is built, the largest back (or base) triangles
-    /// are split at their centroids (in their plane) until the count is reached.
+    /// A solid part and the uniform scale ``SolidOptions/fit`` applied (1 at life size).
+    public struct Part: Sendable {
+        public var mesh: Mesh
+        public var scale: Double
+        /// Millimetres from the frontmost point to the cut: ``SolidOptions/depth``, or less where
+        /// the rim overhung the cut asked for.
+        public var depth: Double
+    }
+
+    /// The skirted surface in printing position (centred on x/y, the cut at z = 0), its rim and
+    /// adjacency; nil when its skirt cuts into it or (base) its outline crosses itself.
+    static func position(_ skirted: Mesh, skirtStart: Int, plane: Float, base: Bool) throws(UsageError)
+        -> (front: Mesh, rim: [UInt32], adjacency: Adjacency)? {
+        var front = skirted
+        let (lo, hi) = front.bounds
+        let shift = SIMD3<Float>((lo.x + hi.x) / 2, (lo.y + hi.y) / 2, plane)
+        for i in front.positions.indices {
+            front.positions[i] -= shift
+            front.positions[i].z = max(0, front.positions[i].z)
+        }
+        let adjacency = Adjacency(triangles: front.triangles, vertexCount: front.vertexCount)
+        let loops = BoundaryLoops(front, adjacency: adjacency)
+        guard loops.loops.count == 1, let r = loops.rimIndex(front.positions) else { return nil }
+        let rim = loops.loops[r]
+        var skirt = [Bool](repeating: false, count: front.triangleCount)
+        for t in skirtStart..<front.triangleCount { skirt[t] = true }
+        guard SelfIntersection.pairs(front, only: skirt, limit: 1).isEmpty else { return nil }
+        if base {
+            guard BoundaryLoops.xyArea(rim, front.positions) > 0 else {
+                throw UsageError("base mode needs a face looking toward +z: its rim, seen from the front, must run counter-clockwise around the face")
+            }
+            guard try outline(front, rim: rim) != nil else { return nil }
+        }
+        return (front, rim, adjacency)
+    }
+
+    /// Closes `mesh` into a solid in printing position (see ``Solidify``). `unitInMillimetres` is
+    /// the length of one mesh unit in millimetres (1 for a mesh in mm, 1000 in metres); the result
+    /// is in the same unit. With `vertexCount`, the result has exactly that many vertices.
     ///
     /// Throws ``UsageError`` when the mesh is empty, already closed, not edge-manifold, not
     /// consistently wound, has degenerate triangles or non-finite coordinates, when the options
@@ -80,67 +135,84 @@ public enum Solidify {
     /// rim seen from the front is not a simple counter-clockwise outline.
     public static func solid(_ mesh: Mesh, options: SolidOptions, unitInMillimetres: Double,
                              vertexCount: Int? = nil) throws(UsageError) -> Mesh {
+        try part(mesh, options: options, unitInMillimetres: unitInMillimetres, vertexCount: vertexCount).mesh
+    }
+
+    /// ``solid(_:options:unitInMillimetres:vertexCount:)`` with the scale it applied.
+    public static func part(_ mesh: Mesh, options: SolidOptions, unitInMillimetres: Double,
+                            vertexCount: Int? = nil) throws(UsageError) -> Part {
         guard SolidOptions.thicknessRange.contains(options.thickness) else {
             throw UsageError("solid thickness must be \(SolidOptions.thicknessRangeText) (got \(options.thickness))")
+        }
+        guard SolidOptions.depthRange.contains(options.depth) else {
+            throw UsageError("solid depth must be \(SolidOptions.depthRangeText) (got \(options.depth))")
+        }
+        if let fit = options.fit, !(fit.min() > 0 && fit.max().isFinite) {
+            throw UsageError("the build volume to fit must be three positive sizes in mm (got \(fit.x)x\(fit.y)x\(fit.z))")
         }
         guard unitInMillimetres.isFinite, unitInMillimetres > 0 else {
             throw UsageError("the mesh unit must be a positive length in millimetres (got \(unitInMillimetres))")
         }
         try validate(mesh)
-        // 1. Close every hole but the rim.
+        // 1. Close every hole but the rim, cut behind the face and skirt the rim down to the cut.
+        //    Where the skirt would cut into the face (a rim overhanging the cut, as under a chin)
+        //    or its outline would cross itself, the cut moves forward until it does not: a
+        //    cut that leaves the whole rim behind it is a plane section, always clean.
         let surface = fillHoles(mesh)
-        let adjacency = Adjacency(triangles: surface.triangles, vertexCount: surface.vertexCount)
-        let loops = BoundaryLoops(surface, adjacency: adjacency)
-        guard let r = loops.rimIndex(surface.positions) else { throw UsageError("the mesh has no boundary: it is already closed") }
-        let rim = loops.loops[r]
-        let thickness = options.thickness / unitInMillimetres
-        // 2. Back surface or base.
-        var solid: Mesh
-        var paddable: Range<Int>
-        if options.base {
-            (solid, paddable) = try extrudeToBase(surface, rim: rim, depth: thickness)
-        } else {
-            (solid, paddable) = shell(surface, adjacency: adjacency, rim: rim, thickness: thickness)
-        }
-        // 3. Exact vertex count.
-        if let target = vertexCount {
-            guard target >= solid.vertexCount else {
-                throw UsageError("a solid of this surface needs at least \(solid.vertexCount) vertices (\(target) requested); decimate the surface to \(surfaceVertexTarget(solidVertexCount: target, rimVertexCount: rim.count, options: options)) vertices first")
+        let frontmost = surface.bounds.max.z
+        var depth = options.depth
+        var placed: (front: Mesh, rim: [UInt32], adjacency: Adjacency)? = nil
+        for _ in 0..<Constants.depthTries {
+            let plane = Float(Double(frontmost) - depth / unitInMillimetres)
+            guard let trimmed = PlaneTrim.trimAndSkirt(surface, plane: plane) else {
+                throw UsageError("nothing of the surface lies within \(depth) mm of its frontmost point")
             }
-            pad(&solid, to: target, splitting: paddable)
+            if let p = try position(trimmed.mesh, skirtStart: trimmed.skirtStart, plane: plane, base: options.base) {
+                placed = p
+                break
+            }
+            depth *= Constants.depthStep
+        }
+        guard var (front, rim, adjacency) = placed else {
+            throw UsageError("could not cut the surface into a part that stands on a plane (tried depths down to \(depth) mm)")
+        }
+        // 2. Scaled down to fit the build volume.
+        var scale = 1.0
+        if let fit = options.fit {
+            let (lo, hi) = front.bounds
+            let size = SIMD3<Double>(hi - lo) * unitInMillimetres
+            scale = min(1, min(fit.x / size.x, min(fit.y / size.y, fit.z / size.z)))
+            if scale < 1 {
+                front = front.scaled(by: Float(scale))
+                adjacency = Adjacency(triangles: front.triangles, vertexCount: front.vertexCount)
+            }
+        }
+        let thickness = options.thickness / unitInMillimetres
+        // 3. Back surface or cap.
+        var solid: Mesh
+        if options.base {
+            solid = cap(front, rim: rim, outline: try outline(front, rim: rim) ?? [])
+        } else {
+            solid = shell(front, adjacency: adjacency, rim: rim, thickness: thickness)
+        }
+        // 4. Exact vertex count: straight longest-edge splits do not change the shape.
+        if let target = vertexCount {
+            solid = try padded(solid, to: target)
         }
         let check = MeshCheck(solid)
         guard check.isWatertight, check.isClean else {
             throw UsageError("could not close the surface into a solid (\(check.summary))")
         }
-        return solid
+        return Part(mesh: solid, scale: scale, depth: depth)
     }
 
-    /// How many vertices ``solid(_:options:unitInMillimetres:vertexCount:)`` adds to `surface`:
-    /// the hole patches, plus the back copy of the filled surface (thickness) or one base vertex
-    /// per rim vertex (base). Runs ``fillHoles(_:)``; O(1) extra work when the holes are filled.
-    public static func addedVertexCount(_ surface: Mesh, options: SolidOptions) -> Int {
-        let filled = fillHoles(surface)
-        let fill = filled.vertexCount - surface.vertexCount
-        if !options.base { return fill + filled.vertexCount }
-        let adjacency = Adjacency(triangles: filled.triangles, vertexCount: filled.vertexCount)
-        let loops = BoundaryLoops(filled, adjacency: adjacency)
-        return fill + (loops.rimIndex(filled.positions).map { loops.loops[$0].count } ?? 0)
-    }
-
-    /// The vertex count to decimate a hole-filled surface to so that its solid can be padded to
-    /// exactly `solidVertexCount`: ⌊target / 2⌋ in thickness mode, target − rim vertices in base
-    /// mode (`rimVertexCount`: the rim of the surface that will be solidified; decimation that
-    /// keeps or shortens the rim keeps the target reachable).
-    public static func surfaceVertexTarget(solidVertexCount target: Int, rimVertexCount: Int, options: SolidOptions) -> Int {
-        options.base ? target - rimVertexCount : target / 2
-    }
-
-    /// Number of vertices on the outer rim (the longest boundary loop) of `mesh`; 0 when closed.
-    public static func rimVertexCount(_ mesh: Mesh) -> Int {
-        let adjacency = Adjacency(triangles: mesh.triangles, vertexCount: mesh.vertexCount)
-        let loops = BoundaryLoops(mesh, adjacency: adjacency)
-        return loops.rimIndex(mesh.positions).map { loops.loops[$0].count } ?? 0
+    /// `solid` with exactly `target` vertices: its longest edges split at their middles (the
+    /// shape does not change; no angle falls below half the smallest before).
+    static func padded(_ solid: Mesh, to target: Int) throws(UsageError) -> Mesh {
+        guard target >= solid.vertexCount else {
+            throw UsageError("a solid of this surface needs at least \(solid.vertexCount) vertices (\(target) requested)")
+        }
+        return EdgeRefinement.refine(solid, to: target, curved: false)
     }
 
     // MARK: Input check
@@ -160,15 +232,27 @@ public enum Solidify {
 
     // MARK: Thickness mode
 
-    /// Front + offset back + rim band. Returns the solid and the range of back triangles.
-    static func shell(_ surface: Mesh, adjacency: Adjacency, rim: [UInt32], thickness: Double) -> (Mesh, Range<Int>) {
+    /// Front + offset back + rim band (in the bed plane z = 0, where the rim lies).
+    static func shell(_ surface: Mesh, adjacency: Adjacency, rim: [UInt32], thickness: Double) -> Mesh {
         let n = surface.vertexCount
         let p = surface.positions.map { SIMD3<Double>($0) }
-        let normals = coneCorrected(surface, smoothedNormals(surface, adjacency: adjacency))
+        var normals = coneCorrected(surface, smoothedNormals(surface, adjacency: adjacency))
+        let bedMargin = 0.05 * thickness
         // Offset per vertex: the thickness, limited by the convex radius of curvature (a point
         // offset further than the radius of the sphere touching the surface from inside folds).
         var offset = [Double](repeating: thickness, count: n)
-        for v in 0..<n {
+        // Rim vertices lie on the bed (z = 0): they move within it, as far as makes the wall as
+        // thick as asked across a surface meeting the bed at a slant (at most three times).
+        var onRim = [Bool](repeating: false, count: n)
+        for v in rim { onRim[Int(v)] = true }
+        for v in rim {
+            let nv = normals[Int(v)]
+            let flat = SIMD3<Double>(nv.x, nv.y, 0)
+            let l = norm3(flat)
+            normals[Int(v)] = l > 1e-6 ? flat / l : .zero
+            offset[Int(v)] = l > 1e-6 ? min(3 * thickness, thickness / l) : 0
+        }
+        for v in 0..<n where !onRim[v] {
             let nv = normals[v]
             guard nv != .zero else {
                 offset[v] = 0
@@ -202,7 +286,12 @@ public enum Solidify {
         var region = [Bool](repeating: false, count: n)
         var flagged: [Bool]? = nil
         for round in 0...Constants.repairRounds {
-            for v in 0..<n { solid.positions[n + v] = SIMD3<Float>(p[v] - offset[v] * normals[v]) }
+            for v in 0..<n {
+                var q = p[v] - offset[v] * normals[v]
+                // Nothing of the back surface below the bed; its rim on it.
+                q.z = onRim[v] ? 0 : max(q.z, bedMargin)
+                solid.positions[n + v] = SIMD3<Float>(q)
+            }
             guard round < Constants.repairRounds else { break }
             let crossings = SelfIntersection.pairs(solid, only: flagged)
             var touched = [Bool](repeating: false, count: n)
@@ -234,7 +323,7 @@ guard any else { break }
             }
             flagged = f
         }
-        return (solid, tc..<(2 * tc))
+        return solid
     }
 
     /// Area-weighted vertex normals averaged with their neighbours' ``Constants/normalSmoothing``
@@ -323,68 +412,18 @@ guard any else { break }
 
     // MARK: Base mode
 
-    /// Front + wall from the rim straight back to z = min z − depth + planar cap. Returns the solid
-    /// and the range of cap triangles.
-    static func extrudeToBase(_ surface: Mesh, rim: [UInt32], depth: Double) throws(UsageError) -> (Mesh, Range<Int>) {
-        let n = surface.vertexCount
-        let z0 = Float(Double(surface.bounds.min.z) - depth)
-        // Rim seen from +z: counter-clockwise when the face looks toward +z.
-        guard BoundaryLoops.xyArea(rim, surface.positions) > 0 else {
-            throw UsageError("base mode needs a face looking toward +z: its rim, seen from the front, must run counter-clockwise around the face")
-        }
-        let outline = rim.map { SIMD2<Double>(Double(surface.positions[Int($0)].x), Double(surface.positions[Int($0)].y)) }
-        guard let cap = EarClipping.triangulate(outline) else {
-            throw UsageError("base mode needs a rim whose outline seen from the front does not cross itself; use thickness mode")
-        }
-        var positions = surface.positions
-        var uvs = surface.uvs
-        for v in rim {
-            let q = surface.positions[Int(v)]
-            positions.append(SIMD3(q.x, q.y, z0))
-            uvs?.append(surface.uvs![Int(v)])
-        }
-        var triangles = surface.triangles
-        // Wall: rim vertex rim[i] ↔ base vertex n + i.
-        for i in rim.indices {
-            let j = (i + 1) % rim.count
-            let a = rim[i], b = rim[j], a2 = UInt32(n + i), b2 = UInt32(n + j)
-            triangles += [b, a, a2, b, a2, b2]
-        }
-        // Cap: counter-clockwise seen from +z, reversed to face −z (uses base edge b' → a').
-        let capStart = triangles.count / 3
-        for t in cap {
-            triangles += [UInt32(n) + UInt32(t.x), UInt32(n) + UInt32(t.z), UInt32(n) + UInt32(t.y)]
-        }
-        return (Mesh(positions: positions, triangles: triangles, uvs: uvs), capStart..<(triangles.count / 3))
+    /// The ear-clipping triangulation of the rim seen from +z, nil when it crosses itself.
+    static func outline(_ front: Mesh, rim: [UInt32]) throws(UsageError) -> [SIMD3<Int32>]? {
+        EarClipping.triangulate(rim.map { SIMD2<Double>(Double(front.positions[Int($0)].x), Double(front.positions[Int($0)].y)) })
     }
 
-    // MARK: Padding
-
-    /// Splits triangles of `range` (largest first) at their centroids until `mesh` has `target`
-    /// vertices. The new vertex lies in the split triangle's plane, so the shape is unchanged.
-    static func pad(_ mesh: inout Mesh, to target: Int, splitting range: Range<Int>) {
-        var candidates = Array(range)
-        while mesh.vertexCount < target {
-            var areas = [Double](repeating: 0, count: candidates.count)
-            for (k, t) in candidates.enumerated() {
-                let (a, b, c) = mesh.triangle(t)
-                let pa = SIMD3<Double>(mesh.positions[Int(a)])
-                areas[k] = norm3(cross3(SIMD3<Double>(mesh.positions[Int(b)]) - pa, SIMD3<Double>(mesh.positions[Int(c)]) - pa))
-            }
-            let order = candidates.indices.sorted { areas[$0] > areas[$1] || (areas[$0] == areas[$1] && candidates[$0] < candidates[$1]) }
-            var added: [Int] = []
-            for k in order.prefix(target - mesh.vertexCount) {
-                let t = candidates[k]
-                let (a, b, c) = mesh.triangle(t)
-                let v = UInt32(mesh.vertexCount)
-                let centroid = (SIMD3<Double>(mesh.positions[Int(a)]) + SIMD3<Double>(mesh.positions[Int(b)]) + SIMD3<Double>(mesh.positions[Int(c)])) / 3
-                mesh.positions.append(SIMD3<Float>(centroid))
-                if let uvs = mesh.uvs { mesh.uvs!.append((uvs[Int(a)] + uvs[Int(b)] + uvs[Int(c)]) / 3) }
-                mesh.triangles[3 * t + 2] = v
-                mesh.triangles += [b, c, v, c, a, v]
-                added += [mesh.triangleCount - 2, mesh.triangleCount - 1]
-            }
-            candidates += added
+    /// Front + the rim's outline (in the bed plane z = 0) capped, facing −z.
+    static func cap(_ front: Mesh, rim: [UInt32], outline: [SIMD3<Int32>]) -> Mesh {
+        var solid = front
+        // Counter-clockwise seen from +z, reversed to face −z (uses rim edge b → a).
+        for t in outline {
+            solid.triangles += [rim[Int(t.x)], rim[Int(t.z)], rim[Int(t.y)]]
         }
+        return solid
     }
 }

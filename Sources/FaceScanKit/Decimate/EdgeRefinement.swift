@@ -1,0 +1,231 @@
+// Refinement to an exact vertex count by longest-edge bisection.
+//
+// M.-C. Rivara, "Algorithms for refining triangular grids suitable for adaptive and multigrid
+// techniques", Int. J. Numer. Meth. Eng. 20 (1984): bisecting a triangle across its longest edge
+// never produces an angle below half the triangle's smallest angle, and repeated bisection
+// produces finitely many triangle shapes. Splitting the globally longest edge first bisects every
+// triangle it touches across that triangle's longest edge, so the bound holds for the whole mesh.
+//
+// New points lie on the cubic edge curve of A. Vlachos, J. Peters, C. Boyd and J. L. Mitchell,
+// "Curved PN triangles", I3D 2001: the curve through both ends tangent to the planes of their vertex
+// normals (half of its offset from the straight edge: ``EdgeRefinement/bulgeScale``). The input's
+// vertices stay where they are (the result interpolates the input) and a
+// coarse face refines to a smooth one instead of the same facets cut smaller.
+
+/// Longest-edge bisection of a mesh to an exact vertex count (each split adds one vertex).
+enum EdgeRefinement {
+    /// Largest share of an edge's length its new point may move off the straight edge (a bound
+    /// for normals that disagree sharply, where the cubic would overshoot).
+    static let maximumBulge = 0.25
+    /// Share of the PN cubic's offset from the straight edge that the new point takes. The full
+    /// cubic reproduces a circular arc through points on the surface; a decimated mesh's vertices
+    /// sit slightly outside its source surface (quadric placement), where the full offset
+    /// overshoots. Measured on the ICT face decimated to 600 / 1 220 / 2 500 vertices and refined
+    /// to 20 000: RMS distance to the 9 409-vertex source 227 / 95 / 45 µm at one half, against
+    /// 288 / 128 / 53 µm for straight midpoints and 262 / 109 / 55 µm at three quarters.
+    static let bulgeScale = 0.5
+
+    /// `mesh` with exactly `target` vertices (`target ≥ mesh.vertexCount`): the longest edge is
+    /// split, again and again, at a point on its PN cubic curve. The input's vertices come first,
+    /// unchanged; new vertices follow in split order, with UVs halfway between their edge's ends.
+    /// The mesh must be edge-manifold (an edge with more than two triangles is split on two of
+    /// them only). Ties between edges of equal length go to the smaller vertex indices, so the
+    /// output is the same bytes for the same input.
+    ///
+    /// - Complexity: O((t + k) log(t + k)) for t triangles and k new vertices.
+    /// `curved: false` splits at the straight middle instead (the shape does not change).
+    static func refine(_ mesh: Mesh, to target: Int, curved: Bool = true) -> Mesh {
+        precondition(target >= mesh.vertexCount, "refinement only adds vertices")
+        var state = State(mesh, capacity: target)
+        state.curved = curved
+        while state.positions.count < target {
+            guard state.splitLongest() else { break }
+        }
+        return state.mesh(uvs: mesh.uvs != nil)
+    }
+
+    /// One heap entry: an edge by the half-edge slot that held it when pushed and its two ends
+    /// (the entry is stale once the slot holds another edge: an edge never comes back once split).
+    struct Entry {
+        var lengthSquared: Double
+        var a: UInt32
+        var b: UInt32
+        var slot: Int32
+
+        /// Heap order: longer first; equal lengths by the smaller (low, high) vertex pair.
+        @inline(__always)
+        func before(_ o: Entry) -> Bool {
+            if lengthSquared != o.lengthSquared { return lengthSquared > o.lengthSquared }
+            let l0 = min(a, b), l1 = min(o.a, o.b)
+            if l0 != l1 { return l0 < l1 }
+            return max(a, b) < max(o.a, o.b)
+        }
+    }
+
+    struct State {
+        var positions: [SIMD3<Float>]
+        var normals: [SIMD3<Float>]
+        var uvs: [SIMD2<Float>]
+        /// Three vertex indices per triangle; slot 3t + i is the half-edge from corner i to i + 1.
+        var triangles: [UInt32]
+        /// The opposite half-edge of each slot, −1 on the boundary.
+        var twin: [Int32]
+        var heap: [Entry] = []
+        var curved = true
+
+        init(_ mesh: Mesh, capacity: Int) {
+            positions = mesh.positions
+            normals = mesh.vertexNormals()
+            uvs = mesh.uvs ?? []
+            triangles = mesh.triangles
+            let added = max(0, capacity - mesh.vertexCount)
+            positions.reserveCapacity(capacity)
+            normals.reserveCapacity(capacity)
+            triangles.reserveCapacity(triangles.count + 6 * added)
+            twin = [Int32](repeating: -1, count: triangles.count)
+            twin.reserveCapacity(triangles.count + 6 * added)
+            // Pair half-edges by their undirected edge (the first two slots that name it).
+            var open: [UInt64: Int32] = [:]
+            open.reserveCapacity(triangles.count)
+            for h in 0..<triangles.count {
+                let a = triangles[h], b = triangles[State.next(h)]
+                let key = UInt64(min(a, b)) << 32 | UInt64(max(a, b))
+                if let g = open.removeValue(forKey: key) {
+                    if twin[Int(g)] == -1 {
+                        twin[h] = g
+                        twin[Int(g)] = Int32(h)
+                    }
+                } else {
+                    open[key] = Int32(h)
+                }
+            }
+            heap.reserveCapacity(triangles.count + 4 * added)
+            for h in 0..<triangles.count where twin[h] == -1 || twin[h] > Int32(h) { push(h) }
+        }
+
+        @inline(__always) static func next(_ h: Int) -> Int { h % 3 == 2 ? h - 2 : h + 1 }
+        @inline(__always) static func prev(_ h: Int) -> Int { h % 3 == 0 ? h + 2 : h - 1 }
+
+        mutating func push(_ h: Int) {
+            let a = triangles[h], b = triangles[State.next(h)]
+            let d = SIMD3<Double>(positions[Int(b)]) - SIMD3<Double>(positions[Int(a)])
+            let e = Entry(lengthSquared: (d * d).sum(), a: a, b: b, slot: Int32(h))
+            // Sift up.
+            var i = heap.count
+            heap.append(e)
+            while i > 0 {
+                let parent = (i - 1) / 2
+                guard e.before(heap[parent]) else { break }
+                heap[i] = heap[parent]
+                i = parent
+            }
+            heap[i] = e
+        }
+
+        mutating func pop() -> Entry? {
+            guard let top = heap.first else { return nil }
+            let last = heap.removeLast()
+            if heap.isEmpty { return top }
+            var i = 0
+            let n = heap.count
+            while true {
+                let l = 2 * i + 1
+                guard l < n else { break }
+                var c = l
+                if l + 1 < n && heap[l + 1].before(heap[l]) { c = l + 1 }
+                guard heap[c].before(last) else { break }
+                heap[i] = heap[c]
+                i = c
+            }
+            heap[i] = last
+            return top
+        }
+
+        /// Splits the longest edge; false when no edge is left (an empty mesh).
+        mutating func splitLongest() -> Bool {
+            while let e = pop() {
+                let h = Int(e.slot)
+                guard triangles[h] == e.a && triangles[State.next(h)] == e.b else { continue }
+                split(h)
+                return true
+            }
+            return false
+        }
+
+        /// The point on the PN cubic of edge a–b at its middle, and its normal.
+        func curvePoint(_ a: UInt32, _ b: UInt32) -> (SIMD3<Float>, SIMD3<Float>) {
+            let p1 = SIMD3<Double>(positions[Int(a)]), p2 = SIMD3<Double>(positions[Int(b)])
+            let n1 = SIMD3<Double>(normals[Int(a)]), n2 = SIMD3<Double>(normals[Int(b)])
+            let d = p2 - p1
+            let w12 = (d * n1).sum(), w21 = -(d * n2).sum()
+            var bulge = curved ? -(w12 * n1 + w21 * n2) / 8 * EdgeRefinement.bulgeScale : .zero
+            let limit = EdgeRefinement.maximumBulge * (d * d).sum().squareRoot()
+            let size = (bulge * bulge).sum().squareRoot()
+            if size > limit { bulge *= limit / size }
+            var n = n1 + n2
+            let len = (n * n).sum().squareRoot()
+            n = len > 0 ? n / len : n1
+            return (SIMD3<Float>((p1 + p2) / 2 + bulge), SIMD3<Float>(n))
+        }
+
+        /// Bisects the edge of slot `h` (and its twin's triangle) at a new vertex.
+        mutating func split(_ h: Int) {
+            let x = triangles[h], y = triangles[State.next(h)]
+            let (p, n) = curvePoint(x, y)
+            let m = UInt32(positions.count)
+            positions.append(p)
+            normals.append(n)
+            if !uvs.isEmpty { uvs.append((uvs[Int(x)] + uvs[Int(y)]) / 2) }
+            let g = Int(twin[h])
+            // This side: (x, y, z) → (x, m, z) in place + (m, y, z) appended.
+            let (keepH, newH) = splitSide(h)
+            guard g >= 0 else {
+                twin[keepH] = -1
+                twin[newH] = -1
+                push(keepH)
+                push(newH)
+                return
+            }
+            let (keepG, newG) = splitSide(g)
+            // Pair the halves that share an end: keepH runs x → m, newH m → y.
+            if triangles[keepG] == x {
+                link(keepH, keepG)
+                link(newH, newG)
+            } else {
+                link(keepH, newG)
+                link(newH, keepG)
+            }
+            push(keepH)
+            push(newH)
+        }
+
+        @inline(__always) mutating func link(_ a: Int, _ b: Int) {
+            twin[a] = Int32(b)
+            twin[b] = Int32(a)
+        }
+
+        /// Splits the triangle of slot `h` (x → y, third corner z) at the vertex just appended:
+        /// the triangle becomes (x, m, z) in its own slots and (m, y, z) is appended. Returns the
+        /// slots of x → m and m → y (their twins are left to the caller); the new inner edge m–z
+        /// and the moved edge y → z are linked and pushed.
+        mutating func splitSide(_ h: Int) -> (Int, Int) {
+            let m = UInt32(positions.count - 1)
+            let hn = State.next(h), hp = State.prev(h)
+            let y = triangles[hn], z = triangles[hp]
+            let oldYZTwin = twin[hn]
+            let t2 = triangles.count
+            triangles[hn] = m                     // slot hn: m → z (was y → z)
+            triangles.append(contentsOf: [m, y, z]) // slots t2: m → y, t2+1: y → z, t2+2: z → m
+            twin.append(contentsOf: [-1, oldYZTwin, Int32(hn)])
+            twin[hn] = Int32(t2 + 2)
+            if oldYZTwin >= 0 { twin[Int(oldYZTwin)] = Int32(t2 + 1) }
+            push(hn)
+            push(t2 + 1)
+            return (h, t2)
+        }
+
+        func mesh(uvs keepUVs: Bool) -> Mesh {
+            Mesh(positions: positions, triangles: triangles, uvs: keepUVs ? uvs : nil)
+        }
+    }
+}

@@ -1,0 +1,185 @@
+/// Puts an open face surface in printing position: cut behind the face by a plane, the rim that
+/// stays above the plane carried straight down onto it by a skirt, so that every boundary vertex
+/// of the result lies on the plane (the bed).
+///
+/// Recipe: classify vertices against z = `plane` (those closer than a fifth of the mean edge moved
+/// off it, so no cut lands next to a vertex) → keep triangles above, cut the straddling ones along
+/// the plane (a cut vertex per cut edge; a kept quad split on its better diagonal) → keep the
+/// largest connected piece → fill the holes the cut opened inside it → skirt: under every rim
+/// vertex above the plane a column of vertices down to it (rows about one rim edge apart), the
+/// columns of neighbouring rim vertices zipped together.
+enum PlaneTrim {
+    /// The surface cut to z ≥ `plane` and skirted; its boundary loop lies on the plane, in the
+    /// same direction as the surface's half-edges (outer rim counter-clockwise seen from +z).
+    /// Returns nil when nothing of the surface lies above the plane.
+    /// `skirtStart`: the first skirt triangle (the cut surface's come first).
+    static func trimAndSkirt(_ surface: Mesh, plane: Float) -> (mesh: Mesh, skirtStart: Int)? {
+        guard let cut = clip(surface, plane: plane) else { return nil }
+        let piece = Solidify.fillHoles(largestPiece(cut))
+        guard let skirted = skirt(piece, plane: plane) else { return nil }
+        return (skirted, piece.triangleCount)
+    }
+
+    // MARK: Clip
+
+    static func clip(_ mesh: Mesh, plane: Float) -> Mesh? {
+        let n = mesh.vertexCount
+        var positions = mesh.positions
+        var uvs = mesh.uvs
+        // Keep cuts away from vertices: a vertex within a fifth of the mean edge of the plane moves
+        // off it (up when at or above it, down otherwise).
+        var edgeSum = 0.0
+        for t in 0..<mesh.triangleCount {
+            let (a, b, _) = mesh.triangle(t)
+            let d = SIMD3<Double>(positions[Int(b)] - positions[Int(a)])
+            edgeSum += (d * d).sum().squareRoot()
+        }
+        let margin = Float(0.2 * edgeSum / Double(max(1, mesh.triangleCount)))
+        var above = [Bool](repeating: false, count: n)
+        var anyAbove = false
+        for v in 0..<n {
+            let s = positions[v].z - plane
+            above[v] = s >= 0
+            if abs(s) < margin { positions[v].z = plane + (s >= 0 ? margin : -margin) }
+            anyAbove = anyAbove || above[v]
+        }
+        guard anyAbove else { return nil }
+        var cutVertex: [UInt64: UInt32] = [:]
+        func cutPoint(_ a: UInt32, _ b: UInt32) -> UInt32 {
+            let key = UInt64(min(a, b)) << 32 | UInt64(max(a, b))
+            if let v = cutVertex[key] { return v }
+            let lo = min(a, b), hi = max(a, b)
+            let p = positions[Int(lo)], q = positions[Int(hi)]
+            let t = Double(plane - p.z) / Double(q.z - p.z)
+            var c = SIMD3<Float>(SIMD3<Double>(p) + t * SIMD3<Double>(q - p))
+            c.z = plane
+            let v = UInt32(positions.count)
+            positions.append(c)
+            if let u = uvs { uvs!.append(u[Int(lo)] + (u[Int(hi)] - u[Int(lo)]) * Float(t)) }
+            cutVertex[key] = v
+            return v
+        }
+        var triangles: [UInt32] = []
+        triangles.reserveCapacity(mesh.triangles.count)
+        for t in 0..<mesh.triangleCount {
+            let (a, b, c) = mesh.triangle(t)
+            let k = (above[Int(a)] ? 1 : 0) + (above[Int(b)] ? 1 : 0) + (above[Int(c)] ? 1 : 0)
+            if k == 3 {
+                triangles += [a, b, c]
+                continue
+            }
+            if k == 0 { continue }
+            // Rotate so the lone vertex (above when k == 1, below when k == 2) comes first.
+            var (x, y, z) = (a, b, c)
+            let lone = k == 1
+            while above[Int(x)] != lone || above[Int(y)] == lone || above[Int(z)] == lone { (x, y, z) = (y, z, x) }
+            let xy = cutPoint(x, y), zx = cutPoint(z, x)
+            if lone {
+                triangles += [x, xy, zx]
+            } else {
+                // Quad xy, y, z, zx (x below): split on the diagonal that keeps the better shape.
+                let d1 = min(minSine(positions, xy, y, zx), minSine(positions, y, z, zx))
+                let d2 = min(minSine(positions, xy, y, z), minSine(positions, xy, z, zx))
+                triangles += d1 >= d2 ? [xy, y, zx, y, z, zx] : [xy, y, z, xy, z, zx]
+            }
+        }
+        guard !triangles.isEmpty else { return nil }
+        return Decimation.referencedOnly(Mesh(positions: positions, triangles: triangles, uvs: uvs))
+    }
+
+    /// Smallest sine of the corner angles of triangle a, b, c (0 when degenerate).
+    static func minSine(_ p: [SIMD3<Float>], _ a: UInt32, _ b: UInt32, _ c: UInt32) -> Double {
+        let pa = SIMD3<Double>(p[Int(a)]), pb = SIMD3<Double>(p[Int(b)]), pc = SIMD3<Double>(p[Int(c)])
+        let ab = pb - pa, bc = pc - pb, ca = pa - pc
+        let n = norm3(cross3(ab, -ca))
+        let la = dot3(ab, ab), lb = dot3(bc, bc), lc = dot3(ca, ca)
+        let worst = max(la * lb, max(lb * lc, lc * la))
+        return worst > 0 ? n / worst.squareRoot() : 0
+    }
+
+    /// The connected piece (triangles sharing vertices) with the most triangles; ties to the
+    /// first in triangle order.
+    static func largestPiece(_ mesh: Mesh) -> Mesh {
+        var parent = Array(0..<mesh.vertexCount)
+        func find(_ v: Int) -> Int {
+            var v = v
+            while parent[v] != v {
+                parent[v] = parent[parent[v]]
+                v = parent[v]
+            }
+            return v
+        }
+        for t in 0..<mesh.triangleCount {
+            let (a, b, c) = mesh.triangle(t)
+            let ra = find(Int(a)), rb = find(Int(b)), rc = find(Int(c))
+            parent[rb] = ra
+            parent[find(rc)] = find(ra)
+        }
+        var size = [Int](repeating: 0, count: mesh.vertexCount)
+        for t in 0..<mesh.triangleCount { size[find(Int(mesh.triangles[3 * t]))] += 1 }
+        var best = 0
+        for v in size.indices where size[v] > size[best] { best = v }
+        var kept: [UInt32] = []
+        for t in 0..<mesh.triangleCount where find(Int(mesh.triangles[3 * t])) == best {
+            kept += [mesh.triangles[3 * t], mesh.triangles[3 * t + 1], mesh.triangles[3 * t + 2]]
+        }
+        var out = mesh
+        out.triangles = kept
+        return Decimation.referencedOnly(out)
+    }
+
+    // MARK: Skirt
+
+    static func skirt(_ surface: Mesh, plane: Float) -> Mesh? {
+        let adjacency = Adjacency(triangles: surface.triangles, vertexCount: surface.vertexCount)
+        let loops = BoundaryLoops(surface, adjacency: adjacency)
+        guard let r = loops.rimIndex(surface.positions) else { return nil }
+        let rim = loops.loops[r]
+        var out = surface
+        // Rows about one rim edge apart.
+        let spacing = Float(BoundaryLoops.length(rim, surface.positions) / Double(rim.count))
+        // Column under each rim vertex, top (the rim vertex) first.
+        var columns: [[UInt32]] = []
+        columns.reserveCapacity(rim.count)
+        for v in rim {
+            let p = surface.positions[Int(v)]
+            let h = p.z - plane
+            var column = [v]
+            if h > 0 {
+                let rows = max(1, Int((h / spacing).rounded()))
+                for k in 1...rows {
+                    let z = k == rows ? plane : p.z - h * Float(k) / Float(rows)
+                    column.append(UInt32(out.positions.count))
+                    out.positions.append(SIMD3(p.x, p.y, z))
+                    out.uvs?.append(surface.uvs![Int(v)])
+                }
+            }
+            columns.append(column)
+        }
+        // Zip each pair of neighbouring columns (rim half-edge a → b): triangles (B[j], A[i], A[i+1])
+        // and (B[j], A[i], B[j+1]), advancing the column whose next row is higher up.
+        for i in rim.indices {
+            let a = columns[i], b = columns[(i + 1) % rim.count]
+            var ia = 0, ib = 0
+            while ia < a.count - 1 || ib < b.count - 1 {
+                let stepA: Bool
+                if ia == a.count - 1 {
+                    stepA = false
+                } else if ib == b.count - 1 {
+                    stepA = true
+                } else {
+                    // Fraction of the way down after each step; ties step A.
+                    stepA = (ia + 1) * (b.count - 1) <= (ib + 1) * (a.count - 1)
+                }
+                if stepA {
+                    out.triangles += [b[ib], a[ia], a[ia + 1]]
+                    ia += 1
+                } else {
+                    out.triangles += [b[ib], a[ia], b[ib + 1]]
+                    ib += 1
+                }
+            }
+        }
+        return out
+    }
+}
