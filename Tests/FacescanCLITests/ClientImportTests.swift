@@ -10,12 +10,12 @@ import Testing
 @Suite(.serialized) struct ClientImportTests {
     /// One `process` run (millimetres, the default) to every format the clients read, in a
     /// temporary directory: (directory, report's vertex and triangle counts, bounds in mm from the STL).
-    static func processedFace() throws -> (out: String, vertices: Int, triangles: Int, lo: SIMD3<Double>, hi: SIMD3<Double>) {
+    static func processedFace(_ extra: [String] = []) throws -> (out: String, vertices: Int, triangles: Int, lo: SIMD3<Double>, hi: SIMD3<Double>) {
         let dir = tempDir()
         let text = Self.lopsidedCapture(frames: 3)
         try text.write(toFile: dir + "/face.json", atomically: false, encoding: .utf8)
         let r = try runFacescan(["process", dir + "/face.json", "--output-dir", dir + "/out", "--json", "--target-vertices", "400",
-                                 "--formats", "stl,obj,ply,glb,dae,x3d,3mf,png"], cwd: dir)
+                                 "--formats", "stl,obj,ply,glb,dae,x3d,fbx,3mf,png"] + extra, cwd: dir)
         #expect(r.status == 0, "\(r.stderr)")
         let mesh = try #require(r.json?["mesh"] as? [String: Any])
         let stl = try MeshIO.read(path: dir + "/out/face.stl")
@@ -217,6 +217,28 @@ import Testing
                 // Millimetres: the slicer's unit for STL; 3MF states it.
                 #expect(abs((b[key] ?? -1) - size[k]) < 1e-3, "\(file) \(key): \(b[key] ?? -1) mm, expected \(size[k])")
             }
+        }
+    }
+
+    /// `--units m` changes the unit-less formats only: STL and OBJ hold metres, while GLB, DAE,
+    /// X3D, FBX and 3MF read back at the same size as from a millimetre run.
+    @Test func unitsMetresChangesOnlyTheUnitlessFormats() throws {
+        let mm = try Self.processedFace(), m = try Self.processedFace(["--units", "m"])
+        func box(_ path: String) throws -> (SIMD3<Float>, SIMD3<Float>) {
+            let mesh = try MeshIO.read(path: path)  // in millimetres for formats that state a unit
+            return mesh.positions.reduce((mesh.positions[0], mesh.positions[0])) { (pointwiseMin($0.0, $1), pointwiseMax($0.1, $1)) }
+        }
+        func off(_ a: (SIMD3<Float>, SIMD3<Float>), _ b: (SIMD3<Float>, SIMD3<Float>), scale: Float = 1) -> Float {
+            let d0 = a.0 - b.0 * scale, d1 = a.1 - b.1 * scale
+            return max(abs(d0.x), abs(d0.y), abs(d0.z), abs(d1.x), abs(d1.y), abs(d1.z))
+        }
+        for format in ["glb", "dae", "x3d", "fbx", "3mf"] {
+            let e = off(try box(mm.out + "/face." + format), try box(m.out + "/face." + format))
+            #expect(e < 2e-3, "\(format): the --units m file is \(e) mm off the millimetre run's")
+        }
+        for format in ["stl", "obj"] {
+            let e = off(try box(mm.out + "/face." + format), try box(m.out + "/face." + format), scale: 1000)
+            #expect(e < 2e-3, "\(format): the --units m file does not hold the millimetre run's numbers / 1000 (\(e) off)")
         }
     }
 }

@@ -12,39 +12,41 @@ extension Mesh {
     /// extensions. Same mesh, same bytes.
     public func glbBytes(metresPerUnit: Double = 0.001) -> [UInt8] {
         let n = vertexCount
-        var bin: [UInt8] = []
-        bin.reserveCapacity(n * (24 + (uvs == nil ? 0 : 8)) + triangles.count * 4)
-        func put(_ f: Float) { withUnsafeBytes(of: f.bitPattern.littleEndian) { bin += $0 } }
-
-        // POSITION
+        let normals = vertexNormals()
+        let positionBytes = 12 * n, normalBytes = 12 * n, uvBytes = uvs?.count == n ? 8 * n : 0
+        let indexOffset = positionBytes + normalBytes + uvBytes, indexBytes = 4 * triangles.count
         var lo = SIMD3<Float>(repeating: .infinity), hi = SIMD3<Float>(repeating: -.infinity)
-        let scaled = positions.map { p in
-            SIMD3<Float>(Float(Double(p.x) * metresPerUnit), Float(Double(p.y) * metresPerUnit), Float(Double(p.z) * metresPerUnit))
-        }
-        for p in scaled {
-            lo = pointwiseMin(lo, p)
-            hi = pointwiseMax(hi, p)
-            put(p.x); put(p.y); put(p.z)
+        // One buffer, 4-byte aligned: POSITION (metres), NORMAL, TEXCOORD_0, indices.
+        var bin = [UInt8](repeating: 0, count: (indexOffset + indexBytes + 3) & ~3)
+        bin.withUnsafeMutableBytes { raw in
+            let base = raw.baseAddress!
+            func store(_ f: Float, _ off: Int) { base.storeBytes(of: f.bitPattern.littleEndian, toByteOffset: off, as: UInt32.self) }
+            positions.withUnsafeBufferPointer { p in
+                normals.withUnsafeBufferPointer { q in
+                    for i in 0..<n {
+                        let v = SIMD3<Float>(Float(Double(p[i].x) * metresPerUnit), Float(Double(p[i].y) * metresPerUnit),
+                                             Float(Double(p[i].z) * metresPerUnit))
+                        lo = pointwiseMin(lo, v)
+                        hi = pointwiseMax(hi, v)
+                        store(v.x, 12 * i); store(v.y, 12 * i + 4); store(v.z, 12 * i + 8)
+                        let u = q[i] == .zero ? SIMD3<Float>(0, 0, 1) : q[i]
+                        store(u.x, positionBytes + 12 * i); store(u.y, positionBytes + 12 * i + 4); store(u.z, positionBytes + 12 * i + 8)
+                    }
+                }
+            }
+            if uvBytes > 0, let uvs {
+                uvs.withUnsafeBufferPointer { t in
+                    for i in 0..<n {
+                        store(t[i].x, positionBytes + normalBytes + 8 * i)
+                        store(1 - t[i].y, positionBytes + normalBytes + 8 * i + 4)
+                    }
+                }
+            }
+            triangles.withUnsafeBufferPointer { t in
+                for i in 0..<t.count { base.storeBytes(of: t[i].littleEndian, toByteOffset: indexOffset + 4 * i, as: UInt32.self) }
+            }
         }
         if n == 0 { lo = .zero; hi = .zero }
-        let positionBytes = bin.count
-        // NORMAL
-        for q in vertexNormals() {
-            let u = q == .zero ? SIMD3<Float>(0, 0, 1) : q
-            put(u.x); put(u.y); put(u.z)
-        }
-        let normalBytes = bin.count - positionBytes
-        // TEXCOORD_0
-        var uvBytes = 0
-        if let uvs {
-            for t in uvs { put(t.x); put(1 - t.y) }
-            uvBytes = bin.count - positionBytes - normalBytes
-        }
-        // Indices
-        let indexOffset = bin.count
-        for i in triangles { withUnsafeBytes(of: i.littleEndian) { bin += $0 } }
-        let indexBytes = bin.count - indexOffset
-        while bin.count % 4 != 0 { bin.append(0) }
 
         func num(_ f: Float) -> String {
             let s = "\(f)"
