@@ -142,4 +142,18 @@ private func glbJSON(_ b: [UInt8]) throws -> [String: Any] {
         let after = Set((try? FileManager.default.contentsOfDirectory(atPath: cwd)) ?? [])
         #expect(!after.contains("$blobfile") && after.subtracting(before).allSatisfy { !$0.hasPrefix("$blob") })
     }
+
+    /// A 3MF made by another writer (Python's lib3mf) in centimetres, with a components object
+    /// and transforms on the component and the build item, reads as millimetres where it is placed.
+    @Test func threeMFInCentimetresWithComponentsReadsInMillimetres() throws {
+        var url = URL(fileURLWithPath: #filePath)
+        url.deleteLastPathComponent()
+        let path = url.path + "/Fixtures/components-centimetre.3mf"
+        let mesh = try MeshIO.read(path: path)
+        #expect(mesh.vertexCount == 4 && mesh.triangleCount == 4)
+        let (lo, hi) = bounds(mesh)
+        #expect(maxDiff(lo, SIMD3(100, 0, 50)) < 1e-3 && maxDiff(hi, SIMD3(110, 20, 80)) < 1e-3, "\(lo)…\(hi)")
+        let inMetres = try MeshIO.read(path: path, unit: .m)
+        #expect(maxDiff(bounds(inMetres).1, SIMD3(0.11, 0.02, 0.08)) < 1e-6)
+    }
 }
