@@ -1,4 +1,4 @@
-import FaceScanKit
+@testable import FaceScanKit
 import Foundation
 import Testing
 
@@ -155,5 +155,28 @@ private func glbJSON(_ b: [UInt8]) throws -> [String: Any] {
         #expect(maxDiff(lo, SIMD3(100, 0, 50)) < 1e-3 && maxDiff(hi, SIMD3(110, 20, 80)) < 1e-3, "\(lo)…\(hi)")
         let inMetres = try MeshIO.read(path: path, unit: .m)
         #expect(maxDiff(bounds(inMetres).1, SIMD3(0.11, 0.02, 0.08)) < 1e-6)
+    }
+
+    /// FBX states its unit as UnitScaleFactor (centimetres per unit), which assimp does not apply:
+    /// facescan reads it from the file, ASCII or binary.
+    @Test func fbxUnitScaleFactorIsHonoured() throws {
+        let box = faceBox()
+        let ascii = try MeshIO.bytes(box, format: "fbx", unit: .mm)
+        #expect(MeshIO.fbxUnitScaleFactor(ascii) == 1)
+        let binary = try AssimpIO.export(box, formatID: "fbx")[0].bytes
+        #expect(binary.starts(with: Array("Kaydara FBX Binary".utf8)))
+        #expect(MeshIO.fbxUnitScaleFactor(binary) == 1)
+        // The same numbers declared as decimetres (10 cm per unit) read ten times larger.
+        let text = String(decoding: ascii, as: UTF8.self)
+        let key = #""UnitScaleFactor", "double", "Number", "", 1"#
+        #expect(text.contains(key + "\n"))
+        let dm = text.replacingOccurrences(of: key + "\n", with: #""UnitScaleFactor", "double", "Number", "", 10"# + "\n")
+        #expect(MeshIO.fbxUnitScaleFactor(Array(dm.utf8)) == 10)
+        let dir = scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try OutputTransaction.write(Array(dm.utf8), to: dir + "/dm.fbx")
+        let (lo, hi) = bounds(try MeshIO.read(path: dir + "/dm.fbx"))
+        let (blo, bhi) = bounds(box)
+        #expect(max(maxDiff(lo, blo * 10), maxDiff(hi, bhi * 10)) < 1e-2, "\(lo)…\(hi)")
     }
 }

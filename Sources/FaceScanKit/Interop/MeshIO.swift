@@ -55,7 +55,11 @@ public enum MeshIO {
         } else {
             mesh = try AssimpIO.read(path: path)
         }
-        if let stated = statedUnitMillimetres(format: ext) {
+        var stated = statedUnitMillimetres(format: ext)
+        if ext == "fbx", let factor = fbxUnitScaleFactor(try FileBytes.read(path, upTo: fbxHeaderLimit)) {
+            stated = 10 * factor  // assimp leaves FBX coordinates in the file's unit
+        }
+        if let stated {
             mesh = converted(mesh, factor: stated / unit.millimetres, name: path)
         }
         guard mesh.positions.allSatisfy({ $0.x.isFinite && $0.y.isFinite && $0.z.isFinite }) else {
@@ -84,6 +88,41 @@ public enum MeshIO {
             throw UsageError("\(path): cannot tell the mesh format from the name; use one of \(writableExtensions.joined(separator: ", "))")
         }
         try OutputTransaction.write(try bytes(mesh, format: format, unit: unit), to: path)
+    }
+
+    /// How much of an FBX file is searched for its `UnitScaleFactor` (it is in `GlobalSettings`,
+    /// near the start).
+    static let fbxHeaderLimit = 1 << 20
+
+    /// The `UnitScaleFactor` (centimetres per unit) an FBX file's `GlobalSettings` states, ASCII
+    /// (`P: "UnitScaleFactor", "double", "Number", "",0.1`) or binary (the property's strings,
+    /// then `D` and a little-endian double); nil when absent or not a positive finite number.
+    static func fbxUnitScaleFactor(_ bytes: [UInt8]) -> Double? {
+        var value: Double?
+        if bytes.starts(with: Array("Kaydara FBX Binary".utf8)) {
+            // The key as a string property ('S', UInt32 length 15, bytes), three more strings,
+            // then 'D' and the double.
+            guard let key = bytes.firstRange(of: [UInt8(ascii: "S"), 15, 0, 0, 0] + Array("UnitScaleFactor".utf8)) else { return nil }
+            var i = key.upperBound
+            for _ in 0..<3 {
+                guard i + 5 <= bytes.count, bytes[i] == UInt8(ascii: "S") else { return nil }
+                let n = Int(bytes[i + 1]) | Int(bytes[i + 2]) << 8 | Int(bytes[i + 3]) << 16 | Int(bytes[i + 4]) << 24
+                i += 5 + n
+            }
+            guard i + 9 <= bytes.count, bytes[i] == UInt8(ascii: "D") else { return nil }
+            var bits: UInt64 = 0
+            for k in 0..<8 { bits |= UInt64(bytes[i + 1 + k]) << (8 * UInt64(k)) }
+            value = Double(bitPattern: bits)
+        } else {
+            // The fifth comma-separated field after the key, up to the end of the line.
+            guard let key = find("\"UnitScaleFactor\"", in: bytes, from: 0, to: bytes.count) else { return nil }
+            let end = bytes[key.upperBound...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+            let fields = String(decoding: bytes[key.upperBound..<end], as: UTF8.self).split(separator: ",", omittingEmptySubsequences: false)
+            guard fields.count >= 5 else { return nil }
+            value = Double(String(fields[4].filter { $0 != " " && $0 != "\t" && $0 != "\r" }))
+        }
+        guard let value, value.isFinite, value > 0 else { return nil }
+        return value
     }
 
     /// `mesh` with every coordinate multiplied by `factor` (in double precision); unchanged for 1.
