@@ -17,6 +17,13 @@ public enum Lib3MFIO {
     /// foot, meter).
     static let millimetresPerUnit: [Double] = [0.001, 1, 10, 25.4, 304.8, 1000]
     static let millimetreUnitCode: UInt32 = 1
+    /// The largest mesh read (as for assimp's formats): 20 million vertices, 40 million
+    /// triangles, counting every placement of an object used more than once.
+    static let maxVertices = 20_000_000
+    static let maxTriangles = 40_000_000
+    /// At most this many objects placed through build items and components (a components tree
+    /// can multiply placements without adding vertices).
+    static let maxPlacements = 1_000_000
 
     /// The 3MF package of `mesh`, whose coordinates are millimetres, with `thumbnail` (PNG bytes)
     /// as the package thumbnail. Throws ``IOFailure`` when lib3mf fails.
@@ -93,14 +100,24 @@ public enum Lib3MFIO {
         var failure: String?
         /// Appends a mesh object placed by `t` (3×4, column 3 the translation), or walks a
         /// components object.
+        var placements = 0
         func append(_ object: L3Handle, _ t: [Double], depth: Int) {
             guard depth < 32, failure == nil else { return }
+            placements += 1
+            guard placements <= maxPlacements else {
+                failure = "more than \(maxPlacements) object placements (components nested too widely)"
+                return
+            }
             var isMesh: Int32 = 0, isComponents: Int32 = 0
             _ = lib3mf_object_ismeshobject(object, &isMesh)
             if isMesh != 0 {
                 var nv: UInt32 = 0, nt: UInt32 = 0
                 guard lib3mf_meshobject_getvertexcount(object, &nv) == 0, lib3mf_meshobject_gettrianglecount(object, &nt) == 0 else {
                     failure = lastError(object)
+                    return
+                }
+                guard positions.count + Int(nv) <= maxVertices, triangles.count / 3 + Int(nt) <= maxTriangles else {
+                    failure = "more than \(maxVertices) vertices or \(maxTriangles) triangles placed (facescan's limit for a mesh file)"
                     return
                 }
                 var v = [L3Vertex](repeating: L3Vertex(), count: Int(nv))
