@@ -41,8 +41,14 @@ struct PipelineFlags: ParsableArguments {
     @Option(parsing: .unconditional, help: "Solid: wall thickness, or with --base the distance of the base behind the face, in mm. (default: 2)")
     var thickness: Double?
 
-    @Flag(help: "Solid: extrude the rim back to a flat base instead of a shell.")
+    @Flag(help: "Solid: fill the space behind the face down to the cut plane (a relief) instead of a shell.")
     var base = false
+
+    @Option(parsing: .unconditional, help: "Solid: cut plane this many mm behind the frontmost point; the part stands on it. (default: 40)")
+    var depth: Double?
+
+    @Option(parsing: .unconditional, help: "Solid: scale down uniformly to fit a build volume WxDxH in mm, e.g. 250x210x210. (default: life size)")
+    var fit: String?
 
     func validate() throws {
         if let t = targetVertices, !(4...Decimation.maximumTargetVertices).contains(t) {
@@ -54,6 +60,8 @@ struct PipelineFlags: ParsableArguments {
         if let s = scale, !(s > 0 && s <= 1e6) { throw ValidationError("--scale must be a positive number, at most 1e6") }
         if let m = maxFrames, m < 1 { throw ValidationError("--max-frames must be at least 1") }
         if let t = thickness, !SolidOptions.thicknessRange.contains(t) { throw ValidationError("--thickness must be \(SolidOptions.thicknessRangeText)") }
+        if let d = depth, !SolidOptions.depthRange.contains(d) { throw ValidationError("--depth must be \(SolidOptions.depthRangeText)") }
+        if let f = fit, SolidOptions.parseBuildVolume(f) == nil { throw ValidationError("--fit must be three positive sizes in mm, WxDxH (e.g. 250x210x210), found '\(f)'") }
         if !(16...8192).contains(thumbnailSize) { throw ValidationError("--thumbnail-size must be from 16 to 8192") }
         if let formats {
             let known = Exporter.supportedFormats
@@ -79,8 +87,9 @@ struct PipelineFlags: ParsableArguments {
         options.scale = scale
         options.maxFrames = maxFrames
         options.thumbnailSize = thumbnailSize
-        if solid || thickness != nil || base {
-            options.solid = SolidOptions(thickness: thickness ?? 2.0, base: base)
+        if solid || thickness != nil || base || depth != nil || fit != nil {
+            options.solid = SolidOptions(thickness: thickness ?? 2.0, base: base, depth: depth ?? SolidOptions.defaultDepth,
+                                         fit: fit.flatMap(SolidOptions.parseBuildVolume))
         }
         return options
     }

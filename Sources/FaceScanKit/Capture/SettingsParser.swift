@@ -91,6 +91,10 @@ enum SettingsParser {
             case "base":
                 guard let b = try json.readLiteral() else { throw json.error("base must be true or false") }
                 o.base = b
+            case "depth":
+                let v = try json.readDouble()
+                guard SolidOptions.depthRange.contains(v) else { throw json.error("depth must be \(SolidOptions.depthRangeText), found \(v)") }
+                o.depth = v
             default:
                 try json.skipValue()
             }

@@ -146,7 +146,11 @@ enum EdgeRefinement {
             while let e = pop() {
                 let h = Int(e.slot)
                 guard triangles[h] == e.a && triangles[State.next(h)] == e.b else { continue }
-                split(h)
+                let (p, n) = curvePoint(e.a, e.b)
+                // An edge whose halves would leave a triangle without area (a needle already at
+                // Float's resolution) is left as it is.
+                guard keepsArea(h, p), twin[h] < 0 || keepsArea(Int(twin[h]), p) else { continue }
+                split(h, at: p, normal: n)
                 return true
             }
             return false
@@ -169,9 +173,20 @@ enum EdgeRefinement {
         }
 
         /// Bisects the edge of slot `h` (and its twin's triangle) at a new vertex.
-        mutating func split(_ h: Int) {
+        /// Whether both halves of the triangle of slot `h` split at `p` keep an area in Float.
+        func keepsArea(_ h: Int, _ p: SIMD3<Float>) -> Bool {
+            let x = positions[Int(triangles[h])], y = positions[Int(triangles[State.next(h)])]
+            let z = positions[Int(triangles[State.prev(h)])]
+            func area2(_ a: SIMD3<Float>, _ b: SIMD3<Float>, _ c: SIMD3<Float>) -> Float {
+                let u = b - a, v = c - a
+                let n = SIMD3<Float>(u.y * v.z - u.z * v.y, u.z * v.x - u.x * v.z, u.x * v.y - u.y * v.x)
+                return (n * n).sum()
+            }
+            return area2(x, p, z) > 0 && area2(p, y, z) > 0 && p != x && p != y
+        }
+
+        mutating func split(_ h: Int, at p: SIMD3<Float>, normal n: SIMD3<Float>) {
             let x = triangles[h], y = triangles[State.next(h)]
-            let (p, n) = curvePoint(x, y)
             let m = UInt32(positions.count)
             positions.append(p)
             normals.append(n)

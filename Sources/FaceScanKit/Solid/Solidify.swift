@@ -25,6 +25,15 @@ public struct SolidOptions: Sendable, Equatable {
     public static let depthRange = 1.0...1000.0
     public static let depthRangeText = "from 1 to 1000 mm"
 
+    /// A build volume written `WxDxH` in millimetres (`250x210x210`), nil unless three positive
+    /// finite numbers.
+    public static func parseBuildVolume(_ text: String) -> SIMD3<Double>? {
+        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false).map { Double($0) }
+        guard parts.count == 3, let w = parts[0], let d = parts[1], let h = parts[2],
+              w > 0, d > 0, h > 0, w.isFinite, d.isFinite, h.isFinite else { return nil }
+        return SIMD3(w, d, h)
+    }
+
     public init(thickness: Double = 2.0, base: Bool = false, depth: Double = SolidOptions.defaultDepth,
                 fit: SIMD3<Double>? = nil) {
         self.thickness = thickness
@@ -212,7 +221,11 @@ public enum Solidify {
         guard target >= solid.vertexCount else {
             throw UsageError("a solid of this surface needs at least \(solid.vertexCount) vertices (\(target) requested)")
         }
-        return EdgeRefinement.refine(solid, to: target, curved: false)
+        let padded = EdgeRefinement.refine(solid, to: target, curved: false)
+        guard padded.vertexCount == target else {
+            throw UsageError("could not split this solid to \(target) vertices (\(padded.vertexCount) at most)")
+        }
+        return padded
     }
 
     // MARK: Input check

@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+
+/// The solid parts of the samples sliced by PrusaSlicer's command line on the printer profile in
+/// Tests/printer/ (250 × 210 × 210 mm bed, 0.2 mm layers): no error or warning, extrusions in the
+/// first layer, the part on the bed, filament and time read from the G-code. A missing
+/// `prusa-slicer` is a visible skip in a developer's shell and a failure when `CI` is set.
+@Suite(.serialized) struct SlicerTests {
+    static let profile = packageRoot + "/Tests/printer/prusa-250x210x210.ini"
+
+    struct Sliced {
+        var gcode: String
+        var log: String
+        var status: Int32
+    }
+
+    static func slice(_ stl: String, in dir: String) throws -> Sliced? {
+        guard let slicer = ClientImportTests.client("prusa-slicer") else { return nil }
+        let out = dir + "/part.gcode"
+        let (status, stdout, stderr) = try ClientImportTests.run(
+            slicer, ["--export-gcode", "--load", profile, "--center", "125,105", "--loglevel", "2", "-o", out, stl], cwd: dir)
+        let gcode = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+        return Sliced(gcode: gcode, log: stdout + stderr, status: status)
+    }
+
+    /// Value of a `; key = value` comment of the G-code.
+    static func comment(_ key: String, in gcode: String) -> String? {
+        for line in gcode.split(separator: "\n") where line.hasPrefix("; \(key) = ") {
+            return String(line.dropFirst(key.count + 5))
+        }
+        return nil
+    }
+
+    @Test(arguments: [[] as [String], ["--base"]])
+    func samplePartsSliceCleanly(mode: [String]) throws {
+        for sample in sampleCaptures() {
+            let dir = tempDir()
+            let r = try runFacescan(["process", sample.capture, "--solid"] + mode
+                                    + ["--fit", "250x210x210", "--quality", "low", "--output-dir", dir, "--formats", "stl", "--json", "--quiet"])
+            #expect(r.status == 0, "\(sample.capture) \(mode): \(r.stderr)")
+            guard r.status == 0, let stl = (r.json?["outputs"] as? [[String: Any]])?.first?["path"] as? String else { continue }
+            guard let sliced = try Self.slice(stl, in: dir) else { return }
+            #expect(sliced.status == 0, "\(sample.capture) \(mode): \(sliced.log)")
+            let lower = sliced.log.lowercased()
+            #expect(!lower.contains("error") && !lower.contains("warning"), "\(sample.capture) \(mode): \(sliced.log)")
+            // The first layer prints: an extruding move before the second layer starts.
+            let layers = sliced.gcode.components(separatedBy: ";LAYER_CHANGE")
+            #expect(layers.count > 10, "\(sample.capture) \(mode): \(layers.count - 1) layers")
+            if layers.count > 1 {
+                let first = layers[1]
+                #expect(first.contains(";Z:0.2"), "first layer not at 0.2 mm")
+                let extrudes = first.split(separator: "\n").contains { $0.hasPrefix("G1 ") && $0.contains(" E") && $0.contains(" X") }
+                #expect(extrudes, "\(sample.capture) \(mode): no extrusion in the first layer")
+            }
+            // Every extruding move on the bed.
+            var outside = 0
+            for line in sliced.gcode.split(separator: "\n") where line.hasPrefix("G1 ") && line.contains(" E") {
+                for word in line.split(separator: " ") {
+                    if word.hasPrefix("X"), let x = Double(word.dropFirst()), !(0...250).contains(x) { outside += 1 }
+                    if word.hasPrefix("Y"), let y = Double(word.dropFirst()), !(0...210).contains(y) { outside += 1 }
+                }
+            }
+            #expect(outside == 0, "\(sample.capture) \(mode): \(outside) moves off the bed")
+            let volume = Self.comment("filament used [cm3]", in: sliced.gcode) ?? "?"
+            let time = Self.comment("estimated printing time (normal mode)", in: sliced.gcode) ?? "?"
+            #expect(Double(volume).map { $0 > 0 } ?? false, "no filament volume in the G-code")
+            print("SlicerTests: \((sample.dir as NSString).lastPathComponent) \(mode.isEmpty ? "shell" : "base"): \(volume) cm³ of filament, \(time)")
+        }
+    }
+}
