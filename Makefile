@@ -4,8 +4,18 @@ APT_PKGS  := pkg-config libpng-dev libassimp-dev parallel prusa-slicer lib3mf-de
 SAMPLE    ?= samples/ict-neutral/capture.json
 RELEASE   := .build/release/facescan
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# install: PREFIX (default /usr/local) and DESTDIR (staging, for packagers).
+PREFIX    ?= /usr/local
+BINDIR    := $(PREFIX)/bin
+MANDIR    := $(PREFIX)/share/man/man1
+BASHDIR   := $(PREFIX)/share/bash-completion/completions
+ZSHDIR    := $(PREFIX)/share/zsh/site-functions
+FISHDIR   := $(PREFIX)/share/fish/vendor_completions.d
+MANPAGE   := .build/plugins/GenerateManual/outputs/facescan/facescan.1
+# The man page is dated by the last commit, so the same sources give the same page.
+MANDATE   := $(shell git log -1 --format=%cs 2>/dev/null || echo 1970-01-01)
 
-.PHONY: deps build release run test regress bench clean
+.PHONY: deps build release run test regress bench clean man install uninstall
 
 ## deps: install the system libraries facescan links (libpng, assimp) when they are missing.
 deps:
@@ -28,8 +38,27 @@ run: release
 ## test: build and run every test (unit, end-to-end on samples/), then the sample regression.
 test: deps
 	$(SWIFT) build
+	$(MAKE) release man
 	$(SWIFT) test
 	$(MAKE) regress
+
+## man: the manual page, by swift-argument-parser's generate-manual plugin (builds in release).
+man: deps
+	$(SWIFT) package plugin generate-manual --date $(MANDATE)
+
+## install: the release binary, its man page and bash/zsh/fish completions under PREFIX (DESTDIR honoured).
+install: release man
+	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MANDIR)" "$(DESTDIR)$(BASHDIR)" "$(DESTDIR)$(ZSHDIR)" "$(DESTDIR)$(FISHDIR)"
+	install -m 755 $(RELEASE) "$(DESTDIR)$(BINDIR)/facescan"
+	install -m 644 $(MANPAGE) "$(DESTDIR)$(MANDIR)/facescan.1"
+	$(RELEASE) --generate-completion-script bash > "$(DESTDIR)$(BASHDIR)/facescan"
+	$(RELEASE) --generate-completion-script zsh > "$(DESTDIR)$(ZSHDIR)/_facescan"
+	$(RELEASE) --generate-completion-script fish > "$(DESTDIR)$(FISHDIR)/facescan.fish"
+
+## uninstall: remove what install put under PREFIX.
+uninstall:
+	rm -f "$(DESTDIR)$(BINDIR)/facescan" "$(DESTDIR)$(MANDIR)/facescan.1" "$(DESTDIR)$(BASHDIR)/facescan" \
+	  "$(DESTDIR)$(ZSHDIR)/_facescan" "$(DESTDIR)$(FISHDIR)/facescan.fish"
 
 ## regress: fresh release runs on samples/ compared with their expected.json (exit 1 on a change).
 regress: release

@@ -27,9 +27,9 @@ struct CompareCommand: ParsableCommand {
 
     /// Errors are printed and mapped to exit codes by `FaceScan.main()`.
     func run() throws {
-        let meshA = try MeshInput.read(a, command: "compare")
-        let meshB = try MeshInput.read(b, command: "compare")
         let unit = units ?? .m
+        let meshA = try MeshInput.read(a, command: "compare", unit: unit)
+        let meshB = try MeshInput.read(b, command: "compare", unit: unit)
         MeshInput.checkSize(meshA, path: a, unit: unit, declared: units != nil, verbosity: verbosity)
         MeshInput.checkSize(meshB, path: b, unit: unit, declared: units != nil, verbosity: verbosity)
         let e = SurfaceDistance.symmetric(meshA, meshB, samplesPerMesh: samples, unitToMicrometres: unit.millimetres * 1000)

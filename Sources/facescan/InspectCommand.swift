@@ -13,7 +13,7 @@ struct InspectCommand: ParsableCommand {
     @OptionGroup var verbosity: Verbosity
 
     func run() throws {
-        let m = try MeshInput.read(mesh, command: "inspect")
+        let m = try MeshInput.read(mesh, command: "inspect", unit: units ?? .mm)
         MeshInput.checkSize(m, path: mesh, unit: units ?? .mm, declared: units != nil, verbosity: verbosity)
         let report = MeshInspection(m, unit: units ?? .mm)
         print(json ? report.json.serialized() : report.text)

@@ -7,11 +7,12 @@ enum MeshInput {
     /// A face is this many millimetres across, give or take a lot: outside, the unit is likely wrong.
     static let plausibleFaceMillimetres = 10.0...2000.0
 
-    static func read(_ path: String, command: String) throws -> Mesh {
+    /// Reads the mesh at `path` (a file that states its unit, such as 3MF, converted into `unit`).
+    static func read(_ path: String, command: String, unit: LengthUnit = .mm) throws -> Mesh {
         if Batch.looksLikeCapture(atPath: path) {
             throw UsageError("\(path) is a facescan capture, not a mesh: make a mesh with facescan process \(path), then \(command) its STL or OBJ")
         }
-        return try MeshIO.read(path: path)
+        return try MeshIO.read(path: path, unit: unit)
     }
 
     /// The largest side of the mesh's bounding box, in the file's unit (0 for no vertex).

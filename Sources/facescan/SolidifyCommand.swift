@@ -25,8 +25,8 @@ struct SolidifyCommand: ParsableCommand {
     }
 
     func run() throws {
-        let mesh = try MeshInput.read(input, command: "solidify")
         let unit = units ?? .mm
+        let mesh = try MeshInput.read(input, command: "solidify", unit: unit)
         MeshInput.checkSize(mesh, path: input, unit: unit, declared: units != nil, verbosity: verbosity)
         let across = MeshInput.largestExtent(mesh) * unit.millimetres
         if thickness > across {

@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+
+/// `make install` / `make uninstall` into a temporary prefix, and the installed man page read by
+/// man(1). Uses the release binary and man page `make test` builds before the tests (`make
+/// release man`); install is run with both marked up to date (`make -o release -o man`), so the
+/// test never builds inside the checkout while `swift test` holds it.
+@Suite(.serialized) struct InstallCLITests {
+    static let release = packageRoot + "/.build/release/facescan"
+    static let manPage = packageRoot + "/.build/plugins/GenerateManual/outputs/facescan/facescan.1"
+
+    func run(_ path: String, _ args: [String], cwd: String? = nil, env: [String: String] = [:]) throws -> (status: Int32, out: String, err: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: path)
+        p.arguments = args
+        if let cwd { p.currentDirectoryURL = URL(fileURLWithPath: cwd) }
+        p.environment = ProcessInfo.processInfo.environment.merging(env) { $1 }
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        nonisolated(unsafe) var errData = Data()
+        let g = DispatchGroup()
+        g.enter()
+        DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); g.leave() }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        g.wait()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    }
+
+    @Test func installIntoAPrefixThenUninstall() throws {
+        let fm = FileManager.default
+        var missing: [String] = []
+        if !fm.isExecutableFile(atPath: Self.release) { missing.append(Self.release + " (make release)") }
+        if !fm.fileExists(atPath: Self.manPage) { missing.append(Self.manPage + " (make man)") }
+        if !fm.isExecutableFile(atPath: "/usr/bin/man") { missing.append("/usr/bin/man (make deps installs man-db)") }
+        guard missing.isEmpty else {
+            if ProcessInfo.processInfo.environment["CI"] != nil {
+                Issue.record("missing on CI: \(missing.joined(separator: ", "))")
+            } else {
+                print("InstallCLITests: skipped, missing \(missing.joined(separator: ", ")); make test builds them first")
+            }
+            return
+        }
+        let prefix = tempDir() + "/prefix with space"
+        let make = try run("/usr/bin/make", ["-C", packageRoot, "-o", "release", "-o", "man", "install", "PREFIX=\(prefix)"])
+        #expect(make.status == 0, "\(make.out)\(make.err)")
+        let bin = prefix + "/bin/facescan"
+        let files = [bin, prefix + "/share/man/man1/facescan.1", prefix + "/share/bash-completion/completions/facescan",
+                     prefix + "/share/zsh/site-functions/_facescan", prefix + "/share/fish/vendor_completions.d/facescan.fish"]
+        for f in files { #expect(fm.fileExists(atPath: f), "\(f) not installed") }
+
+        // The installed binary runs and is the release build.
+        let v = try run(bin, ["--version"])
+        let rv = try run(Self.release, ["--version"])
+        #expect(v.status == 0 && !v.out.isEmpty && v.out == rv.out)
+        let help = try run(bin, ["batch", "--help"])
+        #expect(help.status == 0 && help.out.contains("--resume"))
+
+        // man reads the page: NAME, the subcommands and their options.
+        let page = try run("/usr/bin/man", ["-l", prefix + "/share/man/man1/facescan.1"], env: ["MANPAGER": "cat", "PAGER": "cat", "MANWIDTH": "100"])
+        #expect(page.status == 0, "\(page.err)")
+        for word in ["facescan", "NAME", "process", "batch", "--output-dir", "--resume", "--recursive", "inspect"] {
+            #expect(page.out.contains(word), "man page lacks \(word)")
+        }
+        // The bash completion script is valid bash and completes the subcommands.
+        let bash = try run("/bin/bash", ["-c", "source \"$1\" && COMP_WORDS=(facescan pro) COMP_CWORD=1 && _facescan && echo \"${COMPREPLY[@]}\"", "-", prefix + "/share/bash-completion/completions/facescan"])
+        #expect(bash.status == 0 && bash.out.contains("process"), "\(bash.out)\(bash.err)")
+
+        let un = try run("/usr/bin/make", ["-C", packageRoot, "uninstall", "PREFIX=\(prefix)"])
+        #expect(un.status == 0, "\(un.err)")
+        for f in files { #expect(!fm.fileExists(atPath: f), "\(f) left after uninstall") }
+    }
+}
