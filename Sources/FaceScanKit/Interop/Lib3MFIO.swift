@@ -129,6 +129,8 @@ public enum Lib3MFIO {
                     return
                 }
                 let base = UInt32(positions.count)
+                positions.reserveCapacity(positions.count + v.count)
+                triangles.reserveCapacity(triangles.count + 3 * tri.count)
                 for p in v {
                     let x = Double(p.position.0), y = Double(p.position.1), z = Double(p.position.2)
                     positions.append(SIMD3(
@@ -141,7 +143,9 @@ public enum Lib3MFIO {
                         failure = "triangle index out of range"
                         return
                     }
-                    triangles += [base + k.indices.0, base + k.indices.1, base + k.indices.2]
+                    triangles.append(base + k.indices.0)
+                    triangles.append(base + k.indices.1)
+                    triangles.append(base + k.indices.2)
                 }
                 return
             }
