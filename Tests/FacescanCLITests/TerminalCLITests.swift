@@ -162,4 +162,22 @@ private final class TerminalChild: @unchecked Sendable {
         #expect(after.filter { $0.hasPrefix(".") }.isEmpty, "left behind: \(after)")
         #expect(after.count == 60)
     }
+
+    /// SIGTERM (a cluster's scheduler ending the job): the same, exit 143.
+    @Test func terminateMidBatch() throws {
+        let dir = try captures(20)
+        let root = (dir as NSString).deletingLastPathComponent
+        let log = root + "/log"
+        let child = try TerminalChild(["batch", dir, "-o", root + "/out", "--formats", "stl,png", "-n", "144", "-j", "2"], stdoutPath: log)
+        let deadline = Date().addingTimeInterval(120)
+        while Date() < deadline, ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").isEmpty { usleep(20_000) }
+        kill(child.pid, SIGTERM)
+        let (status, terminal) = child.wait()
+        #expect(status & 0x7f == 0 && (status >> 8) & 0xff == 143, "wait status \(status): \(terminal.debugDescription)")
+        let lines = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(lines.hasSuffix("\n"))
+        let n = lines.split(separator: "\n").count
+        #expect(lines.split(separator: "\n").allSatisfy { $0.hasPrefix("OK   ") && $0.hasSuffix(" ms") }, "\(lines)")
+        #expect(terminal.contains("interrupted by SIGTERM after \(n)/20 captures"), "\(terminal.debugDescription)")
+    }
 }
