@@ -1,0 +1,383 @@
+import Foundation
+import Testing
+
+/// `facescan batch --shard` on a real Slurm cluster (one node: munged, slurmctld and slurmd started
+/// by the test from Tests/slurm/slurm.conf.in, everything in a temporary directory) and the
+/// Kubernetes Indexed Job's container command, both exactly as in deploy/ and the README.
+@Suite(.serialized) struct SlurmTests {
+    static let shards = 4
+
+    /// `count` small captures under `dir/captures/` (different frames, so different outputs).
+    func writeCaptures(in dir: String, count: Int) throws {
+        let captures = dir + "/captures"
+        try FileManager.default.createDirectory(atPath: captures, withIntermediateDirectories: true)
+        for i in 0..<count {
+            let extra = goodMeta + ",\"distance\":\(0.32 + 0.01 * Double(i))"
+            try smallCapture(frames: [goodMeta, extra]).write(toFile: "\(captures)/cap\(i).json", atomically: false, encoding: .utf8)
+        }
+    }
+
+    /// `inputs` of every JSON line in the files `reports-*.jsonl` of `dir`, with the exit codes.
+    func reportedInputs(_ dir: String) throws -> [(input: String, exitCode: Int)] {
+        var out: [(String, Int)] = []
+        for f in try FileManager.default.contentsOfDirectory(atPath: dir).sorted() where f.hasPrefix("reports-") && f.hasSuffix(".jsonl") {
+            for line in try String(contentsOfFile: dir + "/" + f, encoding: .utf8).split(separator: "\n") {
+                let j = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(f): \(line)")
+                out.append((try #require(j["input"] as? String), try #require(j["exitCode"] as? Int)))
+            }
+        }
+        return out
+    }
+
+    /// `out` and `ref` hold the same files, each with the same bytes (the per-capture
+    /// `.report.json`, which holds timings, only has to exist).
+    func expectSameOutputs(_ out: String, _ ref: String) throws {
+        let a = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
+        let b = try FileManager.default.contentsOfDirectory(atPath: ref).sorted()
+        #expect(a == b)
+        #expect(b.filter { $0.hasSuffix(".stl") }.count >= 7)
+        for f in b where !f.hasSuffix(".report.json") {
+            #expect(FileManager.default.contentsEqual(atPath: out + "/" + f, andPath: ref + "/" + f), "\(f) differs from the one-machine run")
+        }
+    }
+
+    /// The one-machine run: `facescan batch captures/ --output-dir ref`.
+    func oneMachineRun(in dir: String) throws {
+        let r = try run(facescanBinary, ["batch", "captures/", "--output-dir", "ref", "--json"], cwd: dir)
+        #expect(r.status == 0, "\(r.output)")
+    }
+
+    /// A line of `file` (under the package root) that starts with `prefix`, trimmed.
+    func line(in file: String, startingWith prefix: String) throws -> String {
+        let text = try String(contentsOfFile: packageRoot + "/" + file, encoding: .utf8)
+        let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        return try #require(lines.first { $0.hasPrefix(prefix) }, "\(file) has no line starting with '\(prefix)'")
+    }
+
+    @Test func kubernetesIndexedJobCommandCoversEveryCaptureOnce() throws {
+        let command = try line(in: "deploy/kubernetes/facescan-job.yaml", startingWith: "- facescan batch").dropFirst(2)
+        // The README shows the same command line.
+        #expect(try String(contentsOfFile: packageRoot + "/README.md", encoding: .utf8).contains(String(command)))
+        let dir = tempDir()
+        try writeCaptures(in: dir, count: 7)
+        try oneMachineRun(in: dir)
+        // One run per completion index, as the Job's pods do (in the container's working directory).
+        for k in 0..<Self.shards {
+            var env = ProcessInfo.processInfo.environment
+            env["JOB_COMPLETION_INDEX"] = String(k)
+            env["PATH"] = URL(fileURLWithPath: facescanBinary).deletingLastPathComponent().path + ":" + (env["PATH"] ?? "/usr/bin:/bin")
+            let r = try run("/bin/sh", ["-c", String(command)], cwd: dir, environment: env)
+            #expect(r.status == 0, "index \(k): \(r.output)")
+        }
+        let reported = try reportedInputs(dir)
+        #expect(reported.map(\.input).sorted() == (0..<7).map { "captures/cap\($0).json" })
+        #expect(reported.allSatisfy { $0.exitCode == 0 })
+        try expectSameOutputs(dir + "/out", dir + "/ref")
+    }
+
+    @Test func slurmArrayJobCoversEveryCaptureOnce() throws {
+        guard let cluster = try SlurmCluster.startOrSkip() else { return }
+        defer { cluster.stop() }
+        let script = packageRoot + "/deploy/slurm/facescan.sbatch"
+        let command = try line(in: "deploy/slurm/facescan.sbatch", startingWith: "facescan batch")
+        let readme = try String(contentsOfFile: packageRoot + "/README.md", encoding: .utf8)
+        #expect(readme.contains(command), "README's Slurm example differs from deploy/slurm/facescan.sbatch")
+        #expect(try line(in: "deploy/slurm/facescan.sbatch", startingWith: "#SBATCH --array=") == "#SBATCH --array=0-\(Self.shards - 1)")
+
+        let dir = tempDir()
+        try writeCaptures(in: dir, count: 10)
+        try oneMachineRun(in: dir)
+        let job = try cluster.submit(["sbatch", "--parsable", script], cwd: dir)
+        let states = try cluster.wait(job: job, timeout: 60)
+        #expect(states.count == Self.shards, "\(states)")
+        #expect(states.values.allSatisfy { $0 == "COMPLETED" }, "\(states)")
+        let reported = try reportedInputs(dir)
+        // Each capture once, from the task whose shard it is in.
+        #expect(reported.map(\.input).sorted() == (0..<10).map { "captures/cap\($0).json" }.sorted())
+        #expect(reported.allSatisfy { $0.exitCode == 0 })
+        for k in 0..<Self.shards {
+            let lines = try String(contentsOfFile: "\(dir)/reports-\(k).jsonl", encoding: .utf8).split(separator: "\n").count
+            #expect(lines == (10 - k + Self.shards - 1) / Self.shards, "task \(k) reported \(lines) captures")
+        }
+        try expectSameOutputs(dir + "/out", dir + "/ref")
+    }
+}
+
+/// Child processes started with posix_spawn, not Foundation's Process (whose exit monitoring
+/// deadlocked here with long-running daemons): every descriptor above 2 is closed in the child and
+/// the parent's pipes are close-on-exec, so a daemon never holds another test's pipe open.
+enum Spawn {
+    private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    private typealias Chdir = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
+    // glibc ≥ 2.34; not exported by Swift's Glibc module.
+    private static let closeFrom = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np").map { unsafeBitCast($0, to: CloseFrom.self) }
+    private static let chdir = dlsym(nil, "posix_spawn_file_actions_addchdir_np").map { unsafeBitCast($0, to: Chdir.self) }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Starts `exe` with standard input from /dev/null and standard output and error on `outputFD`.
+    static func start(_ exe: String, _ args: [String], cwd: String?, environment: [String: String], outputFD: Int32) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, outputFD, 1)
+        posix_spawn_file_actions_adddup2(&actions, outputFD, 2)
+        if let closeFrom { _ = closeFrom(&actions, 3) }
+        if let cwd {
+            guard let chdir else { throw Failure(description: "posix_spawn_file_actions_addchdir_np is missing (glibc < 2.29)") }
+            _ = chdir(&actions, cwd)
+        }
+        let argv = ([exe] + args).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for p in argv + envp { free(p) } }
+        // The test runner's threads block signals: the child starts with none blocked and
+        // default handlers, so SIGTERM stops a daemon.
+        var attr = posix_spawnattr_t()
+        posix_spawnattr_init(&attr)
+        defer { posix_spawnattr_destroy(&attr) }
+        var none = sigset_t(), all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attr, &none)
+        posix_spawnattr_setsigdefault(&attr, &all)
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, exe, &actions, &attr, argv, envp)
+        guard rc == 0 else { throw Failure(description: "cannot start \(exe): \(String(cString: strerror(rc)))") }
+        return pid
+    }
+
+    /// Waits for `pid`; its exit status (128 + signal when killed).
+    static func wait(_ pid: pid_t) -> Int32 {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    }
+
+    /// Runs `exe` to the end; its exit status and standard output and error together.
+    static func run(_ exe: String, _ args: [String], cwd: String? = nil,
+                    environment: [String: String] = ProcessInfo.processInfo.environment) throws -> (status: Int32, output: String) {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw Failure(description: "pipe failed") }
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        let pid: pid_t
+        do {
+            pid = try start(exe, args, cwd: cwd, environment: environment, outputFD: fds[1])
+        } catch {
+            close(fds[0]); close(fds[1])
+            throw error
+        }
+        close(fds[1])
+        var out: [UInt8] = []
+        var buf = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = buf.withUnsafeMutableBytes { read(fds[0], $0.baseAddress, $0.count) }
+            if n > 0 { out += buf[0..<n] } else if n == 0 || errno != EINTR { break }
+        }
+        close(fds[0])
+        return (wait(pid), String(decoding: out, as: UTF8.self))
+    }
+}
+
+func run(_ exe: String, _ args: [String], cwd: String? = nil, environment: [String: String]? = nil) throws -> (status: Int32, output: String) {
+    try Spawn.run(exe, args, cwd: cwd, environment: environment ?? ProcessInfo.processInfo.environment)
+}
+
+/// A one-node Slurm cluster of this test process: munged, slurmctld and slurmd in the foreground,
+/// configured from Tests/slurm/slurm.conf.in, with every file in one temporary directory.
+final class SlurmCluster {
+    let dir: String
+    let conf: String
+    private var daemons: [(name: String, pid: pid_t)] = []
+    private var jobs: [String] = []
+    let tools: [String: String]
+
+    static let daemonNames = ["munged", "slurmctld", "slurmd"]
+    static let clientNames = ["sbatch", "squeue", "scontrol", "scancel", "sinfo"]
+
+    /// The full path of `name` on PATH or in /usr/sbin and /sbin.
+    static func find(_ name: String) -> String? {
+        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
+        for d in path + ["/usr/sbin", "/sbin", "/usr/bin"] where FileManager.default.isExecutableFile(atPath: d + "/" + name) {
+            return d + "/" + name
+        }
+        return nil
+    }
+
+    /// A started cluster; nil (after printing why) when Slurm or munge is missing in a developer's
+    /// shell. With CI set, a missing program is a test failure.
+    static func startOrSkip() throws -> SlurmCluster? {
+        var tools: [String: String] = [:]
+        let missing = (daemonNames + clientNames).filter { name in
+            guard let p = find(name) else { return true }
+            tools[name] = p
+            return false
+        }
+        if !missing.isEmpty {
+            let why = "Slurm test skipped: \(missing.joined(separator: ", ")) not installed (make deps installs slurm-wlm and munge)"
+            if ProcessInfo.processInfo.environment["CI"] != nil {
+                Issue.record(Comment(rawValue: why + "; CI is set, so this is a failure"))
+            } else {
+                print(why)
+            }
+            return nil
+        }
+        let cluster = try SlurmCluster(tools: tools)
+        do {
+            try cluster.start()
+        } catch {
+            cluster.stop()
+            throw error
+        }
+        return cluster
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    private init(tools: [String: String]) throws {
+        self.tools = tools
+        dir = tempDir() + "/slurm"
+        conf = dir + "/slurm.conf"
+        for sub in ["", "/munge", "/state", "/spool", "/log"] {
+            try FileManager.default.createDirectory(atPath: dir + sub, withIntermediateDirectories: true)
+        }
+        chmod(dir + "/munge", 0o700)
+        var key = [UInt8](repeating: 0, count: 1024)
+        for i in key.indices { key[i] = UInt8.random(in: 0...255) }
+        try Data(key).write(to: URL(fileURLWithPath: dir + "/munge/munge.key"))
+        chmod(dir + "/munge/munge.key", 0o400)
+        var host = [CChar](repeating: 0, count: 256)
+        gethostname(&host, host.count)
+        let ports = Int.random(in: 20_000...29_000)
+        var text = try String(contentsOfFile: packageRoot + "/Tests/slurm/slurm.conf.in", encoding: .utf8)
+        for (k, v) in [("@DIR@", dir), ("@CTLD_PORT@", String(ports)), ("@SLURMD_PORT@", String(ports + 1)),
+                       ("@HOSTNAME@", String(cString: host)), ("@CPUS@", String(ProcessInfo.processInfo.activeProcessorCount)),
+                       ("@USER@", String(cString: getpwuid(geteuid()).pointee.pw_name))] {
+            text = text.replacingOccurrences(of: k, with: v)
+        }
+        try text.write(toFile: conf, atomically: false, encoding: .utf8)
+    }
+
+    var environment: [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        env["SLURM_CONF"] = conf
+        env["PATH"] = URL(fileURLWithPath: facescanBinary).deletingLastPathComponent().path + ":" + (env["PATH"] ?? "/usr/bin:/bin")
+        return env
+    }
+
+    private func launch(_ name: String, _ args: [String]) throws {
+        let fd = open(dir + "/log/\(name).log", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw Failure(description: "cannot create \(dir)/log/\(name).log") }
+        defer { close(fd) }
+        daemons.append((name, try Spawn.start(tools[name]!, args, cwd: dir, environment: environment, outputFD: fd)))
+    }
+
+    /// Whether `pid` (a child) has exited; reaps it and gives its status when it has.
+    private func exited(_ pid: pid_t) -> Int32? {
+        var status: Int32 = 0
+        return waitpid(pid, &status, WNOHANG) == pid ? status : nil
+    }
+
+    func log(_ name: String) -> String {
+        (try? String(contentsOfFile: dir + "/log/\(name).log", encoding: .utf8)) ?? ""
+    }
+
+    private func start() throws {
+        let m = dir + "/munge"
+        try launch("munged", ["--foreground", "--force", "--key-file=\(m)/munge.key", "--socket=\(m)/munge.socket",
+                              "--pid-file=\(m)/munged.pid", "--seed-file=\(m)/munged.seed", "--log-file=\(dir)/log/munged-file.log"])
+        try waitFor("munged's socket", timeout: 10) { FileManager.default.fileExists(atPath: m + "/munge.socket") }
+        try launch("slurmctld", ["-D", "-i", "-f", conf])
+        try launch("slurmd", ["-D", "-N", "facescan-node", "-f", conf])
+        try waitFor("the node to be idle", timeout: 30) {
+            let r = try? run(self.tools["sinfo"]!, ["-h", "-o", "%t"], environment: self.environment)
+            return r?.output.trimmingCharacters(in: .whitespacesAndNewlines) == "idle"
+        }
+    }
+
+    private func waitFor(_ what: String, timeout: Double, _ ready: () throws -> Bool) throws {
+        let end = Date().addingTimeInterval(timeout)
+        while Date() < end {
+            if try ready() { return }
+            for (i, (name, pid)) in daemons.enumerated() {
+                if let status = exited(pid) {
+                    daemons.remove(at: i)
+                    throw Failure(description: "\(name) exited (status \(status)) while waiting for \(what): \(log(name))")
+                }
+            }
+            usleep(100_000)
+        }
+        throw Failure(description: "timed out waiting for \(what); slurmctld: \(log("slurmctld")) slurmd: \(log("slurmd"))")
+    }
+
+    /// Runs a Slurm client command line (`args[0]` is the tool name); returns its output.
+    @discardableResult
+    func client(_ args: [String], cwd: String? = nil) throws -> String {
+        let r = try run(tools[args[0]]!, Array(args.dropFirst()), cwd: cwd, environment: environment)
+        guard r.status == 0 else { throw Failure(description: "\(args.joined(separator: " ")) exited \(r.status): \(r.output)") }
+        return r.output
+    }
+
+    /// Submits with `sbatch --parsable …`; returns the job id.
+    func submit(_ args: [String], cwd: String) throws -> String {
+        let id = try client(args, cwd: cwd).trimmingCharacters(in: .whitespacesAndNewlines)
+        jobs.append(id)
+        return id
+    }
+
+    /// The state of every array task of `job` (index → state), e.g. "COMPLETED".
+    func taskStates(job: String) throws -> [Int: String] {
+        var states: [Int: String] = [:]
+        let text = try client(["scontrol", "show", "job", job, "-o"])
+        for rec in text.split(separator: "\n") {
+            let fields = Dictionary(rec.split(separator: " ").compactMap { f -> (String, String)? in
+                guard let eq = f.firstIndex(of: "=") else { return nil }
+                return (String(f[..<eq]), String(f[f.index(after: eq)...]))
+            }, uniquingKeysWith: { a, _ in a })
+            // Pending tasks share one record with a range of ids, e.g. ArrayTaskId=2-3 (or 1,3-5%2).
+            guard let ids = fields["ArrayTaskId"], let s = fields["JobState"] else { continue }
+            for part in ids.split(separator: "%")[0].split(separator: ",") {
+                let ends = part.split(separator: "-").compactMap { Int($0) }
+                guard let lo = ends.first, let hi = ends.last, lo <= hi else { continue }
+                for t in lo...hi { states[t] = s }
+            }
+        }
+        return states
+    }
+
+    /// Waits until no task of `job` is pending or running; returns the final states.
+    func wait(job: String, timeout: Double) throws -> [Int: String] {
+        let end = Date().addingTimeInterval(timeout)
+        let active: Set<String> = ["PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "SUSPENDED", "REQUEUED"]
+        while Date() < end {
+            let states = try taskStates(job: job)
+            if !states.isEmpty && states.values.allSatisfy({ !active.contains($0) }) { return states }
+            usleep(200_000)
+        }
+        throw Failure(description: "job \(job) not done after \(timeout) s: \(try taskStates(job: job)); slurmd: \(log("slurmd"))")
+    }
+
+    /// Cancels this cluster's jobs and stops every daemon it started (SIGTERM, then SIGKILL after 5 s).
+    func stop() {
+        for j in jobs { _ = try? run(tools["scancel"]!, [j], environment: environment) }
+        for (_, pid) in daemons.reversed() {
+            kill(pid, SIGTERM)
+            let end = Date().addingTimeInterval(5)
+            var done = false
+            while !done && Date() < end {
+                done = exited(pid) != nil
+                if !done { usleep(50_000) }
+            }
+            if !done {
+                kill(pid, SIGKILL)
+                _ = Spawn.wait(pid)
+            }
+        }
+        daemons.removeAll()
+    }
+}
