@@ -42,6 +42,11 @@ public enum Rasterizer {
 
     /// Renders `mesh` with `shader`, also returning the depth of every output pixel.
     public static func renderFrame<S: SurfaceShader>(_ mesh: Mesh, options: RenderOptions, shader: S) -> RenderedFrame {
+        renderFrame(mesh, options: options, vertexShader: UniformShading(shader: shader))
+    }
+
+    /// Renders `mesh` with a shader that may colour each vertex differently (see ``VertexShader``).
+    public static func renderFrame<S: VertexShader>(_ mesh: Mesh, options: RenderOptions, vertexShader shader: S) -> RenderedFrame {
         let ss = options.supersample
         let size = options.size
         // 1. Camera at sample resolution, and the same camera at output resolution for callers.
@@ -65,7 +70,7 @@ public enum Rasterizer {
             // 3. Light every vertex, outside and inside (the normal flipped towards the camera).
             var normal = camera.directionToCamera(worldNormals[v])
             if normal == .zero { normal = SIMD3(0, 0, 1) }
-            let f = shader.shade(normal: normal, frontFacing: true), b = shader.shade(normal: -normal, frontFacing: false)
+            let f = shader.shade(vertex: v, normal: normal, frontFacing: true), b = shader.shade(vertex: v, normal: -normal, frontFacing: false)
             front[v] = SIMD4(f, 0)
             back[v] = SIMD4(b, 0)
         }

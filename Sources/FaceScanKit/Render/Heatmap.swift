@@ -1,0 +1,191 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Colours each vertex on its own: ``Rasterizer/renderFrame(_:options:vertexShader:)`` calls it
+/// once per vertex and side, generic (specialised, no existential call per vertex).
+public protocol VertexShader: Sendable {
+    /// Linear-light RGB of vertex `vertex` with unit camera-space normal `normal` (flipped
+    /// towards the camera for the inside, where `frontFacing` is false).
+    func shade(vertex: Int, normal: SIMD3<Float>, frontFacing: Bool) -> SIMD3<Float>
+}
+
+/// A ``SurfaceShader`` used for every vertex alike.
+public struct UniformShading<S: SurfaceShader>: VertexShader {
+    public var shader: S
+    public init(shader: S) { self.shader = shader }
+    @inline(__always)
+    public func shade(vertex: Int, normal: SIMD3<Float>, frontFacing: Bool) -> SIMD3<Float> {
+        shader.shade(normal: normal, frontFacing: frontFacing)
+    }
+}
+
+/// A perceptual colour map (viridis: dark blue-violet → teal → yellow; lightness rises
+/// monotonically, readable in grey and by most colour-blind viewers).
+public enum ColorMap {
+    /// Viridis at 0, 0.1, …, 1 (sRGB bytes); values between are interpolated linearly in sRGB.
+    static let viridisStops: [SIMD3<Float>] = [
+        SIMD3(0x44, 0x01, 0x54), SIMD3(0x48, 0x24, 0x75), SIMD3(0x41, 0x44, 0x87), SIMD3(0x35, 0x5F, 0x8D),
+        SIMD3(0x2A, 0x78, 0x8E), SIMD3(0x21, 0x91, 0x8C), SIMD3(0x22, 0xA8, 0x84), SIMD3(0x44, 0xBF, 0x70),
+        SIMD3(0x7A, 0xD1, 0x51), SIMD3(0xBD, 0xDF, 0x26), SIMD3(0xFD, 0xE7, 0x25),
+    ]
+
+    /// sRGB (0…1 per channel) of `t` in 0…1 (clamped; NaN counts as 0).
+    public static func viridis(_ t: Double) -> SIMD3<Float> {
+        let x = t.isNaN ? 0 : Swift.min(Swift.max(t, 0), 1) * Double(viridisStops.count - 1)
+        let i = Swift.min(Int(x), viridisStops.count - 2)
+        let f = Float(x - Double(i))
+        return (viridisStops[i] * (1 - f) + viridisStops[i + 1] * f) / 255
+    }
+
+    /// sRGB (0…1) → linear light.
+    static func linear(_ c: SIMD3<Float>) -> SIMD3<Float> {
+        func l(_ v: Float) -> Float { v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4) }
+        return SIMD3(l(c.x), l(c.y), l(c.z))
+    }
+}
+
+/// Per-vertex colours under a light from the camera: the outside at 80–100 % of the colour
+/// (facing the camera: 100 %), so the shape reads while the colour stays close to the legend's;
+/// the inside of an open surface at 35 %.
+public struct HeatmapShader: VertexShader {
+    /// Linear-light colour per vertex.
+    public var colors: [SIMD3<Float>]
+    public init(colors: [SIMD3<Float>]) { self.colors = colors }
+
+    @inline(__always)
+    public func shade(vertex: Int, normal: SIMD3<Float>, frontFacing: Bool) -> SIMD3<Float> {
+        let c = colors[vertex]
+        return frontFacing ? c * (0.8 + 0.2 * Swift.max(0, normal.z)) : c * 0.35
+    }
+}
+
+/// Error heatmaps: a mesh with each vertex coloured by a value in µm (viridis from 0 to a scale
+/// maximum), composited over white, with a legend (colour bar and µm ticks) on the right.
+public enum Heatmap {
+    public struct Rendered: Sendable {
+        public var image: RGBAImage
+        /// The camera of the mesh area (the left `size × size` pixels of the image).
+        public var camera: Camera
+        /// The value at the top of the colour bar, µm.
+        public var maxUm: Double
+        /// The tick labels, bottom to top.
+        public var labels: [String]
+    }
+
+    /// The smallest of 1, 2, 2.5, 5 × 10ᵏ at or above `x` (1 for x ≤ 0 or not finite).
+    public static func niceMaximum(_ x: Double) -> Double {
+        guard x > 0, x.isFinite else { return 1 }
+        var p = 1.0
+        while p > x { p /= 10 }
+        while p * 10 <= x { p *= 10 }
+        for m in [1.0, 2, 2.5, 5, 10] where m * p >= x * (1 - 1e-12) { return m * p }
+        return 10 * p
+    }
+
+    /// `x` µm as a legend label: whole numbers from 10 µm up, else up to two decimals.
+    public static func label(_ x: Double) -> String {
+        if x >= 10 { return String(Int(x.rounded())) }
+        var s = String((x * 100).rounded() / 100)
+        if s.hasSuffix(".0") { s.removeLast(2) }
+        return s
+    }
+
+    /// Renders `mesh` coloured by `valuesUm` (one per vertex) on a scale from 0 to `maxUm`
+    /// (default: ``niceMaximum(_:)`` of the largest value); values above it get the top colour.
+    public static func render(_ mesh: Mesh, valuesUm: [Double], maxUm: Double? = nil, options: RenderOptions = RenderOptions()) -> Rendered {
+        precondition(valuesUm.count == mesh.vertexCount, "one value per vertex")
+        let top = maxUm.flatMap { $0 > 0 && $0.isFinite ? $0 : nil } ?? niceMaximum(valuesUm.max() ?? 0)
+        let colors = valuesUm.map { ColorMap.linear(ColorMap.viridis($0 / top)) }
+        let frame = Rasterizer.renderFrame(mesh, options: options, vertexShader: HeatmapShader(colors: colors))
+        let size = options.size
+        let scale = Swift.max(1, size / 256)
+        let panel = 64 * scale
+        let width = size + panel
+        var px = [UInt8](repeating: 255, count: width * size * 4)
+        // The mesh over white.
+        for y in 0..<size {
+            for x in 0..<size {
+                let s = 4 * (y * size + x), d = 4 * (y * width + x)
+                let a = UInt32(frame.image.pixels[s + 3])
+                for k in 0..<3 {
+                    px[d + k] = UInt8((UInt32(frame.image.pixels[s + k]) * a + 255 * (255 - a) + 127) / 255)
+                }
+            }
+        }
+        func fill(_ x0: Int, _ y0: Int, _ w: Int, _ h: Int, _ rgb: SIMD3<UInt8>) {
+            for y in Swift.max(0, y0)..<Swift.min(size, y0 + h) {
+                for x in Swift.max(0, x0)..<Swift.min(width, x0 + w) {
+                    let d = 4 * (y * width + x)
+                    px[d] = rgb.x; px[d + 1] = rgb.y; px[d + 2] = rgb.z
+                }
+            }
+        }
+        // Colour bar: top = maximum, bottom = 0.
+        let barX = size + 6 * scale, barW = 10 * scale
+        let barTop = 18 * scale, barBottom = size - 10 * scale
+        for y in barTop...barBottom {
+            let t = Double(barBottom - y) / Double(barBottom - barTop)
+            let c = ColorMap.viridis(t)
+            fill(barX, y, barW, 1, SIMD3(UInt8((c.x * 255).rounded()), UInt8((c.y * 255).rounded()), UInt8((c.z * 255).rounded())))
+        }
+        let ink = SIMD3<UInt8>(40, 40, 40)
+        let textX = barX + barW + 3 * scale
+        Glyphs.draw("µm", x: barX, y: 4 * scale, scale: scale, color: ink, into: &px, width: width, height: size)
+        var labels: [String] = []
+        for k in 0...4 {
+            let v = top * Double(k) / 4
+            let y = barBottom - (barBottom - barTop) * k / 4
+            var text = label(v)
+            if k == 4 && (valuesUm.max() ?? 0) > top { text = ">" + text }
+            labels.append(text)
+            fill(barX + barW, y, 2 * scale, scale, ink)
+            Glyphs.draw(text, x: textX, y: y - 3 * scale, scale: scale, color: ink, into: &px, width: width, height: size)
+        }
+        return Rendered(image: RGBAImage(width: width, height: size, pixels: px), camera: frame.camera, maxUm: top, labels: labels)
+    }
+}
+
+/// A 5 × 7 pixel font for the legend: digits, '.', '>', 'µ', 'm' and space.
+enum Glyphs {
+    static let rows: [Character: [String]] = [
+        "0": [" ### ", "#   #", "#  ##", "# # #", "##  #", "#   #", " ### "],
+        "1": ["  #  ", " ##  ", "  #  ", "  #  ", "  #  ", "  #  ", " ### "],
+        "2": [" ### ", "#   #", "    #", "   # ", "  #  ", " #   ", "#####"],
+        "3": ["#####", "   # ", "  #  ", "   # ", "    #", "#   #", " ### "],
+        "4": ["   # ", "  ## ", " # # ", "#  # ", "#####", "   # ", "   # "],
+        "5": ["#####", "#    ", "#### ", "    #", "    #", "#   #", " ### "],
+        "6": ["  ## ", " #   ", "#    ", "#### ", "#   #", "#   #", " ### "],
+        "7": ["#####", "    #", "   # ", "  #  ", " #   ", " #   ", " #   "],
+        "8": [" ### ", "#   #", "#   #", " ### ", "#   #", "#   #", " ### "],
+        "9": [" ### ", "#   #", "#   #", " ####", "    #", "   # ", " ##  "],
+        ".": ["     ", "     ", "     ", "     ", "     ", " ##  ", " ##  "],
+        ">": ["#    ", " #   ", "  #  ", "   # ", "  #  ", " #   ", "#    "],
+        "µ": ["     ", "#   #", "#   #", "#   #", "#  ##", "### #", "#    "],
+        "m": ["     ", "     ", "## # ", "# # #", "# # #", "# # #", "# # #"],
+        " ": ["     ", "     ", "     ", "     ", "     ", "     ", "     "],
+    ]
+
+    /// Draws `text` with its top-left corner at (x, y), each font pixel `scale` × `scale`.
+    static func draw(_ text: String, x: Int, y: Int, scale: Int, color: SIMD3<UInt8>, into px: inout [UInt8], width: Int, height: Int) {
+        var cx = x
+        for ch in text {
+            guard let glyph = rows[ch] else { cx += 6 * scale; continue }
+            for (r, row) in glyph.enumerated() {
+                for (c, bit) in row.enumerated() where bit == "#" {
+                    for dy in 0..<scale {
+                        for dx in 0..<scale {
+                            let X = cx + c * scale + dx, Y = y + r * scale + dy
+                            guard X >= 0, X < width, Y >= 0, Y < height else { continue }
+                            let d = 4 * (Y * width + X)
+                            px[d] = color.x; px[d + 1] = color.y; px[d + 2] = color.z
+                        }
+                    }
+                }
+            }
+            cx += 6 * scale
+        }
+    }
+}
