@@ -14,7 +14,10 @@ struct RegressCommand: ParsableCommand {
             metres). Prints one line per sample and metric: PASS, FAIL, or CHANGED (output bytes \
             differ while every metric is within tolerance). Exits 1 on any FAIL or CHANGED \
             (CHANGED is allowed with --allow-changed). --update rewrites expected.json and \
-            expected.stl on purpose; never use it in CI.
+            expected.stl on purpose; never use it in CI. --junit FILE also writes JUnit XML (one \
+            test case per sample and metric) for CI dashboards; --json prints one JSON document \
+            instead of the lines; --artifacts DIR writes, for each failing sample, DIR/SAMPLE/report.txt \
+            and DIR/SAMPLE/heatmap.png (the new mesh coloured by its distance to expected.stl, µm).
             """)
 
     @Argument(help: "Sample directories (default: every sample under samples/).")
@@ -33,6 +36,15 @@ struct RegressCommand: ParsableCommand {
     @Flag(name: .customLong("allow-changed"), help: "Do not fail when only output bytes changed.")
     var allowChanged = false
 
+    @Option(help: ArgumentHelp("Also write the results as JUnit XML to FILE.", valueName: "FILE"))
+    var junit: String?
+
+    @Flag(help: "Print one JSON document instead of the report lines.")
+    var json = false
+
+    @Option(help: ArgumentHelp("For each failing sample, write DIR/SAMPLE/report.txt and DIR/SAMPLE/heatmap.png.", valueName: "DIR"))
+    var artifacts: String?
+
     @OptionGroup var verbosity: Verbosity
 
     func run() throws {
@@ -44,17 +56,28 @@ struct RegressCommand: ParsableCommand {
         }
         let work = String(cString: made)
         defer { _ = system("rm -rf '\(work)'") }
-        var failed = false
+        var all: [Regression.Line] = []
+        var attachments: [String: [String]] = [:]
         for dir in samples {
-            let out = work + "/" + (dir.split(separator: "/").last.map(String.init) ?? "sample")
+            let name = dir.split(separator: "/").last.map(String.init) ?? "sample"
+            let out = work + "/" + name
             mkdir(out, 0o755)
             let metrics = try Regression.measure(sampleDir: dir, workDir: out)
-            for line in try Regression.compare(metrics, sampleDir: dir, toleranceUm: toleranceUm, update: update) {
+            let lines = try Regression.compare(metrics, sampleDir: dir, toleranceUm: toleranceUm, update: update)
+            for line in lines where !json {
                 // --quiet: the lines that need attention only.
                 if !verbosity.quiet || line.status != .pass { print(line.text) }
-                if line.status == .fail || (line.status == .changed && !allowChanged) { failed = true }
+            }
+            all += lines
+            if let artifacts, lines.contains(where: { Regression.fails($0, allowChanged: allowChanged) }) {
+                attachments[name] = try Regression.writeArtifacts(metrics, lines: lines, sampleDir: dir, toleranceUm: toleranceUm, into: artifacts)
+                    .filter { $0.hasSuffix(".png") }
             }
         }
-        if failed { throw ExitCode(1) }
+        if let junit {
+            try OutputTransaction.write(Array(Regression.junitXML(all, allowChanged: allowChanged, attachments: attachments).utf8), to: junit)
+        }
+        if json { print(Regression.json(all, allowChanged: allowChanged, attachments: attachments).serialized()) }
+        if all.contains(where: { Regression.fails($0, allowChanged: allowChanged) }) { throw ExitCode(1) }
     }
 }

@@ -21,6 +21,18 @@ public enum Regression {
         public var sample: String
         public var metric: String
         public var detail: String
+        /// What the expected files say and what this run found, for reports that show both
+        /// (JUnit failures); nil where the metric has no single expected value.
+        public var expected: String?
+        public var found: String?
+        public init(status: Status, sample: String, metric: String, detail: String, expected: String? = nil, found: String? = nil) {
+            self.status = status
+            self.sample = sample
+            self.metric = metric
+            self.detail = detail
+            self.expected = expected
+            self.found = found
+        }
         public var text: String { "\(status.rawValue.padded(7)) \(sample.padded(22)) \(metric.padded(20)) \(detail)" }
     }
 
@@ -126,14 +138,16 @@ public enum Regression {
             return [Line(status: .updated, sample: sample, metric: "expected.json", detail: "rewritten from this run")]
         }
         guard access(expectedPath, R_OK) == 0 else {
-            return [Line(status: .fail, sample: sample, metric: "expected.json", detail: "missing (run with --update to create it)")]
+            return [Line(status: .fail, sample: sample, metric: "expected.json", detail: "missing (run with --update to create it)",
+                         expected: "expected.json", found: "no such file")]
         }
         let e = try JSONValue.read(path: expectedPath)
         var lines: [Line] = []
         func exact(_ metric: String, _ got: Int, _ want: JSONValue?) {
             let w = want?.number.map { Int($0) }
             lines.append(Line(status: w == got ? .pass : .fail, sample: sample, metric: metric,
-                              detail: "\(got) (expected \(w.map(String.init) ?? "none"))"))
+                              detail: "\(got) (expected \(w.map(String.init) ?? "none"))",
+                              expected: w.map(String.init) ?? "none", found: String(got)))
         }
         let f = m.report.frames
         exact("frames.read", f.read, e["frames"]?["read"])
@@ -156,22 +170,28 @@ public enum Regression {
         }
         lines.append(Line(status: bboxOK && worst <= toleranceUm ? .pass : .fail, sample: sample, metric: "boundsMm",
                           detail: String(format3(m.boundsMax.x - m.boundsMin.x)) + " × " + format3(m.boundsMax.y - m.boundsMin.y) + " × "
-                              + format3(m.boundsMax.z - m.boundsMin.z) + " mm, max deviation \(format3(worst)) µm (tolerance \(format3(toleranceUm)) µm)"))
+                              + format3(m.boundsMax.z - m.boundsMin.z) + " mm, max deviation \(format3(worst)) µm (tolerance \(format3(toleranceUm)) µm)",
+                          expected: bboxOK ? "deviation ≤ \(format3(toleranceUm)) µm" : "boundsMm min and max, 3 numbers each",
+                          found: "deviation \(format3(worst)) µm"))
         // Error against the ground truth must not grow beyond the tolerance.
         if let t = m.truth {
             let wr = e["truthErrorUm"]?["rms"]?.number, wm = e["truthErrorUm"]?["max"]?.number
             let ok = wr != nil && wm != nil && t.rms <= wr! + toleranceUm && t.max <= wm! + toleranceUm
             lines.append(Line(status: ok ? .pass : .fail, sample: sample, metric: "truthErrorUm",
-                              detail: "rms \(format3(t.rms)) max \(format3(t.max)) (expected rms \(wr.map(format3) ?? "none") max \(wm.map(format3) ?? "none"))"))
+                              detail: "rms \(format3(t.rms)) max \(format3(t.max)) (expected rms \(wr.map(format3) ?? "none") max \(wm.map(format3) ?? "none"))",
+                              expected: "rms ≤ \(wr.map { format3($0 + toleranceUm) } ?? "none") µm, max ≤ \(wm.map { format3($0 + toleranceUm) } ?? "none") µm",
+                              found: "rms \(format3(t.rms)) µm, max \(format3(t.max)) µm"))
         }
         // Distance to the last accepted output.
         if access(expectedMeshPath, R_OK) == 0 {
             let prev = try Mesh.parseSTL(try FileBytes.read(expectedMeshPath), name: expectedMeshPath)
             let d = SurfaceDistance.symmetric(m.mesh, prev, samplesPerMesh: surfaceSamples, unitToMicrometres: 1000)
             lines.append(Line(status: d.max <= toleranceUm ? .pass : .fail, sample: sample, metric: "previousErrorUm",
-                              detail: "rms \(format3(d.rms)) max \(format3(d.max)) against expected.stl (tolerance \(format3(toleranceUm)))"))
+                              detail: "rms \(format3(d.rms)) max \(format3(d.max)) against expected.stl (tolerance \(format3(toleranceUm)))",
+                              expected: "max ≤ \(format3(toleranceUm)) µm from expected.stl", found: "rms \(format3(d.rms)) µm, max \(format3(d.max)) µm"))
         } else {
-            lines.append(Line(status: .fail, sample: sample, metric: "previousErrorUm", detail: "expected.stl missing"))
+            lines.append(Line(status: .fail, sample: sample, metric: "previousErrorUm", detail: "expected.stl missing",
+                              expected: "expected.stl", found: "no such file"))
         }
         // Bytes: identical outputs are expected; a different hash is reported even when every
         // metric is within tolerance.
@@ -180,7 +200,8 @@ public enum Regression {
             let want = e["sha256"]?[format]?.stringValue
             let status: Status = want == hash ? .pass : (metricsOK ? .changed : .fail)
             lines.append(Line(status: status, sample: sample, metric: "sha256." + format,
-                              detail: want == hash ? String(hash.prefix(16)) : "\(hash.prefix(16)) (expected \(want.map { String($0.prefix(16)) } ?? "none"))"))
+                              detail: want == hash ? String(hash.prefix(16)) : "\(hash.prefix(16)) (expected \(want.map { String($0.prefix(16)) } ?? "none"))",
+                              expected: want ?? "none", found: hash))
         }
         return lines
     }
