@@ -11,11 +11,17 @@ struct ConvertCommand: ParsableCommand {
     @Argument(help: "Output mesh; its extension picks the format (- for standard output: OBJ unless --format says otherwise).") var output: String
     @Option(help: "Output format (an extension or an assimp export id) instead of OUT's extension.") var format: String?
 
+    @Option(help: "Unit of IN's coordinates when its format states none (OBJ, STL, PLY, …): mm or m; it decides the size written to a format that states its unit (GLB, DAE, X3D, FBX, 3MF). (default: mm, with a warning when that matters and the size is not a face's)")
+    var units: LengthUnit?
     @OptionGroup var verbosity: Verbosity
 
     func run() throws {
-        let mesh = try MeshInput.read(input, command: "convert")
-        try MeshIO.write(mesh, to: output, format: format)
+        let unit = units ?? .mm
+        let mesh = try MeshInput.read(input, command: "convert", unit: unit)
+        if MeshInput.unitDecidesOutput(input: input, output: output, format: format) {
+            MeshInput.checkSize(mesh, path: input, unit: unit, declared: units != nil, verbosity: verbosity)
+        }
+        try MeshIO.write(mesh, to: output, format: format, unit: unit)
         verbosity.note("\(input): \(mesh.vertexCount) vertices, \(mesh.triangleCount) triangles written to \(output)")
     }
 }

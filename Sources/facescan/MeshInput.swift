@@ -15,6 +15,20 @@ enum MeshInput {
         return try MeshIO.read(path: path, unit: unit)
     }
 
+    /// A file's format from its extension (nil for `-`).
+    static func formatOf(_ path: String) -> String? {
+        guard path != "-", let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return nil }
+        return String(path[path.index(after: dot)...]).lowercased()
+    }
+
+    /// Whether the assumed unit decides the output's size: a unit-less input (OBJ, STL, PLY, …)
+    /// written to a format that states its unit (GLB, DAE, X3D, FBX, 3MF).
+    static func unitDecidesOutput(input: String, output: String, format: String?) -> Bool {
+        let inStates = formatOf(input).flatMap { MeshIO.statedUnitMillimetres(format: $0) } != nil
+        let outFormat = format ?? formatOf(output) ?? "obj"
+        return !inStates && MeshIO.statedUnitMillimetres(format: outFormat) != nil
+    }
+
     /// The largest side of the mesh's bounding box, in the file's unit (0 for no vertex).
     static func largestExtent(_ m: Mesh) -> Double {
         guard var lo = m.positions.first else { return 0 }

@@ -23,13 +23,20 @@ struct SimplifyCommand: ParsableCommand {
     @Flag(help: "Print {\"mesh\": …, \"timingsMs\": …} as JSON (on standard error when OUT is -).")
     var json = false
 
+    @Option(help: "Unit of IN's coordinates when its format states none (OBJ, STL, PLY, …): mm or m; it decides the size written to a format that states its unit (GLB, DAE, X3D, FBX, 3MF). (default: mm, with a warning when that matters and the size is not a face's)")
+    var units: LengthUnit?
+
     @OptionGroup var verbosity: Verbosity
 
     /// Errors are printed and mapped to exit codes by `FaceScan.main()`.
     func run() throws {
         var clock = Stopwatch()
         let total = Stopwatch()
-        let mesh = try MeshInput.read(input, command: "simplify")
+        let unit = units ?? .mm
+        let mesh = try MeshInput.read(input, command: "simplify", unit: unit)
+        if MeshInput.unitDecidesOutput(input: input, output: output, format: format) {
+            MeshInput.checkSize(mesh, path: input, unit: unit, declared: units != nil, verbosity: verbosity)
+        }
         let readMs = clock.lap()
         let result: Mesh
         do {
@@ -38,7 +45,7 @@ struct SimplifyCommand: ParsableCommand {
             throw error.naming(input: input)
         }
         let decimateMs = clock.lap()
-        try MeshIO.write(result, to: output, format: format)
+        try MeshIO.write(result, to: output, format: format, unit: unit)
         let exportMs = clock.lap()
         verbosity.note("\(input): \(mesh.vertexCount) vertices, \(mesh.triangleCount) triangles -> \(result.vertexCount) vertices, \(result.triangleCount) triangles in \(Summary.ms(total.elapsed))")
 

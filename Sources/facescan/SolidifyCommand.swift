@@ -40,6 +40,6 @@ struct SolidifyCommand: ParsableCommand {
         } catch {
             throw error.naming(input: input)
         }
-        try MeshIO.write(solid, to: output, format: format)
+        try MeshIO.write(solid, to: output, format: format, unit: unit)
     }
 }

@@ -99,6 +99,25 @@ import Testing
         #expect(ok.status == 0 && ok.stderr.isEmpty, "\(ok.stderr)")
     }
 
+    /// convert and simplify: the unit decides the size only when a unit-less file goes to a
+    /// format that states one (GLB in metres); then a missing --units with an odd size warns.
+    @Test func convertWarnsWhenTheAssumedUnitDecidesTheSize() throws {
+        let dir = tempDir()
+        let metres = try face(scale: 1, in: dir)
+        #expect(try runFacescan(["convert", metres, dir + "/a.stl"]).stderr.isEmpty)
+        let glb = try runFacescan(["convert", metres, dir + "/a.glb"])
+        #expect(glb.status == 0 && glb.stderr.contains("add --units m"), "\(glb.stderr)")
+        let simplified = try runFacescan(["simplify", metres, dir + "/s.glb", "-n", "50"])
+        #expect(simplified.status == 0 && simplified.stderr.contains("add --units m"), "\(simplified.stderr)")
+        let told = try runFacescan(["convert", metres, dir + "/b.glb", "--units", "m"])
+        #expect(told.status == 0 && told.stderr.isEmpty, "\(told.stderr)")
+        // Read back in millimetres: the face is 200 mm tall, not 0.2 mm.
+        let i = try runFacescan(["inspect", dir + "/b.glb", "--json"])
+        let box = try #require(i.json?["boundingBox"] as? [String: Any], "\(i.stdout)")
+        let lo = try #require(box["min"] as? [Double]), hi = try #require(box["max"] as? [Double])
+        #expect(abs((hi[1] - lo[1]) - 200) < 0.01, "\(box)")
+    }
+
     /// inspect, simplify, render, convert given a capture point to process (exit 2), instead of
     /// assimp's "No suitable reader".
     @Test func captureGivenToAMeshCommand() throws {
