@@ -7,23 +7,27 @@ import Testing
 @Suite(.serialized) struct SlurmTests {
     static let shards = 4
 
-    /// `count` small captures under `dir/captures/` (different frames, so different outputs).
-    func writeCaptures(in dir: String, count: Int) throws {
+    /// `count` small captures under `dir/captures/` (different frames, so different outputs);
+    /// `quick` ones ask for their own 144 vertices (no refinement to the default count).
+    func writeCaptures(in dir: String, count: Int, quick: Bool = true) throws {
         let captures = dir + "/captures"
         try FileManager.default.createDirectory(atPath: captures, withIntermediateDirectories: true)
         for i in 0..<count {
             let extra = goodMeta + ",\"distance\":\(0.32 + 0.01 * Double(i))"
-            try smallCapture(frames: [goodMeta, extra]).write(toFile: "\(captures)/cap\(i).json", atomically: false, encoding: .utf8)
+            var text = smallCapture(frames: [goodMeta, extra])
+            if quick { text = text.replacingOccurrences(of: "\"version\":1,", with: "\"version\":1,\"settings\":{\"targetVertexCount\":144},") }
+            try text.write(toFile: "\(captures)/cap\(i).json", atomically: false, encoding: .utf8)
         }
     }
 
-    /// `inputs` of every JSON line in the files `reports-*.jsonl` of `dir`, with the exit codes.
-    func reportedInputs(_ dir: String) throws -> [(input: String, exitCode: Int)] {
-        var out: [(String, Int)] = []
-        for f in try FileManager.default.contentsOfDirectory(atPath: dir).sorted() where f.hasPrefix("reports-") && f.hasSuffix(".jsonl") {
+    /// `inputs` of every JSON line in the files `PREFIX*.jsonl` of `dir`, with the exit codes and
+    /// whether `--resume` skipped them.
+    func reportedInputs(_ dir: String, prefix: String = "reports-") throws -> [(input: String, exitCode: Int, skipped: Bool)] {
+        var out: [(String, Int, Bool)] = []
+        for f in try FileManager.default.contentsOfDirectory(atPath: dir).sorted() where f.hasPrefix(prefix) && f.hasSuffix(".jsonl") {
             for line in try String(contentsOfFile: dir + "/" + f, encoding: .utf8).split(separator: "\n") {
                 let j = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(f): \(line)")
-                out.append((try #require(j["input"] as? String), try #require(j["exitCode"] as? Int)))
+                out.append((try #require(j["input"] as? String), try #require(j["exitCode"] as? Int), j["skipped"] as? Bool == true))
             }
         }
         return out
@@ -100,6 +104,49 @@ import Testing
             #expect(lines == (10 - k + Self.shards - 1) / Self.shards, "task \(k) reported \(lines) captures")
         }
         try expectSameOutputs(dir + "/out", dir + "/ref")
+
+        // Second submission: array task 1 is cancelled (SIGTERM) after its first capture, while
+        // it processes its second; the same script resubmitted for that task alone with
+        // --array=1 (the script runs batch --resume) skips the finished capture and does the rest.
+        let second = tempDir()
+        try writeCaptures(in: second, count: 8, quick: false)  // refined to the default count: slow enough to catch
+        try oneMachineRun(in: second)
+        let job2 = try cluster.submit(["sbatch", "--parsable", script], cwd: second)
+        let victim = "\(job2)_1"
+        var cancelled = false
+        let deadline = Date().addingTimeInterval(60)
+        while !cancelled && Date() < deadline {
+            let lines = (try? String(contentsOfFile: second + "/reports-1.jsonl", encoding: .utf8))?.split(separator: "\n").count ?? 0
+            if lines == 1 {
+                try cluster.client(["scancel", victim])
+                cancelled = true
+            } else if lines > 1 {
+                break
+            }
+            usleep(50_000)
+        }
+        try #require(cancelled, "task 1 was not caught between its first and its second capture")
+        let states2 = try cluster.wait(job: job2, timeout: 60)
+        #expect(states2[1] == "CANCELLED", "\(states2)")
+        #expect([0, 2, 3].allSatisfy { states2[$0] == "COMPLETED" }, "\(states2)")
+        // The cancelled task left its finished capture and nothing of the unfinished one.
+        let before = try reportedInputs(second)
+        #expect(before.filter { $0.input == "captures/cap1.json" || $0.input == "captures/cap5.json" }.map(\.input) == ["captures/cap1.json"])
+        #expect(!FileManager.default.fileExists(atPath: second + "/out/cap5.stl"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: second + "/out").allSatisfy { !$0.hasPrefix(".") }, "temporary files left")
+
+        let job3 = try cluster.submit(["sbatch", "--parsable", "--array=1", "--output=resumed-%a.jsonl", script], cwd: second)
+        let states3 = try cluster.wait(job: job3, timeout: 60)
+        #expect(states3 == [1: "COMPLETED"], "\(states3)")
+        let resumed = try reportedInputs(second, prefix: "resumed-")
+        #expect(resumed.map(\.input) == ["captures/cap1.json", "captures/cap5.json"])
+        #expect(resumed.map(\.skipped) == [true, false])
+        // Over both submissions every capture was processed exactly once, and the outputs are
+        // the one-machine run's bytes.
+        let processed = (before + resumed).filter { !$0.skipped }.map(\.input)
+        #expect(processed.sorted() == (0..<8).map { "captures/cap\($0).json" })
+        #expect((before + resumed).allSatisfy { $0.exitCode == 0 })
+        try expectSameOutputs(second + "/out", second + "/ref")
     }
 }
 
