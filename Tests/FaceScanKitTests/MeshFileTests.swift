@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import FaceScanKit
 
@@ -56,10 +57,20 @@ import Testing
                 for (v, t) in poly {
                     if uvOf[v] == -2 { uvOf[v] = Int32(t) } else if uvOf[v] != Int32(t) { uvConsistent = false }
                 }
-                for k in 1..<(poly.count - 1) {
+                // Large polygons: a zig-zag strip (corners alternately from both ends), not a fan.
+                if poly.count > Mesh.maxFanCorners {
+                    var l = 0, r = poly.count - 1, left = true
+                    while r - l >= 2 {
+                        let t = left ? [poly[l].0, poly[l + 1].0, poly[r].0] : [poly[l].0, poly[r - 1].0, poly[r].0]
+                        tris += t.map { UInt32($0) }
+                        if left { l += 1 } else { r -= 1 }
+                        left.toggle()
+                    }
+                } else { for k in 1..<(poly.count - 1) {
                     tris.append(UInt32(poly[0].0))
                     tris.append(UInt32(poly[k].0))
                     tris.append(UInt32(poly[k + 1].0))
+                }
                 }
             }
         }
@@ -391,6 +402,37 @@ import Testing
         }
     }
 
+    @Test func objLargePolygonIsAStripWithSmallValence() throws {
+        let n = 1000
+        var text = ""
+        for i in 0..<n { text += "v \(Double(i)) \(i % 2 == 0 ? 0 : 1) 0\n" }
+        text += "f " + (1...n).map(String.init).joined(separator: " ") + "\n"
+        let (new, old) = Self.obj(Array(text.utf8))
+        #expect(new == old)
+        let m = try Mesh.parseOBJ(Array(text.utf8), name: "t.obj")
+        #expect(m.triangleCount == n - 2)
+        var valence = [Int](repeating: 0, count: n)
+        for i in m.triangles { valence[Int(i)] += 1 }
+        #expect(valence.max()! <= 4, "\(valence.max()!)")
+        #expect(Set(m.triangles).count == n)
+    }
+
+    @Test func objLineContinuationsAndDanglingTextures() throws {
+        // A backslash at the end of a line continues it; errors still give the physical line.
+        let joined = try Mesh.parseOBJ(Array("v 0 0 \\\n0\nv 1 0 0\nv 0 1 0\nf 1 2 \\\r\n 3\n".utf8), name: "t.obj")
+        #expect(joined.positions.count == 3 && joined.triangles == [0, 1, 2])
+        #expect(throws: InputError(file: "t.obj", field: "f", "line 7: index 4 out of range (3 defined)")) {
+            try Mesh.parseOBJ(Array("v 0 0 0\nv 1 0 \\\n0\nv 0 1 0\nf 1 2 \\\n 3\nf 1 2 4\n".utf8), name: "t.obj")
+        }
+        // Texture indices that point nowhere: positions kept, UVs dropped, one warning.
+        let warnings = WarningLog()
+        MeshWarnings.setHandler { warnings.add($0) }
+        defer { MeshWarnings.setHandler(nil) }
+        let m = try Mesh.parseOBJ(Array("v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nf 1/1 2/2 3/3\n".utf8), name: "dangling.obj")
+        #expect(m.triangles == [0, 1, 2] && m.uvs == nil)
+        #expect(warnings.lines.contains("dangling.obj: line 5: texture coordinate index 2 out of range (1 defined); texture coordinates ignored"))
+    }
+
     @Test func objAcceptedOddities() throws {
         // Forms the old reader accepted, still accepted the same way.
         let text = "v 0 0 0 1 1 1\nv 1 0 0 # colour\n\tv\t0 1 0\r\nvt .5 +.25\nvn 0 0 1\n"
@@ -473,4 +515,12 @@ import Testing
         #expect(throws: IOFailure.self) { try FileBytes.read(dir + "/missing.obj") }
         #expect(throws: IOFailure.self) { try FileBytes.read(dir) }  // a directory: read fails
     }
+}
+
+/// Collects warnings sent to ``MeshWarnings`` by one test (others may run at the same time:
+/// tests look for their own lines).
+final class WarningLog: Sendable {
+    private let store = Mutex<[String]>([])
+    func add(_ line: String) { store.withLock { $0.append(line) } }
+    var lines: [String] { store.withLock { $0 } }
 }

@@ -131,7 +131,10 @@ public final class CaptureReader {
         } else if try json.peek() == UInt8(ascii: "{") {
             mode = .ndjson
         } else {
-            throw InputError(file: name, "unexpected content after the header object at byte \(json.offset) (expected one frame object per line)")
+            // What follows the header is the first NDJSON frame's place: the message names frame 0.
+            let c = try json.peek() ?? 0
+            let what = c == 0xEF ? "a UTF-8 byte-order mark" : JSONReader.describe(c)
+            throw InputError(file: name, frame: 0, "at byte \(json.offset): expected a frame object after the header line, found \(what) (one JSON object per line, nothing before it)")
         }
     }
 
@@ -432,7 +435,8 @@ public final class CaptureReader {
     /// buffer, its closing quote looked for first where the previous frame's length (16
     /// characters per vertex) puts it, decoded straight into the floats. Text the fast decoder
     /// refuses is read again up to its real closing quote (it may have ended earlier) and goes
-    /// through the checked decoder, which names the problem.
+    /// through the checked decoder, which names the problem. Text with escapes, or too long for
+    /// the buffer, is read as a JSON string (escapes decoded) first.
     private func readBase64Vertices(into xyz: inout [Float]) throws(InputError) {
         let limit = (3 * Self.maxVertices * 4 + 2) / 3 * 4
         try json.expect(UInt8(ascii: "\""), "a string")
@@ -445,11 +449,16 @@ public final class CaptureReader {
                 expected = -1
                 continue
             }
+            if text.contains(0x5C) {
+                // JSON escapes (`\/` as PHP writes it, `\u0041`): read as a JSON string below.
+                json.unreadRawString(text)
+                break
+            }
             guard text.count <= limit else { throw json.error("string longer than \(limit) bytes") }
             scratchText.append(contentsOf: text)
             return try decodeBase64Checked(into: &xyz)
         }
-        try json.readRawStringBody(into: &scratchText, limit: limit)
+        try json.readStringBody(into: &scratchText, limit: limit)
         try decodeBase64Checked(into: &xyz)
     }
 

@@ -205,6 +205,12 @@ final class JSONReader {
     /// Reads a JSON string's bytes (escapes decoded) into `out` (cleared first).
     func readStringBytes(into out: inout [UInt8], limit: Int) throws(InputError) {
         try expect(UInt8(ascii: "\""), "a string")
+        try readStringBody(into: &out, limit: limit)
+    }
+
+    /// Reads the rest of a JSON string after its opening quote (escapes decoded) into `out`
+    /// (cleared first).
+    func readStringBody(into out: inout [UInt8], limit: Int) throws(InputError) {
         out.removeAll(keepingCapacity: true)
         while true {
             // Fast scan to the next quote or backslash within the buffer.
@@ -266,7 +272,7 @@ final class JSONReader {
     /// After a string's opening quote: when the text up to the next quote fits in the buffer
     /// (refilling it once if needed), returns that text in place — valid until the next call on
     /// this reader — and moves past the closing quote. Otherwise returns nil with the position
-    /// unchanged, for ``readRawStringBody(into:limit:)``. No copy, no escape handling: for base64,
+    /// unchanged, for ``readStringBody(into:limit:)``. No copy, no escape handling: for base64,
     /// whose decoder rejects any byte outside its alphabet (quotes, backslashes, controls).
     ///
     /// `expectedCount`: the length the caller expects (or -1). When the byte that many bytes on is
@@ -300,26 +306,6 @@ final class JSONReader {
     /// ``rawStringBodyInBuffer(expectedCount:)`` (the buffer has not moved since).
     func unreadRawString(_ text: UnsafeBufferPointer<UInt8>) {
         pos = UnsafePointer(buf).distance(to: text.baseAddress!)
-    }
-
-    /// Reads the rest of a string that must hold base64 text (no escapes), after its opening
-    /// quote, into `out`; the closing quote is found with `memchr`.
-    func readRawStringBody(into out: inout [UInt8], limit: Int) throws(InputError) {
-        out.removeAll(keepingCapacity: true)
-        while true {
-            if pos == end, try ensure(1) == 0 { throw error("unexpected end of input inside a string (truncated?)") }
-            let start = buf + pos
-            if let q = memchr(start, 0x22, end - pos) {
-                let n = q.assumingMemoryBound(to: UInt8.self) - start
-                out.append(contentsOf: UnsafeBufferPointer(start: start, count: n))
-                pos += n + 1
-                if out.count > limit { throw error("string longer than \(limit) bytes") }
-                return
-            }
-            out.append(contentsOf: UnsafeBufferPointer(start: start, count: end - pos))
-            pos = end
-            if out.count > limit { throw error("string longer than \(limit) bytes") }
-        }
     }
 
     private func readHex4() throws(InputError) -> UInt32 {

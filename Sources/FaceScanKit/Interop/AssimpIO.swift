@@ -41,6 +41,7 @@ public enum AssimpIO {
     /// must have `end_header` within its first 64 KiB.
     /// A binary PLY is also walked whole (``PLYCheck``): its body must hold what the header declares.
     static func checkPLYHeader(_ path: String) throws {
+        try FileBytes.checkMeshSize(path)
         let head = try FileBytes.read(path, upTo: plyHeaderLimit)
         try checkPLYHeader(head[...], name: path)
         if head.starts(with: Array("ply".utf8)) { try PLYCheck.check(FileBytes.read(path), name: path) }

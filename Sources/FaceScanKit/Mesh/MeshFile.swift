@@ -66,6 +66,33 @@ public enum FileBytes {
     }
 }
 
+extension FileBytes {
+    /// The largest mesh file facescan reads (the README's limits): 256 MiB, which keeps the
+    /// file, the mesh and the work on it under 1 GB.
+    public static let maxMeshFileBytes = 256 << 20
+
+    /// Reads a mesh file (or standard input for `-`) whole; refuses, naming the limit, a regular
+    /// file larger than ``maxMeshFileBytes`` before reading it and a stream as soon as it passes it.
+    public static func readMesh(_ path: String) throws -> [UInt8] {
+        try checkMeshSize(path)
+        let bytes = try read(path, upTo: maxMeshFileBytes + 1)
+        guard bytes.count <= maxMeshFileBytes else { throw tooLarge(path) }
+        return bytes
+    }
+
+    /// Refuses a regular file larger than ``maxMeshFileBytes`` from its size alone.
+    public static func checkMeshSize(_ path: String) throws(InputError) {
+        var st = stat()
+        if path != "-", stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG, Int(st.st_size) > maxMeshFileBytes {
+            throw tooLarge(path)
+        }
+    }
+
+    static func tooLarge(_ path: String) -> InputError {
+        InputError(file: CaptureReader.displayName(path), "larger than \(maxMeshFileBytes >> 20) MiB, facescan's limit for a mesh file")
+    }
+}
+
 extension Mesh {
     /// Parses a mesh from bytes in a format facescan reads natively. `name` is used in messages.
     public static func parse(_ bytes: [UInt8], format: MeshFormat, name: String) throws(InputError) -> Mesh {
@@ -81,7 +108,7 @@ extension Mesh {
     /// Reads an OBJ or STL file (by extension; by content for `-`).
     /// Throws ``IOFailure`` or ``InputError``.
     public static func read(path: String) throws -> Mesh {
-        let bytes = try FileBytes.read(path)
+        let bytes = try FileBytes.readMesh(path)
         let format = MeshFormat(path: path) ?? (looksLikeBinarySTL(bytes) || bytes.starts(with: Array("solid".utf8)) ? .stl : .obj)
         return try parse(bytes, format: format, name: path)
     }
@@ -238,6 +265,7 @@ extension Mesh {
                 } else if head.count == 1 && head.base[0] == UInt8(ascii: "f") {
                     if uvOf.count < positions.count { uvOf.append(contentsOf: repeatElement(-2, count: positions.count - uvOf.count)) }
                     var corners = 0
+                    let faceStart = tris.count
                     var first: UInt32 = 0
                     var prev: UInt32 = 0
                     while s.skipBlanks(), !s.atEndOfLine {
@@ -272,6 +300,7 @@ extension Mesh {
                         corners += 1
                     }
                     guard corners >= 3 else { throw InputError(file: name, field: "f", "line \(lineNo): a face needs at least 3 corners") }
+                    if corners > maxFanCorners { restrip(&tris, from: faceStart, corners: corners) }
                 }
                 s.nextLine()
             }
@@ -283,6 +312,33 @@ extension Mesh {
             uvs = uvOf.map { texcoords[Int($0)] }
         }
         return Mesh(positions: positions, triangles: tris, uvs: uvs)
+    }
+
+    /// Polygons with more corners than this are triangulated as a zig-zag strip instead of a fan:
+    /// a fan's first corner would be shared by every triangle (a vertex of valence 100 000 for a
+    /// 100 000-gon), which the decimator's per-vertex work does not scale to.
+    static let maxFanCorners = 64
+
+    /// Rewrites the fan of `corners - 2` triangles at `tris[from...]` (first corner, then each
+    /// pair of neighbours) as a strip over the same polygon, winding kept: the corners are taken
+    /// alternately from both ends, so every vertex is in at most four of its triangles.
+    static func restrip(_ tris: inout [UInt32], from start: Int, corners n: Int) {
+        var c = [UInt32](repeating: 0, count: n)
+        c[0] = tris[start]
+        c[1] = tris[start + 1]
+        for k in 1..<(n - 1) { c[k + 1] = tris[start + 3 * (k - 1) + 2] }
+        var l = 0, r = n - 1, o = start, left = true
+        while r - l >= 2 {
+            if left {
+                tris[o] = c[l]; tris[o + 1] = c[l + 1]; tris[o + 2] = c[r]
+                l += 1
+            } else {
+                tris[o] = c[l]; tris[o + 1] = c[r - 1]; tris[o + 2] = c[r]
+                r -= 1
+            }
+            o += 3
+            left.toggle()
+        }
     }
 
     /// A 1-based or negative (relative) OBJ index as a 0-based one, nil when out of range.
