@@ -60,15 +60,24 @@ uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/facescan" "$(DESTDIR)$(MANDIR)/facescan.1" "$(DESTDIR)$(BASHDIR)/facescan" \
 	  "$(DESTDIR)$(ZSHDIR)/_facescan" "$(DESTDIR)$(FISHDIR)/facescan.fish"
 
-## regress: fresh release runs on samples/ compared with their expected.json (exit 1 on a change).
+## regress: fresh release runs on samples/ compared with their expected.json (exit 1 on a change);
+## REGRESS_FLAGS adds flags, e.g. "--junit regress-junit.xml --artifacts regress-artifacts" in CI.
 regress: release
-	$(RELEASE) regress
+	$(RELEASE) regress $(REGRESS_FLAGS)
 
 ## bench: release build, then print the benchmark figures.
-bench: deps
+bench: deps bench-venv
 	$(SWIFT) build -c release --product facescan
 	$(SWIFT) build -c release --product facescan-bench
 	.build/release/facescan-bench
+
+## bench-venv: .venv-bench, the Python reference pipeline's libraries from PyPI (about 270 MB, once);
+## when pip cannot install them the throughput section prints facescan's figure alone and says why.
+bench-venv:
+	@[ -x .venv-bench/bin/python ] || { echo "creating .venv-bench (PyPI: orjson numpy scipy trimesh meshoptimizer pillow)"; \
+	  python3 -m venv .venv-bench && printf '*\n' > .venv-bench/.gitignore && \
+	  .venv-bench/bin/pip install -q orjson numpy scipy trimesh meshoptimizer pillow \
+	  || { rm -rf .venv-bench; echo "could not create .venv-bench: the Python reference is skipped"; }; }
 
 clean:
 	rm -rf .build out

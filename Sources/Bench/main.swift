@@ -1,5 +1,5 @@
 // `make bench`: release-build figures for every stage. Run from the package root.
-// `facescan-bench [pipeline] [decimation] [accuracy] [samples]` runs only the named sections.
+// `facescan-bench [pipeline] [decimation] [accuracy] [throughput] [samples]` runs only the named sections.
 import FaceScanKit
 import Foundation
 
@@ -29,6 +29,9 @@ if section("pipeline") {
 if section("decimation") { runDecimationBench() }
 if section("accuracy") {
     do { try runAccuracyBench(samplesDir: "samples") } catch { print("accuracy bench failed: \(error)") }
+}
+if section("throughput") {
+    do { try runThroughputBench(samplesDir: "samples") } catch { print("throughput bench failed: \(error)") }
 }
 if section("samples") {
     do { try runSampleAccuracyBench(samplesDir: "samples") } catch { print("sample accuracy bench failed: \(error)") }
