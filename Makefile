@@ -15,7 +15,7 @@ MANPAGE   := .build/plugins/GenerateManual/outputs/facescan/facescan.1
 # The man page is dated by the last commit, so the same sources give the same page.
 MANDATE   := $(shell git log -1 --format=%cs 2>/dev/null || echo 1970-01-01)
 
-.PHONY: deps build release run test regress bench clean man install uninstall
+.PHONY: deps build release run test regress bench clean fuzz man install uninstall
 
 ## deps: install the system libraries facescan links (libpng, assimp) when they are missing.
 deps:
@@ -41,6 +41,12 @@ test: deps
 	$(MAKE) release man
 	$(SWIFT) test
 	$(MAKE) regress
+	FUZZ_SECONDS=30 $(MAKE) fuzz
+
+## fuzz: build the libFuzzer targets (ASan) and run each FUZZ_SECONDS (default 60); see scripts/fuzz-reader.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	scripts/fuzz-reader $(FUZZ_SECONDS)
 
 ## man: the manual page, by swift-argument-parser's generate-manual plugin (builds in release).
 man: deps

@@ -34,8 +34,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "facescan-bench", dependencies: ["FaceScanKit"], path: "Sources/Bench"),
+        // libFuzzer targets (scripts/fuzz-reader builds them with -sanitize=fuzzer; plain builds replay files).
+        .executableTarget(name: "facescan-fuzz", dependencies: ["FaceScanKit"], path: "Tests/Fuzz", exclude: ["corpus", "json.dict"]),
         .testTarget(name: "FaceScanKitTests", dependencies: ["FaceScanKit"], exclude: ["Fixtures"]),
-        .testTarget(name: "FacescanCLITests", dependencies: ["FaceScanKit", "facescan"], exclude: ["BadInputs"]),
+        .testTarget(name: "FacescanCLITests", dependencies: ["FaceScanKit", "facescan"], exclude: ["BadInputs", "BadMeshes"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -146,22 +146,33 @@ public enum AssimpIO {
         return try convert(processed.pointee, name: name)
     }
 
-    /// Every face of every mesh names existing vertices (faces of any size, before triangulation).
+    /// Every face of every mesh names existing vertices (faces of any size, before triangulation)
+    /// and has at least one; each mesh's primitive types are set from its faces (a loader that
+    /// declares polygons it does not deliver makes assimp's triangulation abort the process).
     static func checkFaces(_ scene: aiScene, name: String) throws(InputError) {
         guard let meshes = scene.mMeshes else { return }
         for mi in 0..<Int(scene.mNumMeshes) {
-            guard let m = meshes[mi]?.pointee else { continue }
+            guard let mp = meshes[mi] else { continue }
+            let m = mp.pointee
+            var types: UInt32 = 0
             let n = m.mNumVertices
             let where_ = scene.mNumMeshes > 1 ? "mesh \(mi) " : ""
             guard m.mNumFaces == 0 || m.mFaces != nil else { throw InputError(file: name, "\(where_)faces missing") }
             if n > 0 && m.mVertices == nil { throw InputError(file: name, "\(where_)vertices missing") }
             for f in 0..<Int(m.mNumFaces) {
                 let face = m.mFaces[f]
-                guard face.mNumIndices == 0 || face.mIndices != nil else { throw InputError(file: name, "\(where_)face \(f): indices missing") }
+                guard face.mNumIndices > 0, face.mIndices != nil else { throw InputError(file: name, "\(where_)face \(f): no vertex indices") }
+                switch face.mNumIndices {
+                case 1: types |= aiPrimitiveType_POINT.rawValue
+                case 2: types |= aiPrimitiveType_LINE.rawValue
+                case 3: types |= aiPrimitiveType_TRIANGLE.rawValue
+                default: types |= aiPrimitiveType_POLYGON.rawValue
+                }
                 for k in 0..<Int(face.mNumIndices) where face.mIndices[k] >= n {
                     throw InputError(file: name, "\(where_)face \(f): vertex index \(Int32(bitPattern: face.mIndices[k])) out of range (\(n) vertices)")
                 }
             }
+            mp.pointee.mPrimitiveTypes = types
         }
     }
 

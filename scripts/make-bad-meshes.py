@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Generates the bad-mesh corpus Tests/FacescanCLITests/BadMeshes/ (Python standard library only).
+
+Each file is a small mesh (PLY ASCII/binary, OFF, OBJ, STL ASCII/binary) broken in one way that a
+hostile or careless writer produces. manifest.json lists, for each file, the exit code every
+mesh-reading command (inspect, render, convert) must end with and a piece of the one-line error
+message that names the element (vertex/face index, line or byte).
+
+Usage: scripts/make-bad-meshes.py [OUT_DIR]   (default: Tests/FacescanCLITests/BadMeshes)
+"""
+import json
+import os
+import struct
+import sys
+
+PLY_HEAD = ("ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
+            "element face %d\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n1 0 0\n0 1 0\n")
+
+
+def ply_ascii(faces):
+    return (PLY_HEAD % len(faces) + "".join(f + "\n" for f in faces)).encode()
+
+
+def ply_binary(nvert, faces_bytes, nfaces):
+    h = ("ply\nformat binary_little_endian 1.0\nelement vertex %d\nproperty float x\nproperty float y\nproperty float z\n"
+         "element face %d\nproperty list uchar int vertex_indices\nend_header\n" % (nvert, nfaces)).encode()
+    return h + struct.pack("<9f", 0, 0, 0, 1, 0, 0, 0, 1, 0) + faces_bytes
+
+
+def stl_ascii(facets):
+    out = "solid t\n"
+    for verts in facets:
+        out += "facet normal 0 0 1\nouter loop\n" + "".join("vertex %s\n" % v for v in verts) + "endloop\nendfacet\n"
+    return (out + "endsolid t\n").encode()
+
+
+TRI = ["0 0 0", "1 0 0", "0 1 0"]
+CASES = [
+    # (file, kind, content, exit, contains)
+    ("ply-index-out-of-range.ply", "PLY face index past the vertex count", ply_ascii(["3 0 1 7"]), 2,
+     "face 0: vertex index 7 out of range (3 vertices)"),
+    ("ply-index-negative.ply", "PLY negative face index", ply_ascii(["3 0 1 2", "3 0 -1 2"]), 2,
+     "face 1: vertex index -1 out of range"),
+    ("ply-index-huge.ply", "PLY face index 2^31-1", ply_ascii(["3 0 1 2147483647"]), 2,
+     "face 0: vertex index 2147483647 out of range"),
+    ("ply-list-255-truncated.ply", "binary PLY list count 255, then the file ends",
+     ply_binary(3, struct.pack("<B3i", 3, 0, 1, 2) + struct.pack("<B3i", 255, 0, 1, 2), 2), 2,
+     "element 'face' record 1: list of 255 values runs past the end of the file"),
+    ("ply-vertices-truncated.ply", "binary PLY declaring 1000 vertices, holding 3",
+     ply_binary(1000, b"", 0), 2, "element 'vertex': 1000 records of 12 bytes run past the end of the file"),
+    ("ply-faces-count-huge.ply", "binary PLY declaring 2^31-1 faces",
+     ply_binary(3, struct.pack("<B3i", 3, 0, 1, 2), 2147483647), 2, "element 'face': 2147483647 records cannot fit"),
+    ("ply-binary-index-out-of-range.ply", "binary PLY face index past the vertex count",
+     ply_binary(3, struct.pack("<B3i", 3, 0, 1, 3), 1), 2, "face 0: vertex index 3 out of range (3 vertices)"),
+    ("ply-no-end-header.ply", "PLY header that never ends",
+     b"ply\nformat ascii 1.0\nelement vertex 3\n" + b"comment x\n" * 10000, 2, "end_header"),
+    ("off-index-out-of-range.off", "OFF face index past the vertex count",
+     b"OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 9\n", 2, "line 6: face 0: vertex index 9 out of range (3 vertices)"),
+    ("off-index-negative.off", "OFF negative face index",
+     b"OFF\n# comment\n3 2 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n3 0 -2 1\n", 2, "line 8: face 1: vertex index -2 out of range"),
+    ("obj-index-out-of-range.obj", "OBJ face index past the vertex count",
+     b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 4\n", 2, "line 4: index 4 out of range (3 defined)"),
+    ("obj-index-zero.obj", "OBJ face index 0", b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 0 1 2\n", 2, "line 4: bad index '0'"),
+    ("obj-nan.obj", "OBJ vertex coordinate nan", b"v 0 0 0\nv nan 0 0\nv 0 1 0\nf 1 2 3\n", 2,
+     "line 2: expected a finite number"),
+    ("obj-continued-bad-index.obj", "OBJ bad index after a line continuation",
+     b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 \\\n 3\nf 1 2 x\n", 2, "line 6: bad index 'x'"),
+    ("obj-no-faces.obj", "OBJ with vertices and no face", b"v 0 0 0\nv 1 0 0\nv 0 1 0\n", 2, "no triangles"),
+    ("stl-facet-4-vertices.stl", "ASCII STL facet with 4 vertices",
+     stl_ascii([TRI + ["1 1 0"], TRI]), 2, "line 2: facet 0 has 4 vertices"),
+    ("stl-facet-2-vertices.stl", "ASCII STL facet with 2 vertices",
+     stl_ascii([TRI, TRI[:2], TRI]), 2, "facet 1 has 2 vertices"),
+    ("stl-ascii-bad-number.stl", "ASCII STL vertex with two numbers",
+     stl_ascii([["0 0 0", "1 0", "0 1 0"]]), 2, "line 5: expected three numbers"),
+    ("stl-binary-nan.stl", "binary STL with a NaN coordinate",
+     b"\0" * 80 + struct.pack("<I", 1) + struct.pack("<12fH", 0, 0, 1, 0, 0, 0, float("nan"), 0, 0, 0, 1, 0, 0), 2,
+     "non-finite coordinate"),
+    ("off-fuzz-abort.off", "OFF that made assimp's triangulation abort the process (found by make fuzz)",
+     b"OFF\n4 2 0\n0 0 0\n1 0 0 1 0\n3 0 2 2\n4 0 1 2 3\n", 2, "face 0: no vertex indices"),
+    ("stl-neither.stl", "STL that is neither binary nor ASCII", b"\1" * 100, 2, "not an STL file"),
+]
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "Tests", "FacescanCLITests", "BadMeshes")
+    os.makedirs(out, exist_ok=True)
+    manifest = {"comment": "Generated by scripts/make-bad-meshes.py. Every mesh command (inspect, render, convert) must "
+                           "end with `exit` and one line on stderr naming the file and containing `contains`.",
+                "cases": []}
+    for name, kind, content, code, contains in CASES:
+        with open(os.path.join(out, name), "wb") as f:
+            f.write(content)
+        manifest["cases"].append({"file": name, "kind": kind, "exit": code, "contains": contains})
+    with open(os.path.join(out, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
