@@ -5,7 +5,39 @@ import Testing
 /// Tests/printer/ (250 × 210 × 210 mm bed, 0.2 mm layers): no error or warning, extrusions in the
 /// first layer, the part on the bed, filament and time read from the G-code. A missing
 /// `prusa-slicer` is a visible skip in a developer's shell and a failure when `CI` is set.
+///
+/// Solid parts take seconds in a debug build: these tests run the release binary, which
+/// `make test` builds just before the tests (FACESCAN_BIN names another).
 @Suite(.serialized) struct SlicerTests {
+    static let binary: String = {
+        if let env = ProcessInfo.processInfo.environment["FACESCAN_BIN"] { return env }
+        let release = packageRoot + "/.build/release/facescan"
+        return FileManager.default.isExecutableFile(atPath: release) ? release : facescanBinary
+    }()
+
+    static func facescan(_ args: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        try ClientImportTests.run(binary, args, cwd: tempDir())
+    }
+
+    /// `--solid` and `--solid --base` reach every count asked, from a few hundred vertices to
+    /// 100 000, closed and on the bed (inspect's report).
+    @Test func solidsReachEveryTarget() throws {
+        let capture = packageRoot + "/samples/ict-neutral/capture.json"
+        for mode in [[], ["--base"]] as [[String]] {
+            for target in [400, 2_500, 10_000, 20_000, 60_000, 100_000] {
+                let dir = tempDir()
+                let r = try Self.facescan(["process", capture, "--solid"] + mode
+                                          + ["-n", String(target), "--output-dir", dir, "--formats", "stl", "--quiet"])
+                #expect(r.status == 0, "\(mode) \(target): \(r.stderr)")
+                guard r.status == 0 else { continue }
+                let i = try Self.facescan(["inspect", dir + "/capture.stl", "--json"])
+                let report = (try? JSONSerialization.jsonObject(with: Data(i.stdout.utf8))) as? [String: Any]
+                #expect(report?["vertices"] as? Int == target, "\(mode) \(target): \(i.stdout)")
+                #expect(report?["watertight"] as? Bool == true, "\(mode) \(target): \(i.stdout)")
+            }
+        }
+    }
+
     static let profile = packageRoot + "/Tests/printer/prusa-250x210x210.ini"
 
     struct Sliced {
@@ -35,10 +67,11 @@ import Testing
     func samplePartsSliceCleanly(mode: [String]) throws {
         for sample in sampleCaptures() {
             let dir = tempDir()
-            let r = try runFacescan(["process", sample.capture, "--solid"] + mode
-                                    + ["--fit", "250x210x210", "--quality", "low", "--output-dir", dir, "--formats", "stl", "--json", "--quiet"])
+            let r = try Self.facescan(["process", sample.capture, "--solid"] + mode
+                                      + ["--fit", "250x210x210", "--quality", "low", "--output-dir", dir, "--formats", "stl", "--json", "--quiet"])
             #expect(r.status == 0, "\(sample.capture) \(mode): \(r.stderr)")
-            guard r.status == 0, let stl = (r.json?["outputs"] as? [[String: Any]])?.first?["path"] as? String else { continue }
+            let json = (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8))) as? [String: Any]
+            guard r.status == 0, let stl = (json?["outputs"] as? [[String: Any]])?.first?["path"] as? String else { continue }
             guard let sliced = try Self.slice(stl, in: dir) else { return }
             #expect(sliced.status == 0, "\(sample.capture) \(mode): \(sliced.log)")
             let lower = sliced.log.lowercased()

@@ -177,7 +177,7 @@ struct QuadricSimplifier: ~Copyable {
         static let parallelTriangles = 4_096
     }
 
-    let core: DecimationCore
+    var core: DecimationCore
     /// Where the core's scratch memory goes back to.
     private let cache: ArenaCache?
     /// Whether the last passes narrow to the collapses left (``Tuning/budgetShare``): not after
@@ -273,6 +273,13 @@ struct QuadricSimplifier: ~Copyable {
                 // spoil onto the kept endpoint instead, before giving up.
                 let all = core.sortCandidates(count, limitKey: UInt32(DecimationCore.bucketCount - 1))
                 done = core.collapsePass(all, budget: budget, pass: pass, stamp: &stamp, endpointFallback: true)
+                if done == 0 {
+                    // The shape term blocks every collapse (a mesh of needles already, where every
+                    // collapse makes one worse): one pass without it, so the count stays reachable.
+                    core.qualitySineSquared = 0
+                    done = core.collapsePass(all, budget: budget, pass: pass, stamp: &stamp, endpointFallback: true)
+                    core.qualitySineSquared = Float(Tuning.qualitySineSquared)
+                }
             }
             liveVertices -= done
             if done == 0 { break }
@@ -409,6 +416,9 @@ struct DecimationCore: @unchecked Sendable {
     let centre: SIMD3<Double>
     /// The power of two near 1 / (typical edge length) that ``fourKeepShape(_:_:)`` scales edges by.
     let shapeScale: Float
+    /// The shape term's bound (``QuadricSimplifier/Tuning/qualitySineSquared``); 0 turns it off
+    /// for a pass in which it blocks every collapse.
+    var qualitySineSquared = Float(QuadricSimplifier.Tuning.qualitySineSquared)
     // Per vertex.
     let pos: UnsafeMutablePointer<SIMD3<Float>>
     let uv: UnsafeMutablePointer<SIMD2<Float>>
@@ -1570,7 +1580,7 @@ struct DecimationCore: @unchecked Sendable {
         let h1 = e1x * e1x + e1y * e1y + e1z * e1z, h2 = e2x * e2x + e2y * e2y + e2z * e2z
         let after = pointwiseMax(g1 * g2, pointwiseMax(g1 * g3, g2 * g3))
         let before = pointwiseMax(h1 * h2, pointwiseMax(h1 * g3, h2 * g3))
-        let wellShaped = l1 .>= V(repeating: Float(Tuning.qualitySineSquared)) * after
+        let wellShaped = l1 .>= V(repeating: qualitySineSquared) * after
         let notWorse = l1 * before .>= l0 * after
         return all(facesOn .& facesOut .& turnsLittle .& notSliver .& (wellShaped .| notWorse))
     }

@@ -2,8 +2,7 @@
 /// stays above the plane carried straight down onto it by a skirt, so that every boundary vertex
 /// of the result lies on the plane (the bed).
 ///
-/// Recipe: classify vertices against z = `plane` (those closer than a fifth of the mean edge moved
-/// off it, so no cut lands next to a vertex) → keep triangles above, cut the straddling ones along
+/// Recipe: classify vertices against z = `plane` → keep triangles above, cut the straddling ones along
 /// the plane (a cut vertex per cut edge; a kept quad split on its better diagonal) → keep the
 /// largest connected piece → fill the holes the cut opened inside it → skirt: under every rim
 /// vertex above the plane a column of vertices down to it (rows about one rim edge apart), the
@@ -13,8 +12,10 @@ enum PlaneTrim {
     /// same direction as the surface's half-edges (outer rim counter-clockwise seen from +z).
     /// Returns nil when nothing of the surface lies above the plane.
     /// `skirtStart`: the first skirt triangle (the cut surface's come first).
-    static func trimAndSkirt(_ surface: Mesh, plane: Float) -> (mesh: Mesh, skirtStart: Int)? {
-        guard let cut = clip(surface, plane: plane) else { return nil }
+    /// With a `plinth`, the surface is cut that much above the plane and the whole rim carried
+    /// down: the part stands on a vertical wall at least that tall all round.
+    static func trimAndSkirt(_ surface: Mesh, plane: Float, plinth: Float = 0) -> (mesh: Mesh, skirtStart: Int)? {
+        guard let cut = clip(surface, plane: plane + plinth) else { return nil }
         let piece = Solidify.fillHoles(largestPiece(cut))
         guard let skirted = skirt(piece, plane: plane) else { return nil }
         return (skirted, piece.triangleCount)
@@ -26,21 +27,10 @@ enum PlaneTrim {
         let n = mesh.vertexCount
         var positions = mesh.positions
         var uvs = mesh.uvs
-        // Keep cuts away from vertices: a vertex within a fifth of the mean edge of the plane moves
-        // off it (up when at or above it, down otherwise).
-        var edgeSum = 0.0
-        for t in 0..<mesh.triangleCount {
-            let (a, b, _) = mesh.triangle(t)
-            let d = SIMD3<Double>(positions[Int(b)] - positions[Int(a)])
-            edgeSum += (d * d).sum().squareRoot()
-        }
-        let margin = Float(0.2 * edgeSum / Double(max(1, mesh.triangleCount)))
         var above = [Bool](repeating: false, count: n)
         var anyAbove = false
         for v in 0..<n {
-            let s = positions[v].z - plane
-            above[v] = s >= 0
-            if abs(s) < margin { positions[v].z = plane + (s >= 0 ? margin : -margin) }
+            above[v] = positions[v].z >= plane
             anyAbove = anyAbove || above[v]
         }
         guard anyAbove else { return nil }

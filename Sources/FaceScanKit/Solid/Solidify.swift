@@ -77,6 +77,10 @@ public enum Solidify {
         /// Cuts tried, each ``depthStep`` times the depth of the one before.
         static let depthTries = 16
         static let depthStep = 0.9
+        /// Largest factor a crease may lengthen an offset by.
+        static let creaseLimit = 3.0
+        /// Height of a shell's plinth (the vertical wall it stands on), in thicknesses.
+        static let plinthThicknesses = 2.0
         /// A repair never lowers an offset below this fraction of the thickness.
         static let minimumOffsetFraction = 0.02
     }
@@ -121,6 +125,8 @@ public enum Solidify {
         let adjacency = Adjacency(triangles: front.triangles, vertexCount: front.vertexCount)
         let loops = BoundaryLoops(front, adjacency: adjacency)
         guard loops.loops.count == 1, let r = loops.rimIndex(front.positions) else { return nil }
+        // A cut that passed within Float's resolution of a vertex leaves a needle without area.
+        guard MeshCheck(front).degenerateTriangles == 0 else { return nil }
         let rim = loops.loops[r]
         var skirt = [Bool](repeating: false, count: front.triangleCount)
         for t in skirtStart..<front.triangleCount { skirt[t] = true }
@@ -167,43 +173,56 @@ public enum Solidify {
         //    Where the skirt would cut into the face (a rim overhanging the cut, as under a chin)
         //    or its outline would cross itself, the cut moves forward until it does not: a
         //    cut that leaves the whole rim behind it is a plane section, always clean.
+        //    The same when the closed part would cross itself where the face did not.
         let surface = fillHoles(mesh)
         let frontmost = surface.bounds.max.z
+        let ownCrossings = SelfIntersection.pairs(surface).count
+        let thickness = options.thickness / unitInMillimetres
         var depth = options.depth
-        var placed: (front: Mesh, rim: [UInt32], adjacency: Adjacency)? = nil
+        var best: Part? = nil
         for _ in 0..<Constants.depthTries {
             let plane = Float(Double(frontmost) - depth / unitInMillimetres)
-            guard let trimmed = PlaneTrim.trimAndSkirt(surface, plane: plane) else {
+            // A shell stands on a vertical wall twice its thickness tall, so its back surface
+            // never reaches the bed.
+            let plinth = options.base ? 0 : Float(Constants.plinthThicknesses * thickness)
+            guard let trimmed = PlaneTrim.trimAndSkirt(surface, plane: plane, plinth: plinth) else {
                 throw UsageError("nothing of the surface lies within \(depth) mm of its frontmost point")
             }
-            if let p = try position(trimmed.mesh, skirtStart: trimmed.skirtStart, plane: plane, base: options.base) {
-                placed = p
+            guard var (front, rim, adjacency) = try position(trimmed.mesh, skirtStart: trimmed.skirtStart, plane: plane, base: options.base) else {
+                depth *= Constants.depthStep
+                continue
+            }
+            // 2. Scaled down to fit the build volume.
+            var scale = 1.0
+            if let fit = options.fit {
+                let (lo, hi) = front.bounds
+                let size = SIMD3<Double>(hi - lo) * unitInMillimetres
+                scale = min(1, min(fit.x / size.x, min(fit.y / size.y, fit.z / size.z)))
+                if scale < 1 {
+                    front = front.scaled(by: Float(scale))
+                    adjacency = Adjacency(triangles: front.triangles, vertexCount: front.vertexCount)
+                }
+            }
+            // 3. Back surface or cap; what the solid adds must not cross anything.
+            let solid: Mesh
+            if options.base {
+                solid = cap(front, rim: rim, outline: try outline(front, rim: rim) ?? [])
+            } else {
+                solid = shell(front, adjacency: adjacency, rim: rim, thickness: thickness, skirtStart: trimmed.skirtStart)
+            }
+            let part = Part(mesh: solid, scale: scale, depth: depth)
+            if best == nil { best = part }
+            // No more crossing pairs than the face itself had (a scan's lips may overlap).
+            if SelfIntersection.pairs(solid, limit: ownCrossings + 1).count <= ownCrossings {
+                best = part
                 break
             }
             depth *= Constants.depthStep
         }
-        guard var (front, rim, adjacency) = placed else {
+        guard var part = best else {
             throw UsageError("could not cut the surface into a part that stands on a plane (tried depths down to \(depth) mm)")
         }
-        // 2. Scaled down to fit the build volume.
-        var scale = 1.0
-        if let fit = options.fit {
-            let (lo, hi) = front.bounds
-            let size = SIMD3<Double>(hi - lo) * unitInMillimetres
-            scale = min(1, min(fit.x / size.x, min(fit.y / size.y, fit.z / size.z)))
-            if scale < 1 {
-                front = front.scaled(by: Float(scale))
-                adjacency = Adjacency(triangles: front.triangles, vertexCount: front.vertexCount)
-            }
-        }
-        let thickness = options.thickness / unitInMillimetres
-        // 3. Back surface or cap.
-        var solid: Mesh
-        if options.base {
-            solid = cap(front, rim: rim, outline: try outline(front, rim: rim) ?? [])
-        } else {
-            solid = shell(front, adjacency: adjacency, rim: rim, thickness: thickness)
-        }
+        var solid = part.mesh
         // 4. Exact vertex count: straight longest-edge splits do not change the shape.
         if let target = vertexCount {
             solid = try padded(solid, to: target)
@@ -212,7 +231,8 @@ public enum Solidify {
         guard check.isWatertight, check.isClean else {
             throw UsageError("could not close the surface into a solid (\(check.summary))")
         }
-        return Part(mesh: solid, scale: scale, depth: depth)
+        part.mesh = solid
+        return part
     }
 
     /// `solid` with exactly `target` vertices: its longest edges split at their middles (the
@@ -246,7 +266,10 @@ public enum Solidify {
     // MARK: Thickness mode
 
     /// Front + offset back + rim band (in the bed plane z = 0, where the rim lies).
-    static func shell(_ surface: Mesh, adjacency: Adjacency, rim: [UInt32], thickness: Double) -> Mesh {
+    /// Triangles from `skirtStart` on are the plinth: its vertices are offset by the mitre rule
+    /// alone (the fold between face and plinth is a crease, not a tight curve).
+    static func shell(_ surface: Mesh, adjacency: Adjacency, rim: [UInt32], thickness: Double,
+                      skirtStart: Int = Int.max) -> Mesh {
         let n = surface.vertexCount
         let p = surface.positions.map { SIMD3<Double>($0) }
         var normals = coneCorrected(surface, smoothedNormals(surface, adjacency: adjacency))
@@ -265,7 +288,38 @@ public enum Solidify {
             normals[Int(v)] = l > 1e-6 ? flat / l : .zero
             offset[Int(v)] = l > 1e-6 ? min(3 * thickness, thickness / l) : 0
         }
+        // At a crease (the fold between the face and its plinth) a vertex moves further, so that
+        // every incident face's plane moves back by the thickness (at most three times).
+        var leastCosine = [Double](repeating: 1, count: n)
+        for t in 0..<surface.triangleCount {
+            let f = SIMD3<Double>(surface.faceNormal(t))
+            for c in 0..<3 {
+                let v = Int(surface.triangles[3 * t + c])
+                leastCosine[v] = min(leastCosine[v], dot3(normals[v], f))
+            }
+        }
+        // Plinth vertices (on a plinth triangle) skip the curvature limit; those on plinth
+        // triangles only (the wall below the fold) move straight in, level, by the thickness.
+        var onPlinth = [Bool](repeating: false, count: n)
+        var offPlinth = [Bool](repeating: false, count: n)
+        for t in 0..<surface.triangleCount {
+            for c in 0..<3 {
+                let v = Int(surface.triangles[3 * t + c])
+                if t >= skirtStart { onPlinth[v] = true } else { offPlinth[v] = true }
+            }
+        }
+        for v in 0..<n where onPlinth[v] && !offPlinth[v] && !onRim[v] {
+            let flat = SIMD3<Double>(normals[v].x, normals[v].y, 0)
+            let l = norm3(flat)
+            if l > 1e-6 {
+                normals[v] = flat / l
+                leastCosine[v] = 1
+            }
+        }
         for v in 0..<n where !onRim[v] {
+            offset[v] = thickness / max(leastCosine[v], 1 / Constants.creaseLimit)
+        }
+        for v in 0..<n where !onRim[v] && !onPlinth[v] {
             let nv = normals[v]
             guard nv != .zero else {
                 offset[v] = 0
