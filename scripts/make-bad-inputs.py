@@ -340,6 +340,12 @@ def build():
     case("all-rejected-stdin.ndjson", ndjson(rej), exit=3, feed="stdin", kind="every frame rejected, NDJSON on stdin",
          json_report=True)
     case("no-frames.json", doc(frames="[]"), exit=3, kind="empty frames array", json_report=True)
+    # --- issue 23: what may stand before the first NDJSON frame (the message names frame 0)
+    first_nl = ND.index("\n") + 1
+    case("ndjson-bom-before-frame0.ndjson", ND[:first_nl] + "\ufeff" + ND[first_nl:], frame=0,
+         kind="NDJSON with a byte-order mark before the first frame line", contains="byte-order mark")
+    case("ndjson-formfeed-before-frame0.ndjson", ND[:first_nl] + "\f" + ND[first_nl:], frame=0,
+         kind="NDJSON with a form feed before the first frame line", contains="expected a frame object")
 
 
 def main():
