@@ -71,6 +71,7 @@ public enum Pipeline {
                 let part = try solidPart(mesh, solid, settings)
                 mesh = part.mesh
                 report.scale = part.scale
+                report.depthMm = part.depth
             } else {
                 mesh = try Decimation.simplify(mesh, targetVertices: settings.targetVertices)
                 mesh = mesh.scaled(by: Float(settings.outputFactor))

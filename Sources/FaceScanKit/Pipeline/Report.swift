@@ -53,6 +53,8 @@ public struct Report: Sendable, Equatable {
     public var outputs: [Output] = []
     /// Solid parts only: the uniform scale `--fit` applied to the life-size part (1 when it fits).
     public var scale: Double?
+    /// Solid parts only: millimetres from the frontmost point to the cut the part stands on.
+    public var depthMm: Double?
 
     public init(input: String) { self.input = input }
 
@@ -93,6 +95,6 @@ public struct Report: Sendable, Equatable {
             ("outputs", .array(outputs.map {
                 .object([("format", .string($0.format)), ("path", .string($0.path)), ("bytes", .int($0.bytes))])
             })),
-        ] + (scale.map { [("scale", JSONValue.ms($0))] } ?? []))
+        ] + (scale.map { [("scale", JSONValue.ms($0))] } ?? []) + (depthMm.map { [("depthMm", JSONValue.ms($0))] } ?? []))
     }
 }
