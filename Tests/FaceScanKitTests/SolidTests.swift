@@ -325,3 +325,18 @@ private func plane(_ pts: [SIMD3<Double>]) -> (SIMD3<Double>, SIMD3<Double>) {
         }
     }
 }
+
+@Suite struct InspectSelfIntersectionTests {
+    /// Two triangles that pierce each other are both counted; a closed solid of the samples' kind none.
+    @Test func countsCrossingTriangles() throws {
+        let crossing = Mesh(positions: [SIMD3(0, 0, 0), SIMD3(2, 0, 0), SIMD3(0, 2, 0),
+                                        SIMD3(0.5, 0.5, -1), SIMD3(0.5, 0.5, 1), SIMD3(1.5, 1.5, 0)],
+                            triangles: [0, 1, 2, 3, 4, 5])
+        #expect(MeshInspection(crossing).selfIntersectingTriangles == 2)
+        var apart = crossing
+        for i in 3..<6 { apart.positions[i].z += 5 }
+        #expect(MeshInspection(apart).selfIntersectingTriangles == 0)
+        let part = try Solidify.solid(capWithHoles(), options: SolidOptions(depth: 30), unitInMillimetres: 50)
+        #expect(MeshInspection(part).selfIntersectingTriangles == 0)
+    }
+}

@@ -1,5 +1,5 @@
-/// What `facescan inspect` reports: topology from ``MeshCheck``, the bounding box and, for a
-/// watertight mesh, the enclosed volume.
+/// What `facescan inspect` reports: topology from ``MeshCheck``, the bounding box, the triangles
+/// that cross others and, for a watertight mesh, the enclosed volume.
 public struct MeshInspection: Sendable, Equatable {
     public var check: MeshCheck
     public var boundsMin: SIMD3<Float>
@@ -8,13 +8,26 @@ public struct MeshInspection: Sendable, Equatable {
     /// not watertight.
     public var volume: Double?
     public var unit: LengthUnit
+    /// Triangles that cross another triangle of the mesh (not sharing a vertex with it), as
+    /// mesh checkers such as MeshLab count self-intersecting faces.
+    public var selfIntersectingTriangles: Int
 
-    /// - Complexity: O(t log t) for t triangles (dominated by ``MeshCheck``).
+    /// - Complexity: O(t log t) for t triangles (``MeshCheck``, the crossing search on a grid).
     public init(_ mesh: Mesh, unit: LengthUnit = .m) {
         check = MeshCheck(mesh)
         (boundsMin, boundsMax) = mesh.bounds
         volume = check.isWatertight ? MeshInspection.signedVolume(mesh) : nil
         self.unit = unit
+        if check.outOfRangeTriangles == 0 && check.nonFiniteVertices == 0 {
+            var crossing = Set<Int32>()
+            for p in SelfIntersection.pairs(mesh) {
+                crossing.insert(p.x)
+                crossing.insert(p.y)
+            }
+            selfIntersectingTriangles = crossing.count
+        } else {
+            selfIntersectingTriangles = 0
+        }
     }
 
     /// Signed volume by the divergence theorem: Σ a · (b × c) / 6 over the triangles, in double
@@ -47,6 +60,7 @@ public struct MeshInspection: Sendable, Equatable {
             ("inconsistentEdges", .int(check.inconsistentEdges)),
             ("degenerateTriangles", .int(check.degenerateTriangles)),
             ("duplicateTriangles", .int(check.duplicateTriangles)),
+            ("selfIntersectingTriangles", .int(selfIntersectingTriangles)),
             ("watertight", .bool(check.isWatertight)),
             ("volume", volume.map { .double($0) } ?? .null),
             ("volumeCm3", volume.map { .double($0 * pow3(unit.millimetres) / 1000) } ?? .null),
@@ -66,6 +80,7 @@ public struct MeshInspection: Sendable, Equatable {
             "non-manifold edges:   \(check.nonManifoldEdges)",
             "inconsistent edges:   \(check.inconsistentEdges)",
             "degenerate triangles: \(check.degenerateTriangles)",
+            "self-intersecting:    \(selfIntersectingTriangles) triangles",
             "watertight:           \(check.isWatertight ? "yes" : "no")",
         ]
         if let volume { lines.append("volume:               \(volume) \(u)³ (\(fmt(volume * pow3(unit.millimetres) / 1000)) cm³)") }
