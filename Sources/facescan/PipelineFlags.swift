@@ -50,7 +50,34 @@ struct PipelineFlags: ParsableArguments {
     @Option(parsing: .unconditional, help: "Solid: scale down uniformly to fit a build volume WxDxH in mm, e.g. 250x210x210. (default: life size)")
     var fit: String?
 
+    @Option(name: .customLong("min-distance"), parsing: .unconditional, help: "Gate: nearest accepted face distance, metres. (default: the capture's settings, else 0.3)")
+    var minDistance: Double?
+
+    @Option(name: .customLong("max-distance"), parsing: .unconditional, help: "Gate: farthest accepted face distance, metres. (default: the capture's settings, else 0.5)")
+    var maxDistance: Double?
+
+    @Option(name: .customLong("min-light"), parsing: .unconditional, help: "Gate: least ambient light, lumens. (default: the capture's settings, else 500)")
+    var minLight: Double?
+
+    @Option(name: .customLong("max-jaw-open"), parsing: .unconditional, help: "Gate: largest jawOpen blend shape, 0 to 1. (default: the capture's settings, else 0.4)")
+    var maxJawOpen: Double?
+
+    @Option(name: .customLong("max-smile"), parsing: .unconditional, help: "Gate: largest mouthSmile blend shape, 0 to 1. (default: the capture's settings, else 0.5)")
+    var maxSmile: Double?
+
+    @Option(name: .customLong("max-brow-up"), parsing: .unconditional, help: "Gate: largest browInnerUp blend shape, 0 to 1. (default: the capture's settings, else 0.5)")
+    var maxBrowUp: Double?
+
     func validate() throws {
+        for (flag, value) in [("--min-distance", minDistance), ("--max-distance", maxDistance), ("--min-light", minLight)] {
+            if let v = value, !(v.isFinite && v >= 0) { throw ValidationError("\(flag) must be a finite number, 0 or more (found \(v))") }
+        }
+        for (flag, value) in [("--max-jaw-open", maxJawOpen), ("--max-smile", maxSmile), ("--max-brow-up", maxBrowUp)] {
+            if let v = value, !(v.isFinite && (0...1).contains(v)) { throw ValidationError("\(flag) must be from 0 to 1 (found \(v))") }
+        }
+        if let lo = minDistance, let hi = maxDistance, lo > hi {
+            throw ValidationError("--min-distance (\(lo)) must not exceed --max-distance (\(hi))")
+        }
         if let t = targetVertices, !(4...Decimation.maximumTargetVertices).contains(t) {
             throw ValidationError("--target-vertices must be from 4 to \(Decimation.maximumTargetVertices)")
         }
@@ -87,6 +114,12 @@ struct PipelineFlags: ParsableArguments {
         options.scale = scale
         options.maxFrames = maxFrames
         options.thumbnailSize = thumbnailSize
+        options.minDistance = minDistance
+        options.maxDistance = maxDistance
+        options.minAmbientIntensity = minLight
+        options.maxJawOpen = maxJawOpen
+        options.maxSmile = maxSmile
+        options.maxBrowInnerUp = maxBrowUp
         if solid || thickness != nil || base || depth != nil || fit != nil {
             options.solid = SolidOptions(thickness: thickness ?? 2.0, base: base, depth: depth ?? SolidOptions.defaultDepth,
                                          fit: fit.flatMap(SolidOptions.parseBuildVolume))

@@ -30,6 +30,15 @@ public struct PipelineOptions: Sendable, Equatable {
     /// Close the face into a printable solid (``Solidify``); nil: as the capture's settings say.
     public var solid: SolidOptions?
 
+    /// Quality-gate thresholds that override the capture's settings (nil: the capture's, else
+    /// FORMAT.md's defaults): metres, lumens, blend-shape coefficients.
+    public var minDistance: Double?
+    public var maxDistance: Double?
+    public var minAmbientIntensity: Double?
+    public var maxJawOpen: Double?
+    public var maxSmile: Double?
+    public var maxBrowInnerUp: Double?
+
     public init() {}
 }
 
@@ -58,6 +67,12 @@ public struct ResolvedSettings: Sendable, Equatable {
         scale = o.scale ?? s.scale ?? 1
         maxFrames = o.maxFrames ?? s.maxFrames ?? 90
         gate = GateThresholds(settings: s)
+        if let v = o.minDistance { gate.minDistance = v }
+        if let v = o.maxDistance { gate.maxDistance = v }
+        if let v = o.minAmbientIntensity { gate.minAmbientIntensity = v }
+        if let v = o.maxJawOpen { gate.maxJawOpen = v }
+        if let v = o.maxSmile { gate.maxSmile = v }
+        if let v = o.maxBrowInnerUp { gate.maxBrowInnerUp = v }
         solid = o.solid ?? s.solid
     }
 

@@ -1,0 +1,30 @@
+import Foundation
+import Testing
+
+/// Gate thresholds as flags override the capture's settings.
+@Suite struct GateFlagsCLITests {
+    static func frames(_ args: [String]) throws -> (status: Int32, frames: [String: Any]) {
+        let sample = packageRoot + "/samples/ict-neutral/capture.json"
+        let r = try runFacescan(["process", sample, "--output-dir", tempDir(), "--formats", "stl", "-n", "2000", "--json", "--quiet"] + args)
+        return (r.status, r.json?["frames"] as? [String: Any] ?? [:])
+    }
+
+    @Test func thresholdsFromFlags() throws {
+        let plain = try Self.frames([])
+        #expect(plain.status == 0)
+        let plainRejected = plain.frames["rejected"] as? [String: Int] ?? [:]
+        // No light is enough: every frame with a light estimate is rejected for lighting (a frame
+        // without one is not checked, FORMAT.md).
+        let dark = try Self.frames(["--min-light", "1e9"])
+        let darkRejected = dark.frames["rejected"] as? [String: Int] ?? [:]
+        #expect((dark.frames["accepted"] as? Int ?? 99) < (plain.frames["accepted"] as? Int ?? 0))
+        #expect((darkRejected["lighting"] ?? 0) > (plainRejected["lighting"] ?? 0))
+        // A narrower distance window rejects more for distance.
+        let near = try Self.frames(["--max-distance", "0.31"])
+        let nearRejected = near.frames["rejected"] as? [String: Int] ?? [:]
+        #expect((nearRejected["distance"] ?? 0) > (plainRejected["distance"] ?? 0))
+        // Bad values are usage errors (exit 64 or ArgumentParser's validation exit).
+        let bad = try runFacescan(["process", packageRoot + "/samples/ict-neutral/capture.json", "--max-jaw-open", "2"])
+        #expect(bad.status != 0 && bad.stderr.contains("--max-jaw-open"))
+    }
+}
