@@ -79,6 +79,9 @@ CASES = [
      b"OFF\n4 2 0\n0 0 0\n1 0 0 1 0\n3 0 2 2\n4 0 1 2 3\n", 2, "face 0: no vertex indices"),
     ("ply-bad-number.ply", "PLY with a coordinate that is not a number (found by make fuzz: leaks inside assimp)",
      ply_ascii(["3 0 1 2"]).replace(b"1 0 0\n", b"1 ! 0\n"), 2, "as a real number"),
+    ("ply-garbled-header.ply", "binary PLY whose header is garbage (found by make fuzz: SIGSEGV inside assimp)",
+     open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "Fuzz", "corpus", "assimp",
+                       "ply-garbled-header-segv"), "rb").read()[1:], 2, "'end_header' is not followed by a line end"),
     ("stl-neither.stl", "STL that is neither binary nor ASCII", b"\1" * 100, 2, "not an STL file"),
 ]
 

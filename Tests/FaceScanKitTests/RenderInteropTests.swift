@@ -147,7 +147,8 @@ private func sortedPositions(_ m: Mesh) -> [SIMD3<Float>] {
             Issue.record("expected an error")
         } catch let e as InputError {
             #expect(e.file == path)
-            #expect(e.message.hasPrefix("assimp: "))
+            // facescan's PLY header check answers before assimp sees the file.
+            #expect(e.message.hasPrefix("header line 2: unknown keyword 'this'"), "\(e.message)")
             #expect(e.exitCode == 2)
         }
     }

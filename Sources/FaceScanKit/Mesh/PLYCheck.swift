@@ -31,8 +31,12 @@ enum PLYCheck {
     static func check(_ bytes: [UInt8], name: String) throws(InputError) {
         guard bytes.starts(with: Array("ply".utf8)),
               let end = bytes.firstRange(of: Array("end_header".utf8)) else { return }
+        // `end_header` ends its line (assimp reads garbage headers out of bounds).
         var bodyStart = end.upperBound
-        while bodyStart < bytes.count && bytes[bodyStart] != 0x0A { bodyStart += 1 }
+        if bodyStart < bytes.count && bytes[bodyStart] == 0x0D { bodyStart += 1 }
+        guard bodyStart >= bytes.count || bytes[bodyStart] == 0x0A else {
+            throw InputError(file: name, "PLY header: 'end_header' is not followed by a line end (byte \(bodyStart))")
+        }
         bodyStart += 1
         let header = String(decoding: bytes[..<end.lowerBound], as: UTF8.self)
         var littleEndian = true, binary = false
@@ -42,8 +46,12 @@ enum PLYCheck {
             guard let head = w.first else { continue }
             let line = n + 1
             switch head {
+            case "ply", "comment", "obj_info":
+                continue
             case "format":
-                guard w.count >= 2 else { throw InputError(file: name, "header line \(line): format without a value") }
+                guard w.count == 3, ["ascii", "binary_little_endian", "binary_big_endian"].contains(w[1]) else {
+                    throw InputError(file: name, "header line \(line): expected 'format ascii|binary_little_endian|binary_big_endian 1.0'")
+                }
                 binary = w[1] != "ascii"
                 littleEndian = w[1] != "binary_big_endian"
             case "element":
@@ -65,8 +73,11 @@ enum PLYCheck {
                     elements[elements.count - 1].properties.append(Property(size: s, countSize: nil))
                 }
             default:
-                continue
+                throw InputError(file: name, "header line \(line): unknown keyword '\(head.prefix(32))' (a PLY header holds format, element, property, comment and obj_info lines)")
             }
+        }
+        guard elements.contains(where: { $0.name == "vertex" }) else {
+            throw InputError(file: name, "PLY header declares no 'vertex' element")
         }
         guard binary else { return }
         var at = bodyStart
