@@ -66,7 +66,7 @@ public enum Solidify {
     enum Constants {
         /// Smoothing passes over the offset directions (each averages a vertex normal with its
         /// neighbours').
-        static let normalSmoothing = 1
+        static let normalSmoothing = 4
         /// Fraction of the local convex radius of curvature an offset may use.
         static let curvatureFraction = 0.7
         /// Rounds of "find crossings → reduce the offsets there" in thickness mode.
