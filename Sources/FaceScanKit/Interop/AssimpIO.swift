@@ -58,6 +58,8 @@ public enum AssimpIO {
     /// Parses mesh bytes with assimp; `formatHint` is the usual file extension (`ply`, `glb`, …).
     /// Formats that refer to other files (OBJ with MTL, glTF with external buffers) need ``read(path:)``.
     public static func parse(_ bytes: [UInt8], formatHint: String, name: String) throws(InputError) -> Mesh {
+        // assimp aborts the process on an empty buffer (fuzz finding).
+        guard !bytes.isEmpty else { throw InputError(file: name, "empty file: no mesh") }
         try checkPLYHeader(bytes.prefix(plyHeaderLimit), name: name)
         try PLYCheck.check(bytes, name: name)
         try OFFCheck.check(bytes, name: name)
