@@ -6,17 +6,10 @@ import Testing
 /// first layer, the part on the bed, filament and time read from the G-code. A missing
 /// `prusa-slicer` is a visible skip in a developer's shell and a failure when `CI` is set.
 ///
-/// Solid parts take seconds in a debug build: these tests run the release binary, which
-/// `make test` builds just before the tests (FACESCAN_BIN names another).
+/// Solid parts take seconds in a debug build: these tests run ``fastFacescanBinary``.
 @Suite(.serialized) struct SlicerTests {
-    static let binary: String = {
-        if let env = ProcessInfo.processInfo.environment["FACESCAN_BIN"] { return env }
-        let release = packageRoot + "/.build/release/facescan"
-        return FileManager.default.isExecutableFile(atPath: release) ? release : facescanBinary
-    }()
-
     static func facescan(_ args: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        try ClientImportTests.run(binary, args, cwd: tempDir())
+        try ClientImportTests.run(fastFacescanBinary, args, cwd: tempDir())
     }
 
     /// `--solid` and `--solid --base` reach every count asked, from a few hundred vertices to

@@ -111,10 +111,11 @@ public enum Solidify {
         public var depth: Double
     }
 
-    /// The skirted surface in printing position (centred on x/y, the cut at z = 0), its rim and
-    /// adjacency; nil when its skirt cuts into it or (base) its outline crosses itself.
+    /// The skirted surface in printing position (centred on x/y, the cut at z = 0), its rim,
+    /// adjacency and (base) the triangulation of its outline; nil when its skirt cuts into it or
+    /// (base) its outline crosses itself.
     static func position(_ skirted: Mesh, skirtStart: Int, plane: Float, base: Bool) throws(UsageError)
-        -> (front: Mesh, rim: [UInt32], adjacency: Adjacency)? {
+        -> (front: Mesh, rim: [UInt32], adjacency: Adjacency, outline: [SIMD3<Int32>]?)? {
         var front = skirted
         let (lo, hi) = front.bounds
         let shift = SIMD3<Float>((lo.x + hi.x) / 2, (lo.y + hi.y) / 2, plane)
@@ -135,9 +136,10 @@ public enum Solidify {
             guard BoundaryLoops.xyArea(rim, front.positions) > 0 else {
                 throw UsageError("base mode needs a face looking toward +z: its rim, seen from the front, must run counter-clockwise around the face")
             }
-            guard try outline(front, rim: rim) != nil else { return nil }
+            guard let outline = outline(front, rim: rim) else { return nil }
+            return (front, rim, adjacency, outline)
         }
-        return (front, rim, adjacency)
+        return (front, rim, adjacency, nil)
     }
 
     /// Closes `mesh` into a solid in printing position (see ``Solidify``). `unitInMillimetres` is
@@ -188,7 +190,7 @@ public enum Solidify {
             guard let trimmed = PlaneTrim.trimAndSkirt(surface, plane: plane, plinth: plinth) else {
                 throw UsageError("nothing of the surface lies within \(depth) mm of its frontmost point")
             }
-            guard var (front, rim, adjacency) = try position(trimmed.mesh, skirtStart: trimmed.skirtStart, plane: plane, base: options.base) else {
+            guard var (front, rim, adjacency, outline) = try position(trimmed.mesh, skirtStart: trimmed.skirtStart, plane: plane, base: options.base) else {
                 depth *= Constants.depthStep
                 continue
             }
@@ -198,15 +200,13 @@ public enum Solidify {
                 let (lo, hi) = front.bounds
                 let size = SIMD3<Double>(hi - lo) * unitInMillimetres
                 scale = min(1, min(fit.x / size.x, min(fit.y / size.y, fit.z / size.z)))
-                if scale < 1 {
-                    front = front.scaled(by: Float(scale))
-                    adjacency = Adjacency(triangles: front.triangles, vertexCount: front.vertexCount)
-                }
+                // Uniform: the adjacency and the outline's triangulation still hold.
+                if scale < 1 { front = front.scaled(by: Float(scale)) }
             }
             // 3. Back surface or cap; what the solid adds must not cross anything.
             let solid: Mesh
-            if options.base {
-                solid = cap(front, rim: rim, outline: try outline(front, rim: rim) ?? [])
+            if let outline {
+                solid = cap(front, rim: rim, outline: outline)
             } else {
                 solid = shell(front, adjacency: adjacency, rim: rim, thickness: thickness, skirtStart: trimmed.skirtStart)
             }
@@ -480,7 +480,7 @@ guard any else { break }
     // MARK: Base mode
 
     /// The ear-clipping triangulation of the rim seen from +z, nil when it crosses itself.
-    static func outline(_ front: Mesh, rim: [UInt32]) throws(UsageError) -> [SIMD3<Int32>]? {
+    static func outline(_ front: Mesh, rim: [UInt32]) -> [SIMD3<Int32>]? {
         EarClipping.triangulate(rim.map { SIMD2<Double>(Double(front.positions[Int($0)].x), Double(front.positions[Int($0)].y)) })
     }
 
