@@ -191,8 +191,8 @@ public enum Lib3MFIO {
         return Mesh(positions: positions, triangles: triangles)
     }
 
-    /// The PNG package thumbnail of a 3MF package, or nil when it has none.
-    public static func thumbnail(_ bytes: [UInt8]) -> [UInt8]? {
+    /// `body` on the model of a 3MF package read from `bytes`; nil when it cannot be read.
+    private static func withModel<T>(_ bytes: [UInt8], _ body: (L3Handle) -> T?) -> T? {
         var model: L3Handle?
         guard lib3mf_createmodel(&model) == 0, let model else { return nil }
         defer { lib3mf_release(model) }
@@ -200,28 +200,30 @@ public enum Lib3MFIO {
         guard lib3mf_model_queryreader(model, "3mf", &reader) == 0, let reader else { return nil }
         defer { lib3mf_release(reader) }
         guard bytes.withUnsafeBufferPointer({ lib3mf_reader_readfrombuffer(reader, $0.baseAddress, UInt64($0.count)) }) == 0 else { return nil }
-        var attachment: L3Handle?
-        guard lib3mf_model_getpackagethumbnailattachment(model, 0, &attachment) == 0, let attachment else { return nil }
-        defer { lib3mf_release(attachment) }
-        var size: UInt64 = 0
-        guard lib3mf_attachment_getstreamsize(attachment, &size) == 0 else { return nil }
-        var out = [UInt8](repeating: 0, count: Int(size))
-        guard out.withUnsafeMutableBufferPointer({ lib3mf_attachment_writetobuffer(attachment, $0.baseAddress, size) }) == 0 else { return nil }
-        return out
+        return body(model)
+    }
+
+    /// The PNG package thumbnail of a 3MF package, or nil when it has none.
+    public static func thumbnail(_ bytes: [UInt8]) -> [UInt8]? {
+        withModel(bytes) { model in
+            var attachment: L3Handle?
+            guard lib3mf_model_getpackagethumbnailattachment(model, 0, &attachment) == 0, let attachment else { return nil }
+            defer { lib3mf_release(attachment) }
+            var size: UInt64 = 0
+            guard lib3mf_attachment_getstreamsize(attachment, &size) == 0 else { return nil }
+            var out = [UInt8](repeating: 0, count: Int(size))
+            guard out.withUnsafeMutableBufferPointer({ lib3mf_attachment_writetobuffer(attachment, $0.baseAddress, size) }) == 0 else { return nil }
+            return out
+        }
     }
 
     /// The unit a 3MF package states, in millimetres per unit (nil when it cannot be read).
     public static func statedUnitMillimetres(_ bytes: [UInt8]) -> Double? {
-        var model: L3Handle?
-        guard lib3mf_createmodel(&model) == 0, let model else { return nil }
-        defer { lib3mf_release(model) }
-        var reader: L3Handle?
-        guard lib3mf_model_queryreader(model, "3mf", &reader) == 0, let reader else { return nil }
-        defer { lib3mf_release(reader) }
-        guard bytes.withUnsafeBufferPointer({ lib3mf_reader_readfrombuffer(reader, $0.baseAddress, UInt64($0.count)) }) == 0 else { return nil }
-        var unit: UInt32 = 0
-        guard lib3mf_model_getunit(model, &unit) == 0, Int(unit) < millimetresPerUnit.count else { return nil }
-        return millimetresPerUnit[Int(unit)]
+        withModel(bytes) { model in
+            var unit: UInt32 = 0
+            guard lib3mf_model_getunit(model, &unit) == 0, Int(unit) < millimetresPerUnit.count else { return nil }
+            return millimetresPerUnit[Int(unit)]
+        }
     }
 
     // MARK: - Helpers
