@@ -190,10 +190,12 @@ public enum Solidify {
             guard let trimmed = PlaneTrim.trimAndSkirt(surface, plane: plane, plinth: plinth) else {
                 throw UsageError("nothing of the surface lies within \(depth) mm of its frontmost point")
             }
-            guard var (front, rim, adjacency, outline) = try position(trimmed.mesh, skirtStart: trimmed.skirtStart, plane: plane, base: options.base) else {
+            guard let placed = try position(trimmed.mesh, skirtStart: trimmed.skirtStart, plane: plane, base: options.base) else {
                 depth *= Constants.depthStep
                 continue
             }
+            var front = placed.front
+            let (rim, adjacency, outline) = (placed.rim, placed.adjacency, placed.outline)
             // 2. Scaled down to fit the build volume.
             var scale = 1.0
             if let fit = options.fit {
