@@ -15,7 +15,7 @@ MANPAGE   := .build/plugins/GenerateManual/outputs/facescan/facescan.1
 # The man page is dated by the last commit, so the same sources give the same page.
 MANDATE   := $(shell git log -1 --format=%cs 2>/dev/null || echo 1970-01-01)
 
-.PHONY: deps build release run test regress bench clean fuzz man install uninstall
+.PHONY: deps build release run test regress bench clean fuzz man install uninstall lint format
 
 ## deps: install the system libraries facescan links (libpng, assimp) when they are missing.
 deps:
@@ -42,6 +42,19 @@ test: deps
 	$(SWIFT) test
 	$(MAKE) regress
 	FUZZ_SECONDS=30 FUZZ_REPORT_ONLY=1 $(MAKE) fuzz
+
+## lint: the committed .swift-format style (swift format lint --strict) and the one-way layer rule
+## of Sources/FaceScanKit (scripts/check-layers, docs/ARCHITECTURE.md); fails on any violation.
+LINT_DIRS := Sources Tests $(wildcard Examples)
+lint:
+	@status=0; \
+	$(SWIFT) format lint --strict --recursive --parallel $(LINT_DIRS) || status=1; \
+	scripts/check-layers || status=1; \
+	exit $$status
+
+## format: rewrite the sources in the committed .swift-format style (what make lint checks).
+format:
+	$(SWIFT) format --in-place --recursive --parallel $(LINT_DIRS)
 
 ## fuzz: build the libFuzzer targets (ASan) and run each FUZZ_SECONDS (default 60); see scripts/fuzz-reader.
 FUZZ_SECONDS ?= 60
