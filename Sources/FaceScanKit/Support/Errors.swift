@@ -4,6 +4,86 @@ import Glibc
 import Darwin
 #endif
 
+/// The one error every public throwing function of FaceScanKit reports (`throws(FaceScanError)`).
+///
+/// Each case carries a payload with the details; ``description`` is the payload's one-line message,
+/// e.g. `capture.json: frame 3: field 'vertices': expected 3660 numbers, found 3657`.
+///
+/// ```swift
+/// do throws(FaceScanError) {
+///     let mesh = try Mesh(bytes: bytes, format: .stl)
+/// } catch .badInput(let e) {
+///     print(e.file, e.frame as Any, e.field as Any, e.message)
+/// } catch {
+///     print(error)
+/// }
+/// ```
+public enum FaceScanError: Error, Sendable, CustomStringConvertible {
+    /// A capture or mesh breaks its format: file, frame, field and a message (CLI exit 2).
+    case badInput(InputError)
+    /// An option or setting that cannot be honoured, e.g. an unreachable vertex target (CLI exit 2).
+    case badSetting(UsageError)
+    /// Reading or writing failed for a reason outside the content (CLI exit 1).
+    case io(IOFailure)
+    /// No frame passed the quality gate; carries the report so far (CLI exit 3).
+    case noAcceptedFrames(NoAcceptedFrames)
+    /// The task was cancelled.
+    case cancelled
+    /// A feature not in this build (a package trait turned off); the message names it.
+    case unavailable(String)
+
+    public var description: String {
+        switch self {
+        case .badInput(let e): e.description
+        case .badSetting(let e): e.description
+        case .io(let e): e.description
+        case .noAcceptedFrames(let e): e.description
+        case .cancelled: "cancelled"
+        case .unavailable(let what): oneLine(what)
+        }
+    }
+}
+
+extension FaceScanError {
+    init(_ e: InputError) { self = .badInput(e) }
+    init(_ e: UsageError) { self = .badSetting(e) }
+    init(_ e: IOFailure) { self = .io(e) }
+    init(_ e: NoAcceptedFrames) { self = .noAcceptedFrames(e) }
+
+    /// Any error as a FaceScanError: the payload types become their case, `CancellationError`
+    /// becomes `.cancelled`, anything else an I/O failure naming `path` (the CLI's old exit 1).
+    init(any error: any Error, path: String = "") {
+        switch error {
+        case let e as FaceScanError: self = e
+        case let e as InputError: self = .badInput(e)
+        case let e as UsageError: self = .badSetting(e)
+        case let e as IOFailure: self = .io(e)
+        case let e as NoAcceptedFrames: self = .noAcceptedFrames(e)
+        case is CancellationError: self = .cancelled
+        default: self = .io(IOFailure(path: path, "\(error)"))
+        }
+    }
+}
+
+/// Runs `body` and lifts its narrow typed error into ``FaceScanError`` (`try lift { () throws(InputError) in … }`).
+@inline(__always)
+func lift<T, E: Error>(_ body: () throws(E) -> T) throws(FaceScanError) -> T {
+    do {
+        return try body()
+    } catch {
+        throw FaceScanError(any: error)
+    }
+}
+
+/// The async form of ``lift(_:)``.
+func lift<T, E: Error>(_ body: () async throws(E) -> T) async throws(FaceScanError) -> T {
+    do {
+        return try await body()
+    } catch {
+        throw FaceScanError(any: error)
+    }
+}
+
 /// Every error facescan reports: one sentence for the user and the process exit code it maps to.
 ///
 /// Exit codes: 0 success, 1 I/O or internal error, 2 bad input or usage, 3 no frame passed the gate.
