@@ -84,6 +84,22 @@ public final class CaptureReader {
         }
     }
 
+    /// Reads a capture held in memory; `name` stands for the file in messages (e.g. `capture.json`).
+    public convenience init(bytes: [UInt8], name: String) {
+        self.init(bytes: bytes, name: name, chunkSize: 1 << 20)
+    }
+
+    /// Reads a capture from any sequence of bytes (`Data`, a slice, …), copied once.
+    public convenience init(bytes: some Sequence<UInt8>, name: String) {
+        self.init(bytes: Array(bytes), name: name, chunkSize: 1 << 20)
+    }
+
+    /// Reads `bytes` `chunkSize` at a time (tests use small chunks to exercise refills).
+    init(bytes: [UInt8], name: String, chunkSize: Int) {
+        self.name = name
+        json = JSONReader(source: ByteSource(bytes: bytes), name: name, chunkSize: chunkSize)
+    }
+
     // MARK: header
 
     /// Reads the header keys up to the first frame (see the type's documentation).

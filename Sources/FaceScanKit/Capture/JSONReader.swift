@@ -4,17 +4,18 @@ import Glibc
 import Darwin
 #endif
 
-/// A pull tokenizer over a file descriptor: JSON is read in fixed-size chunks and consumed token by
-/// token, so a capture of any length is parsed in O(chunk) memory. Numbers go straight from the
+/// A pull tokenizer over a ``ByteSource`` (a file, a pipe or bytes in memory): JSON is read in
+/// fixed-size chunks and consumed token by token, so a capture of any length is parsed in O(chunk)
+/// memory. Numbers go straight from the
 /// byte buffer to `Float`/`Double` (``FastFloat``) without building strings.
 ///
 /// Errors are ``InputError``s naming the file and the byte offset; callers add the frame and field.
 /// Not `Sendable`: a reader belongs to the one task that parses.
 final class JSONReader {
     let name: String
-    private(set) var fd: Int32
-    private var ownsFD: Bool
-    private(set) var seekable: Bool
+    private let source: ByteSource
+    /// True when ``seek(to:)`` works (a regular file or memory; a pipe after spooling).
+    var seekable: Bool { source.seekable }
     private var buf: UnsafeMutablePointer<UInt8>
     /// Growable scratch for number arrays, copied out once per array.
     private var floats: UnsafeMutablePointer<Float> = .allocate(capacity: 1 << 16)
@@ -30,22 +31,23 @@ final class JSONReader {
     /// this long is rejected as malformed).
     static let maxNumberLength = 1024
 
-    init(fd: Int32, name: String, ownsFD: Bool, chunkSize: Int = 1 << 20) {
+    init(source: ByteSource, name: String, chunkSize: Int = 1 << 20) {
         // A whole number token (plus look-ahead) must fit in the buffer.
         precondition(chunkSize > Self.maxNumberLength + 64, "chunk too small")
-        self.fd = fd
+        self.source = source
         self.name = name
-        self.ownsFD = ownsFD
         self.capacity = chunkSize
         buf = .allocate(capacity: chunkSize + 1)
-        var st = stat()
-        seekable = fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG
+    }
+
+    /// Reads `fd`, closing it when done if `ownsFD`.
+    convenience init(fd: Int32, name: String, ownsFD: Bool, chunkSize: Int = 1 << 20) {
+        self.init(source: ByteSource(fd: fd, ownsFD: ownsFD), name: name, chunkSize: chunkSize)
     }
 
     deinit {
         buf.deallocate()
         floats.deallocate()
-        if ownsFD { close(fd) }
     }
 
     /// Byte offset of the next unread byte.
@@ -70,10 +72,11 @@ final class JSONReader {
             end = keep
         }
         while end < n && end < capacity && !eof {
-            let r = read(fd, buf + end, capacity - end)
-            if r < 0 {
-                if errno == EINTR { continue }
-                throw InputError(file: name, "read failed at byte \(offset): \(systemErrorText())")
+            let r: Int
+            do {
+                r = try source.read(into: buf + end, count: capacity - end)
+            } catch {
+                throw InputError(file: name, "read failed at byte \(offset): \(error.message)")
             }
             if r == 0 { eof = true } else { end += r }
         }
@@ -93,7 +96,7 @@ final class JSONReader {
             pos = Int(target - base)
             return
         }
-        guard lseek(fd, off_t(target), SEEK_SET) == target else {
+        guard source.seek(to: target) else {
             throw InputError(file: name, "cannot seek to byte \(target)")
         }
         base = target
@@ -107,42 +110,17 @@ final class JSONReader {
     /// current position is offset 0. Used when a piped JSON document puts `frames` before the
     /// settings that judge them.
     func spoolToTemporaryFile() throws(InputError) {
-        let tmpdir = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
-        var template = Array("\(tmpdir)/facescan-spool.XXXXXX".utf8CString)
-        let tfd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard tfd >= 0 else { throw InputError(file: name, "cannot create a temporary file to buffer standard input") }
-        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
-        func put(_ p: UnsafeMutablePointer<UInt8>, _ n: Int) throws(InputError) {
-            var o = 0
-            while o < n {
-                let w = write(tfd, p + o, n - o)
-                if w < 0 {
-                    if errno == EINTR { continue }
-                    close(tfd)
-                    throw InputError(file: name, "cannot buffer standard input: \(systemErrorText())")
-                }
-                o += w
-            }
+        do {
+            try source.spoolToTemporaryFile(
+                pending: UnsafeBufferPointer(start: buf + pos, count: end - pos),
+                scratch: UnsafeMutableBufferPointer(start: buf, count: capacity), sourceEnded: eof)
+        } catch {
+            throw InputError(file: name, error.message)
         }
-        try put(buf + pos, end - pos)
-        while !eof {
-            let r = read(fd, buf, capacity)
-            if r < 0 {
-                if errno == EINTR { continue }
-                close(tfd)
-                throw InputError(file: name, "read failed: \(systemErrorText())")
-            }
-            if r == 0 { eof = true } else { try put(buf, r) }
-        }
-        if ownsFD { close(fd) }
-        fd = tfd
-        ownsFD = true
-        seekable = true
         base = 0
         pos = 0
         end = 0
         eof = false
-        guard lseek(tfd, 0, SEEK_SET) == 0 else { throw InputError(file: name, "cannot rewind the buffered input") }
     }
 
     // MARK: tokens
