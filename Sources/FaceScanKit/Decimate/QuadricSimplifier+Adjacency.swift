@@ -1,0 +1,126 @@
+extension DecimationCore {
+
+    /// Vertex → triangle CSR over the live triangle slots (count → prefix-sum → fill with the
+    /// offsets as cursors → shift back). Triangles of a vertex are listed in ascending order.
+    /// Large meshes count and fill on two threads, each over half of the slots (see
+    /// ``buildAdjacencyInHalves(_:)``): the same lists.
+    func buildAdjacency(_ triangleSlots: Int) {
+        if splitsInTwo(triangleSlots) {
+            buildAdjacencyInHalves(triangleSlots)
+            return
+        }
+        let s = self
+        let n = s.vertexCount
+        let off = s.adjOffsets
+        off.update(repeating: 0, count: n + 1)
+        s.countCorners(0, triangleSlots, into: off + 1)
+        for v in 0..<n { off[v + 1] += off[v] }
+        s.fillLists(0, triangleSlots, cursors: off)
+        s.shiftOffsets(from: off)
+    }
+
+    /// ``buildAdjacency(_:)`` on two threads: the first half of the triangle slots counts into
+    /// `adjOffsets` and fills from each vertex's start, the second counts into `mark` and fills
+    /// from the start plus the first half's count, so each list is still in ascending triangle
+    /// order. `mark` is zero afterwards (below every stamp).
+    func buildAdjacencyInHalves(_ triangleSlots: Int) {
+        let s = self
+        let n = s.vertexCount
+        let off = s.adjOffsets, second = s.mark
+        let half = triangleSlots / 2
+        // Per half: the corners of each vertex in its slots; then, as cursors, where the next
+        // triangle of the vertex goes.
+        s.bothSides(parallel: true) { k in
+            let counts = k == 0 ? s.adjOffsets + 1 : s.mark
+            counts.update(repeating: 0, count: n)
+            s.countCorners(k == 0 ? 0 : half, k == 0 ? half : triangleSlots, into: counts)
+        }
+        var start: UInt32 = 0
+        for v in 0..<n {
+            let first = off[v + 1], rest = second[v]
+            off[v] = start
+            second[v] = start + first
+            start += first + rest
+        }
+        s.bothSides(parallel: true) { k in
+            s.fillLists(k == 0 ? 0 : half, k == 0 ? half : triangleSlots, cursors: k == 0 ? s.adjOffsets : s.mark)
+        }
+        // The second half's cursors stop at the next vertex's start.
+        s.shiftOffsets(from: second)
+        second.update(repeating: 0, count: n)
+    }
+
+    /// Adds one to `counts[v]` for each corner `v` of the live triangles in slots `lo..<hi`.
+    @inline(__always)
+    func countCorners(_ lo: Int, _ hi: Int, into counts: UnsafeMutablePointer<UInt32>) {
+        let tri = self.tri
+        var i = 3 * lo
+        let end = 3 * hi
+        while i < end {
+            if tri[i] != Self.deadTriangle {
+                counts[Int(tri[i])] += 1
+                counts[Int(tri[i + 1])] += 1
+                counts[Int(tri[i + 2])] += 1
+            }
+            i += 3
+        }
+    }
+
+    /// Lists each live triangle of slots `lo..<hi` under its corners, at `cursors[v]`, advancing it.
+    @inline(__always)
+    func fillLists(_ lo: Int, _ hi: Int, cursors: UnsafeMutablePointer<UInt32>) {
+        let tri = self.tri, adj = self.adj
+        for t in lo..<hi {
+            let base = 3 * t
+            if tri[base] == Self.deadTriangle { continue }
+            for k in 0..<3 {
+                let v = Int(tri[base + k])
+                adj[Int(cursors[v])] = UInt32(truncatingIfNeeded: t)
+                cursors[v] += 1
+            }
+        }
+    }
+
+    /// `adjOffsets` from the cursors after filling: vertex `v`'s cursor stopped where `v + 1`'s
+    /// list starts.
+    @inline(__always)
+    func shiftOffsets(from cursors: UnsafeMutablePointer<UInt32>) {
+        let off = adjOffsets
+        var v = vertexCount
+        while v > 0 {
+            off[v] = cursors[v - 1]
+            v -= 1
+        }
+        off[0] = 0
+    }
+
+    /// True when some live triangle of `a` has the directed edge `a → b`.
+    @inline(__always)
+    func hasHalfEdge(from a: UInt32, to b: UInt32) -> Bool {
+        var i = Int(adjOffsets[Int(a)])
+        let end = Int(adjOffsets[Int(a) + 1])
+        while i < end {
+            if around(a, in: Int(adj[i])).next == b { return true }
+            i += 1
+        }
+        return false
+    }
+
+
+    /// Removes dead triangle slots, keeping order; returns the new slot count.
+    func compactTriangles(_ triangleSlots: Int) -> Int {
+        let tri = self.tri
+        var w = 0
+        for t in 0..<triangleSlots {
+            let r = 3 * t
+            if tri[r] == Self.deadTriangle { continue }
+            if w != r {
+                tri[w] = tri[r]
+                tri[w + 1] = tri[r + 1]
+                tri[w + 2] = tri[r + 2]
+            }
+            w += 3
+        }
+        return w / 3
+    }
+}
