@@ -1,15 +1,28 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
+// Optional C libraries, each behind a trait (all on by default). A consumer that wants none of
+// them depends with `traits: []`: FaceScanKit then links no libpng, assimp or lib3mf; PNG is
+// still written (a small pure-Swift encoder), and the formats of a missing library throw
+// `FaceScanError.unavailable`. SwiftPM passes each enabled trait to the compiler as a
+// compilation condition (`#if PNG`, `#if Assimp`, `#if Lib3MF`).
 let package = Package(
     name: "facescan",
-    platforms: [.macOS(.v13)],
+    // Mutex and Atomic (Synchronization) need macOS 15 / iOS 18.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "FaceScanKit", targets: ["FaceScanKit"]),
         .executable(name: "facescan", targets: ["facescan"]),
     ],
+    traits: [
+        .trait(name: "PNG", description: "PNG through libpng (reading and writing). Off: PNG is written by a pure-Swift encoder (stored deflate blocks, larger files) and decoding throws FaceScanError.unavailable."),
+        .trait(name: "Assimp", description: "Mesh formats through libassimp (PLY, OFF, DAE, FBX, X3D, X, 3DS, …). Off: those formats throw FaceScanError.unavailable."),
+        .trait(name: "Lib3MF", description: "3MF reading and writing through lib3mf. Off: 3MF throws FaceScanError.unavailable."),
+        .default(enabledTraits: ["PNG", "Assimp", "Lib3MF"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -26,7 +39,12 @@ let package = Package(
         .target(name: "CSIMD", path: "Sources/CSIMD"),
         .target(
             name: "FaceScanKit",
-            dependencies: ["CLibPNG", "CAssimp", "CLib3MF", "CSIMD"]),
+            dependencies: [
+                .target(name: "CLibPNG", condition: .when(traits: ["PNG"])),
+                .target(name: "CAssimp", condition: .when(traits: ["Assimp"])),
+                .target(name: "CLib3MF", condition: .when(traits: ["Lib3MF"])),
+                "CSIMD",
+            ]),
         .executableTarget(
             name: "facescan",
             dependencies: [

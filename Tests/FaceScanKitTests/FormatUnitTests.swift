@@ -128,7 +128,7 @@ private func glbJSON(_ b: [UInt8]) throws -> [String: Any] {
         do {
             _ = try MeshIO.read(path: path)
             Issue.record("expected an error")
-        } catch let e as InputError {
+        } catch FaceScanError.badInput(let e) {
             #expect(e.file == path && e.message.hasPrefix("lib3mf: "), "\(e)")
         }
     }
@@ -138,7 +138,7 @@ private func glbJSON(_ b: [UInt8]) throws -> [String: Any] {
     @Test func assimps3MFExporterIsRefused() throws {
         let cwd = FileManager.default.currentDirectoryPath
         let before = Set((try? FileManager.default.contentsOfDirectory(atPath: cwd)) ?? [])
-        #expect(throws: UsageError.self) { try AssimpIO.export(faceBox(), formatID: "3mf") }
+        #expect(throws: FaceScanError.self) { try AssimpIO.export(faceBox(), formatID: "3mf") }
         let after = Set((try? FileManager.default.contentsOfDirectory(atPath: cwd)) ?? [])
         #expect(!after.contains("$blobfile") && after.subtracting(before).allSatisfy { !$0.hasPrefix("$blob") })
     }

@@ -149,7 +149,7 @@ private func square(z: Float, half: Float, offset: UInt32 = 0) -> (positions: [S
     }
 
     @Test func garbageIsNotAPNG() {
-        #expect(throws: InputError.self) { try PNGEncoder.decode(Array("not a png".utf8), name: "junk.png") }
+        #expect(throws: FaceScanError.self) { try PNGEncoder.decode(Array("not a png".utf8), name: "junk.png") }
     }
 }
 

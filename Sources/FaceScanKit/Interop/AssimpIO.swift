@@ -1,9 +1,5 @@
+#if Assimp
 import CAssimp
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
 #endif
 
 /// Mesh import and export through libassimp: the only code that touches assimp.
@@ -18,10 +14,65 @@ import Darwin
 /// clay material) and hands it to `aiExportSceneToBlob`.
 ///
 /// assimp's C API keeps its last error in a global, so every call is serialised by one lock.
+///
+/// Without the package's `Assimp` trait, reading and writing throw
+/// ``FaceScanError/unavailable(_:)`` and ``exportFormats`` is empty.
 public enum AssimpIO {
-    /// Reads the mesh file at `path` with assimp. Throws ``IOFailure`` when the file cannot be
-    /// read and ``InputError`` (message `assimp: …`) when assimp cannot make sense of it.
-    public static func read(path: String) throws -> Mesh {
+    /// One exported file: its bytes and, for the secondary files some formats write beside the
+    /// main one (glTF's `.bin`), the name assimp gave it.
+    public struct ExportedFile: Sendable {
+        public var name: String
+        public var bytes: [UInt8]
+    }
+
+    /// Reads the mesh file at `path` with assimp. Throws ``FaceScanError/io(_:)`` when the file
+    /// cannot be read and ``FaceScanError/badInput(_:)`` (message `assimp: …`) when assimp cannot
+    /// make sense of it.
+    public static func read(path: String) throws(FaceScanError) -> Mesh {
+        #if Assimp
+        do { return try importFile(path: path) } catch { throw FaceScanError(any: error, path: path) }
+        #else
+        throw .unavailable("\(path): reading this mesh format needs assimp (FaceScanKit built without its Assimp trait)")
+        #endif
+    }
+
+    /// Parses mesh bytes with assimp; `formatHint` is the usual file extension (`ply`, `glb`, …).
+    /// Formats that refer to other files (OBJ with MTL, glTF with external buffers) need ``read(path:)``.
+    public static func parse(_ bytes: [UInt8], formatHint: String, name: String) throws(FaceScanError) -> Mesh {
+        #if Assimp
+        do { return try importBytes(bytes, formatHint: formatHint, name: name) } catch { throw .badInput(error) }
+        #else
+        throw .unavailable("\(name): reading \(formatHint) needs assimp (FaceScanKit built without its Assimp trait)")
+        #endif
+    }
+
+    /// Format ids assimp can export to, e.g. `plyb`, `glb2`, `3mf`, with their usual file extension.
+    public static var exportFormats: [(id: String, fileExtension: String, description: String)] {
+        #if Assimp
+        assimpExportFormats
+        #else
+        []
+        #endif
+    }
+
+    /// Exports `mesh` in assimp format `formatID` (see ``exportFormats``). The first file is the
+    /// main one. Throws ``FaceScanError/badSetting(_:)`` for an unknown format and
+    /// ``FaceScanError/io(_:)`` when assimp fails.
+    ///
+    /// `3mf` is refused: assimp 5.2's 3MF exporter ignores the blob request and writes a zip named
+    /// `$blobfile` into the current directory (facescan writes 3MF through ``Lib3MFIO``).
+    public static func export(_ mesh: Mesh, formatID: String) throws(FaceScanError) -> [ExportedFile] {
+        #if Assimp
+        do { return try exportScene(mesh, formatID: formatID) } catch { throw FaceScanError(any: error, path: formatID) }
+        #else
+        throw .unavailable("writing '\(formatID)' needs assimp (FaceScanKit built without its Assimp trait)")
+        #endif
+    }
+}
+
+#if Assimp
+extension AssimpIO {
+    static func importFile(path: String) throws -> Mesh {
         guard access(path, R_OK) == 0 else {
             throw IOFailure(path: path, "cannot open: \(systemErrorText())")
         }
@@ -37,31 +88,54 @@ public enum AssimpIO {
         }
     }
 
-    /// assimp waits forever on a PLY file whose header never ends: a file that starts like a PLY
-    /// must have `end_header` within its first 64 KiB.
+    /// assimp waits forever on a PLY file whose header it never sees end: a file that starts like a
+    /// PLY (``looksLikePLY(_:)``) must have an `end_header` line within its first 64 KiB.
     /// A binary PLY is also walked whole (``PLYCheck``): its body must hold what the header declares.
     static func checkPLYHeader(_ path: String) throws {
         try FileBytes.checkMeshSize(path)
         let head = try FileBytes.read(path, upTo: plyHeaderLimit)
         try checkPLYHeader(head[...], name: path)
-        if head.starts(with: Array("ply".utf8)) { try PLYCheck.check(FileBytes.read(path), name: path) }
+        if looksLikePLY(head[...]) { try checkPLYBody(FileBytes.read(path), name: path) }
         if OFFCheck.looksLikeOFF(head[...]) { try OFFCheck.check(FileBytes.read(path), name: path) }
     }
 
     static let plyHeaderLimit = 1 << 16
 
-    static func checkPLYHeader(_ head: ArraySlice<UInt8>, name: String) throws(InputError) {
-        guard head.starts(with: Array("ply".utf8)), MeshIO.find("end_header", in: head, from: head.startIndex, to: head.endIndex) == nil else { return }
-        throw InputError(file: name, "PLY header without end_header (in the first 64 KiB)")
+    /// Whether assimp's PLY loader takes `head` for a PLY: its first three bytes spell `ply` in any
+    /// case (`PLY`, `Ply`, …).
+    static func looksLikePLY(_ head: ArraySlice<UInt8>) -> Bool {
+        head.count >= 3 && zip(head.prefix(3), "ply".utf8).allSatisfy { $0 | 0x20 == $1 }
     }
 
-    /// Parses mesh bytes with assimp; `formatHint` is the usual file extension (`ply`, `glb`, …).
-    /// Formats that refer to other files (OBJ with MTL, glTF with external buffers) need ``read(path:)``.
-    public static func parse(_ bytes: [UInt8], formatHint: String, name: String) throws(InputError) -> Mesh {
+    /// The PLY header must end on a line of its own: `end_header`, after nothing but spaces or tabs
+    /// on its line, and the first `end_header` of the file. assimp's loader reads header lines
+    /// forever otherwise (fuzz findings, over 10 s: no such line, the magic written `Ply` which
+    /// the old check missed, `end_header` inside a comment or after a lone carriage return).
+    static func checkPLYHeader(_ head: ArraySlice<UInt8>, name: String) throws(InputError) {
+        guard looksLikePLY(head) else { return }
+        guard let found = MeshIO.find("end_header", in: head, from: head.startIndex, to: head.endIndex) else {
+            throw InputError(file: name, "PLY header without end_header (in the first 64 KiB)")
+        }
+        var start = found.lowerBound
+        while start > head.startIndex, head[start - 1] == 0x20 || head[start - 1] == 0x09 { start -= 1 }
+        guard start > head.startIndex, head[start - 1] == 0x0A else {
+            let line = 1 + head[..<found.lowerBound].count(where: { $0 == 0x0A })
+            throw InputError(file: name, "PLY header line \(line): 'end_header' must begin its own line")
+        }
+    }
+
+    /// ``PLYCheck`` (which knows the magic as `ply`) over a PLY whatever the case of its magic.
+    static func checkPLYBody(_ bytes: [UInt8], name: String) throws(InputError) {
+        guard looksLikePLY(bytes[...]) else { return }
+        if bytes.starts(with: Array("ply".utf8)) { return try PLYCheck.check(bytes, name: name) }
+        try PLYCheck.check(Array("ply".utf8) + bytes.dropFirst(3), name: name)
+    }
+
+    static func importBytes(_ bytes: [UInt8], formatHint: String, name: String) throws(InputError) -> Mesh {
         // assimp aborts the process on an empty buffer (fuzz finding).
         guard !bytes.isEmpty else { throw InputError(file: name, "empty file: no mesh") }
         try checkPLYHeader(bytes.prefix(plyHeaderLimit), name: name)
-        try PLYCheck.check(bytes, name: name)
+        try checkPLYBody(bytes, name: name)
         try OFFCheck.check(bytes, name: name)
         return try lock.withLock { () throws(InputError) -> Mesh in
             let store = aiCreatePropertyStore()
@@ -77,8 +151,7 @@ public enum AssimpIO {
         }
     }
 
-    /// Format ids assimp can export to, e.g. `plyb`, `glb2`, `3mf`, with their usual file extension.
-    public static var exportFormats: [(id: String, fileExtension: String, description: String)] {
+    static var assimpExportFormats: [(id: String, fileExtension: String, description: String)] {
         lock.withLock { () -> [(id: String, fileExtension: String, description: String)] in
             (0..<aiGetExportFormatCount()).compactMap { i in
                 guard let d = aiGetExportFormatDescription(i) else { return nil }
@@ -88,19 +161,7 @@ public enum AssimpIO {
         }
     }
 
-    /// One exported file: its bytes and, for the secondary files some formats write beside the
-    /// main one (glTF's `.bin`), the name assimp gave it.
-    public struct ExportedFile: Sendable {
-        public var name: String
-        public var bytes: [UInt8]
-    }
-
-    /// Exports `mesh` in assimp format `formatID` (see ``exportFormats``). The first file is the
-    /// main one. Throws ``UsageError`` for an unknown format and ``IOFailure`` when assimp fails.
-    ///
-    /// `3mf` is refused: assimp 5.2's 3MF exporter ignores the blob request and writes a zip named
-    /// `$blobfile` into the current directory (facescan writes 3MF through ``Lib3MFIO``).
-    public static func export(_ mesh: Mesh, formatID: String) throws -> [ExportedFile] {
+    static func exportScene(_ mesh: Mesh, formatID: String) throws -> [ExportedFile] {
         guard formatID != "3mf" else {
             throw UsageError("assimp's 3MF exporter writes into the current directory; write 3MF through Lib3MFIO")
         }
@@ -417,3 +478,4 @@ struct SceneBuilder {
         for b in blocks { b.deallocate() }
     }
 }
+#endif

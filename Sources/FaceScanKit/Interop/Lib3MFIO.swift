@@ -1,4 +1,6 @@
+#if Lib3MF
 import CLib3MF
+#endif
 
 /// 3MF files through lib3mf (the 3MF Consortium's library, 1.8 C interface): the only code that
 /// touches it.
@@ -12,7 +14,52 @@ import CLib3MF
 ///
 /// Reading: every build item's object (mesh, or components down to meshes) placed by its
 /// transforms, merged into one mesh, in millimetres whatever unit the file states.
+///
+/// Without the package's `Lib3MF` trait, reading and writing throw
+/// ``FaceScanError/unavailable(_:)`` and the queries return nil.
 public enum Lib3MFIO {
+    /// The 3MF package of `mesh`, whose coordinates are millimetres, with `thumbnail` (PNG bytes)
+    /// as the package thumbnail. Throws ``FaceScanError/io(_:)`` when lib3mf fails.
+    public static func bytes(_ mesh: Mesh, thumbnail: [UInt8]? = nil) throws(FaceScanError) -> [UInt8] {
+        #if Lib3MF
+        do { return try writePackage(mesh, thumbnail: thumbnail) } catch { throw .io(error) }
+        #else
+        throw .unavailable("writing 3MF needs lib3mf (FaceScanKit built without its Lib3MF trait)")
+        #endif
+    }
+
+    /// The mesh of the 3MF package `bytes` (file name `name` for errors), in millimetres.
+    /// Throws ``FaceScanError/badInput(_:)`` (message `lib3mf: …`) when the package cannot be
+    /// read or holds no triangle.
+    public static func parse(_ bytes: [UInt8], name: String) throws(FaceScanError) -> Mesh {
+        #if Lib3MF
+        do { return try readPackage(bytes, name: name) } catch { throw .badInput(error) }
+        #else
+        throw .unavailable("\(name): reading 3MF needs lib3mf (FaceScanKit built without its Lib3MF trait)")
+        #endif
+    }
+
+    /// The PNG package thumbnail of a 3MF package, or nil when it has none.
+    public static func thumbnail(_ bytes: [UInt8]) -> [UInt8]? {
+        #if Lib3MF
+        packageThumbnail(bytes)
+        #else
+        nil
+        #endif
+    }
+
+    /// The unit a 3MF package states, in millimetres per unit (nil when it cannot be read).
+    public static func statedUnitMillimetres(_ bytes: [UInt8]) -> Double? {
+        #if Lib3MF
+        packageUnitMillimetres(bytes)
+        #else
+        nil
+        #endif
+    }
+}
+
+#if Lib3MF
+extension Lib3MFIO {
     /// Millimetres per unit for lib3mf's unit codes 0…5 (micron, millimeter, centimeter, inch,
     /// foot, meter).
     static let millimetresPerUnit: [Double] = [0.001, 1, 10, 25.4, 304.8, 1000]
@@ -25,9 +72,7 @@ public enum Lib3MFIO {
     /// can multiply placements without adding vertices).
     static let maxPlacements = 1_000_000
 
-    /// The 3MF package of `mesh`, whose coordinates are millimetres, with `thumbnail` (PNG bytes)
-    /// as the package thumbnail. Throws ``IOFailure`` when lib3mf fails.
-    public static func bytes(_ mesh: Mesh, thumbnail: [UInt8]? = nil) throws(IOFailure) -> [UInt8] {
+    static func writePackage(_ mesh: Mesh, thumbnail: [UInt8]?) throws(IOFailure) -> [UInt8] {
         var model: L3Handle?
         guard lib3mf_createmodel(&model) == 0, let model else { throw IOFailure(path: "3mf", "lib3mf: cannot create a model") }
         defer { lib3mf_release(model) }
@@ -76,10 +121,7 @@ public enum Lib3MFIO {
         return out
     }
 
-    /// The mesh of the 3MF package `bytes` (file name `name` for errors), in millimetres.
-    /// Throws ``InputError`` (message `lib3mf: …`) when the package cannot be read or holds no
-    /// triangle.
-    public static func parse(_ bytes: [UInt8], name: String) throws(InputError) -> Mesh {
+    static func readPackage(_ bytes: [UInt8], name: String) throws(InputError) -> Mesh {
         var model: L3Handle?
         guard lib3mf_createmodel(&model) == 0, let model else { throw InputError(file: name, "lib3mf: cannot create a model") }
         defer { lib3mf_release(model) }
@@ -203,8 +245,7 @@ public enum Lib3MFIO {
         return body(model)
     }
 
-    /// The PNG package thumbnail of a 3MF package, or nil when it has none.
-    public static func thumbnail(_ bytes: [UInt8]) -> [UInt8]? {
+    static func packageThumbnail(_ bytes: [UInt8]) -> [UInt8]? {
         withModel(bytes) { model in
             var attachment: L3Handle?
             guard lib3mf_model_getpackagethumbnailattachment(model, 0, &attachment) == 0, let attachment else { return nil }
@@ -217,8 +258,7 @@ public enum Lib3MFIO {
         }
     }
 
-    /// The unit a 3MF package states, in millimetres per unit (nil when it cannot be read).
-    public static func statedUnitMillimetres(_ bytes: [UInt8]) -> Double? {
+    static func packageUnitMillimetres(_ bytes: [UInt8]) -> Double? {
         withModel(bytes) { model in
             var unit: UInt32 = 0
             guard lib3mf_model_getunit(model, &unit) == 0, Int(unit) < millimetresPerUnit.count else { return nil }
@@ -288,3 +328,4 @@ public enum Lib3MFIO {
         return String(repeating: "0", count: max(0, digits - s.count)) + s
     }
 }
+#endif

@@ -1,0 +1,92 @@
+// The C library, reached from one place: this import is re-exported to every file of
+// FaceScanKit, so no other file imports Glibc or Darwin itself. What differs between the C
+// libraries is wrapped below; anything Linux-only sits behind `#if os(Linux)`.
+#if canImport(Glibc)
+@_exported import Glibc
+#elseif canImport(Musl)
+@_exported import Musl
+#elseif canImport(Darwin)
+@_exported import Darwin
+#else
+#error("FaceScanKit needs a POSIX C library (Glibc, Musl or Darwin)")
+#endif
+
+/// `read(2)`, under a name a type's own `read` method cannot hide.
+@inline(__always)
+package func posixRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    Glibc.read(fd, buffer, count)
+    #elseif canImport(Musl)
+    Musl.read(fd, buffer, count)
+    #else
+    Darwin.read(fd, buffer, count)
+    #endif
+}
+
+/// `write(2)`, under a name a type's own `write` method cannot hide.
+@inline(__always)
+package func posixWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    Glibc.write(fd, buffer, count)
+    #elseif canImport(Musl)
+    Musl.write(fd, buffer, count)
+    #else
+    Darwin.write(fd, buffer, count)
+    #endif
+}
+
+/// `exit(3)`, under a name a type's own `exit` cannot hide.
+package func posixExit(_ code: Int32) -> Never {
+    #if canImport(Glibc)
+    Glibc.exit(code)
+    #elseif canImport(Musl)
+    Musl.exit(code)
+    #else
+    Darwin.exit(code)
+    #endif
+}
+
+extension sigaction {
+    /// The plain handler (`sa_handler`), wherever the C library keeps it (glibc: in the union
+    /// `__sigaction_handler`; musl: `__sa_handler`; Darwin: `__sigaction_u`).
+    package var handler: (@convention(c) (Int32) -> Void)? {
+        get {
+            #if canImport(Glibc)
+            __sigaction_handler.sa_handler
+            #elseif canImport(Musl)
+            __sa_handler.sa_handler
+            #else
+            __sigaction_u.__sa_handler
+            #endif
+        }
+        set {
+            #if canImport(Glibc)
+            __sigaction_handler.sa_handler = newValue
+            #elseif canImport(Musl)
+            __sa_handler.sa_handler = newValue
+            #else
+            __sigaction_u.__sa_handler = newValue
+            #endif
+        }
+    }
+}
+
+extension stat {
+    /// The last modification time (Linux: `st_mtim`; Darwin: `st_mtimespec`).
+    package var modificationTime: timespec {
+        #if os(Linux)
+        st_mtim
+        #else
+        st_mtimespec
+        #endif
+    }
+}
+
+/// The directory whose entry `N` opens the process's file descriptor `N` again.
+package let fileDescriptorDirectory: String = {
+    #if os(Linux)
+    "/proc/self/fd"
+    #else
+    "/dev/fd"
+    #endif
+}()
