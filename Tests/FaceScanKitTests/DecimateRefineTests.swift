@@ -3,45 +3,12 @@ import Testing
 
 @Suite("Refinement")
 struct DecimateRefineTests {
-    @Test func loopSubdivisionCountsAndBoundaryRules() {
-        let grid = DecimateFixtures.grid(4)  // 16 v, 33 edges, 18 t
-        let loop = Subdivision.loop(grid)
-        #expect(loop.vertexCount == 16 + 33)
-        #expect(loop.triangleCount == 4 * 18)
-        #expect(MeshCheck(loop).isClean)
-        #expect(MeshCheck(loop).boundaryLoops == 1)
-        // A flat grid stays flat; boundary points other than the four (rounded) corners stay on
-        // the border lines x, y ∈ {0, 3}.
-        let adjacency = Adjacency(triangles: loop.triangles, vertexCount: loop.vertexCount)
-        let corners: Set<Int> = [0, 3, 12, 15]
-        for (i, p) in loop.positions.enumerated() {
-            #expect(p.z == 0)
-            if adjacency.isBoundary[i] && !corners.contains(i) {
-                #expect(p.x == 0 || p.x == 3 || p.y == 0 || p.y == 3, "\(p)")
-            }
-        }
-        // Boundary vertex 1 = (1, 0): 3/4 (1, 0) + 1/8 (0, 0) + 1/8 (2, 0) = (1, 0).
-        #expect(loop.positions[1] == SIMD3(1, 0, 0))
-        // Corner 0 has boundary neighbours (1, 0) and (0, 1): 3/4·0 + 1/8·(1, 0) + 1/8·(0, 1).
-        #expect(loop.positions[0] == SIMD3(0.125, 0.125, 0))
-        // UVs follow linearly.
-        #expect(loop.uvs?.count == loop.vertexCount)
-    }
-
-    @Test func loopInteriorRuleOnARegularVertex() {
-        // Interior vertex 5 of a 4 × 4 grid with heights: valence 6, β = 1/16.
-        let grid = DecimateFixtures.grid(4) { i, j in i == 1 && j == 1 ? 1 : 0 }
-        let loop = Subdivision.loop(grid)
-        #expect(abs(loop.positions[5].z - (1 - 6.0 / 16.0)) < 1e-6)
-    }
-
-    /// Edge points follow the old vertices in (a, b) order, a < b; under Loop an edge of two
-    /// triangles gets 3/8 of each end and 1/8 of each opposite corner, a boundary edge its midpoint.
+    /// Edge points follow the old vertices in (a, b) order, a < b, each at its edge's midpoint.
     /// A triangle that repeats a corner adds no vertex and stays on its own corners.
     @Test func edgePointsAndDegenerateTriangles() {
         let grid = DecimateFixtures.grid(4) { i, j in Float(i * j) * 0.1 + Float(i) * 0.05 }
         let n = grid.vertexCount
-        let loop = Subdivision.loop(grid)
+        let split = Subdivision.midpoint(grid)
         let adjacency = Adjacency(triangles: grid.triangles, vertexCount: n)
         var point: [SIMD2<UInt32>: Int] = [:]
         for a in 0..<n {
@@ -49,20 +16,13 @@ struct DecimateRefineTests {
                 let b = adjacency.neighbors[j]
                 let index = n + point.count
                 point[SIMD2(UInt32(a), b)] = index
-                var opposite: [SIMD3<Double>] = []
-                for t in 0..<grid.triangleCount {
-                    let (x, y, z) = grid.triangle(t)
-                    if Set([x, y, z]).isSuperset(of: [UInt32(a), b]) {
-                        opposite.append(SIMD3<Double>(grid.positions[Int(x ^ y ^ z ^ UInt32(a) ^ b)]))
-                    }
-                }
                 let pa = SIMD3<Double>(grid.positions[a]), pb = SIMD3<Double>(grid.positions[Int(b)])
-                let expected = opposite.count == 2 ? 0.375 * (pa + pb) + 0.125 * (opposite[0] + opposite[1]) : 0.5 * (pa + pb)
-                let error = SIMD3<Double>(loop.positions[index]) - expected
+                let error = SIMD3<Double>(split.positions[index]) - 0.5 * (pa + pb)
                 #expect((error * error).sum() < 1e-12, "edge \(a)–\(b)")
             }
         }
-        #expect(loop.vertexCount == n + point.count)
+        #expect(split.vertexCount == n + point.count)
+        #expect(Array(split.positions[0..<n]) == grid.positions)
         var withDegenerate = grid
         withDegenerate.triangles += [5, 5, 6]
         let d = Subdivision.midpoint(withDegenerate)

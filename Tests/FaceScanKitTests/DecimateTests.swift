@@ -257,7 +257,7 @@ struct DecimateTests {
 
     /// Collapses never move a boundary vertex: every boundary vertex of the result is one of the
     /// input's, where it was. Rough random grids (rims with every kind of corner), a steep ramp by
-    /// the rim, the faces, and a refinement.
+    /// the rim, the faces.
     @Test func boundaryVerticesStayWhereTheyWere() throws {
         var rng = MeshRNG(seed: 11)
         var cases: [(Mesh, [Int])] = [(try F.ictNeutral(), [2_000, 600]), (try F.mediaPipeFace(), [300, 150])]
@@ -278,13 +278,5 @@ struct DecimateTests {
                         "\(m.vertexCount) v → \(target): \(moved.count) boundary vertices off the input's rim")
             }
         }
-        // After refinement (the collapses measured against the input's planes, before the final
-        // relocation): the ICT face's one inward collapse on the way to 20 000 was the case.
-        let face = try F.ictNeutral()
-        let refined = Subdivision.loop(face)
-        var s = QuadricSimplifier(refined, origin: (face, 1))
-        #expect(s.decimate(to: 20_000) == 20_000)
-        let moved = Self.boundaryPositions(s.mesh()).subtracting(Self.boundaryPositions(refined))
-        #expect(moved.isEmpty, "refined ICT face → 20 000: \(moved.count) boundary vertices off the rim")
     }
 }

@@ -61,17 +61,6 @@ public enum Decimation {
     /// core is taken by other work).
     public static var secondThreadWaitMilliseconds: Double { Double(HelperThread.shared.waitedNanoseconds) / 1e6 }
 
-    /// Decimates as far as `targetVertices` (never below ``minimumVertices``) and returns the mesh
-    /// reached, which has more vertices than asked when no further collapse is allowed.
-    /// Never refines.
-    public static func decimate(_ mesh: Mesh, toAtMost targetVertices: Int) -> Mesh {
-        let work = referencedOnly(withoutDegenerateTriangles(mesh))
-        guard work.triangleCount > 0, targetVertices < work.vertexCount else { return work }
-        var simplifier = QuadricSimplifier(work)
-        _ = simplifier.decimate(to: targetVertices, floor: minimumVertices)
-        return simplifier.mesh()
-    }
-
     /// Refuses a mesh with an edge shared by more than two triangles or a repeated triangle.
     static func requireManifold(_ mesh: Mesh) throws(UsageError) {
         let check = MeshCheck(mesh)

@@ -27,7 +27,7 @@ struct DecimationCore: @unchecked Sendable {
     /// Whether this core holds ``HelperThread/shared`` for its second side (else, with two
     /// threads, Dispatch runs it).
     let helped: Bool
-    /// Whether interior edges are placed four at a time (``placePending(_:from:_:in:histogram:)``).
+    /// Whether interior edges are placed four at a time (``placePending(_:_:in:histogram:)``).
     let vectorPlacement: Bool
     /// The input's bounding box (``assignRegions()`` splits it).
     let bounds: (lo: SIMD3<Float>, hi: SIMD3<Float>)
@@ -61,7 +61,7 @@ struct DecimationCore: @unchecked Sendable {
     // pass takes, sorted by cost.
     let cand: UnsafeMutablePointer<Candidate>
     /// `cand`'s memory (``candidateBytes(triangles:)``), which classification uses first for its
-    /// scratch (see ``classifyAndAccumulate(_:origin:)``): fewer fresh pages.
+    /// scratch (see ``classifyAndAccumulate(_:)``): fewer fresh pages.
     let candBytes: UnsafeMutableRawPointer
     let order: UnsafeMutablePointer<Ranked>
     /// Per entry of `order` in a pass split in halves: which step collapses it (half 0 or 1, or
@@ -143,7 +143,7 @@ struct DecimationCore: @unchecked Sendable {
         max(ScratchArena.bytes(Candidate.self, 3 * triangles), classifyScratchBytes(triangles: triangles))
     }
 
-    /// Bytes of the classification scratch, in the order ``classifyAndAccumulate(_:origin:)``
+    /// Bytes of the classification scratch, in the order ``classifyAndAccumulate(_:)``
     /// takes it: per triangle a plane and a normal, per corner its next and previous corner with 8
     /// slots of padding each (a fan's last 8-lane block may reach past the last corner).
     static func classifyScratchBytes(triangles: Int) -> Int {

@@ -1,33 +1,10 @@
-/// Per-triangle planes and per-corner neighbours for ``DecimationCore/classifyAndAccumulate(_:origin:)``:
+/// Per-triangle planes and per-corner neighbours for ``DecimationCore/classifyAndAccumulate(_:)``:
 /// each thread writes its own range of slots.
 struct ClassifyScratch: @unchecked Sendable {
     let planes: UnsafeMutablePointer<SIMD4<Double>>
     let normals: UnsafeMutablePointer<SIMD3<Float>>
     let nextOf: UnsafeMutablePointer<UInt32>
     let prevOf: UnsafeMutablePointer<UInt32>
-}
-
-/// The input a refined mesh was subdivided from (see ``QuadricSimplifier/init(_:origin:)``).
-struct Origin: @unchecked Sendable {
-    let positions: UnsafeBufferPointer<SIMD3<Float>>
-    let triangles: UnsafeBufferPointer<UInt32>
-    let levels: Int
-
-    /// The input triangle and its edge (`k`: corner `k` → corner `k + 1`) that half-edge `k` of
-    /// refined triangle `t` lies on, or `nil` for a half-edge inside an input triangle. Child `j`
-    /// (< 3) of a triangle keeps corner `j`; its half-edge 0 lies on parent edge `j`, its half-edge
-    /// 2 on parent edge `j + 2 (mod 3)`; child 3 and every half-edge 1 are inside.
-    @inline(__always)
-    func edge(_ t: Int, _ k: Int) -> (triangle: Int, edge: Int)? {
-        var t = t, k = k
-        for _ in 0..<levels {
-            let j = t & 3
-            if j == 3 || k == 1 { return nil }
-            k = k == 0 ? j : (j + 2) % 3
-            t >>= 2
-        }
-        return (t, k)
-    }
 }
 
 extension DecimationCore {
@@ -41,7 +18,7 @@ extension DecimationCore {
     /// order and classifies itself from its own triangle list alone: half-edge `a → b` has an
     /// opposite when `b` precedes `a` in another triangle of `a`, and incoming half-edge `p → a`
     /// is a boundary edge when no triangle of `a` has `a → p`.
-    func classifyAndAccumulate(_ triangleSlots: Int, origin: Origin?) {
+    func classifyAndAccumulate(_ triangleSlots: Int) {
         let s = self
         let corners = 3 * triangleSlots
         // The scratch lives in `cand`'s memory (candidates come later).
@@ -57,26 +34,23 @@ extension DecimationCore {
         let scratch = ClassifyScratch(planes: planes, normals: normals, nextOf: nextOf, prevOf: prevOf)
         let parallel = triangleSlots >= Tuning.parallelTriangles
         s.inHalves(triangleSlots, parallel: parallel) { lo, hi in
-            s.facePlanes(lo, hi, origin: origin, scratch)
+            s.facePlanes(lo, hi, scratch)
         }
         // The fan check's marks: `mark` for the first half of the vertices, `touched` for the
         // second (each thread its own), cleared for the passes afterwards.
         s.inHalves(s.vertexCount, parallel: parallel) { lo, hi in
-            s.classifyVertices(lo, hi, origin: origin, scratch, seen: lo == 0 ? s.mark : s.touched)
+            s.classifyVertices(lo, hi, scratch, seen: lo == 0 ? s.mark : s.touched)
         }
         s.mark.update(repeating: 0, count: s.vertexCount)
         s.touched.update(repeating: 0, count: s.vertexCount)
     }
 
-    /// Step 1 of ``classifyAndAccumulate(_:origin:)`` for triangles `lo..<hi`: the plane scaled so
+    /// Step 1 of ``classifyAndAccumulate(_:)`` for triangles `lo..<hi`: the plane scaled so
     /// that its quadric is area-weighted (`(n, d)·√(area)`; zero for a degenerate triangle) and the
     /// area-weighted normal.
-    func facePlanes(_ lo: Int, _ hi: Int, origin: Origin?, _ out: ClassifyScratch) {
+    func facePlanes(_ lo: Int, _ hi: Int, _ out: ClassifyScratch) {
         let s = self
         let tri = s.tri
-        // The input triangle's plane, shared by its 4^levels consecutive children: computed once.
-        var cachedOrigin = -1
-        var originPlane: (unit: SIMD3<Double>, anchor: SIMD3<Double>)? = nil
         for t in lo..<hi {
             let base = 3 * t
             let i0 = tri[base], i1 = tri[base + 1], i2 = tri[base + 2]
@@ -88,35 +62,16 @@ extension DecimationCore {
                 out.planes[t] = .zero
                 continue
             }
-            var unit = nrm / len
-            var anchor = p0
-            if let origin {
-                // The plane of the input triangle this one was subdivided from.
-                let ot = t >> (2 * origin.levels)
-                if ot != cachedOrigin {
-                    cachedOrigin = ot
-                    let ob = 3 * ot
-                    let o0 = SIMD3<Double>(origin.positions[Int(origin.triangles[ob])]) - s.centre
-                    let o1 = SIMD3<Double>(origin.positions[Int(origin.triangles[ob + 1])]) - s.centre
-                    let o2 = SIMD3<Double>(origin.positions[Int(origin.triangles[ob + 2])]) - s.centre
-                    let on = Self.cross(o1 - o0, o2 - o0)
-                    let ol = Self.dot(on, on).squareRoot()
-                    originPlane = ol > 0 ? (on / ol, o0) : nil
-                }
-                if let originPlane {
-                    unit = originPlane.unit
-                    anchor = originPlane.anchor
-                }
-            }
+            let unit = nrm / len
             let w = (0.5 * len).squareRoot()
-            out.planes[t] = SIMD4(unit.x * w, unit.y * w, unit.z * w, -Self.dot(unit, anchor) * w)
+            out.planes[t] = SIMD4(unit.x * w, unit.y * w, unit.z * w, -Self.dot(unit, p0) * w)
         }
     }
 
-    /// Step 2 of ``classifyAndAccumulate(_:origin:)`` for vertices `lo..<hi`. `seen`: a mark per
+    /// Step 2 of ``classifyAndAccumulate(_:)`` for vertices `lo..<hi`. `seen`: a mark per
     /// vertex for ``isClosedManifoldFan(_:_:count:seen:stamp:)``, all zero (vertex `a` stamps
     /// `2a + 1` and `2a + 2`, above every earlier vertex's).
-    func classifyVertices(_ lo: Int, _ hi: Int, origin: Origin?, _ scratch: ClassifyScratch, seen: UnsafeMutablePointer<UInt32>) {
+    func classifyVertices(_ lo: Int, _ hi: Int, _ scratch: ClassifyScratch, seen: UnsafeMutablePointer<UInt32>) {
         let s = self
         let adj = s.adj, off = s.adjOffsets
         let nextOf = scratch.nextOf, prevOf = scratch.prevOf
@@ -163,11 +118,11 @@ extension DecimationCore {
                     if nInB == 0 {
                         outgoingBoundary += 1
                         flag |= Flag.boundary
-                        if let bq = s.boundaryQuadric(t, from: va, to: b, origin: origin) { q.add(bq) }
+                        if let bq = s.boundaryQuadric(t, from: va, to: b) { q.add(bq) }
                     }
                     if nOutP == 0 {
                         flag |= Flag.boundary
-                        if let bq = s.boundaryQuadric(t, from: p, to: va, origin: origin) { q.add(bq) }
+                        if let bq = s.boundaryQuadric(t, from: p, to: va) { q.add(bq) }
                     }
                 }
                 // Two boundary fans touching at one vertex: not a manifold vertex, keep it.
@@ -183,7 +138,7 @@ extension DecimationCore {
     /// closes around its vertex as one manifold disc: no neighbour repeats among `next`, and each
     /// `prev` is a `next` not yet matched (then, both being `count` distinct values, the two sets
     /// are equal: every half-edge has its opposite). The common case of
-    /// ``classifyVertices(_:_:origin:_:seen:)``: a mark per neighbour instead of four counts per
+    /// ``classifyVertices(_:_:_:seen:)``: a mark per neighbour instead of four counts per
     /// corner; `false` sends the fan to the corner-by-corner classification.
     /// `seen`: marks per vertex, none equal to `stamp` (it leaves `stamp` and `stamp + 1`).
     @inline(__always)
@@ -205,24 +160,13 @@ extension DecimationCore {
     }
 
     /// The heavy quadric of boundary half-edge `a → b` of triangle `t`: the plane through the edge
-    /// perpendicular to the triangle (to the input's edge and triangle it lies on, after
-    /// refinement), weighted by the squared edge length.
+    /// perpendicular to the triangle, weighted by the squared edge length.
     @inline(__always)
-    func boundaryQuadric(_ t: Int, from a: UInt32, to b: UInt32, origin: Origin?) -> Quadric? {
+    func boundaryQuadric(_ t: Int, from a: UInt32, to b: UInt32) -> Quadric? {
         let s = self
         let base = 3 * t
-        var c0 = s.local(tri[base]), c1 = s.local(tri[base + 1]), c2 = s.local(tri[base + 2])
-        var pa = s.local(a), pb = s.local(b)
-        let k = tri[base] == a ? 0 : (tri[base + 1] == a ? 1 : 2)
-        if let origin, let (ot, oe) = origin.edge(t, k) {
-            // The input's boundary edge this one lies on, and its triangle.
-            let ob = 3 * ot
-            c0 = SIMD3<Double>(origin.positions[Int(origin.triangles[ob])]) - s.centre
-            c1 = SIMD3<Double>(origin.positions[Int(origin.triangles[ob + 1])]) - s.centre
-            c2 = SIMD3<Double>(origin.positions[Int(origin.triangles[ob + 2])]) - s.centre
-            pa = oe == 0 ? c0 : (oe == 1 ? c1 : c2)
-            pb = oe == 0 ? c1 : (oe == 1 ? c2 : c0)
-        }
+        let c0 = s.local(tri[base]), c1 = s.local(tri[base + 1]), c2 = s.local(tri[base + 2])
+        let pa = s.local(a), pb = s.local(b)
         let nrm = Self.cross(c1 - c0, c2 - c0)
         let m = Self.cross(pb - pa, nrm)
         let ml = Self.dot(m, m).squareRoot()

@@ -57,7 +57,7 @@ extension DecimationCore {
         }
     }
 
-    /// ``collapsePass(_:budget:pass:stamp:)`` on two threads: each half of the mesh collapses its
+    /// ``collapsePass(_:budget:pass:stamp:endpointFallback:)`` on two threads: each half of the mesh collapses its
     /// own edges (both ends, and every triangle around them, inside the half: see ``tagSeam(_:)``)
     /// in cost order with half the budget, touching memory the other half never reads; then the
     /// edges along the seam go, on one thread, with what is left of the budget (and, when a half
@@ -88,7 +88,7 @@ extension DecimationCore {
 
     /// `tag` value of a vertex with a triangle reaching into the other half.
     static let seam: UInt8 = 2
-    /// `only` value of ``collapseRange(_:budget:pass:stamp:only:)`` that takes every candidate.
+    /// `only` value of ``collapseRange(_:budget:pass:stamp:only:endpointFallback:)`` that takes every candidate.
     static let anyRegion: UInt8 = 3
 
     /// Splits the vertices into two halves at the median (a 4 096-bin histogram) of the

@@ -108,32 +108,4 @@ extension DecimationCore {
         let notWorse = l1 * before .>= l0 * after
         return all(facesOn .& facesOut .& turnsLittle .& notSliver .& (wellShaped .| notWorse))
     }
-
-    /// See ``QuadricSimplifier/relocate()``; needs a current adjacency.
-    func relocate() {
-        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: ShapeBatch.slots) { relocate(batchSlots: $0.baseAddress!) }
-    }
-
-    func relocate(batchSlots: UnsafeMutablePointer<UInt32>) {
-        let s = self
-        let tri = s.tri, adj = s.adj, off = s.adjOffsets
-        for v in 0..<s.vertexCount {
-            let lo = Int(off[v]), hi = Int(off[v + 1])
-            if lo == hi || s.flags[v] & Flag.locked != 0 { continue }
-            let q = s.quad[v]
-            guard let x = q.regularisedMinimum(near: s.local(UInt32(v))) else { continue }
-            let p = SIMD3<Float>(x + s.centre)
-            let move = Move(s, UInt32(v), to: p, reference: s.refNormal[v])
-            var ok = true
-            var batch = ShapeBatch(batchSlots)
-            for i in lo..<hi {
-                let base = 3 * Int(adj[i])
-                if !s.keepsShape(tri[base], tri[base + 1], tri[base + 2], move, &batch) {
-                    ok = false
-                    break
-                }
-            }
-            if ok && s.flushShapes(&batch, move) { s.pos[v] = p }
-        }
-    }
 }

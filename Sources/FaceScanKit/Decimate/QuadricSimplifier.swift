@@ -70,17 +70,15 @@ struct QuadricSimplifier: ~Copyable {
         /// is below this (sin² 6°) and below its smallest corner's before the move: the shape term
         /// that keeps slivers out (a triangle already worse may not get worse still).
         static let qualitySineSquared = 0.010926
-        /// Candidates per locally sorted chunk (see `DecimationCore.sortCandidates`).
+        /// Candidates per locally sorted chunk (see ``DecimationCore/sortCandidates(_:limitKey:sides:)``).
         static let sortChunk = 8192
-        /// After refinement, each pass collapses edges up to 1.5 × the cost found at this fraction
-        /// of its sorted edges.
-        static let passFraction = 0.4
-        /// When decimating, at this fraction…
+        /// Each pass collapses edges up to 1.5 × the cost found at this fraction of its ranked
+        /// edges…
         static let decimationPassFraction = 0.6
         /// …or, once fewer collapses are left, at this many times the collapses left: the last
         /// passes go in nearly cost order. (ICT face 9 409 → 5 000: RMS 18.1 → 16.4 µm, same
         /// passes; twice-subdivided face → 10 000: 2.4 → 0.8 µm with 7 % fewer edges ranked than
-        /// 0.4 throughout. After refinement this made the error worse as often as better.)
+        /// 0.4 throughout.)
         static let budgetShare = 2.5
         /// …but at least this many more than the collapses left: the cheapest edges a last pass
         /// finds blocked (a flip, the link condition) stay blocked, and a pass that only reaches
@@ -95,9 +93,6 @@ struct QuadricSimplifier: ~Copyable {
     var core: DecimationCore
     /// Where the core's scratch memory goes back to.
     private let cache: ArenaCache?
-    /// Whether the last passes narrow to the collapses left (``Tuning/budgetShare``): not after
-    /// refinement, where it made the error worse as often as better.
-    let narrowsLastPasses: Bool
     /// Vertices still referenced.
     private(set) var liveVertices: Int
     /// Triangle slots in use (dead ones are dropped by the next compaction).
@@ -108,10 +103,6 @@ struct QuadricSimplifier: ~Copyable {
     /// ``Decimation``) for decimation: classifies
     /// vertices and accumulates quadrics.
     ///
-    /// `origin`: when `mesh` is `origin.mesh` subdivided `origin.levels` times by ``Subdivision``
-    /// (triangle `t` lies in the subdivided input triangle `t >> 2·levels`), the quadrics measure
-    /// the distance to the planes of `origin.mesh` rather than of `mesh`, so collapses pull the
-    /// refined surface back towards the input.
     /// - Complexity: O(t · valence) for t triangles.
     ///
     /// `threads`: 1 runs everything on the calling thread, more lets large meshes use two; the
@@ -121,28 +112,18 @@ struct QuadricSimplifier: ~Copyable {
     ///
     /// `vectorPlacement`: rank interior edges four at a time with AVX2 where the CPU has it; the
     /// result is the same bytes either way (tests compare the two).
-    init(_ mesh: Mesh, origin: (mesh: Mesh, levels: Int)? = nil, threads: Int = 2, cache: ArenaCache? = .shared,
+    init(_ mesh: Mesh, threads: Int = 2, cache: ArenaCache? = .shared,
          vectorPlacement: Bool = true) {
         assert(!stride(from: 0, to: mesh.triangles.count, by: 3).contains { Decimation.repeatsACorner(mesh.triangles, $0) },
                "a triangle repeats a corner")
         core = DecimationCore(mesh, threads: threads, cache: cache, vectorPlacement: vectorPlacement)
         self.cache = cache
-        narrowsLastPasses = origin == nil
         liveVertices = mesh.vertexCount
         triangleSlots = mesh.triangleCount
         // 1. Vertex → triangle lists.
         core.buildAdjacency(triangleSlots)
         // 2. Quadrics, boundary and locked vertices.
-        if let origin {
-            precondition(origin.mesh.triangleCount << (2 * origin.levels) == mesh.triangleCount, "origin does not match")
-            origin.mesh.positions.withUnsafeBufferPointer { p in
-                origin.mesh.triangles.withUnsafeBufferPointer { t in
-                    core.classifyAndAccumulate(triangleSlots, origin: Origin(positions: p, triangles: t, levels: origin.levels))
-                }
-            }
-        } else {
-            core.classifyAndAccumulate(triangleSlots, origin: nil)
-        }
+        core.classifyAndAccumulate(triangleSlots)
     }
 
     deinit { core.deallocate(to: cache) }
@@ -194,8 +175,7 @@ struct QuadricSimplifier: ~Copyable {
 
     /// The share of a pass's ranked edges whose cost (× 1.5) bounds the edges it sorts and tries.
     private func passFraction(candidates count: Int, budget: Int) -> Double {
-        guard narrowsLastPasses else { return Tuning.passFraction }
-        return min(Tuning.decimationPassFraction,
+        min(Tuning.decimationPassFraction,
                    max(Tuning.budgetShare * Double(budget), Double(budget + Tuning.tailCandidates)) / Double(count))
     }
 
@@ -212,14 +192,6 @@ struct QuadricSimplifier: ~Copyable {
             core.qualitySineSquared = Float(Tuning.qualitySineSquared)
         }
         return done
-    }
-
-    /// Moves every vertex to the minimum of its quadric (regularised towards where it is) when no
-    /// triangle around it flips or degenerates. After refinement (quadrics of the input's planes)
-    /// this pulls the vertices the collapses left on the smoothed surface back to the input.
-    mutating func relocate() {
-        core.buildAdjacency(triangleSlots)
-        core.relocate()
     }
 
     /// The decimated mesh: live vertices renumbered in their input order, live triangles in order.

@@ -14,7 +14,9 @@ public struct RenderedFrame: Sendable {
 }
 
 /// A small software rasteriser for thumbnails (in the spirit of tinyrenderer, without global
-/// state). Single-threaded and deterministic: the same mesh and options give identical bytes.
+/// state). Deterministic: steps 5–6 may run on two threads (``RenderOptions/threads``), each
+/// drawing its own strips into its own rows, so the same mesh and options give identical bytes
+/// for any thread count.
 ///
 /// Recipe:
 /// 1. frame the bounding sphere with a perspective camera, at `supersample²` samples per pixel;
