@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Binary STL layout constants.
 public enum STLLayout {
     public static let headerSize = 80
@@ -41,5 +47,88 @@ extension Mesh {
         base.storeBytes(of: v.x.bitPattern.littleEndian, toByteOffset: off, as: UInt32.self)
         base.storeBytes(of: v.y.bitPattern.littleEndian, toByteOffset: off + 4, as: UInt32.self)
         base.storeBytes(of: v.z.bitPattern.littleEndian, toByteOffset: off + 8, as: UInt32.self)
+    }
+}
+
+// MARK: reading
+
+extension Mesh {
+    /// True when `b` has a binary STL's size for the facet count it states.
+    static func looksLikeBinarySTL(_ b: [UInt8]) -> Bool {
+        guard b.count >= 84 else { return false }
+        let n = Int(UInt32(b[80]) | UInt32(b[81]) << 8 | UInt32(b[82]) << 16 | UInt32(b[83]) << 24)
+        return b.count == 84 + 50 * n
+    }
+
+    /// STL, binary or ASCII. Corners with bit-identical coordinates become one vertex.
+    public static func parseSTL(_ b: [UInt8], name: String) throws(InputError) -> Mesh {
+        var corners: [SIMD3<Float>] = []
+        if looksLikeBinarySTL(b) {
+            let n = (b.count - 84) / 50
+            corners.reserveCapacity(3 * n)
+            b.withUnsafeBytes { raw in
+                for f in 0..<n {
+                    for k in 0..<3 {
+                        let o = 84 + 50 * f + 12 + 12 * k
+                        let x = Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: o, as: UInt32.self)))
+                        let y = Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: o + 4, as: UInt32.self)))
+                        let z = Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: o + 8, as: UInt32.self)))
+                        corners.append(SIMD3(x, y, z))
+                    }
+                }
+            }
+        } else if b.starts(with: Array("solid".utf8)) {
+            corners.reserveCapacity(b.count / 40)
+            try b.withUnsafeBufferPointer { (buf) throws(InputError) in
+                var s = ByteScanner(buf)
+                var line = 0
+                // Corners since the facet began (its `facet` line): exactly 3 at its `endfacet`.
+                var facetStart = 0, facetLine = 0, facets = 0
+                while !s.atEnd {
+                    line += 1
+                    s.skipBlanks()
+                    let head = s.word()
+                    if head.count == 6 && memcmp(head.base, "vertex", 6) == 0 {
+                        guard let x = s.float(), let y = s.float(), let z = s.float(), s.skipBlanks(), s.atEndOfLine
+                        else { throw InputError(file: name, field: "vertex", "line \(line): expected three numbers") }
+                        corners.append(SIMD3(x, y, z))
+                    } else if head.count == 5 && memcmp(head.base, "facet", 5) == 0 {
+                        facetStart = corners.count
+                        facetLine = line
+                    } else if head.count == 8 && memcmp(head.base, "endfacet", 8) == 0 {
+                        let n = corners.count - facetStart
+                        guard n == 3 else {
+                            throw InputError(file: name, "line \(facetLine > 0 ? facetLine : line): facet \(facets) has \(n) vertices (an STL facet is a triangle)")
+                        }
+                        facets += 1
+                        facetStart = corners.count
+                        facetLine = 0
+                    }
+                    s.nextLine()
+                }
+            }
+            guard corners.count % 3 == 0 else { throw InputError(file: name, "ASCII STL has an incomplete facet") }
+        } else {
+            throw InputError(file: name, "not an STL file (binary size does not match its facet count, and it does not begin with 'solid')")
+        }
+        for c in corners where !(c.x.isFinite && c.y.isFinite && c.z.isFinite) {
+            throw InputError(file: name, field: "vertex", "non-finite coordinate")
+        }
+        var index: [SIMD3<UInt32>: UInt32] = [:]
+        var positions: [SIMD3<Float>] = []
+        var tris: [UInt32] = []
+        tris.reserveCapacity(corners.count)
+        for c in corners {
+            let key = SIMD3(c.x.bitPattern, c.y.bitPattern, c.z.bitPattern)
+            if let i = index[key] {
+                tris.append(i)
+            } else {
+                let i = UInt32(positions.count)
+                index[key] = i
+                positions.append(c)
+                tris.append(i)
+            }
+        }
+        return Mesh(positions: positions, triangles: tris)
     }
 }

@@ -43,7 +43,7 @@ public enum MeshIO {
     /// triangle is an error. Throws ``IOFailure`` or ``InputError``.
     public static func read(path: String, unit: LengthUnit = .mm) throws -> Mesh {
         if path != "-" && OutputTransaction.isDirectoryFollowingLinks(path) { throw IOFailure(path: path, "is a directory") }
-        if path == "-" || MeshFormat(path: path) != nil {
+        if path == "-" || MeshFormat(path: path)?.isNative == true {
             let mesh = try Mesh.read(path: path)
             guard mesh.triangleCount > 0 else { throw InputError(file: path, "the file holds no triangles") }
             return mesh

@@ -18,6 +18,29 @@ public struct Mesh: Sendable, Equatable {
         self.uvs = uvs
     }
 
+    /// A mesh from data you did not produce yourself: checks what ``init(positions:triangles:uvs:)``
+    /// assumes — a whole number of triangles, every index below `positions.count`, one UV per
+    /// vertex when present, finite coordinates — and throws ``FaceScanError/badInput(_:)`` naming
+    /// the first problem instead of stopping the program.
+    public init(validatingPositions positions: [SIMD3<Float>], triangles: [UInt32], uvs: [SIMD2<Float>]? = nil) throws(FaceScanError) {
+        func bad(_ field: String, _ message: String) -> FaceScanError {
+            .badInput(InputError(file: "mesh", field: field, message))
+        }
+        guard triangles.count % 3 == 0 else {
+            throw bad("triangles", "\(triangles.count) indices is not a multiple of 3")
+        }
+        if let i = triangles.firstIndex(where: { Int($0) >= positions.count }) {
+            throw bad("triangles", "index \(triangles[i]) at position \(i) is out of range (\(positions.count) vertices)")
+        }
+        if let uvs, uvs.count != positions.count {
+            throw bad("uvs", "has \(uvs.count) coordinates, expected one per vertex (\(positions.count))")
+        }
+        if let i = positions.firstIndex(where: { !($0.x.isFinite && $0.y.isFinite && $0.z.isFinite) }) {
+            throw bad("positions", "vertex \(i) is not finite")
+        }
+        self.init(positions: positions, triangles: triangles, uvs: uvs)
+    }
+
     public var vertexCount: Int { positions.count }
     public var triangleCount: Int { triangles.count / 3 }
 

@@ -63,3 +63,36 @@ enum OFFCheck {
         Int(String(decoding: w, as: UTF8.self))
     }
 }
+
+extension Mesh {
+    /// Object File Format text: `OFF`, the counts (`vertices triangles 0`), one `x y z` line per
+    /// vertex (shortest round-trip float text), one `3 a b c` line per triangle (zero-based).
+    /// Reading goes through assimp after ``OFFCheck``.
+    public func offBytes() -> [UInt8] {
+        var out = TextBuffer(capacity: positions.count * 40 + triangles.count * 8 + 32)
+        out.append("OFF\n")
+        out.append(vertexCount)
+        out.byte(0x20)
+        out.append(triangleCount)
+        out.append(" 0\n")
+        for p in positions {
+            out.append(p.x)
+            out.byte(0x20)
+            out.append(p.y)
+            out.byte(0x20)
+            out.append(p.z)
+            out.byte(0x0A)
+        }
+        var i = 0
+        while i < triangles.count {
+            out.append("3")
+            for k in 0..<3 {
+                out.byte(0x20)
+                out.append(Int(triangles[i + k]))
+            }
+            out.byte(0x0A)
+            i += 3
+        }
+        return out.bytes
+    }
+}

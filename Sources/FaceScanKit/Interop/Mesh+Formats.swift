@@ -1,0 +1,79 @@
+/// Meshes in and out of every ``MeshFormat``: bytes in memory first, files as a separate step.
+///
+/// ```swift
+/// let stl = try mesh.encoded(as: .stl)                 // [UInt8]
+/// let back = try Mesh(bytes: stl, format: .stl)
+/// try mesh.write(to: "face.3mf")                        // format from the extension
+/// let other = try Mesh(contentsOf: "scan.obj")
+/// ```
+extension Mesh {
+    /// Parses `bytes` in `format`. Formats that state a unit (GLB metres, 3MF millimetres) come
+    /// back in `unit`; unit-less formats are taken to be in `unit` already. `name` stands for the
+    /// file in error messages (default `mesh.FORMAT`).
+    ///
+    /// Throws ``FaceScanError/badInput(_:)`` (naming the line, field or byte) for bytes that break
+    /// the format or hold no triangle, ``FaceScanError/unavailable(_:)`` when the format's library
+    /// is not in this build.
+    public init(bytes: [UInt8], format: MeshFormat, unit: LengthUnit = .mm, name: String? = nil) throws(FaceScanError) {
+        let name = name ?? "mesh.\(format.fileExtension)"
+        var mesh: Mesh
+        switch format {
+        case .stl, .obj:
+            guard bytes.count <= FileBytes.maxMeshFileBytes else { throw .badInput(FileBytes.tooLarge(name)) }
+            do { mesh = try Mesh.parse(bytes, format: format, name: name) } catch { throw .badInput(error) }
+        case .ply, .off, .glb:
+            mesh = try lift { () throws in try AssimpIO.parse(bytes, formatHint: format.fileExtension, name: name) }
+        case .threeMF:
+            mesh = try lift { () throws in try Lib3MFIO.parse(bytes, name: name) }
+        }
+        guard mesh.triangleCount > 0 else { throw .badInput(InputError(file: name, "the file holds no triangles")) }
+        if let stated = MeshIO.statedUnitMillimetres(format: format.fileExtension) {
+            mesh = MeshIO.converted(mesh, factor: stated / unit.millimetres, name: name)
+        }
+        guard mesh.positions.allSatisfy({ $0.x.isFinite && $0.y.isFinite && $0.z.isFinite }) else {
+            throw .badInput(InputError(file: name, field: "vertex", "coordinates do not fit 32-bit floats in \(unit.rawValue)"))
+        }
+        self = mesh
+    }
+
+    /// Parses bytes from any sequence (`Data`, an `ArraySlice`, …); see ``init(bytes:format:unit:name:)``.
+    public init(bytes: some Sequence<UInt8>, format: MeshFormat, unit: LengthUnit = .mm, name: String? = nil) throws(FaceScanError) {
+        try self.init(bytes: Array(bytes), format: format, unit: unit, name: name)
+    }
+
+    /// The mesh, whose coordinates are in `unit`, encoded in `format`. Unit-less formats keep the
+    /// numbers as they are; GLB is written in metres and 3MF in millimetres (with a rendered
+    /// 256-pixel thumbnail), so that they read back at the true size. Same mesh, same bytes.
+    ///
+    /// Throws ``FaceScanError/unavailable(_:)`` when the format's library is not in this build.
+    public func encoded(as format: MeshFormat, unit: LengthUnit = .mm) throws(FaceScanError) -> [UInt8] {
+        switch format {
+        case .stl: return stlBytes()
+        case .obj: return objBytes()
+        case .off: return offBytes()
+        case .glb: return glbBytes(metresPerUnit: unit.millimetres / 1000)
+        case .ply, .threeMF:
+            return try lift { () throws in try MeshIO.bytes(self, format: format.fileExtension, unit: unit) }
+        }
+    }
+
+    /// Reads a mesh file: STL and OBJ by FaceScanKit (also `-` for standard input), 3MF through
+    /// lib3mf, any other format assimp reads (PLY, OFF, GLB, DAE, FBX, …) through assimp. Units as
+    /// in ``init(bytes:format:unit:name:)``.
+    ///
+    /// Throws ``FaceScanError/io(_:)`` when the file cannot be read, ``FaceScanError/badInput(_:)``
+    /// when its content breaks the format.
+    public init(contentsOf path: String, unit: LengthUnit = .mm) throws(FaceScanError) {
+        self = try lift { () throws in try MeshIO.read(path: path, unit: unit) }
+    }
+
+    /// Writes the mesh to `path` atomically (a reader never sees half a file) in `format`, by
+    /// default the one the path's extension names. Encoding as in ``encoded(as:unit:)``.
+    public func write(to path: String, format: MeshFormat? = nil, unit: LengthUnit = .mm) throws(FaceScanError) {
+        guard let format = format ?? MeshFormat(path: path) else {
+            throw .badSetting(UsageError("\(path): cannot tell the mesh format from the name; use one of \(MeshFormat.allCases.map(\.fileExtension).joined(separator: ", "))"))
+        }
+        let bytes = try encoded(as: format, unit: unit)
+        try lift { () throws in try OutputTransaction.write(bytes, to: path) }
+    }
+}

@@ -1,0 +1,40 @@
+/// A mesh file format FaceScanKit reads and writes, in memory (``Mesh/init(bytes:format:unit:name:)``,
+/// ``Mesh/encoded(as:unit:)``) or as files (``Mesh/init(contentsOf:unit:)``, ``Mesh/write(to:format:unit:)``).
+///
+/// STL, OBJ and GLB are written by FaceScanKit itself; PLY and OFF (and reading GLB) go through
+/// assimp, 3MF through lib3mf. When the package is built without the `Assimp` or `Lib3MF` trait
+/// those formats throw ``FaceScanError/unavailable(_:)``.
+///
+/// Units: STL, OBJ, PLY and OFF carry no unit (coordinates are in whatever unit you pass); GLB
+/// states metres and 3MF millimetres, so they are written and read at their true size.
+public enum MeshFormat: String, Sendable, CaseIterable {
+    /// Binary STL (written); binary or ASCII STL (read).
+    case stl
+    /// Wavefront OBJ with vertex normals and, when the mesh has them, texture coordinates.
+    case obj
+    /// Binary little-endian PLY (through assimp).
+    case ply
+    /// Object File Format (read through assimp; written through assimp).
+    case off
+    /// Binary glTF 2.0, in metres.
+    case glb
+    /// 3D Manufacturing Format, in millimetres, with a rendered thumbnail (through lib3mf).
+    case threeMF = "3mf"
+
+    /// The usual file extension, without the dot (`stl`, `3mf`, …).
+    public var fileExtension: String { rawValue }
+
+    /// The format a file extension names (`"STL"`, `"3mf"`; no dot), or nil.
+    public init?(fileExtension: String) {
+        self.init(rawValue: fileExtension.lowercased())
+    }
+
+    /// The format named by a path's extension, or nil.
+    public init?(path: String) {
+        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return nil }
+        self.init(fileExtension: String(path[path.index(after: dot)...]))
+    }
+
+    /// True for the formats FaceScanKit parses itself (STL and OBJ): no C library involved.
+    public var isNative: Bool { self == .stl || self == .obj }
+}
