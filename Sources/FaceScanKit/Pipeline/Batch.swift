@@ -330,7 +330,7 @@ public enum Batch {
     private static func modificationTime(_ path: String) -> FileTime? {
         var st = stat()
         guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
-        return FileTime(seconds: Int(st.st_mtim.tv_sec), nanoseconds: Int(st.st_mtim.tv_nsec))
+        return FileTime(seconds: Int(st.modificationTime.tv_sec), nanoseconds: Int(st.modificationTime.tv_nsec))
     }
 
     /// Processes `inputs` with up to `jobs` at a time. Outputs are named by ``outputNames(_:)``;

@@ -120,7 +120,7 @@ public final class OutputTransaction {
         bytes.withUnsafeBytes { raw -> String? in
             var off = 0
             while off < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + off, raw.count - off)
+                let n = posixWrite(fd, raw.baseAddress! + off, raw.count - off)
                 if n < 0 {
                     if errno == EINTR { continue }
                     return systemErrorText()
@@ -323,7 +323,7 @@ final class OutputJournal {
                 live.insert(prefix)
                 continue
             }
-            let bytes = (try? FileBytes.read("/proc/self/fd/\(fd)", upTo: 1 << 24)) ?? []
+            let bytes = (try? FileBytes.read("\(fileDescriptorDirectory)/\(fd)", upTo: 1 << 24)) ?? []
             if let entries = parse(bytes) {
                 for e in entries {
                     let temp = directory + "/" + e.temp, final = directory + "/" + e.final
@@ -341,7 +341,7 @@ final class OutputJournal {
             guard !live.contains(prefix), access(directory + "/" + prefix + suffix, F_OK) != 0 else { continue }
             var st = stat()
             guard lstat(directory + "/" + name, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG,
-                  Int(now - st.st_mtim.tv_sec) >= staleAfter else { continue }
+                  Int(now - st.modificationTime.tv_sec) >= staleAfter else { continue }
             unlink(directory + "/" + name)
         }
     }
@@ -425,14 +425,14 @@ enum TemporaryFiles {
     static func installHandlers() {
         _ = slots  // initialise the table here, never in the handler
         var action = sigaction()
-        action.__sigaction_handler.sa_handler = removeAllAndDie
+        action.handler = removeAllAndDie
         sigemptyset(&action.sa_mask)
         for sig in signals { sigaddset(&action.sa_mask, sig) }
         action.sa_flags = 0
         for sig in signals {
             var old = sigaction()
             guard sigaction(sig, nil, &old) == 0 else { continue }
-            if let h = old.__sigaction_handler.sa_handler, unsafeBitCast(h, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) {
+            if let h = old.handler, unsafeBitCast(h, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) {
                 continue
             }
             sigaction(sig, &action, nil)
