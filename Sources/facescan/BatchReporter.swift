@@ -44,13 +44,13 @@ final class BatchReporter: Sendable {
             guard !s.stopped else { return }
             s.done += 1
             if o.skipped { s.skipped += 1 } else { s.processed += 1 }
-            if o.exitCode != 0 {
+            if o.exitStatus != 0 {
                 s.failed += 1
-                if s.firstFailure == nil { s.firstFailure = o.exitCode }
+                if s.firstFailure == nil { s.firstFailure = o.exitStatus }
             }
             if s.progressShown && stdoutIsTerminal { clearProgress(&s) }
             if s.writeError == nil, let e = OutputTransaction.writeAll(Array(line.utf8), to: 1) { s.writeError = e }
-            if verbosity.verbose, let r = o.report, o.exitCode == 0 {
+            if verbosity.verbose, let r = o.report, o.exitStatus == 0 {
                 if s.progressShown { clearProgress(&s) }
                 Console.error(Summary.text(r))
             }
@@ -60,7 +60,7 @@ final class BatchReporter: Sendable {
 
     static func line(_ o: Batch.Outcome, json: Bool) -> String {
         if json {
-            var members: [(String, JSONValue)] = [("input", .string(o.input)), ("exitCode", .int(Int(o.exitCode)))]
+            var members: [(String, JSONValue)] = [("input", .string(o.input)), ("exitCode", .int(Int(o.exitStatus)))]
             if let e = o.error { members.append(("error", .string(e))) }
             if let stored = o.storedReport {
                 members.append(("skipped", .bool(true)))
@@ -71,10 +71,10 @@ final class BatchReporter: Sendable {
             return JSONValue.object(members).serialized()
         }
         if o.skipped { return "SKIP \(o.input): done earlier (\(o.name).report.json and its outputs are up to date)" }
-        if let r = o.report, o.exitCode == 0 {
+        if let r = o.report, o.exitStatus == 0 {
             return "OK   \(o.input): \(r.frames.accepted)/\(r.frames.read) frames, \(r.mesh.outputVertices) vertices, \(Summary.ms(r.timingsMs.total))"
         }
-        return "FAIL \(o.input): exit \(o.exitCode): \(o.error ?? "")"
+        return "FAIL \(o.input): exit \(o.exitStatus): \(o.error ?? "")"
     }
 
     /// After the last capture: the summary, and the exit code.

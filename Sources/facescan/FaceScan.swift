@@ -31,10 +31,11 @@ struct FaceScan: ParsableCommand {
             if fflush(nil) != 0 {
                 throw IOFailure(path: "-", "write to standard output failed: \(systemErrorText())")
             }
-        } catch let failure as any FaceScanFailure {
-            Console.error("facescan: \(failure)")
-            Glibc.exit(failure.exitCode)
         } catch {
+            if let failure = ExitStatus.failure(error) {
+                Console.error("facescan: \(failure)")
+                Glibc.exit(ExitStatus.of(failure))
+            }
             let code = exitCode(for: error)
             if code == .success {
                 let message = fullMessage(for: error)

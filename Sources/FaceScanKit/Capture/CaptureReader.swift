@@ -32,7 +32,7 @@ public struct Frame: Sendable {
 /// temporary file). Memory is O(vertices + triangles), independent of the frame count.
 ///
 /// Every error is an ``InputError`` naming the file, the frame index and the field.
-public final class CaptureReader {
+package final class CaptureReader {
     /// Largest accepted vertex count (per frame) and triangle-index count: bigger claims are
     /// rejected before they can exhaust memory.
     public static let maxVertices = 4_000_000

@@ -108,7 +108,7 @@ extension Mesh {
     /// A `\\` at the end of a line continues it on the next (messages give physical line numbers).
     /// Texture indices that point nowhere while the positions are sound drop the texture
     /// coordinates with one warning (``MeshWarnings``) instead of refusing the file.
-    public static func parseOBJ(_ b: [UInt8], name: String) throws(InputError) -> Mesh {
+    package static func parseOBJ(_ b: [UInt8], name: String) throws(InputError) -> Mesh {
         if let joined = joinContinuedLines(b) {
             return try parseOBJ(joined.bytes, name: name, continued: joined.merged)
         }

@@ -61,7 +61,7 @@ extension Mesh {
     }
 
     /// STL, binary or ASCII. Corners with bit-identical coordinates become one vertex.
-    public static func parseSTL(_ b: [UInt8], name: String) throws(InputError) -> Mesh {
+    package static func parseSTL(_ b: [UInt8], name: String) throws(InputError) -> Mesh {
         var corners: [SIMD3<Float>] = []
         if looksLikeBinarySTL(b) {
             let n = (b.count - 84) / 50

@@ -6,7 +6,7 @@ import Darwin
 
 extension Mesh {
     /// Parses a mesh from bytes in a format facescan reads natively. `name` is used in messages.
-    public static func parse(_ bytes: [UInt8], format: MeshFormat, name: String) throws(InputError) -> Mesh {
+    package static func parse(_ bytes: [UInt8], format: MeshFormat, name: String) throws(InputError) -> Mesh {
         // A text file may start with a UTF-8 byte-order mark (a binary STL's header is free-form).
         let bom = bytes.starts(with: FileBytes.byteOrderMark) && !(format == .stl && looksLikeBinarySTL(bytes))
         let text = bom ? Array(FileBytes.withoutByteOrderMark(bytes)) : bytes  // copies only with a mark
@@ -19,7 +19,7 @@ extension Mesh {
 
     /// Reads an OBJ or STL file (by extension; by content for `-`).
     /// Throws ``IOFailure`` or ``InputError``.
-    public static func read(path: String) throws -> Mesh {
+    package static func read(path: String) throws -> Mesh {
         let bytes = try FileBytes.readMesh(path)
         let named = MeshFormat(path: path).flatMap { $0.isNative ? $0 : nil }
         let format = named ?? (looksLikeBinarySTL(bytes) || bytes.starts(with: Array("solid".utf8)) ? .stl : .obj)

@@ -1,12 +1,12 @@
 /// Output formats of `process`: `stl`, `obj`, `png` (the thumbnail) and the other single-file
 /// formats of ``MeshIO/writableExtensions`` (GLB written by facescan, 3MF through lib3mf, the
 /// rest through assimp).
-public enum Exporter {
+package enum Exporter {
     /// Every format name `process` accepts.
-    public static var supportedFormats: [String] { ["stl", "obj", "png"] + MeshIO.writableExtensions.filter { $0 != "stl" && $0 != "obj" } }
+    package static var supportedFormats: [String] { ["stl", "obj", "png"] + MeshIO.writableExtensions.filter { $0 != "stl" && $0 != "obj" } }
 
     /// Normalises a user-given list (lower case, trimmed, duplicates dropped), rejecting unknown names.
-    public static func parseList(_ names: [String]) throws(UsageError) -> [String] {
+    package static func parseList(_ names: [String]) throws(UsageError) -> [String] {
         var out: [String] = []
         for raw in names {
             let n = raw.lowercased().trimmingSpaces
@@ -25,7 +25,7 @@ public enum Exporter {
     /// (``MeshIO/statedUnitMillimetres(format:)``). For `png` the mesh is rendered with `render`
     /// (front view); `3mf` embeds `thumbnail` (PNG bytes), or such a rendering when nil.
     /// Throws ``UsageError`` or ``IOFailure``.
-    public static func bytes(_ mesh: Mesh, format: String, unit: LengthUnit = .mm, render: RenderOptions = RenderOptions(),
+    package static func bytes(_ mesh: Mesh, format: String, unit: LengthUnit = .mm, render: RenderOptions = RenderOptions(),
                              thumbnail: [UInt8]? = nil) throws -> [UInt8] {
         switch format {
         case "stl": return mesh.stlBytes()

@@ -7,7 +7,7 @@
 /// writes `UnitScaleFactor` 1, i.e. centimetres), 3MF in millimetres (`unit="millimeter"`).
 /// Unit-less formats (STL, OBJ, PLY, DirectX .x, 3DS) carry the mesh's own unit. Reading does
 /// the reverse: a file with a stated unit comes back in the unit asked for.
-public enum MeshIO {
+package enum MeshIO {
     /// File extensions written through assimp, with the export format id used for each. Left out
     /// on purpose (assimp 5.2): `3mf` (the exporter writes an archive without the mesh; facescan
     /// writes 3MF through lib3mf), binary FBX (assimp cannot read its own output; `fbx` writes
@@ -24,11 +24,11 @@ public enum MeshIO {
     static let ownFormats: [String: String] = ["obj": "obj", "stl": "stl", "glb": "glb", "glb2": "glb", "3mf": "3mf"]
 
     /// File extensions ``write(_:to:format:unit:)`` understands.
-    public static var writableExtensions: [String] { ["obj", "stl"] + (Array(assimpExportIDs.keys) + ["glb", "3mf"]).sorted() }
+    package static var writableExtensions: [String] { ["obj", "stl"] + (Array(assimpExportIDs.keys) + ["glb", "3mf"]).sorted() }
 
     /// Millimetres per unit of the length unit a format states, by file extension or export id;
     /// nil for unit-less formats (their coordinates are in whatever unit the run uses).
-    public static func statedUnitMillimetres(format: String) -> Double? {
+    package static func statedUnitMillimetres(format: String) -> Double? {
         switch format.lowercased() {
         case "glb", "glb2", "gltf", "gltf2", "dae", "collada", "x3d": return 1000
         case "fbx", "fbxa": return 10
@@ -41,7 +41,7 @@ public enum MeshIO {
     /// other format through assimp. A file that states its unit (see ``statedUnitMillimetres(format:)``)
     /// comes back in `unit`; a unit-less file is taken to be in `unit` already. A file without a
     /// triangle is an error. Throws ``IOFailure`` or ``InputError``.
-    public static func read(path: String, unit: LengthUnit = .mm) throws -> Mesh {
+    package static func read(path: String, unit: LengthUnit = .mm) throws -> Mesh {
         if path != "-" && OutputTransaction.isDirectoryFollowingLinks(path) { throw IOFailure(path: path, "is a directory") }
         if path == "-" || MeshFormat(path: path)?.isNative == true {
             let mesh = try Mesh.read(path: path)
@@ -73,7 +73,7 @@ public enum MeshIO {
     /// written in it (see the type's notes); 3MF embeds `thumbnail` (PNG bytes) as its package
     /// thumbnail, or renders one (256 pixels, front view) when nil. Formats that need more than
     /// one file are refused. Throws ``UsageError`` or ``IOFailure``.
-    public static func bytes(_ mesh: Mesh, format: String, unit: LengthUnit = .mm, thumbnail: [UInt8]? = nil) throws -> [UInt8] {
+    package static func bytes(_ mesh: Mesh, format: String, unit: LengthUnit = .mm, thumbnail: [UInt8]? = nil) throws -> [UInt8] {
         let files = try encode(mesh, format: format, unit: unit, thumbnail: thumbnail)
         guard files.count == 1 else {
             throw UsageError("format '\(format)' writes \(files.count) files; facescan writes single-file formats only")
@@ -83,7 +83,7 @@ public enum MeshIO {
 
     /// Writes `mesh` (coordinates in `unit`) to `path` atomically in `format` (default: from the
     /// path's extension); `-` writes to standard output (OBJ unless `format` says otherwise).
-    public static func write(_ mesh: Mesh, to path: String, format: String? = nil, unit: LengthUnit = .mm) throws {
+    package static func write(_ mesh: Mesh, to path: String, format: String? = nil, unit: LengthUnit = .mm) throws {
         guard let format = format ?? (path == "-" ? "obj" : fileExtension(path)) else {
             throw UsageError("\(path): cannot tell the mesh format from the name; use one of \(writableExtensions.joined(separator: ", "))")
         }

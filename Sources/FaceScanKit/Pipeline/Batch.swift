@@ -7,42 +7,44 @@ import Dispatch
 import Synchronization
 
 /// `facescan batch`: many captures, a deterministic shard of them, several at a time.
-public enum Batch {
+package enum Batch {
     /// The outcome of one capture.
-    public struct Outcome: Sendable {
-        public var input: String
+    package struct Outcome: Sendable {
+        package var input: String
         /// Base name of its outputs (``outputNames(_:)``).
-        public var name: String
-        public var report: Report?
-        public var exitCode: Int32
-        public var error: String?
+        package var name: String
+        package var report: Report?
+        /// Why the capture failed (nil on success); the CLI maps it to an exit code.
+        package var failure: FaceScanError?
+        /// The failure's one-line message.
+        package var error: String? { failure?.description }
         /// With `resume`: the report stored by the run that made the outputs, when this capture
         /// was skipped because they are already there (``completedReport(input:name:options:)``).
-        public var storedReport: JSONValue?
-        public var skipped: Bool { storedReport != nil }
+        package var storedReport: JSONValue?
+        package var skipped: Bool { storedReport != nil }
     }
 
     /// What ``collect(_:recursive:)`` found.
-    public struct Inputs: Sendable, Equatable {
+    package struct Inputs: Sendable, Equatable {
         /// Capture paths: sorted, normalised, one per file.
-        public var captures: [String] = []
+        package var captures: [String] = []
         /// Paths left out because they name a file already listed (`path` is the same file as `sameAs`).
-        public var duplicates: [Duplicate] = []
+        package var duplicates: [Duplicate] = []
         /// Files in the directories searched that were not taken as captures, with the reason.
-        public var ignored: [Ignored] = []
+        package var ignored: [Ignored] = []
         /// Subdirectories of the directories given that were not searched (no `recursive`).
-        public var subdirectoriesNotSearched: [String] = []
-        public init() {}
+        package var subdirectoriesNotSearched: [String] = []
+        package init() {}
     }
 
-    public struct Duplicate: Sendable, Equatable {
-        public var path: String
-        public var sameAs: String
+    package struct Duplicate: Sendable, Equatable {
+        package var path: String
+        package var sameAs: String
     }
 
-    public struct Ignored: Sendable, Equatable {
-        public var path: String
-        public var reason: String
+    package struct Ignored: Sendable, Equatable {
+        package var path: String
+        package var reason: String
     }
 
     /// How much of a file is read to tell a capture from a list of paths or another JSON file.
@@ -53,7 +55,7 @@ public enum Batch {
     static let maximumPathBytes = 4096
 
     /// ``collect(_:recursive:)``'s captures alone.
-    public static func collectInputs(_ args: [String], recursive: Bool = false) throws -> [String] {
+    package static func collectInputs(_ args: [String], recursive: Bool = false) throws -> [String] {
         try collect(args, recursive: recursive).captures
     }
 
@@ -72,7 +74,7 @@ public enum Batch {
     /// The result is sorted and free of duplicates (paths normalised; two paths to one file count
     /// once, under the first spelling in sorted order), so every shard of the same arguments sees
     /// the same list.
-    public static func collect(_ args: [String], recursive: Bool) throws -> Inputs {
+    package static func collect(_ args: [String], recursive: Bool) throws -> Inputs {
         var found = Inputs()
         var out: [String] = []
         var visitedDirectories = Set<FileIdentity>()
@@ -193,7 +195,7 @@ public enum Batch {
 
     /// The file at `path` starts like a facescan capture (not a mesh): for commands that read
     /// meshes, to point at `process`. Reads at most 64 KiB; false for `-` and unreadable files.
-    public static func looksLikeCapture(atPath path: String) -> Bool {
+    package static func looksLikeCapture(atPath path: String) -> Bool {
         guard path != "-" else { return false }
         var st = stat()
         guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG,
@@ -243,7 +245,7 @@ public enum Batch {
     }
 
     /// Parses `K/N` (0 ≤ K < N): the K-th of N disjoint shards.
-    public static func parseShard(_ text: String) throws(UsageError) -> (index: Int, count: Int) {
+    package static func parseShard(_ text: String) throws(UsageError) -> (index: Int, count: Int) {
         let parts = text.split(separator: "/")
         guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n >= 1, k >= 0, k < n else {
             throw UsageError("--shard expects K/N with 0 ≤ K < N, e.g. 0/4 (got '\(text)')")
@@ -252,7 +254,7 @@ public enum Batch {
     }
 
     /// The inputs of shard `index` of `count`: every `count`-th input of the sorted list, starting at `index`.
-    public static func shard(_ inputs: [String], index: Int, count: Int) -> [String] {
+    package static func shard(_ inputs: [String], index: Int, count: Int) -> [String] {
         inputs.enumerated().filter { $0.offset % count == index }.map(\.element)
     }
 
@@ -261,7 +263,7 @@ public enum Batch {
     /// tell them apart (`ict-neutral/capture.json` and `mediapipe/capture.json` →
     /// `ict-neutral-capture`, `mediapipe-capture`). Throws when two inputs still get one name
     /// (`a.json` and `a.ndjson` in one directory).
-    public static func outputNames(_ inputs: [String]) throws(UsageError) -> [String] {
+    package static func outputNames(_ inputs: [String]) throws(UsageError) -> [String] {
         var names = inputs.map { Pipeline.defaultName(for: $0) }
         var groups: [String: [Int]] = [:]
         for (i, n) in names.enumerated() { groups[n, default: []].append(i) }
@@ -292,9 +294,9 @@ public enum Batch {
     }
 
     /// The report file batch writes beside a capture's outputs once they are all in place.
-    public static let reportSuffix = ".report.json"
+    package static let reportSuffix = ".report.json"
 
-    public static func reportPath(outputDirectory: String, name: String) -> String {
+    package static func reportPath(outputDirectory: String, name: String) -> String {
         outputDirectory + "/" + name + reportSuffix
     }
 
@@ -303,7 +305,7 @@ public enum Batch {
     /// (`NAME.FORMAT`, all of `options.formats` when given) exist and none is older than the
     /// capture file. nil otherwise (also for `-` and an unreadable report). Settings other than
     /// the formats are not compared.
-    public static func completedReport(input: String, name: String, options: PipelineOptions) -> JSONValue? {
+    package static func completedReport(input: String, name: String, options: PipelineOptions) -> JSONValue? {
         guard input != "-", let captureTime = modificationTime(input) else { return nil }
         let dir = options.outputDirectory
         let report = reportPath(outputDirectory: dir, name: name)
@@ -338,7 +340,7 @@ public enum Batch {
     /// With `resume`, a capture whose earlier outputs are still valid (``completedReport(input:name:options:)``)
     /// is not processed again: its outcome carries the stored report.
     /// `emit` receives the outcomes in input order (each as soon as it and all before it are done).
-    public static func run(_ inputs: [String], options: PipelineOptions, jobs: Int, resume: Bool = false,
+    package static func run(_ inputs: [String], options: PipelineOptions, jobs: Int, resume: Bool = false,
                            emit: @escaping @Sendable (Outcome) -> Void) throws {
         let names = try outputNames(inputs)
         try OutputTransaction.prepareDirectory(options.outputDirectory)
@@ -362,7 +364,7 @@ public enum Batch {
                 guard i < inputs.count else { return }
                 let outcome: Outcome
                 if resume, let stored = completedReport(input: inputs[i], name: names[i], options: jobOptions) {
-                    outcome = Outcome(input: inputs[i], name: names[i], report: nil, exitCode: 0, error: nil, storedReport: stored)
+                    outcome = Outcome(input: inputs[i], name: names[i], report: nil, failure: nil, storedReport: stored)
                 } else {
                     outcome = processOne(inputs[i], name: names[i], options: jobOptions)
                 }
@@ -384,20 +386,20 @@ public enum Batch {
             let r = try Pipeline.process(input: input, options: o)
             try OutputTransaction.write(Array((r.json.serialized() + "\n").utf8),
                                         to: reportPath(outputDirectory: o.outputDirectory, name: name))
-            return Outcome(input: input, name: name, report: r, exitCode: 0, error: nil)
-        } catch let e as NoAcceptedFrames {
-            return Outcome(input: input, name: name, report: e.report, exitCode: 3, error: e.description)
-        } catch let e as any FaceScanFailure {
-            return Outcome(input: input, name: name, report: nil, exitCode: e.exitCode, error: e.description)
+            return Outcome(input: input, name: name, report: r, failure: nil)
         } catch {
-            return Outcome(input: input, name: name, report: nil, exitCode: 1, error: "\(input): \(error)")
+            let failure = FaceScanError(any: error, path: input)
+            if case .noAcceptedFrames(let e) = failure {
+                return Outcome(input: input, name: name, report: e.report, failure: failure)
+            }
+            return Outcome(input: input, name: name, report: nil, failure: failure)
         }
     }
 
     /// For a batch stopped by a signal: removes the temporary files of every output not yet
     /// renamed into place (the finished captures' outputs stay). The caller ends the process
     /// right after, so the captures in progress never rename theirs.
-    public static func discardUnfinishedOutputs() {
+    package static func discardUnfinishedOutputs() {
         for path in OutputTransaction.pendingTemporaryFiles() { unlink(path) }
     }
 }

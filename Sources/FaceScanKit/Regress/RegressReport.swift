@@ -8,7 +8,7 @@ import Darwin
 /// test-report actions), one JSON document, and per failing sample a report and an error heatmap.
 extension Regression {
     /// Whether `line` fails the run (`CHANGED` fails unless byte changes are allowed).
-    public static func fails(_ line: Line, allowChanged: Bool) -> Bool {
+    package static func fails(_ line: Line, allowChanged: Bool) -> Bool {
         line.status == .fail || (line.status == .changed && !allowChanged)
     }
 
@@ -17,7 +17,7 @@ extension Regression {
     /// values; `attachments[sample]` (heatmap paths) are named in the sample's failing test cases'
     /// `<system-out>` as `[[ATTACHMENT|path]]` (the form GitLab and Jenkins pick up). No timestamps:
     /// the same results give the same bytes.
-    public static func junitXML(_ lines: [Line], allowChanged: Bool, attachments: [String: [String]] = [:]) -> String {
+    package static func junitXML(_ lines: [Line], allowChanged: Bool, attachments: [String: [String]] = [:]) -> String {
         var samples: [String] = []
         var bySample: [String: [Line]] = [:]
         for l in lines {
@@ -59,7 +59,7 @@ extension Regression {
 
     /// `{"failed":…,"tests":…,"failures":…,"results":[{"sample","metric","status","expected","found","detail"}…],
     /// "artifacts":{"SAMPLE":["path",…]}}`.
-    public static func json(_ lines: [Line], allowChanged: Bool, attachments: [String: [String]] = [:]) -> JSONValue {
+    package static func json(_ lines: [Line], allowChanged: Bool, attachments: [String: [String]] = [:]) -> JSONValue {
         let failures = lines.filter { fails($0, allowChanged: allowChanged) }.count
         let results: [JSONValue] = lines.map { l in
             var m: [(String, JSONValue)] = [("sample", .string(l.sample)), ("metric", .string(l.metric)), ("status", .string(l.status.rawValue))]
@@ -77,7 +77,7 @@ extension Regression {
     /// `expected.stl`, `dir/SAMPLE/heatmap.png` — this run's mesh coloured by each vertex's distance
     /// to expected.stl (µm; the scale's top is the larger of the largest distance and the tolerance,
     /// rounded up to 1, 2, 2.5 or 5 × 10ᵏ). Returns the paths written.
-    public static func writeArtifacts(_ m: Metrics, lines: [Line], sampleDir: String, toleranceUm: Double, into dir: String) throws -> [String] {
+    package static func writeArtifacts(_ m: Metrics, lines: [Line], sampleDir: String, toleranceUm: Double, into dir: String) throws -> [String] {
         let sample = sampleDir.split(separator: "/").last.map(String.init) ?? sampleDir
         let out = dir + "/" + sample
         try OutputTransaction.prepareDirectory(dir)

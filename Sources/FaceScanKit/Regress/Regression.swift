@@ -10,22 +10,22 @@ import Darwin
 ///
 /// A sample directory holds `capture.json` or `capture.ndjson`, optionally `truth.obj` (ground
 /// truth in metres), and after `--update` the files `expected.json` and `expected.stl`.
-public enum Regression {
-    public enum Status: String, Sendable {
+package enum Regression {
+    package enum Status: String, Sendable {
         case pass = "PASS", fail = "FAIL", changed = "CHANGED", updated = "UPDATED"
     }
 
     /// One line of the regression report: one sample, one metric.
-    public struct Line: Sendable, Equatable {
-        public var status: Status
-        public var sample: String
-        public var metric: String
-        public var detail: String
+    package struct Line: Sendable, Equatable {
+        package var status: Status
+        package var sample: String
+        package var metric: String
+        package var detail: String
         /// What the expected files say and what this run found, for reports that show both
         /// (JUnit failures); nil where the metric has no single expected value.
-        public var expected: String?
-        public var found: String?
-        public init(status: Status, sample: String, metric: String, detail: String, expected: String? = nil, found: String? = nil) {
+        package var expected: String?
+        package var found: String?
+        package init(status: Status, sample: String, metric: String, detail: String, expected: String? = nil, found: String? = nil) {
             self.status = status
             self.sample = sample
             self.metric = metric
@@ -33,28 +33,28 @@ public enum Regression {
             self.expected = expected
             self.found = found
         }
-        public var text: String { "\(status.rawValue.padded(7)) \(sample.padded(22)) \(metric.padded(20)) \(detail)" }
+        package var text: String { "\(status.rawValue.padded(7)) \(sample.padded(22)) \(metric.padded(20)) \(detail)" }
     }
 
     /// What is measured on a sample's output.
-    public struct Metrics: Sendable {
-        public var report: Report
-        public var boundsMin: SIMD3<Double>
-        public var boundsMax: SIMD3<Double>
+    package struct Metrics: Sendable {
+        package var report: Report
+        package var boundsMin: SIMD3<Double>
+        package var boundsMax: SIMD3<Double>
         /// Surface distance to the ground truth (µm), when the sample has `truth.obj`.
-        public var truth: SurfaceError?
+        package var truth: SurfaceError?
         /// SHA-256 of every output file, by format.
-        public var hashes: [(String, String)]
+        package var hashes: [(String, String)]
         /// The STL output's bytes and the mesh they hold.
-        public var stl: [UInt8]
-        public var mesh: Mesh
+        package var stl: [UInt8]
+        package var mesh: Mesh
     }
 
     /// Surface samples per mesh for the error metrics (deterministic, seed 1).
-    public static let surfaceSamples = 50_000
+    package static let surfaceSamples = 50_000
 
     /// Sample directories under `root`: those holding a capture, sorted by name.
-    public static func sampleDirectories(in root: String) -> [String] {
+    package static func sampleDirectories(in root: String) -> [String] {
         guard let d = opendir(root) else { return [] }
         defer { closedir(d) }
         var names: [String] = []
@@ -66,13 +66,13 @@ public enum Regression {
         return names.sorted().map { root + "/" + $0 }
     }
 
-    public static func captureFile(in dir: String) -> String? {
+    package static func captureFile(in dir: String) -> String? {
         for f in ["capture.json", "capture.ndjson"] where access(dir + "/" + f, R_OK) == 0 { return dir + "/" + f }
         return nil
     }
 
     /// Processes the sample into `workDir` (default formats) and measures the result.
-    public static func measure(sampleDir: String, workDir: String) throws -> Metrics {
+    package static func measure(sampleDir: String, workDir: String) throws -> Metrics {
         guard let capture = captureFile(in: sampleDir) else {
             if !OutputTransaction.isDirectoryFollowingLinks(sampleDir) {
                 throw IOFailure(path: sampleDir, "not a directory")  // a missing input: exit 1
@@ -105,7 +105,7 @@ public enum Regression {
     }
 
     /// `expected.json` content for `m`.
-    public static func expectedJSON(_ m: Metrics) -> JSONValue {
+    package static func expectedJSON(_ m: Metrics) -> JSONValue {
         let f = m.report.frames
         func r3(_ v: Double) -> JSONValue { .double((v * 1000).rounded() / 1000) }
         func r5(_ v: Double) -> JSONValue { .double((v * 100_000).rounded() / 100_000) }
@@ -126,7 +126,7 @@ public enum Regression {
     }
 
     /// Compares `m` with the sample's expected files (or rewrites them when `update`).
-    public static func compare(_ m: Metrics, sampleDir: String, toleranceUm: Double, update: Bool) throws -> [Line] {
+    package static func compare(_ m: Metrics, sampleDir: String, toleranceUm: Double, update: Bool) throws -> [Line] {
         let sample = sampleDir.split(separator: "/").last.map(String.init) ?? sampleDir
         let expectedPath = sampleDir + "/expected.json"
         let expectedMeshPath = sampleDir + "/expected.stl"

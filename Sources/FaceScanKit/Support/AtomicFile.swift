@@ -25,20 +25,20 @@ import Synchronization
 /// process is interrupted (before the commit; during it they are left for the next run).
 ///
 /// Not `Sendable`: one transaction belongs to one task.
-public final class OutputTransaction {
+package final class OutputTransaction {
     /// Each staged file: its temporary and final path, and its slot in ``TemporaryFiles``
     /// (nil when the table was full).
     private var staged: [(temp: String, final: String, slot: Int?)] = []
     /// One journal per directory written into, in order of first use.
     private var journals: [OutputJournal] = []
 
-    public init() {}
+    package init() {}
 
     deinit { abort() }
 
     /// Writes `bytes` to a temporary file beside `path`; the file appears at `path` on ``commit()``.
     /// Refuses to replace anything but a regular file.
-    public func stage(_ bytes: [UInt8], to path: String) throws(IOFailure) {
+    package func stage(_ bytes: [UInt8], to path: String) throws(IOFailure) {
         try Self.checkTarget(path)
         let dir = Self.directory(of: path)
         let journal: OutputJournal
@@ -76,7 +76,7 @@ public final class OutputTransaction {
 
     /// Renames every staged file into place, in staging order. Once the journals are written the
     /// set is committed: a process killed from then on leaves it to the next run to finish.
-    public func commit() throws(IOFailure) {
+    package func commit() throws(IOFailure) {
         for j in journals { try j.markCommitted() }
         // Committed: a signal from here on must not remove the temporaries.
         for s in staged { if let slot = s.slot { TemporaryFiles.release(slot) } }
@@ -94,7 +94,7 @@ public final class OutputTransaction {
     }
 
     /// Removes every staged temporary file and the journals.
-    public func abort() {
+    package func abort() {
         for s in staged {
             unlink(s.temp)
             if let slot = s.slot { TemporaryFiles.release(slot) }
@@ -108,7 +108,7 @@ public final class OutputTransaction {
     /// transaction in the process, then end the process by the same signal (default action), so
     /// the exit status is the usual one for that signal. A signal ignored at the time of the call
     /// stays ignored. Call once, early, from the main program.
-    public static func removeTemporaryFilesOnSignal() {
+    package static func removeTemporaryFilesOnSignal() {
         TemporaryFiles.installHandlers()
     }
 
@@ -116,7 +116,7 @@ public final class OutputTransaction {
     static func pendingTemporaryFiles() -> [String] { TemporaryFiles.paths() }
 
     /// Writes all of `bytes` to file descriptor `fd`; the error text when a write fails.
-    public static func writeAll(_ bytes: [UInt8], to fd: Int32) -> String? {
+    package static func writeAll(_ bytes: [UInt8], to fd: Int32) -> String? {
         bytes.withUnsafeBytes { raw -> String? in
             var off = 0
             while off < raw.count {
@@ -132,7 +132,7 @@ public final class OutputTransaction {
     }
 
     /// Writes one file atomically; `-` writes to standard output.
-    public static func write(_ bytes: [UInt8], to path: String) throws(IOFailure) {
+    package static func write(_ bytes: [UInt8], to path: String) throws(IOFailure) {
         if path == "-" {
             if let e = writeAll(bytes, to: 1) { throw IOFailure(path: "-", "write to standard output failed: \(e)") }
             return
@@ -143,7 +143,7 @@ public final class OutputTransaction {
     }
 
     /// Creates `dir` when it is missing and its parent exists; fails when it is not a writable directory.
-    public static func prepareDirectory(_ dir: String) throws(IOFailure) {
+    package static func prepareDirectory(_ dir: String) throws(IOFailure) {
         var st = stat()
         if lstat(dir, &st) != 0 {
             if mkdir(dir, 0o755) != 0 {

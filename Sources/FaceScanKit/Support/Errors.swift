@@ -84,16 +84,9 @@ func lift<T, E: Error>(_ body: () async throws(E) -> T) async throws(FaceScanErr
     }
 }
 
-/// Every error facescan reports: one sentence for the user and the process exit code it maps to.
-///
-/// Exit codes: 0 success, 1 I/O or internal error, 2 bad input or usage, 3 no frame passed the gate.
-public protocol FaceScanFailure: Error, CustomStringConvertible, Sendable {
-    var exitCode: Int32 { get }
-}
-
-/// Bad input: a capture or mesh file that breaks its format, or a setting that cannot be honoured.
+/// The payload of ``FaceScanError/badInput(_:)``: a capture or mesh that breaks its format.
 /// Prints as `FILE: frame N: field 'F': MESSAGE` (parts that do not apply are left out).
-public struct InputError: FaceScanFailure, Equatable {
+public struct InputError: Error, CustomStringConvertible, Sendable, Equatable {
     public var file: String
     public var frame: Int?
     public var field: String?
@@ -106,8 +99,6 @@ public struct InputError: FaceScanFailure, Equatable {
         self.message = message
     }
 
-    public var exitCode: Int32 { 2 }
-
     public var description: String {
         var s = file
         if let frame { s += ": frame \(frame)" }
@@ -116,45 +107,44 @@ public struct InputError: FaceScanFailure, Equatable {
     }
 }
 
-/// A setting or option that cannot be honoured (exit 2), e.g. an unreachable vertex target.
-public struct UsageError: FaceScanFailure, Equatable {
+/// The payload of ``FaceScanError/badSetting(_:)``: a setting or option that cannot be honoured,
+/// e.g. an unreachable vertex target.
+public struct UsageError: Error, CustomStringConvertible, Sendable, Equatable {
     public var message: String
     public init(_ message: String) { self.message = message }
-    public var exitCode: Int32 { 2 }
     public var description: String { oneLine(message) }
 
     /// The same message as a property of the input at `path` (`-` named as standard input): an
     /// unreachable target or an unclosable surface belongs to the mesh it was asked of.
-    public func naming(input path: String) -> InputError {
+    package func naming(input path: String) -> InputError {
         InputError(file: CaptureReader.displayName(path), message)
     }
 }
 
 /// The system's text for an `errno` value (by default the current one), for error messages.
-public func systemErrorText(_ code: Int32 = errno) -> String { String(cString: strerror(code)) }
+package func systemErrorText(_ code: Int32 = errno) -> String { String(cString: strerror(code)) }
 
-/// Reading or writing a file failed for a reason outside the input's content (exit 1).
-public struct IOFailure: FaceScanFailure, Equatable {
+/// The payload of ``FaceScanError/io(_:)``: reading or writing a file failed for a reason outside
+/// the input's content.
+public struct IOFailure: Error, CustomStringConvertible, Sendable, Equatable {
     public var path: String
     public var message: String
     public init(path: String, _ message: String) {
         self.path = path
         self.message = message
     }
-    public var exitCode: Int32 { 1 }
     public var description: String { oneLine("\(path): \(message)") }
 }
 
-/// No frame of the capture passed the quality gate (exit 3). Carries the report so far so the
-/// caller can still print it.
-public struct NoAcceptedFrames: FaceScanFailure {
+/// The payload of ``FaceScanError/noAcceptedFrames(_:)``: no frame of the capture passed the
+/// quality gate. Carries the report so far so the caller can still print it.
+public struct NoAcceptedFrames: Error, CustomStringConvertible, Sendable {
     public var file: String
     public var report: Report
     public init(file: String, report: Report) {
         self.file = file
         self.report = report
     }
-    public var exitCode: Int32 { 3 }
     public var description: String {
         let r = report.frames.rejected
         return oneLine("\(file)") + ": no frame passed the quality gate (\(report.frames.read) read; rejected: distance \(r.distance), tracking \(r.tracking), lighting \(r.lighting), expression \(r.expression))"

@@ -5,7 +5,7 @@ import Darwin
 #endif
 
 /// Reading whole files (meshes, captures spooled from stdin).
-public enum FileBytes {
+package enum FileBytes {
     /// The UTF-8 byte-order mark some editors put at the start of a text file.
     static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
@@ -16,7 +16,7 @@ public enum FileBytes {
 
     /// Reads a whole file (or standard input for `-`) into memory; with `limit`, at most its
     /// first `limit` bytes.
-    public static func read(_ path: String, upTo limit: Int = .max) throws(IOFailure) -> [UInt8] {
+    package static func read(_ path: String, upTo limit: Int = .max) throws(IOFailure) -> [UInt8] {
         let fd: Int32 = path == "-" ? 0 : open(path, O_RDONLY)
         guard fd >= 0 else { throw IOFailure(path: path, "cannot open: \(systemErrorText())") }
         defer { if fd != 0 { close(fd) } }
@@ -58,11 +58,11 @@ public enum FileBytes {
 extension FileBytes {
     /// The largest mesh file facescan reads (the README's limits): 256 MiB, which keeps the
     /// file, the mesh and the work on it under 1 GB.
-    public static let maxMeshFileBytes = 256 << 20
+    package static let maxMeshFileBytes = 256 << 20
 
     /// Reads a mesh file (or standard input for `-`) whole; refuses, naming the limit, a regular
     /// file larger than ``maxMeshFileBytes`` before reading it and a stream as soon as it passes it.
-    public static func readMesh(_ path: String) throws -> [UInt8] {
+    package static func readMesh(_ path: String) throws -> [UInt8] {
         try checkMeshSize(path)
         let bytes = try read(path, upTo: maxMeshFileBytes + 1)
         guard bytes.count <= maxMeshFileBytes else { throw tooLarge(path) }
@@ -70,7 +70,7 @@ extension FileBytes {
     }
 
     /// Refuses a regular file larger than ``maxMeshFileBytes`` from its size alone.
-    public static func checkMeshSize(_ path: String) throws(InputError) {
+    package static func checkMeshSize(_ path: String) throws(InputError) {
         var st = stat()
         if path != "-", stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG, Int(st.st_size) > maxMeshFileBytes {
             throw tooLarge(path)

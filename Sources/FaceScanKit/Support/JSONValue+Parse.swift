@@ -8,7 +8,7 @@ extension JSONValue {
     /// Reads a JSON file of facescan's own (such as `expected.json`) with the same tokenizer that
     /// reads captures. Object member order is kept; integers come back as `.int`.
     /// Throws ``IOFailure`` or ``InputError``.
-    public static func read(path: String) throws -> JSONValue {
+    package static func read(path: String) throws -> JSONValue {
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { throw IOFailure(path: path, "cannot open: \(systemErrorText())") }
         let reader = JSONReader(fd: fd, name: path, ownsFD: true)

@@ -8,12 +8,12 @@ import Darwin
 /// seedable, deterministic generator — the same seed gives the same stream on every platform.
 /// facescan's one source of pseudo-random numbers (surface sampling, noise estimates, tests and
 /// benchmarks).
-public struct SplitMix64: RandomNumberGenerator, Sendable {
+package struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    public init(seed: UInt64) { state = seed }
+    package init(seed: UInt64) { state = seed }
 
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -22,12 +22,12 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
     }
 
     /// Uniform in [0, 1) with 53 random bits.
-    public mutating func nextUnit() -> Double {
+    package mutating func nextUnit() -> Double {
         Double(next() >> 11) * 0x1.0p-53
     }
 
     /// Standard normal sample (Box–Muller).
-    public mutating func gaussian() -> Double {
+    package mutating func gaussian() -> Double {
         let u = (Double(next() >> 11) + 0.5) * 0x1.0p-53  // never 0
         let v = nextUnit()
         return (-2 * log(u)).squareRoot() * cos(2 * Double.pi * v)

@@ -1,2 +1,2 @@
 /// facescan's version, printed by `facescan --version`.
-public let version = "0.1.0"
+package let version = "0.1.0"
