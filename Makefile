@@ -15,7 +15,7 @@ MANPAGE   := .build/plugins/GenerateManual/outputs/facescan/facescan.1
 # The man page is dated by the last commit, so the same sources give the same page.
 MANDATE   := $(shell git log -1 --format=%cs 2>/dev/null || echo 1970-01-01)
 
-.PHONY: deps build release run test regress bench clean fuzz man install uninstall lint format
+.PHONY: deps build release run test regress bench clean fuzz man install uninstall lint format examples docs
 
 ## deps: install the system libraries facescan links (libpng, assimp) when they are missing.
 deps:
@@ -41,7 +41,22 @@ test: deps
 	$(MAKE) release man
 	$(SWIFT) test
 	$(MAKE) regress
+	$(MAKE) examples
 	FUZZ_SECONDS=30 FUZZ_REPORT_ONLY=1 $(MAKE) fuzz
+
+## examples: build the Examples package (the code of the documentation's articles; it depends on
+## this one by path) and run both programs: a sample capture to face.stl/face.png, a scripted live scan.
+examples: deps
+	$(SWIFT) build --package-path Examples --scratch-path Examples/.build
+	out=$$(mktemp -d) && trap 'rm -rf "$$out"' EXIT && \
+	  Examples/.build/debug/process-capture samples/ict-identity-ndjson/capture.ndjson "$$out" && \
+	  test -s "$$out/face.stl" && test -s "$$out/face.png"
+	Examples/.build/debug/live-scan
+
+## docs: FaceScanKit's documentation (DocC catalog Sources/FaceScanKit/FaceScanKit.docc, swift-docc-plugin)
+## into .build/plugins/Swift-DocC/outputs/FaceScanKit.doccarchive; a DocC warning (a broken link) fails.
+docs: deps
+	$(SWIFT) package generate-documentation --target FaceScanKit --warnings-as-errors
 
 ## lint: the committed .swift-format style (swift format lint --strict) and the one-way layer rule
 ## of Sources/FaceScanKit (scripts/check-layers, docs/ARCHITECTURE.md); fails on any violation.

@@ -15,9 +15,21 @@ let package = Package(
         .executable(name: "facescan", targets: ["facescan"]),
     ],
     traits: [
-        .trait(name: "PNG", description: "PNG through libpng (reading and writing). Off: PNG is written by a pure-Swift encoder (stored deflate blocks, larger files) and decoding throws FaceScanError.unavailable."),
-        .trait(name: "Assimp", description: "Mesh formats through libassimp (PLY, OFF, DAE, FBX, X3D, X, 3DS, …). Off: those formats throw FaceScanError.unavailable."),
-        .trait(name: "Lib3MF", description: "3MF reading and writing through lib3mf. Off: 3MF throws FaceScanError.unavailable."),
+        .trait(
+            name: "PNG",
+            description:
+                "PNG through libpng (reading and writing). Off: PNG is written by a pure-Swift encoder (stored deflate blocks, larger files) and decoding throws FaceScanError.unavailable."
+        ),
+        .trait(
+            name: "Assimp",
+            description:
+                "Mesh formats through libassimp (PLY, OFF, DAE, FBX, X3D, X, 3DS, …). Off: those formats throw FaceScanError.unavailable."
+        ),
+        .trait(
+            name: "Lib3MF",
+            description:
+                "3MF reading and writing through lib3mf. Off: 3MF throws FaceScanError.unavailable."
+        ),
         .default(enabledTraits: ["PNG", "Assimp", "Lib3MF"]),
     ],
     dependencies: [
@@ -51,11 +63,16 @@ let package = Package(
                 "FaceScanKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
-        .executableTarget(name: "facescan-bench", dependencies: ["FaceScanKit"], path: "Sources/Bench"),
+        .executableTarget(
+            name: "facescan-bench", dependencies: ["FaceScanKit"], path: "Sources/Bench"),
         // libFuzzer targets (scripts/fuzz-reader builds them with -sanitize=fuzzer; plain builds replay files).
-        .executableTarget(name: "facescan-fuzz", dependencies: ["FaceScanKit"], path: "Tests/Fuzz", exclude: ["corpus", "json.dict"]),
+        .executableTarget(
+            name: "facescan-fuzz", dependencies: ["FaceScanKit"], path: "Tests/Fuzz",
+            exclude: ["corpus", "json.dict"]),
         .testTarget(name: "FaceScanKitTests", dependencies: ["FaceScanKit"], exclude: ["Fixtures"]),
-        .testTarget(name: "FacescanCLITests", dependencies: ["FaceScanKit", "facescan"], exclude: ["BadInputs", "BadMeshes"]),
+        .testTarget(
+            name: "FacescanCLITests", dependencies: ["FaceScanKit", "facescan"],
+            exclude: ["BadInputs", "BadMeshes"]),
     ],
     swiftLanguageModes: [.v6]
 )

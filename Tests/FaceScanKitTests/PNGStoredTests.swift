@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FaceScanKit
 
 /// The pure-Swift PNG writer used when the package's `PNG` trait is off: its checksums against
@@ -21,7 +22,8 @@ import Testing
         for y in 0..<height {
             for x in 0..<width {
                 let i = (y * width + x) * 4
-                px[i] = UInt8(x & 0xFF); px[i + 1] = UInt8(y & 0xFF); px[i + 2] = UInt8((x ^ y) & 0xFF); px[i + 3] = UInt8((x + y) & 0xFF)
+                px[i] = UInt8(x & 0xFF); px[i + 1] = UInt8(y & 0xFF);
+                px[i + 2] = UInt8((x ^ y) & 0xFF); px[i + 3] = UInt8((x + y) & 0xFF)
             }
         }
         return RGBAImage(width: width, height: height, pixels: px)
@@ -32,7 +34,8 @@ import Testing
         #expect(Array(png.prefix(8)) == PNGEncoder.signature)
         #expect(Array(png[12..<16]) == Array("IHDR".utf8))
         #expect(Array(png[16..<29]) == [0, 0, 0, 3, 0, 0, 0, 2, 8, 6, 0, 0, 0])
-        #expect(Array(png.suffix(12)) == [0, 0, 0, 0] + Array("IEND".utf8) + [0xAE, 0x42, 0x60, 0x82])
+        #expect(
+            Array(png.suffix(12)) == [0, 0, 0, 0] + Array("IEND".utf8) + [0xAE, 0x42, 0x60, 0x82])
         // signature 8, IHDR 25, sRGB 13, IDAT 12 + zlib (2 + one 5-byte block header + 2×13 + 4), IEND 12
         #expect(png.count == 8 + 25 + 13 + 12 + 2 + 5 + 26 + 4 + 12)
     }
@@ -46,7 +49,10 @@ import Testing
     }
     #else
     @Test func decodingNeedsLibpng() {
-        #expect(throws: FaceScanError.self) { try PNGEncoder.decode(PNGEncoder.encodeStored(Self.image(width: 2, height: 2)), name: "x.png") }
+        #expect(throws: FaceScanError.self) {
+            try PNGEncoder.decode(
+                PNGEncoder.encodeStored(Self.image(width: 2, height: 2)), name: "x.png")
+        }
     }
     #endif
 }

@@ -11,15 +11,19 @@ import Testing
 @Suite(.serialized) struct ConsumerBuildTests {
     static let swift: String? = {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return path.split(separator: ":").map { "\($0)/swift" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        return path.split(separator: ":").map { "\($0)/swift" }.first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
     }()
     static let inCI = ProcessInfo.processInfo.environment["CI"] == "true"
 
     /// The C libraries the optional traits bring, as their sonames start.
     static let optionalLibraries = ["libpng", "libassimp", "lib3MF"]
 
-    @Test(.enabled(if: swift != nil || inCI, "no swift on PATH: the consumer package cannot be built"),
-          .timeLimit(.minutes(20)))
+    @Test(
+        .enabled(
+            if: swift != nil || inCI, "no swift on PATH: the consumer package cannot be built"),
+        .timeLimit(.minutes(20)))
     func consumerWithoutTraitsBuildsRunsAndLinksNoOptionalLibrary() throws {
         guard let swift = Self.swift else {
             Issue.record("CI=true but no swift on PATH: the consumer build must run in CI")
@@ -27,29 +31,39 @@ import Testing
         }
         let dir = tempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        try FileManager.default.createDirectory(atPath: dir + "/Sources/consumer", withIntermediateDirectories: true)
-        try Self.manifest(dependingOn: packageRoot).write(toFile: dir + "/Package.swift", atomically: true, encoding: .utf8)
-        try Self.consumerMain.write(toFile: dir + "/Sources/consumer/main.swift", atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(
+            atPath: dir + "/Sources/consumer", withIntermediateDirectories: true)
+        try Self.manifest(dependingOn: packageRoot).write(
+            toFile: dir + "/Package.swift", atomically: true, encoding: .utf8)
+        try Self.consumerMain.write(
+            toFile: dir + "/Sources/consumer/main.swift", atomically: true, encoding: .utf8)
 
         let started = Date()
-        let build = try run(swift, ["build", "--package-path", dir, "--scratch-path", dir + "/.build"], cwd: dir)
+        let build = try run(
+            swift, ["build", "--package-path", dir, "--scratch-path", dir + "/.build"], cwd: dir)
         let seconds = Date().timeIntervalSince(started)
-        print("ConsumerBuildTests: consumer debug build (traits: []) took \(Int(seconds.rounded())) s")
+        print(
+            "ConsumerBuildTests: consumer debug build (traits: []) took \(Int(seconds.rounded())) s"
+        )
         try #require(build.status == 0, "consumer build failed:\n\(build.output.suffix(6000))")
 
         let binary = dir + "/.build/debug/consumer"
         let out = try run(binary, [], cwd: dir)
         #expect(out.status == 0, "consumer failed:\n\(out.output)")
         let lines = Set(out.output.split(separator: "\n").map(String.init))
-        for expected in ["too close: rejected, Move back — too close", "dark: rejected, Need better lighting",
-                         "live: complete 5/5", "live mesh: 100 vertices", "capture mesh: 100 vertices",
-                         "stl: binary, triangles match", "obj: vertices match", "png: signature, 64x64",
-                         "ply: unavailable", "3mf: unavailable", "png decode: unavailable"] {
+        for expected in [
+            "too close: rejected, Move back — too close", "dark: rejected, Need better lighting",
+            "live: complete 5/5", "live mesh: 100 vertices", "capture mesh: 100 vertices",
+            "stl: binary, triangles match", "obj: vertices match", "png: signature, 64x64",
+            "ply: unavailable", "3mf: unavailable", "png decode: unavailable",
+        ] {
             #expect(lines.contains(expected), "missing line '\(expected)' in:\n\(out.output)")
         }
 
         let needed = try Self.neededLibraries(binary)
-        #expect(needed.contains { $0.hasPrefix("libc.so") || $0.hasPrefix("libswiftCore") }, "readelf found no NEEDED entries: \(needed)")
+        #expect(
+            needed.contains { $0.hasPrefix("libc.so") || $0.hasPrefix("libswiftCore") },
+            "readelf found no NEEDED entries: \(needed)")
         for lib in Self.optionalLibraries {
             #expect(!needed.contains { $0.hasPrefix(lib) }, "\(binary) needs \(lib): \(needed)")
         }
@@ -63,7 +77,9 @@ import Testing
     @Test func defaultBuildLinksTheOptionalLibraries() throws {
         let needed = try Self.neededLibraries(facescanBinary)
         for lib in Self.optionalLibraries {
-            #expect(needed.contains { $0.hasPrefix(lib) }, "\(facescanBinary) does not need \(lib): \(needed)")
+            #expect(
+                needed.contains { $0.hasPrefix(lib) },
+                "\(facescanBinary) does not need \(lib): \(needed)")
         }
     }
 
@@ -73,7 +89,9 @@ import Testing
         try #require(r.status == 0, "readelf -d \(binary) failed: \(r.output)")
         // 0x0000000000000001 (NEEDED)             Shared library: [libpng16.so.16]
         return r.output.split(separator: "\n").compactMap { line in
-            guard line.contains("(NEEDED)"), let open = line.firstIndex(of: "["), let close = line.lastIndex(of: "]") else { return nil }
+            guard line.contains("(NEEDED)"), let open = line.firstIndex(of: "["),
+                let close = line.lastIndex(of: "]")
+            else { return nil }
             return String(line[line.index(after: open)..<close])
         }
     }
@@ -97,93 +115,95 @@ import Testing
 
     /// The consumer: public API only.
     static let consumerMain = #"""
-    import FaceScanKit
+        import FaceScanKit
 
-    // A curved 12×12 patch in camera space (metres), standing in for ARKit's face geometry.
-    let n = 12
-    var triangles: [UInt32] = []
-    for y in 0..<(n - 1) {
-        for x in 0..<(n - 1) {
-            let a = UInt32(y * n + x), b = a + 1, c = a + UInt32(n), d = c + 1
-            triangles += [a, b, c, c, b, d]
+        // A curved 12×12 patch in camera space (metres), standing in for ARKit's face geometry.
+        let n = 12
+        var triangles: [UInt32] = []
+        for y in 0..<(n - 1) {
+            for x in 0..<(n - 1) {
+                let a = UInt32(y * n + x), b = a + 1, c = a + UInt32(n), d = c + 1
+                triangles += [a, b, c, c, b, d]
+            }
         }
-    }
-    func patch(_ wobble: Float) -> [SIMD3<Float>] {
-        (0..<(n * n)).map { i in
-            let u = Float(i % n) / Float(n - 1) - 0.5, v = Float(i / n) / Float(n - 1) - 0.5
-            return SIMD3(u * 0.15, v * 0.2, 0.05 - (u * u + v * v) * 0.1 + wobble * Float((i * 7) % 5 - 2) * 1e-4)
+        func patch(_ wobble: Float) -> [SIMD3<Float>] {
+            (0..<(n * n)).map { i in
+                let u = Float(i % n) / Float(n - 1) - 0.5, v = Float(i / n) / Float(n - 1) - 0.5
+                return SIMD3(u * 0.15, v * 0.2, 0.05 - (u * u + v * v) * 0.1 + wobble * Float((i * 7) % 5 - 2) * 1e-4)
+            }
         }
-    }
-    let good = FrameMetadata(distance: 0.4, tracking: .normal, ambientIntensity: 900, jawOpen: 0.05)
-    var settings = ScanSettings()
-    settings.maxFrames = 5
-    settings.targetVertices = 100
+        let good = FrameMetadata(distance: 0.4, tracking: .normal, ambientIntensity: 900, jawOpen: 0.05)
+        var settings = ScanSettings()
+        settings.maxFrames = 5
+        settings.targetVertices = 100
 
-    func check(_ ok: Bool, _ what: String) {
-        print(ok ? what : "FAILED: " + what)
-    }
-
-    do throws(FaceScanError) {
-        // Live: frames one at a time, a verdict for each.
-        var session = try FaceScanSession(topology: Topology(triangles: triangles), settings: settings)
-        var verdict = try session.add(Frame(positions: patch(0), metadata: FrameMetadata(distance: 0.1, tracking: .normal, ambientIntensity: 900)))
-        print("too close: \(verdict.isAccepted ? "accepted" : "rejected"), \(verdict.instruction ?? "-")")
-        verdict = try session.add(Frame(positions: patch(0), metadata: FrameMetadata(distance: 0.4, tracking: .normal, ambientIntensity: 50)))
-        print("dark: \(verdict.isAccepted ? "accepted" : "rejected"), \(verdict.instruction ?? "-")")
-        var k = 0
-        while !verdict.isComplete {
-            verdict = try session.add(Frame(positions: patch(Float(k)), metadata: good))
-            k += 1
+        func check(_ ok: Bool, _ what: String) {
+            print(ok ? what : "FAILED: " + what)
         }
-        print("live: \(verdict.isComplete ? "complete" : "open") \(verdict.acceptedFrames)/\(verdict.maxFrames)")
-        let live = try session.finish()
-        print("live mesh: \(live.mesh.vertexCount) vertices")
 
-        // In memory: a capture document → mesh → bytes.
-        func numbers(_ p: [SIMD3<Float>]) -> String { p.map { "\($0.x),\($0.y),\($0.z)" }.joined(separator: ",") }
-        let frames = (0..<6).map { k in
-            "{\"vertices\":[\(numbers(patch(Float(k))))],\"transform\":[1,0,0,0,0,1,0,0,0,0,1,0,0.01,0.02,-0.4,1],\"trackingState\":\"normal\",\"ambientIntensity\":900}"
-        }
-        let capture = "{\"format\":\"facescan-capture\",\"version\":1,\"topology\":{\"triangleIndices\":[\(triangles.map(String.init).joined(separator: ","))]},\"frames\":[\(frames.joined(separator: ","))]}"
-        let result = try FaceScan.process(capture: Array(capture.utf8), settings: settings)
-        print("capture mesh: \(result.mesh.vertexCount) vertices")
-
-        let stl = try result.mesh.encoded(as: .stl)
-        check(stl.count == 84 + 50 * result.mesh.triangleCount, "stl: binary, triangles match")
-        let back = try Mesh(bytes: try result.mesh.encoded(as: .obj), format: .obj)
-        check(back.vertexCount == result.mesh.vertexCount, "obj: vertices match")
-        let png = try PNGEncoder.encode(Rasterizer.render(result.mesh, options: RenderOptions(size: 64)))
-        check(Array(png.prefix(8)) == PNGEncoder.signature && png[16..<24] == [0, 0, 0, 64, 0, 0, 0, 64], "png: signature, 64x64")
-    } catch {
-        print("error: \(error)")
-    }
-
-    // The formats of the C libraries left out say so, as a typed error.
-    let mesh = Mesh(positions: [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 1, 0)], triangles: [0, 1, 2])
-    for format in [MeshFormat.ply, .threeMF] {
         do throws(FaceScanError) {
-            _ = try mesh.encoded(as: format)
-            print("\(format.fileExtension): written")
-        } catch .unavailable {
-            print("\(format.fileExtension): unavailable")
-        } catch {
-            print("\(format.fileExtension): \(error)")
-        }
-    }
-    do throws(FaceScanError) {
-        _ = try PNGEncoder.decode(PNGEncoder.encode(Rasterizer.render(mesh, options: RenderOptions(size: 8))), name: "t.png")
-        print("png decode: decoded")
-    } catch .unavailable {
-        print("png decode: unavailable")
-    } catch {
-        print("png decode: \(error)")
-    }
+            // Live: frames one at a time, a verdict for each.
+            var session = try FaceScanSession(topology: Topology(triangles: triangles), settings: settings)
+            var verdict = try session.add(Frame(positions: patch(0), metadata: FrameMetadata(distance: 0.1, tracking: .normal, ambientIntensity: 900)))
+            print("too close: \(verdict.isAccepted ? "accepted" : "rejected"), \(verdict.instruction ?? "-")")
+            verdict = try session.add(Frame(positions: patch(0), metadata: FrameMetadata(distance: 0.4, tracking: .normal, ambientIntensity: 50)))
+            print("dark: \(verdict.isAccepted ? "accepted" : "rejected"), \(verdict.instruction ?? "-")")
+            var k = 0
+            while !verdict.isComplete {
+                verdict = try session.add(Frame(positions: patch(Float(k)), metadata: good))
+                k += 1
+            }
+            print("live: \(verdict.isComplete ? "complete" : "open") \(verdict.acceptedFrames)/\(verdict.maxFrames)")
+            let live = try session.finish()
+            print("live mesh: \(live.mesh.vertexCount) vertices")
 
-    """#
+            // In memory: a capture document → mesh → bytes.
+            func numbers(_ p: [SIMD3<Float>]) -> String { p.map { "\($0.x),\($0.y),\($0.z)" }.joined(separator: ",") }
+            let frames = (0..<6).map { k in
+                "{\"vertices\":[\(numbers(patch(Float(k))))],\"transform\":[1,0,0,0,0,1,0,0,0,0,1,0,0.01,0.02,-0.4,1],\"trackingState\":\"normal\",\"ambientIntensity\":900}"
+            }
+            let capture = "{\"format\":\"facescan-capture\",\"version\":1,\"topology\":{\"triangleIndices\":[\(triangles.map(String.init).joined(separator: ","))]},\"frames\":[\(frames.joined(separator: ","))]}"
+            let result = try FaceScan.process(capture: Array(capture.utf8), settings: settings)
+            print("capture mesh: \(result.mesh.vertexCount) vertices")
+
+            let stl = try result.mesh.encoded(as: .stl)
+            check(stl.count == 84 + 50 * result.mesh.triangleCount, "stl: binary, triangles match")
+            let back = try Mesh(bytes: try result.mesh.encoded(as: .obj), format: .obj)
+            check(back.vertexCount == result.mesh.vertexCount, "obj: vertices match")
+            let png = try PNGEncoder.encode(Rasterizer.render(result.mesh, options: RenderOptions(size: 64)))
+            check(Array(png.prefix(8)) == PNGEncoder.signature && png[16..<24] == [0, 0, 0, 64, 0, 0, 0, 64], "png: signature, 64x64")
+        } catch {
+            print("error: \(error)")
+        }
+
+        // The formats of the C libraries left out say so, as a typed error.
+        let mesh = Mesh(positions: [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 1, 0)], triangles: [0, 1, 2])
+        for format in [MeshFormat.ply, .threeMF] {
+            do throws(FaceScanError) {
+                _ = try mesh.encoded(as: format)
+                print("\(format.fileExtension): written")
+            } catch .unavailable {
+                print("\(format.fileExtension): unavailable")
+            } catch {
+                print("\(format.fileExtension): \(error)")
+            }
+        }
+        do throws(FaceScanError) {
+            _ = try PNGEncoder.decode(PNGEncoder.encode(Rasterizer.render(mesh, options: RenderOptions(size: 8))), name: "t.png")
+            print("png decode: decoded")
+        } catch .unavailable {
+            print("png decode: unavailable")
+        } catch {
+            print("png decode: \(error)")
+        }
+
+        """#
 }
 
 /// Runs `executable` with `args` in `cwd`; standard output and error together.
-private func run(_ executable: String, _ args: [String], cwd: String) throws -> (status: Int32, output: String) {
+private func run(_ executable: String, _ args: [String], cwd: String) throws -> (
+    status: Int32, output: String
+) {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: executable)
     p.arguments = args

@@ -14,7 +14,9 @@ public enum PNGEncoder {
     public static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
     /// Encodes `image` as PNG bytes. `name` names the image in error messages.
-    public static func encode(_ image: RGBAImage, name: String = "PNG image") throws(FaceScanError) -> [UInt8] {
+    public static func encode(_ image: RGBAImage, name: String = "PNG image") throws(FaceScanError)
+        -> [UInt8]
+    {
         #if PNG
         do { return try libpngEncode(image, name: name) } catch { throw .io(error) }
         #else
@@ -25,7 +27,9 @@ public enum PNGEncoder {
     /// Encodes `image` and writes it atomically to `path`.
     public static func write(_ image: RGBAImage, to path: String) throws(FaceScanError) {
         let bytes = try encode(image, name: path)
-        do { try OutputTransaction.write(bytes, to: path) } catch { throw FaceScanError(any: error, path: path) }
+        do { try OutputTransaction.write(bytes, to: path) } catch {
+            throw FaceScanError(any: error, path: path)
+        }
     }
 
     /// Decodes PNG bytes (any colour type and depth libpng reads) into 8-bit sRGB RGBA. Without
@@ -34,7 +38,8 @@ public enum PNGEncoder {
         #if PNG
         do { return try libpngDecode(bytes, name: name) } catch { throw .badInput(error) }
         #else
-        throw .unavailable("\(name): reading PNG needs libpng (FaceScanKit built without its PNG trait)")
+        throw .unavailable(
+            "\(name): reading PNG needs libpng (FaceScanKit built without its PNG trait)")
         #endif
     }
 
@@ -55,7 +60,8 @@ public enum PNGEncoder {
         var ihdr: [UInt8] = []
         appendBigEndian(&ihdr, UInt32(image.width))
         appendBigEndian(&ihdr, UInt32(image.height))
-        ihdr += [8, 6, 0, 0, 0]  // depth 8, colour type 6 (RGBA), deflate, filter method 0, no interlace
+        // Depth 8, colour type 6 (RGBA), deflate, filter method 0, no interlace.
+        ihdr += [8, 6, 0, 0, 0]
         appendChunk(&out, "IHDR", ihdr)
         appendChunk(&out, "sRGB", [0])  // perceptual rendering intent, as libpng writes
 
@@ -145,7 +151,8 @@ public enum PNGEncoder {
         var out = [UInt8](repeating: 0, count: size)
         var written = out.withUnsafeMutableBytes { buf in
             image.pixels.withUnsafeBytes { px in
-                png_image_write_to_memory(&png, buf.baseAddress, &size, 0, px.baseAddress, stride, nil)
+                png_image_write_to_memory(
+                    &png, buf.baseAddress, &size, 0, px.baseAddress, stride, nil)
             }
         }
         if written == 0 {
@@ -153,16 +160,21 @@ public enum PNGEncoder {
             let measured = image.pixels.withUnsafeBytes { px in
                 png_image_write_to_memory(&png, nil, &size, 0, px.baseAddress, stride, nil)
             }
-            guard measured != 0, size > 0 else { throw IOFailure(path: name, "PNG encoding failed: \(message(png))") }
+            guard measured != 0, size > 0 else {
+                throw IOFailure(path: name, "PNG encoding failed: \(message(png))")
+            }
             out = [UInt8](repeating: 0, count: size)
             png = describe(image)
             written = out.withUnsafeMutableBytes { buf in
                 image.pixels.withUnsafeBytes { px in
-                    png_image_write_to_memory(&png, buf.baseAddress, &size, 0, px.baseAddress, stride, nil)
+                    png_image_write_to_memory(
+                        &png, buf.baseAddress, &size, 0, px.baseAddress, stride, nil)
                 }
             }
         }
-        guard written != 0 else { throw IOFailure(path: name, "PNG encoding failed: \(message(png))") }
+        guard written != 0 else {
+            throw IOFailure(path: name, "PNG encoding failed: \(message(png))")
+        }
         out.removeSubrange(size...)
         return out
     }
@@ -173,7 +185,9 @@ public enum PNGEncoder {
         let begun = bytes.withUnsafeBytes { raw in
             png_image_begin_read_from_memory(&png, raw.baseAddress, raw.count)
         }
-        guard begun != 0 else { throw InputError(file: name, "not a readable PNG: \(message(png))") }
+        guard begun != 0 else {
+            throw InputError(file: name, "not a readable PNG: \(message(png))")
+        }
         png.format = rgba
         let width = Int(png.width), height = Int(png.height)
         guard width > 0, height > 0 else {
@@ -195,7 +209,8 @@ public enum PNGEncoder {
     }
 
     /// `PNG_FORMAT_RGBA` (a macro Swift does not import): colour + alpha, 8-bit.
-    private static let rgba = png_uint_32(PNG_FORMAT_FLAG_COLOR) | png_uint_32(PNG_FORMAT_FLAG_ALPHA)
+    private static let rgba =
+        png_uint_32(PNG_FORMAT_FLAG_COLOR) | png_uint_32(PNG_FORMAT_FLAG_ALPHA)
 
     private static func describe(_ image: RGBAImage) -> png_image {
         var png = png_image()

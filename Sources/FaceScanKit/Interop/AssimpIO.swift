@@ -30,19 +30,29 @@ public enum AssimpIO {
     /// make sense of it.
     public static func read(path: String) throws(FaceScanError) -> Mesh {
         #if Assimp
-        do { return try importFile(path: path) } catch { throw FaceScanError(any: error, path: path) }
+        do { return try importFile(path: path) } catch {
+            throw FaceScanError(any: error, path: path)
+        }
         #else
-        throw .unavailable("\(path): reading this mesh format needs assimp (FaceScanKit built without its Assimp trait)")
+        throw .unavailable(
+            "\(path): reading this mesh format needs assimp (FaceScanKit built without its Assimp trait)"
+        )
         #endif
     }
 
     /// Parses mesh bytes with assimp; `formatHint` is the usual file extension (`ply`, `glb`, …).
     /// Formats that refer to other files (OBJ with MTL, glTF with external buffers) need ``read(path:)``.
-    public static func parse(_ bytes: [UInt8], formatHint: String, name: String) throws(FaceScanError) -> Mesh {
+    public static func parse(_ bytes: [UInt8], formatHint: String, name: String)
+        throws(FaceScanError) -> Mesh
+    {
         #if Assimp
-        do { return try importBytes(bytes, formatHint: formatHint, name: name) } catch { throw .badInput(error) }
+        do { return try importBytes(bytes, formatHint: formatHint, name: name) } catch {
+            throw .badInput(error)
+        }
         #else
-        throw .unavailable("\(name): reading \(formatHint) needs assimp (FaceScanKit built without its Assimp trait)")
+        throw .unavailable(
+            "\(name): reading \(formatHint) needs assimp (FaceScanKit built without its Assimp trait)"
+        )
         #endif
     }
 
@@ -61,11 +71,16 @@ public enum AssimpIO {
     ///
     /// `3mf` is refused: assimp 5.2's 3MF exporter ignores the blob request and writes a zip named
     /// `$blobfile` into the current directory (facescan writes 3MF through ``Lib3MFIO``).
-    public static func export(_ mesh: Mesh, formatID: String) throws(FaceScanError) -> [ExportedFile] {
+    public static func export(_ mesh: Mesh, formatID: String) throws(FaceScanError)
+        -> [ExportedFile]
+    {
         #if Assimp
-        do { return try exportScene(mesh, formatID: formatID) } catch { throw FaceScanError(any: error, path: formatID) }
+        do { return try exportScene(mesh, formatID: formatID) } catch {
+            throw FaceScanError(any: error, path: formatID)
+        }
         #else
-        throw .unavailable("writing '\(formatID)' needs assimp (FaceScanKit built without its Assimp trait)")
+        throw .unavailable(
+            "writing '\(formatID)' needs assimp (FaceScanKit built without its Assimp trait)")
         #endif
     }
 }
@@ -96,7 +111,8 @@ extension AssimpIO {
         let head = try FileBytes.read(path, upTo: plyHeaderLimit)
         try checkPLYHeader(head[...], name: path)
         if looksLikePLY(head[...]) { try checkPLYBody(FileBytes.read(path), name: path) }
-        if OFFCheck.looksLikeOFF(head[...]) { try OFFCheck.check(FileBytes.read(path), name: path) }
+        let hinted = path.lowercased().hasSuffix(".off")
+        if hinted || OFFCheck.looksLikeOFF(head[...]) { try checkOFF(FileBytes.read(path), name: path, hinted: hinted) }
     }
 
     static let plyHeaderLimit = 1 << 16
@@ -113,40 +129,52 @@ extension AssimpIO {
     /// the old check missed, `end_header` inside a comment or after a lone carriage return).
     static func checkPLYHeader(_ head: ArraySlice<UInt8>, name: String) throws(InputError) {
         guard looksLikePLY(head) else { return }
-        guard let found = MeshIO.find("end_header", in: head, from: head.startIndex, to: head.endIndex) else {
+        guard
+            let found = MeshIO.find(
+                "end_header", in: head, from: head.startIndex, to: head.endIndex)
+        else {
             throw InputError(file: name, "PLY header without end_header (in the first 64 KiB)")
         }
         var start = found.lowerBound
-        while start > head.startIndex, head[start - 1] == 0x20 || head[start - 1] == 0x09 { start -= 1 }
+        while start > head.startIndex, head[start - 1] == 0x20 || head[start - 1] == 0x09 {
+            start -= 1
+        }
         guard start > head.startIndex, head[start - 1] == 0x0A else {
             let line = 1 + head[..<found.lowerBound].count(where: { $0 == 0x0A })
-            throw InputError(file: name, "PLY header line \(line): 'end_header' must begin its own line")
+            throw InputError(
+                file: name, "PLY header line \(line): 'end_header' must begin its own line")
         }
     }
 
     /// ``PLYCheck`` (which knows the magic as `ply`) over a PLY whatever the case of its magic.
     static func checkPLYBody(_ bytes: [UInt8], name: String) throws(InputError) {
         guard looksLikePLY(bytes[...]) else { return }
+        try checkPLYCounts(bytes, name: name)
         if bytes.starts(with: Array("ply".utf8)) { return try PLYCheck.check(bytes, name: name) }
         try PLYCheck.check(Array("ply".utf8) + bytes.dropFirst(3), name: name)
     }
 
-    static func importBytes(_ bytes: [UInt8], formatHint: String, name: String) throws(InputError) -> Mesh {
+    static func importBytes(_ bytes: [UInt8], formatHint: String, name: String) throws(InputError)
+        -> Mesh
+    {
         // assimp aborts the process on an empty buffer (fuzz finding).
         guard !bytes.isEmpty else { throw InputError(file: name, "empty file: no mesh") }
         try checkPLYHeader(bytes.prefix(plyHeaderLimit), name: name)
         try checkPLYBody(bytes, name: name)
-        try OFFCheck.check(bytes, name: name)
+        try checkOFF(bytes, name: name, hinted: formatHint.lowercased() == "off")
         return try lock.withLock { () throws(InputError) -> Mesh in
             let store = aiCreatePropertyStore()
             defer { aiReleasePropertyStore(store) }
             aiSetImportPropertyInteger(store, AI_CONFIG_PP_RVC_FLAGS, Int32(removedComponents))
             let scene = bytes.withUnsafeBufferPointer { b in
                 b.withMemoryRebound(to: CChar.self) { c in
-                    aiImportFileFromMemoryWithProperties(c.baseAddress, UInt32(c.count), 0, formatHint, store)
+                    aiImportFileFromMemoryWithProperties(
+                        c.baseAddress, UInt32(c.count), 0, formatHint, store)
                 }
             }
-            guard let scene else { throw InputError(file: name, "assimp: \(String(cString: aiGetErrorString()))") }
+            guard let scene else {
+                throw InputError(file: name, "assimp: \(String(cString: aiGetErrorString()))")
+            }
             return try checkedConvert(scene, name: name)
         }
     }
@@ -156,14 +184,19 @@ extension AssimpIO {
             (0..<aiGetExportFormatCount()).compactMap { i in
                 guard let d = aiGetExportFormatDescription(i) else { return nil }
                 defer { aiReleaseExportFormatDescription(d) }
-                return (String(cString: d.pointee.id), String(cString: d.pointee.fileExtension), String(cString: d.pointee.description))
+                return (
+                    String(cString: d.pointee.id), String(cString: d.pointee.fileExtension),
+                    String(cString: d.pointee.description)
+                )
             }
         }
     }
 
     static func exportScene(_ mesh: Mesh, formatID: String) throws -> [ExportedFile] {
         guard formatID != "3mf" else {
-            throw UsageError("assimp's 3MF exporter writes into the current directory; write 3MF through Lib3MFIO")
+            throw UsageError(
+                "assimp's 3MF exporter writes into the current directory; write 3MF through Lib3MFIO"
+            )
         }
         let scene = SceneBuilder(mesh)
         defer { scene.deallocate() }
@@ -176,13 +209,18 @@ extension AssimpIO {
             guard known else { throw UsageError("unknown mesh format '\(formatID)'") }
             guard let blob = aiExportSceneToBlob(scene.scene, formatID, 0) else {
                 let message = String(cString: aiGetErrorString())
-                throw IOFailure(path: formatID, "assimp export failed: \(message.isEmpty ? "no reason given" : message)")
+                throw IOFailure(
+                    path: formatID,
+                    "assimp export failed: \(message.isEmpty ? "no reason given" : message)")
             }
             defer { aiReleaseExportBlob(blob) }
             var files: [ExportedFile] = []
             var next: UnsafePointer<aiExportDataBlob>? = blob
             while let b = next {
-                let bytes = b.pointee.data.map { Array(UnsafeRawBufferPointer(start: $0, count: b.pointee.size)) } ?? []
+                let bytes =
+                    b.pointee.data.map {
+                        Array(UnsafeRawBufferPointer(start: $0, count: b.pointee.size))
+                    } ?? []
                 files.append(ExportedFile(name: string(b.pointee.name), bytes: bytes))
                 next = UnsafePointer(b.pointee.next)
             }
@@ -195,7 +233,9 @@ extension AssimpIO {
     /// The scene as the loader left it is checked first (every face index in range), since
     /// assimp's own post-processing steps read faces unchecked; then ``importSteps`` run and the
     /// result is converted. Releases `scene`.
-    static func checkedConvert(_ scene: UnsafePointer<aiScene>, name: String) throws(InputError) -> Mesh {
+    static func checkedConvert(_ scene: UnsafePointer<aiScene>, name: String) throws(InputError)
+        -> Mesh
+    {
         do {
             try checkFaces(scene.pointee, name: name)
         } catch {
@@ -219,12 +259,18 @@ extension AssimpIO {
             let m = mp.pointee
             var types: UInt32 = 0
             let n = m.mNumVertices
-            let where_ = scene.mNumMeshes > 1 ? "mesh \(mi) " : ""
-            guard m.mNumFaces == 0 || m.mFaces != nil else { throw InputError(file: name, "\(where_)faces missing") }
-            if n > 0 && m.mVertices == nil { throw InputError(file: name, "\(where_)vertices missing") }
+            let place = scene.mNumMeshes > 1 ? "mesh \(mi) " : ""
+            guard m.mNumFaces == 0 || m.mFaces != nil else {
+                throw InputError(file: name, "\(place)faces missing")
+            }
+            if n > 0 && m.mVertices == nil {
+                throw InputError(file: name, "\(place)vertices missing")
+            }
             for f in 0..<Int(m.mNumFaces) {
                 let face = m.mFaces[f]
-                guard face.mNumIndices > 0, face.mIndices != nil else { throw InputError(file: name, "\(where_)face \(f): no vertex indices") }
+                guard face.mNumIndices > 0, face.mIndices != nil else {
+                    throw InputError(file: name, "\(place)face \(f): no vertex indices")
+                }
                 switch face.mNumIndices {
                 case 1: types |= aiPrimitiveType_POINT.rawValue
                 case 2: types |= aiPrimitiveType_LINE.rawValue
@@ -232,18 +278,24 @@ extension AssimpIO {
                 default: types |= aiPrimitiveType_POLYGON.rawValue
                 }
                 for k in 0..<Int(face.mNumIndices) where face.mIndices[k] >= n {
-                    throw InputError(file: name, "\(where_)face \(f): vertex index \(Int32(bitPattern: face.mIndices[k])) out of range (\(n) vertices)")
+                    throw InputError(
+                        file: name,
+                        "\(place)face \(f): vertex index \(Int32(bitPattern: face.mIndices[k])) out of range (\(n) vertices)"
+                    )
                 }
             }
             mp.pointee.mPrimitiveTypes = types
         }
     }
 
-    static let importSteps = aiProcess_Triangulate.rawValue | aiProcess_JoinIdenticalVertices.rawValue
+    static let importSteps =
+        aiProcess_Triangulate.rawValue | aiProcess_JoinIdenticalVertices.rawValue
         | aiProcess_RemoveComponent.rawValue
 
-    static let removedComponents = aiComponent_NORMALS.rawValue | aiComponent_TANGENTS_AND_BITANGENTS.rawValue
-        | aiComponent_COLORS.rawValue | aiComponent_BONEWEIGHTS.rawValue | aiComponent_ANIMATIONS.rawValue
+    static let removedComponents =
+        aiComponent_NORMALS.rawValue | aiComponent_TANGENTS_AND_BITANGENTS.rawValue
+        | aiComponent_COLORS.rawValue | aiComponent_BONEWEIGHTS.rawValue
+        | aiComponent_ANIMATIONS.rawValue
 
     /// Walks the node tree, appending every referenced mesh transformed to scene space.
     ///
@@ -263,11 +315,13 @@ extension AssimpIO {
             guard n > 0, let verts = m.mVertices else { return }
             meshesSeen += 1
             guard positions.count + n <= maxVertices else {
-                throw InputError(file: name, "more than \(maxVertices) vertices (facescan's limit for a mesh file)")
+                throw InputError(
+                    file: name,
+                    "more than \(maxVertices) vertices (facescan's limit for a mesh file)")
             }
             let uv = m.mTextureCoords.0
             if uv == nil { allHaveUV = false }
-            let where_ = scene.mNumMeshes > 1 ? "mesh \(meshIndex) " : ""
+            let place = scene.mNumMeshes > 1 ? "mesh \(meshIndex) " : ""
             for i in 0..<n {
                 let p = verts[i]
                 let q = SIMD3<Float>(
@@ -275,7 +329,7 @@ extension AssimpIO {
                     t.b1 * p.x + t.b2 * p.y + t.b3 * p.z + t.b4,
                     t.c1 * p.x + t.c2 * p.y + t.c3 * p.z + t.c4)
                 guard q.x.isFinite && q.y.isFinite && q.z.isFinite else {
-                    throw InputError(file: name, "\(where_)vertex \(i): non-finite coordinate")
+                    throw InputError(file: name, "\(place)vertex \(i): non-finite coordinate")
                 }
                 positions.append(q)
                 if let uv { uvs.append(SIMD2(uv[i].x, uv[i].y)) }
@@ -283,26 +337,34 @@ extension AssimpIO {
             guard let faces = m.mFaces else { return }
             for f in 0..<Int(m.mNumFaces) where faces[f].mNumIndices == 3 {
                 guard let idx = faces[f].mIndices else {
-                    throw InputError(file: name, "\(where_)face \(f): no indices")
+                    throw InputError(file: name, "\(place)face \(f): no indices")
                 }
                 for k in 0..<3 where Int(idx[k]) >= n {
-                    throw InputError(file: name, "\(where_)face \(f): vertex index \(idx[k]) out of range (\(n) vertices)")
+                    throw InputError(
+                        file: name,
+                        "\(place)face \(f): vertex index \(idx[k]) out of range (\(n) vertices)")
                 }
                 guard triangles.count < 3 * maxTriangles else {
-                    throw InputError(file: name, "more than \(maxTriangles) triangles (facescan's limit for a mesh file)")
+                    throw InputError(
+                        file: name,
+                        "more than \(maxTriangles) triangles (facescan's limit for a mesh file)")
                 }
                 triangles.append(base + idx[0])
                 triangles.append(base + idx[1])
                 triangles.append(base + idx[2])
             }
         }
-        func visit(_ node: UnsafeMutablePointer<aiNode>, _ parent: aiMatrix4x4, depth: Int) throws(InputError) {
+        func visit(_ node: UnsafeMutablePointer<aiNode>, _ parent: aiMatrix4x4, depth: Int)
+            throws(InputError)
+        {
             guard depth < 256 else { return }
             let t = multiply(parent, node.pointee.mTransformation)
             for k in 0..<Int(node.pointee.mNumMeshes) {
                 guard let list = node.pointee.mMeshes else { break }
                 let mi = Int(list[k])
-                if mi < Int(scene.mNumMeshes), let meshes = scene.mMeshes, let m = meshes[mi] { try append(m.pointee, t, meshIndex: mi) }
+                if mi < Int(scene.mNumMeshes), let meshes = scene.mMeshes, let m = meshes[mi] {
+                    try append(m.pointee, t, meshIndex: mi)
+                }
             }
             for c in 0..<Int(node.pointee.mNumChildren) {
                 guard let children = node.pointee.mChildren else { break }
@@ -312,10 +374,16 @@ extension AssimpIO {
         if let root = scene.mRootNode {
             try visit(root, identity, depth: 0)
         } else if let meshes = scene.mMeshes {
-            for i in 0..<Int(scene.mNumMeshes) { if let m = meshes[i] { try append(m.pointee, identity, meshIndex: i) } }
+            for i in 0..<Int(scene.mNumMeshes) {
+                if let m = meshes[i] { try append(m.pointee, identity, meshIndex: i) }
+            }
         }
-        guard !triangles.isEmpty else { throw InputError(file: name, "assimp: the file holds no triangles") }
-        return Mesh(positions: positions, triangles: triangles, uvs: allHaveUV && uvs.count == positions.count ? uvs : nil)
+        guard !triangles.isEmpty else {
+            throw InputError(file: name, "assimp: the file holds no triangles")
+        }
+        return Mesh(
+            positions: positions, triangles: triangles,
+            uvs: allHaveUV && uvs.count == positions.count ? uvs : nil)
     }
 
     /// The largest mesh read through assimp (the README's limits): 20 million vertices and
@@ -323,8 +391,9 @@ extension AssimpIO {
     static let maxVertices = 20_000_000
     static let maxTriangles = 40_000_000
 
-    static let identity = aiMatrix4x4(a1: 1, a2: 0, a3: 0, a4: 0, b1: 0, b2: 1, b3: 0, b4: 0,
-                                      c1: 0, c2: 0, c3: 1, c4: 0, d1: 0, d2: 0, d3: 0, d4: 1)
+    static let identity = aiMatrix4x4(
+        a1: 1, a2: 0, a3: 0, a4: 0, b1: 0, b2: 1, b3: 0, b4: 0,
+        c1: 0, c2: 0, c3: 1, c4: 0, d1: 0, d2: 0, d3: 0, d4: 1)
 
     /// Row-major 4×4 product `a · b` (assimp matrices transform column vectors).
     static func multiply(_ a: aiMatrix4x4, _ b: aiMatrix4x4) -> aiMatrix4x4 {
@@ -337,12 +406,18 @@ extension AssimpIO {
                 out[4 * i + j] = s
             }
         }
-        return aiMatrix4x4(a1: out[0], a2: out[1], a3: out[2], a4: out[3], b1: out[4], b2: out[5], b3: out[6], b4: out[7],
-                           c1: out[8], c2: out[9], c3: out[10], c4: out[11], d1: out[12], d2: out[13], d3: out[14], d4: out[15])
+        return aiMatrix4x4(
+            a1: out[0], a2: out[1], a3: out[2], a4: out[3], b1: out[4], b2: out[5], b3: out[6],
+            b4: out[7],
+            c1: out[8], c2: out[9], c3: out[10], c4: out[11], d1: out[12], d2: out[13], d3: out[14],
+            d4: out[15])
     }
 
     static func rows(_ m: aiMatrix4x4) -> [Float] {
-        [m.a1, m.a2, m.a3, m.a4, m.b1, m.b2, m.b3, m.b4, m.c1, m.c2, m.c3, m.c4, m.d1, m.d2, m.d3, m.d4]
+        [
+            m.a1, m.a2, m.a3, m.a4, m.b1, m.b2, m.b3, m.b4, m.c1, m.c2, m.c3, m.c4, m.d1, m.d2,
+            m.d3, m.d4,
+        ]
     }
 
     static func string(_ s: aiString) -> String {
@@ -429,7 +504,9 @@ struct SceneBuilder {
         AssimpIO.setString(&m.pointee.mName, "face")
 
         // Material: name and diffuse colour (a clay tone).
-        func property(_ key: String, _ type: aiPropertyTypeInfo, _ data: [UInt8]) -> UnsafeMutablePointer<aiMaterialProperty> {
+        func property(_ key: String, _ type: aiPropertyTypeInfo, _ data: [UInt8])
+            -> UnsafeMutablePointer<aiMaterialProperty>
+        {
             let p = alloc(aiMaterialProperty.self, 1, aiMaterialProperty())
             AssimpIO.setString(&p.pointee.mKey, key)
             p.pointee.mType = type
@@ -443,7 +520,9 @@ struct SceneBuilder {
         var nameData = withUnsafeBytes(of: UInt32(matName.utf8.count).littleEndian) { Array($0) }
         nameData += Array(matName.utf8) + [0]
         var colorData: [UInt8] = []
-        for c: Float in [0.8, 0.65, 0.55, 1] { colorData += withUnsafeBytes(of: c.bitPattern.littleEndian) { Array($0) } }
+        for c: Float in [0.8, 0.65, 0.55, 1] {
+            colorData += withUnsafeBytes(of: c.bitPattern.littleEndian) { Array($0) }
+        }
         let props = alloc(Optional<UnsafeMutablePointer<aiMaterialProperty>>.self, 2, nil)
         props[0] = property("?mat.name", aiPTI_String, nameData)
         props[1] = property("$clr.diffuse", aiPTI_Float, colorData)

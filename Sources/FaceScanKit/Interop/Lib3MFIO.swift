@@ -20,7 +20,9 @@ import CLib3MF
 public enum Lib3MFIO {
     /// The 3MF package of `mesh`, whose coordinates are millimetres, with `thumbnail` (PNG bytes)
     /// as the package thumbnail. Throws ``FaceScanError/io(_:)`` when lib3mf fails.
-    public static func bytes(_ mesh: Mesh, thumbnail: [UInt8]? = nil) throws(FaceScanError) -> [UInt8] {
+    public static func bytes(_ mesh: Mesh, thumbnail: [UInt8]? = nil) throws(FaceScanError)
+        -> [UInt8]
+    {
         #if Lib3MF
         do { return try writePackage(mesh, thumbnail: thumbnail) } catch { throw .io(error) }
         #else
@@ -35,7 +37,8 @@ public enum Lib3MFIO {
         #if Lib3MF
         do { return try readPackage(bytes, name: name) } catch { throw .badInput(error) }
         #else
-        throw .unavailable("\(name): reading 3MF needs lib3mf (FaceScanKit built without its Lib3MF trait)")
+        throw .unavailable(
+            "\(name): reading 3MF needs lib3mf (FaceScanKit built without its Lib3MF trait)")
         #endif
     }
 
@@ -74,7 +77,9 @@ extension Lib3MFIO {
 
     static func writePackage(_ mesh: Mesh, thumbnail: [UInt8]?) throws(IOFailure) -> [UInt8] {
         var model: L3Handle?
-        guard lib3mf_createmodel(&model) == 0, let model else { throw IOFailure(path: "3mf", "lib3mf: cannot create a model") }
+        guard lib3mf_createmodel(&model) == 0, let model else {
+            throw IOFailure(path: "3mf", "lib3mf: cannot create a model")
+        }
         defer { lib3mf_release(model) }
         func check(_ result: Int32, _ handle: L3Handle?, _ what: String) throws(IOFailure) {
             guard result != 0 else { return }
@@ -91,23 +96,30 @@ extension Lib3MFIO {
             let (a, b, c) = mesh.triangle(t)
             triangles[t] = L3Triangle(indices: (a, b, c))
         }
-        try check(lib3mf_meshobject_setgeometry(object, vertices, UInt32(vertices.count), triangles, UInt32(triangles.count)),
-                  object, "setting the mesh")
+        try check(
+            lib3mf_meshobject_setgeometry(
+                object, vertices, UInt32(vertices.count), triangles, UInt32(triangles.count)),
+            object, "setting the mesh")
         try check(lib3mf_object_setnameutf8(object, "face"), object, "naming the object")
         let ids = uuids(mesh)
         try check(lib3mf_object_setuuidutf8(object, ids[0]), object, "setting the object's UUID")
 
         var item: L3Handle?
-        try check(lib3mf_model_addbuilditem(model, object, nil, &item), model, "adding the build item")
+        try check(
+            lib3mf_model_addbuilditem(model, object, nil, &item), model, "adding the build item")
         defer { lib3mf_release(item) }
         try check(lib3mf_builditem_setuuidutf8(item, ids[1]), item, "setting the build item's UUID")
         try check(lib3mf_model_setbuilduuidutf8(model, ids[2]), model, "setting the build's UUID")
 
         if let thumbnail, !thumbnail.isEmpty {
             var attachment: L3Handle?
-            try check(lib3mf_model_getpackagethumbnailattachment(model, 1, &attachment), model, "adding the thumbnail")
+            try check(
+                lib3mf_model_getpackagethumbnailattachment(model, 1, &attachment), model,
+                "adding the thumbnail")
             defer { lib3mf_release(attachment) }
-            try check(lib3mf_attachment_readfrombuffer(attachment, thumbnail, UInt64(thumbnail.count)), attachment, "storing the thumbnail")
+            try check(
+                lib3mf_attachment_readfrombuffer(attachment, thumbnail, UInt64(thumbnail.count)),
+                attachment, "storing the thumbnail")
         }
 
         var writer: L3Handle?
@@ -116,21 +128,30 @@ extension Lib3MFIO {
         var size: UInt64 = 0
         try check(lib3mf_writer_getstreamsize(writer, &size), writer, "sizing the package")
         var out = [UInt8](repeating: 0, count: Int(size))
-        try check(out.withUnsafeMutableBufferPointer { lib3mf_writer_writetobuffer(writer, $0.baseAddress, size) },
-                  writer, "writing the package")
+        try check(
+            out.withUnsafeMutableBufferPointer {
+                lib3mf_writer_writetobuffer(writer, $0.baseAddress, size)
+            },
+            writer, "writing the package")
         return out
     }
 
     static func readPackage(_ bytes: [UInt8], name: String) throws(InputError) -> Mesh {
         var model: L3Handle?
-        guard lib3mf_createmodel(&model) == 0, let model else { throw InputError(file: name, "lib3mf: cannot create a model") }
+        guard lib3mf_createmodel(&model) == 0, let model else {
+            throw InputError(file: name, "lib3mf: cannot create a model")
+        }
         defer { lib3mf_release(model) }
         var reader: L3Handle?
         guard lib3mf_model_queryreader(model, "3mf", &reader) == 0, let reader else {
             throw InputError(file: name, "lib3mf: cannot create a reader: \(lastError(model))")
         }
         defer { lib3mf_release(reader) }
-        guard bytes.withUnsafeBufferPointer({ lib3mf_reader_readfrombuffer(reader, $0.baseAddress, UInt64($0.count)) }) == 0 else {
+        guard
+            bytes.withUnsafeBufferPointer({
+                lib3mf_reader_readfrombuffer(reader, $0.baseAddress, UInt64($0.count))
+            }) == 0
+        else {
             throw InputError(file: name, "lib3mf: \(lastError(reader))")
         }
         var unit: UInt32 = millimetreUnitCode
@@ -147,26 +168,33 @@ extension Lib3MFIO {
             guard depth < 32, failure == nil else { return }
             placements += 1
             guard placements <= maxPlacements else {
-                failure = "more than \(maxPlacements) object placements (components nested too widely)"
+                failure =
+                    "more than \(maxPlacements) object placements (components nested too widely)"
                 return
             }
             var isMesh: Int32 = 0, isComponents: Int32 = 0
             _ = lib3mf_object_ismeshobject(object, &isMesh)
             if isMesh != 0 {
                 var nv: UInt32 = 0, nt: UInt32 = 0
-                guard lib3mf_meshobject_getvertexcount(object, &nv) == 0, lib3mf_meshobject_gettrianglecount(object, &nt) == 0 else {
+                guard lib3mf_meshobject_getvertexcount(object, &nv) == 0,
+                    lib3mf_meshobject_gettrianglecount(object, &nt) == 0
+                else {
                     failure = lastError(object)
                     return
                 }
-                guard positions.count + Int(nv) <= maxVertices, triangles.count / 3 + Int(nt) <= maxTriangles else {
-                    failure = "more than \(maxVertices) vertices or \(maxTriangles) triangles placed (facescan's limit for a mesh file)"
+                guard positions.count + Int(nv) <= maxVertices,
+                    triangles.count / 3 + Int(nt) <= maxTriangles
+                else {
+                    failure =
+                        "more than \(maxVertices) vertices or \(maxTriangles) triangles placed (facescan's limit for a mesh file)"
                     return
                 }
                 var v = [L3Vertex](repeating: L3Vertex(), count: Int(nv))
                 var tri = [L3Triangle](repeating: L3Triangle(), count: Int(nt))
                 var got: UInt32 = 0
                 guard nv == 0 || lib3mf_meshobject_getvertices(object, &v, nv, &got) == 0,
-                      nt == 0 || lib3mf_meshobject_gettriangleindices(object, &tri, nt, &got) == 0 else {
+                    nt == 0 || lib3mf_meshobject_gettriangleindices(object, &tri, nt, &got) == 0
+                else {
                     failure = lastError(object)
                     return
                 }
@@ -175,10 +203,11 @@ extension Lib3MFIO {
                 triangles.reserveCapacity(triangles.count + 3 * tri.count)
                 for p in v {
                     let x = Double(p.position.0), y = Double(p.position.1), z = Double(p.position.2)
-                    positions.append(SIMD3(
-                        Float((t[0] * x + t[1] * y + t[2] * z + t[3]) * toMillimetres),
-                        Float((t[4] * x + t[5] * y + t[6] * z + t[7]) * toMillimetres),
-                        Float((t[8] * x + t[9] * y + t[10] * z + t[11]) * toMillimetres)))
+                    positions.append(
+                        SIMD3(
+                            Float((t[0] * x + t[1] * y + t[2] * z + t[3]) * toMillimetres),
+                            Float((t[4] * x + t[5] * y + t[6] * z + t[7]) * toMillimetres),
+                            Float((t[8] * x + t[9] * y + t[10] * z + t[11]) * toMillimetres)))
                 }
                 for k in tri {
                     guard k.indices.0 < nv, k.indices.1 < nv, k.indices.2 < nv else {
@@ -197,12 +226,16 @@ extension Lib3MFIO {
             _ = lib3mf_componentsobject_getcomponentcount(object, &count)
             for i in 0..<count {
                 var component: L3Handle?
-                guard lib3mf_componentsobject_getcomponent(object, i, &component) == 0, let component else { continue }
+                guard lib3mf_componentsobject_getcomponent(object, i, &component) == 0,
+                    let component
+                else { continue }
                 defer { lib3mf_release(component) }
                 var transform = L3Transform()
                 _ = lib3mf_component_gettransform(component, &transform)
                 var child: L3Handle?
-                guard lib3mf_component_getobjectresource(component, &child) == 0, let child else { continue }
+                guard lib3mf_component_getobjectresource(component, &child) == 0, let child else {
+                    continue
+                }
                 defer { lib3mf_release(child) }
                 append(child, compose(t, matrix(transform)), depth: depth + 1)
             }
@@ -221,13 +254,19 @@ extension Lib3MFIO {
             var transform = L3Transform()
             _ = lib3mf_builditem_getobjecttransform(item, &transform)
             var object: L3Handle?
-            guard lib3mf_builditem_getobjectresource(item, &object) == 0, let object else { continue }
+            guard lib3mf_builditem_getobjectresource(item, &object) == 0, let object else {
+                continue
+            }
             defer { lib3mf_release(object) }
             append(object, matrix(transform), depth: 0)
         }
         if let failure { throw InputError(file: name, "lib3mf: \(failure)") }
-        guard !triangles.isEmpty else { throw InputError(file: name, "lib3mf: the file holds no triangles") }
-        if let i = positions.firstIndex(where: { !($0.x.isFinite && $0.y.isFinite && $0.z.isFinite) }) {
+        guard !triangles.isEmpty else {
+            throw InputError(file: name, "lib3mf: the file holds no triangles")
+        }
+        if let i = positions.firstIndex(where: {
+            !($0.x.isFinite && $0.y.isFinite && $0.z.isFinite)
+        }) {
             throw InputError(file: name, field: "vertex \(i)", "non-finite coordinate")
         }
         return Mesh(positions: positions, triangles: triangles)
@@ -241,19 +280,29 @@ extension Lib3MFIO {
         var reader: L3Handle?
         guard lib3mf_model_queryreader(model, "3mf", &reader) == 0, let reader else { return nil }
         defer { lib3mf_release(reader) }
-        guard bytes.withUnsafeBufferPointer({ lib3mf_reader_readfrombuffer(reader, $0.baseAddress, UInt64($0.count)) }) == 0 else { return nil }
+        guard
+            bytes.withUnsafeBufferPointer({
+                lib3mf_reader_readfrombuffer(reader, $0.baseAddress, UInt64($0.count))
+            }) == 0
+        else { return nil }
         return body(model)
     }
 
     static func packageThumbnail(_ bytes: [UInt8]) -> [UInt8]? {
         withModel(bytes) { model in
             var attachment: L3Handle?
-            guard lib3mf_model_getpackagethumbnailattachment(model, 0, &attachment) == 0, let attachment else { return nil }
+            guard lib3mf_model_getpackagethumbnailattachment(model, 0, &attachment) == 0,
+                let attachment
+            else { return nil }
             defer { lib3mf_release(attachment) }
             var size: UInt64 = 0
             guard lib3mf_attachment_getstreamsize(attachment, &size) == 0 else { return nil }
             var out = [UInt8](repeating: 0, count: Int(size))
-            guard out.withUnsafeMutableBufferPointer({ lib3mf_attachment_writetobuffer(attachment, $0.baseAddress, size) }) == 0 else { return nil }
+            guard
+                out.withUnsafeMutableBufferPointer({
+                    lib3mf_attachment_writetobuffer(attachment, $0.baseAddress, size)
+                }) == 0
+            else { return nil }
             return out
         }
     }
@@ -261,7 +310,8 @@ extension Lib3MFIO {
     static func packageUnitMillimetres(_ bytes: [UInt8]) -> Double? {
         withModel(bytes) { model in
             var unit: UInt32 = 0
-            guard lib3mf_model_getunit(model, &unit) == 0, Int(unit) < millimetresPerUnit.count else { return nil }
+            guard lib3mf_model_getunit(model, &unit) == 0, Int(unit) < millimetresPerUnit.count
+            else { return nil }
             return millimetresPerUnit[Int(unit)]
         }
     }
@@ -272,7 +322,9 @@ extension Lib3MFIO {
     static func lastError(_ handle: L3Handle) -> String {
         var code: UInt32 = 0
         var message: UnsafePointer<CChar>?
-        guard lib3mf_getlasterror(handle, &code, &message) == 0, let message else { return "unknown error" }
+        guard lib3mf_getlasterror(handle, &code, &message) == 0, let message else {
+            return "unknown error"
+        }
         let text = String(cString: message)
         return text.isEmpty ? "error \(code)" : text
     }
@@ -312,7 +364,8 @@ extension Lib3MFIO {
             hi = (hi & ~0xf000) | 0x8000  // version 8
             lo = (lo & 0x3fff_ffff_ffff_ffff) | 0x8000_0000_0000_0000  // variant 10
             let a = hex(hi, 16), b = hex(lo, 16)
-            return "\(a.prefix(8))-\(a.dropFirst(8).prefix(4))-\(a.suffix(4))-\(b.prefix(4))-\(b.suffix(12))"
+            return
+                "\(a.prefix(8))-\(a.dropFirst(8).prefix(4))-\(a.suffix(4))-\(b.prefix(4))-\(b.suffix(12))"
         }
     }
 
