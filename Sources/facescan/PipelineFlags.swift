@@ -114,6 +114,7 @@ struct PipelineFlags: ParsableArguments {
         options.scale = scale
         options.maxFrames = maxFrames
         options.thumbnailSize = thumbnailSize
+        options.ingestThreads = ingestThreadsFromEnvironment()
         options.minDistance = minDistance
         options.maxDistance = maxDistance
         options.minAmbientIntensity = minLight

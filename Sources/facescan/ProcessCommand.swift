@@ -64,6 +64,14 @@ struct ProcessCommand: ParsableCommand {
     }
 }
 
+/// Threads of the ingest stage the environment asks for: `FACESCAN_INGEST_THREADS` (1 or 2;
+/// larger means 2), nil when unset or not a positive number (the library's default: 2 on a
+/// machine with two or more cores). The outputs are the same for every thread count.
+func ingestThreadsFromEnvironment() -> Int? {
+    guard let v = getenv("FACESCAN_INGEST_THREADS"), let n = Int(String(cString: v)), n >= 1 else { return nil }
+    return min(n, 2)
+}
+
 /// The human summary printed on standard error.
 enum Summary {
     static func text(_ r: Report) -> String {

@@ -49,7 +49,8 @@ private func expectInputError(_ text: String, frame: Int? = nil, field: String? 
         #expect(r1.topology == r2.topology)
         #expect(r1.topology?.triangles == [0, 1, 2, 2, 1, 3])
         #expect(r1.topology?.textureCoordinates?.count == 8)
-        #expect(r1.settings.quality == .low && r1.settings.maxFrames == 7)
+        let s1 = try CaptureSettings(r1.settings)
+        #expect(s1.quality == .low && s1.maxFrames == 7)
         #expect(r1.vertexCount == 4)
         let d = try #require(f1[0].metadata.distance)
         #expect(abs(d - 0.4) < 1e-12)
@@ -63,7 +64,7 @@ private func expectInputError(_ text: String, frame: Int? = nil, field: String? 
         writeText(text, to: dir + "/c.json")
         let (r, f) = try readAll(dir + "/c.json")
         #expect(f.count == 2)
-        #expect(r.settings.maxDistance == 0.6)
+        #expect(try CaptureSettings(r.settings).maxDistance == 0.6)
         #expect(f[1].metadata.distance == 0.35)
         #expect(f[1].index == 1)
     }

@@ -136,7 +136,7 @@ func fuzzSettings(_ bytes: [UInt8]) {
     do {
         let reader = try CaptureReader(path: inputPath)
         try reader.readHeader()
-        let s = reader.settings
+        let s = try CaptureSettings(reader.settings)
         if let t = s.targetVertexCount { precondition(t >= 4, "target \(t)") }
         if let k = s.scale { precondition(k.isFinite && k > 0, "scale \(k)") }
         var frame = Frame()

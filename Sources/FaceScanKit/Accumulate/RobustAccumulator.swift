@@ -36,8 +36,14 @@ public struct RobustAccumulator: Sendable {
 
     public private(set) var accumulator: Accumulator
     public private(set) var outliers = 0
+    /// The indices (as given to ``add(_:index:)``) of the frames found to be outliers so far, in
+    /// the order they were found (warm-up frames are judged together, in capture order).
+    public private(set) var outlierIndices: [Int] = []
     public let weighting: FrameWeighting
     private var buffer: [[Float]] = []
+    private var bufferIndices: [Int] = []
+    /// Frames offered so far (the default index of the next one).
+    private var offered = 0
     /// Every score so far, kept in two heaps so the median is O(1) to read and O(log n) to update.
     private var scores = RunningMedian()
     private var warm = false
@@ -54,11 +60,16 @@ public struct RobustAccumulator: Sendable {
 
     private let plain: Bool
 
-    /// Offers one frame (flat xyz). Returns the number of frames newly found to be outliers.
+    /// Offers one frame (flat xyz) known as `index` (default: how many frames were offered
+    /// before it). Returns the number of frames newly found to be outliers: this one, or some of
+    /// the warm-up frames (their indices end ``outlierIndices``).
     @discardableResult
-    public mutating func add(_ xyz: [Float]) -> Int {
+    public mutating func add(_ xyz: [Float], index: Int? = nil) -> Int {
+        let index = index ?? offered
+        offered += 1
         if !warm {
             buffer.append(xyz)
+            bufferIndices.append(index)
             if buffer.count == Self.warmUp { return flushWarmUp() }
             return 0
         }
@@ -70,6 +81,7 @@ public struct RobustAccumulator: Sendable {
         scores.insert(s)
         if s > Self.threshold * scores.median {
             outliers += 1
+            outlierIndices.append(index)
             return 1
         }
         let own = accumulator.weightSum > 0 ? referenceVariance / accumulator.weightSum : 0
@@ -97,8 +109,9 @@ public struct RobustAccumulator: Sendable {
 
     private mutating func flushWarmUp() -> Int {
         warm = true
-        let frames = buffer
+        let frames = buffer, indices = bufferIndices
         buffer = []
+        bufferIndices = []
         guard !frames.isEmpty else { return 0 }
         let reference = Self.coordinateMedians(frames)
         let s = frames.map { Self.score($0, reference) }
@@ -111,6 +124,10 @@ public struct RobustAccumulator: Sendable {
         referenceVariance = Self.median(kept.map { Self.frameVariance(score: s[$0], referenceNoise: medianNoise) })
         for k in kept { accumulator.add(frames[k], weight: weight(score: s[k], referenceNoise: medianNoise)) }
         let rejected = frames.count - kept.count
+        if rejected > 0 {
+            let keptSet = Set(kept)
+            outlierIndices += frames.indices.filter { !keptSet.contains($0) }.map { indices[$0] }
+        }
         outliers += rejected
         return rejected
     }

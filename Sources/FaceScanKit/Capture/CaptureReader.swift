@@ -4,24 +4,6 @@ import Glibc
 import Darwin
 #endif
 
-/// The fixed part of a capture: triangle indices (and optional UVs) shared by every frame.
-public struct Topology: Sendable, Equatable {
-    /// Flat, three per triangle, counter-clockwise seen from outside.
-    public var triangles: [UInt32]
-    /// Flat u, v per vertex, when the capture has them.
-    public var textureCoordinates: [Float]?
-}
-
-/// One frame as read: flat xyz positions (metres, face-anchor space) plus what the gate judges.
-public struct Frame: Sendable {
-    /// Zero-based position of the frame in the capture.
-    public var index = 0
-    /// `3 × vertexCount` coordinates.
-    public var xyz: [Float] = []
-    public var metadata = FrameMetadata()
-    public init() {}
-}
-
 /// Streams a capture in format v1 (FORMAT.md) — a JSON document or an NDJSON stream, from a file
 /// or standard input (`-`), told apart by content — one frame at a time.
 ///
@@ -40,7 +22,9 @@ package final class CaptureReader {
 
     public let name: String
     private let json: JSONReader
-    public private(set) var settings = CaptureSettings()
+    /// The capture's `settings` object as written: checked as JSON only, its keys resolved
+    /// by the pipeline.
+    package private(set) var settings = RawSettings()
     public private(set) var topology: Topology?
     /// Fixed by the first frame.
     public private(set) var vertexCount: Int?
@@ -191,7 +175,7 @@ package final class CaptureReader {
                 guard v == 1 else { throw json.error("unsupported version \(v) (this facescan reads version 1)") }
                 versionSeen = true
             case "settings":
-                settings = try SettingsParser.parse(json)
+                settings = try RawSettings(json)
                 settingsSeen = true
             case "topology":
                 topology = try parseTopology()

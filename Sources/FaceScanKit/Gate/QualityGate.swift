@@ -1,23 +1,6 @@
-/// ARKit camera tracking state of a frame.
-public enum TrackingState: String, Sendable, CaseIterable {
-    case normal, limited, notAvailable
-}
-
 /// Why the gate rejected a frame. When several rules fail, the first in this order is counted.
 public enum Rejection: String, Sendable, CaseIterable {
     case distance, tracking, lighting, expression
-}
-
-/// The per-frame facts the gate judges; `nil` means the capture did not record it (not checked).
-public struct FrameMetadata: Sendable, Equatable {
-    public var distance: Double?
-    public var tracking: TrackingState = .normal
-    public var ambientIntensity: Double?
-    public var jawOpen: Double?
-    public var mouthSmileLeft: Double?
-    public var mouthSmileRight: Double?
-    public var browInnerUp: Double?
-    public init() {}
 }
 
 /// FORMAT.md's frame quality rules, as the FaceScanner iOS app judges frames live.
@@ -42,5 +25,20 @@ public struct QualityGate: Sendable, Equatable {
             return .expression
         }
         return nil
+    }
+
+    /// The short instruction the FaceScanner app shows for a frame the gate rejected for
+    /// `reason`: "Move back — too close" or "Move closer" (distance), "Keep face steady"
+    /// (tracking), "Need better lighting", "Relax your face" (expression).
+    public func instruction(for reason: Rejection, _ f: FrameMetadata) -> String {
+        switch reason {
+        case .distance:
+            // Below the range (or not a number): too close. Above it: too far.
+            if let d = f.distance, d > thresholds.maxDistance { return "Move closer" }
+            return "Move back — too close"
+        case .tracking: return "Keep face steady"
+        case .lighting: return "Need better lighting"
+        case .expression: return "Relax your face"
+        }
     }
 }

@@ -13,84 +13,48 @@ public enum Pipeline {
     }
 
     /// Runs the whole job on the capture at `input` (`-` for standard input) and writes the
-    /// outputs atomically into `options.outputDirectory`.
+    /// outputs atomically into `options.outputDirectory`: a ``FaceScanSession`` fed from the
+    /// file, then every format encoded and written.
     ///
     /// Throws ``InputError`` or ``UsageError`` (exit 2), ``NoAcceptedFrames`` (exit 3, carrying the
     /// report), ``IOFailure`` (exit 1). On any error no output file is created or replaced.
     public static func process(input: String, options: PipelineOptions,
                                progress: ((Progress) -> Void)? = nil) throws -> Report {
-        var report = Report(input: input)
         var clock = Stopwatch()
         let total = Stopwatch()
 
         // 1. Ingest: stream frames through the gate into the accumulator.
-        let ingest: Ingested
-        do {
-            ingest = try Self.ingest(input: input, options: options, report: &report, progress: progress)
-        } catch var failure as NoAcceptedFrames {
+        let ingested: Ingested
+        var report: Report
+        let name: String
+        do throws(FaceScanError) {
+            let session = try Self.read(input: input, options: options, progress: progress)
+            name = session.name
+            (ingested, report) = try session.mean()
+        } catch .noAcceptedFrames(var failure) {
+            failure.report.input = input
             failure.report.timingsMs.ingest = clock.lap()
             failure.report.timingsMs.total = total.elapsed
             throw failure
+        } catch {
+            throw error.payload
         }
-        var settings = ingest.settings
-        var mesh = ingest.mesh
-        report.mesh.inputVertices = mesh.vertexCount
-        report.mesh.inputTriangles = mesh.triangleCount
+        report.input = input
         report.timingsMs.ingest = clock.lap()
 
-        // 2. Smooth.
-        if settings.smoothingIterations == ResolvedSettings.autoSmoothing {
-            settings.smoothingIterations = NoiseEstimate.autoIterations(standardErrors: ingest.standardErrors)
+        // 2. Smooth, 3. decimate / refine (or solid), unit and scale.
+        let mesh: Mesh
+        do throws(FaceScanError) {
+            mesh = try FaceScanSession.shape(ingested, report: &report, name: name)
+        } catch {
+            throw error.payload
         }
-        if settings.smoothingIterations > 0 {
-            let adjacency = Adjacency(triangles: mesh.triangles, vertexCount: mesh.vertexCount)
-            var taubin = TaubinOptions(iterations: settings.smoothingIterations, weights: options.smoothingWeights)
-            taubin.normalOnly = true
-            if options.noiseLimit > 0, let se = ingest.standardErrors {
-                taubin.displacementLimit = se.map { Float($0 * options.noiseLimit) }
-            }
-            if options.featureScale > 0, let se = ingest.standardErrors {
-                taubin.featureScale = se.map { Float($0 * options.featureScale) }
-            }
-            let smoothed = Taubin.smooth(mesh, adjacency: adjacency, options: taubin)
-            if let se = ingest.standardErrors {
-                report.accuracy = NoiseEstimate.measure(mesh: mesh, smoothed: smoothed, standardErrors: se,
-                                                        adjacency: adjacency, options: taubin)
-            }
-            mesh = smoothed
-        } else if let se = ingest.standardErrors {
-            let rms = NoiseEstimate.rms(se) * 1e6
-            report.accuracy = Report.Accuracy(noiseBeforeUm: rms, noiseAfterUm: rms)
-        }
-        report.timingsMs.smooth = clock.lap()
-
-        // 3. Decimate / refine to the exact target (for a solid: the target of the whole part).
-        //    An unreachable target is a property of this capture: the error names it.
-        do {
-            if let solid = settings.solid {
-                let part = try solidPart(mesh, solid, settings)
-                mesh = part.mesh
-                report.scale = part.scale
-                report.depthMm = part.depth
-            } else {
-                mesh = try Decimation.simplify(mesh, targetVertices: settings.targetVertices)
-                mesh = mesh.scaled(by: Float(settings.outputFactor))
-            }
-        } catch let e as UsageError {
-            throw e.naming(input: input)
-        }
-        // Float32 output coordinates: a face far from the origin, or a large scale, can overflow.
-        if mesh.positions.contains(where: { !($0.x.isFinite && $0.y.isFinite && $0.z.isFinite) }) {
-            throw InputError(file: CaptureReader.displayName(input), field: "vertices",
-                             "coordinates do not fit 32-bit floats once in \(settings.units.rawValue) and scaled by \(settings.scale)")
-        }
-        report.timingsMs.decimate = clock.lap()
+        let settings = ingested.settings
+        _ = clock.lap()
 
         // 4. Encode and write every output atomically.
-        report.mesh.outputVertices = mesh.vertexCount
-        report.mesh.outputTriangles = mesh.triangleCount
         let formats = try Exporter.parseList(settings.formats)
-        let name = options.name ?? defaultName(for: input)
+        let outputName = options.name ?? defaultName(for: input)
         try OutputTransaction.prepareDirectory(options.outputDirectory)
         let transaction = OutputTransaction()
         var renderMs = 0.0
@@ -103,7 +67,7 @@ public enum Pipeline {
             }
             // Formats with a stated unit are written at the true size whatever --units says.
             let bytes = try format == "png" ? thumbnail ?? [] : Exporter.bytes(mesh, format: format, unit: settings.units, thumbnail: thumbnail)
-            let path = options.outputDirectory + "/" + name + "." + format
+            let path = options.outputDirectory + "/" + outputName + "." + format
             try transaction.stage(bytes, to: path)
             report.outputs.append(.init(format: format, path: path, bytes: bytes.count))
         }
@@ -120,7 +84,7 @@ public enum Pipeline {
     /// (``Solidify/part(_:options:unitInMillimetres:vertexCount:)``) comes closest below the
     /// target, and that solid's longest edges split at their middles up to the target. The count
     /// is found from the full surface's solid, then corrected by what each try gives (a few tries).
-    static func solidPart(_ smoothed: Mesh, _ solid: SolidOptions, _ settings: ResolvedSettings) throws -> Solidify.Part {
+    static func solidPart(_ smoothed: Mesh, _ solid: SolidOptions, _ settings: ScanSettings) throws(UsageError) -> Solidify.Part {
         let target = settings.targetVertices
         let unit = settings.units.millimetres
         let full = Solidify.fillHoles(smoothed).scaled(by: Float(settings.outputFactor))
@@ -145,7 +109,7 @@ public enum Pipeline {
     /// The result of reading a capture: the mean face (metres) and the settings in force.
     public struct Ingested: Sendable {
         public var mesh: Mesh
-        public var settings: ResolvedSettings
+        public var settings: ScanSettings
         /// Estimated standard error of each vertex of the mean (metres), from the frame-to-frame
         /// variance; nil with fewer than two accepted frames.
         public var standardErrors: [Double]?
@@ -154,70 +118,59 @@ public enum Pipeline {
     /// Reads the capture, gating and averaging its frames. Fills `report.frames`.
     public static func ingest(input: String, options: PipelineOptions, report: inout Report,
                               progress: ((Progress) -> Void)? = nil) throws -> Ingested {
-        let reader = try CaptureReader(path: input)
-        try reader.readHeader()
-        let settings = ResolvedSettings(options: options, settings: reader.settings)
-        // Reject bad options before reading any frame; the capture's own list must be valid even
-        // when --formats overrides it.
-        if let listed = reader.settings.exportFormats {
-            do throws(UsageError) {
-                _ = try Exporter.parseList(listed)
-            } catch {
-                throw InputError(file: reader.name, field: "settings.exportFormats", error.message)
-            }
-        }
-        _ = try Exporter.parseList(settings.formats)
-        let gate = QualityGate(thresholds: settings.gate)
-        var frame = Frame()
-        // This thread reads, decodes and gates; accepted frames are folded into the average in
-        // capture order, on a second thread when there is one (see ``ThreadedFold``).
-        var fold = FrameFold(rejectOutliers: options.rejectOutliers, weighting: options.frameWeighting)
-        let threaded = (options.ingestThreads ?? defaultIngestThreads) > 1 ? ThreadedFold(fold) : nil
-        do {
-            while report.frames.accepted < settings.maxFrames, try reader.nextFrame(&frame) {
-                report.frames.read += 1
-                if let reason = gate.judge(frame.metadata) {
-                    switch reason {
-                    case .distance: report.frames.rejected.distance += 1
-                    case .tracking: report.frames.rejected.tracking += 1
-                    case .lighting: report.frames.rejected.lighting += 1
-                    case .expression: report.frames.rejected.expression += 1
-                    }
-                } else {
-                    if let threaded { threaded.submit(&frame) } else { fold.add(frame) }
-                    report.frames.accepted += 1
-                }
-                progress?(Progress(framesRead: report.frames.read, accepted: report.frames.accepted))
-            }
-            _ = try reader.skipRemainingFrames()
-            try reader.finish()
+        do throws(FaceScanError) {
+            var (reader, session) = try Self.open(input: input, options: options)
+            defer { report.frames = session.report.frames }  // also when reading fails
+            try session.read(reader, threads: options.ingestThreads ?? defaultIngestThreads, progress: progress)
+            return try session.mean().ingested
+        } catch .noAcceptedFrames(let failure) {
+            report.frames = failure.report.frames
+            report.mesh = failure.report.mesh
+            throw failure
         } catch {
-            threaded?.cancel()
-            throw error
+            throw error.payload
         }
-        if let threaded { fold = threaded.finish() }
-        var accumulator = fold.accumulator
-        accumulator?.finish()
-        report.frames.rejected.outlier = accumulator?.outliers ?? 0
-        guard let acc = accumulator?.accumulator, let positions = acc.mean(), let topology = reader.topology else {
-            report.mesh.inputVertices = reader.vertexCount ?? 0
-            report.mesh.inputTriangles = (reader.topology?.triangles.count ?? 0) / 3
-            throw NoAcceptedFrames(file: reader.name, report: report)
-        }
-        var uvs: [SIMD2<Float>]?
-        if let t = topology.textureCoordinates {
-            uvs = (0..<positions.count).map { SIMD2(t[2 * $0], t[2 * $0 + 1]) }
-        }
-        return Ingested(mesh: Mesh(positions: positions, triangles: topology.triangles, uvs: uvs), settings: settings,
-                        standardErrors: acc.standardErrors())
     }
 
-    /// Threads of the ingest stage when ``PipelineOptions/ingestThreads`` is nil: the environment
-    /// variable `FACESCAN_INGEST_THREADS` (1 or 2) if set, else 2 on a machine with two or more
-    /// cores. The output is the same for every thread count.
+    /// Opens the capture at `input`, resolves its settings under `options` and reads every frame
+    /// into a session. Bad options are refused before any frame is read.
+    static func read(input: String, options: PipelineOptions, progress: ((Progress) -> Void)?) throws(FaceScanError) -> FaceScanSession {
+        var (reader, session) = try open(input: input, options: options)
+        try session.read(reader, threads: options.ingestThreads ?? defaultIngestThreads, progress: progress)
+        return session
+    }
+
+    /// Opens the capture at `input`, reads its header and makes the session for it, its settings
+    /// resolved under `options`.
+    static func open(input: String, options: PipelineOptions) throws(FaceScanError) -> (CaptureReader, FaceScanSession) {
+        let reader: CaptureReader
+        do throws(IOFailure) {
+            reader = try CaptureReader(path: input)
+        } catch {
+            throw .io(error)
+        }
+        var settings = ScanSettings()
+        let session = try FaceScanSession.open(reader) { (captureSettings) throws(InputError) in
+            settings = ScanSettings(options: options, settings: captureSettings)
+            // The capture's own list must be valid even when --formats overrides it.
+            if let listed = captureSettings.exportFormats {
+                do throws(UsageError) {
+                    _ = try Exporter.parseList(listed)
+                } catch {
+                    throw InputError(file: reader.name, field: "settings.exportFormats", error.message)
+                }
+            }
+            return settings
+        } check: { () throws(UsageError) in
+            _ = try Exporter.parseList(settings.formats)
+        }
+        return (reader, session)
+    }
+
+    /// Threads of the ingest stage when ``PipelineOptions/ingestThreads`` is nil: 2 on a machine
+    /// with two or more cores, else 1. The output is the same for every thread count.
     public static var defaultIngestThreads: Int {
-        if let v = getenv("FACESCAN_INGEST_THREADS"), let n = Int(String(cString: v)), n >= 1 { return min(n, 2) }
-        return sysconf(Int32(_SC_NPROCESSORS_ONLN)) >= 2 ? 2 : 1
+        sysconf(Int32(_SC_NPROCESSORS_ONLN)) >= 2 ? 2 : 1
     }
 
     /// Output base name for an input path: its file name without the extension.

@@ -36,14 +36,7 @@ public struct Report: Sendable, Equatable {
 
     /// Estimated per-vertex noise of the averaged face before and after smoothing (µm, RMS over
     /// vertices; see ``NoiseEstimate``).
-    public struct Accuracy: Sendable, Equatable {
-        public var noiseBeforeUm: Double
-        public var noiseAfterUm: Double
-        public init(noiseBeforeUm: Double, noiseAfterUm: Double) {
-            self.noiseBeforeUm = noiseBeforeUm
-            self.noiseAfterUm = noiseAfterUm
-        }
-    }
+    public typealias Accuracy = NoiseEstimate.Accuracy
 
     public var input: String
     public var accuracy: Accuracy?

@@ -1,0 +1,70 @@
+/// The fixed part of a capture: triangle indices (and optional UVs) shared by every frame.
+public struct Topology: Sendable, Equatable {
+    /// Flat, three per triangle, counter-clockwise seen from outside.
+    public var triangles: [UInt32]
+    /// Flat u, v per vertex, when the capture has them.
+    public var textureCoordinates: [Float]?
+
+    /// A topology from flat triangle indices (three per triangle, counter-clockwise seen from
+    /// outside) and, optionally, flat u, v texture coordinates (two per vertex).
+    public init(triangles: [UInt32], textureCoordinates: [Float]? = nil) {
+        self.triangles = triangles
+        self.textureCoordinates = textureCoordinates
+    }
+}
+
+/// ARKit camera tracking state of a frame.
+public enum TrackingState: String, Sendable, CaseIterable {
+    case normal, limited, notAvailable
+}
+
+/// The per-frame facts the quality gate judges; `nil` means the capture did not record it (not
+/// checked). Distances in metres, light in lumens, blend-shape coefficients in 0…1.
+public struct FrameMetadata: Sendable, Equatable {
+    public var distance: Double?
+    public var tracking: TrackingState
+    public var ambientIntensity: Double?
+    public var jawOpen: Double?
+    public var mouthSmileLeft: Double?
+    public var mouthSmileRight: Double?
+    public var browInnerUp: Double?
+
+    public init(distance: Double? = nil, tracking: TrackingState = .normal, ambientIntensity: Double? = nil,
+                jawOpen: Double? = nil, mouthSmileLeft: Double? = nil, mouthSmileRight: Double? = nil,
+                browInnerUp: Double? = nil) {
+        self.distance = distance
+        self.tracking = tracking
+        self.ambientIntensity = ambientIntensity
+        self.jawOpen = jawOpen
+        self.mouthSmileLeft = mouthSmileLeft
+        self.mouthSmileRight = mouthSmileRight
+        self.browInnerUp = browInnerUp
+    }
+}
+
+/// One frame: flat xyz positions (metres, face-anchor space) plus what the gate judges.
+public struct Frame: Sendable {
+    /// Zero-based position of the frame in the capture.
+    public var index: Int
+    /// `3 × vertexCount` coordinates: x, y, z of vertex 0, then vertex 1, …
+    public var xyz: [Float]
+    public var metadata: FrameMetadata
+
+    public init(index: Int = 0, xyz: [Float] = [], metadata: FrameMetadata = FrameMetadata()) {
+        self.index = index
+        self.xyz = xyz
+        self.metadata = metadata
+    }
+
+    /// A frame from one position per vertex.
+    public init(index: Int = 0, positions: [SIMD3<Float>], metadata: FrameMetadata = FrameMetadata()) {
+        var xyz: [Float] = []
+        xyz.reserveCapacity(3 * positions.count)
+        for p in positions {
+            xyz.append(p.x)
+            xyz.append(p.y)
+            xyz.append(p.z)
+        }
+        self.init(index: index, xyz: xyz, metadata: metadata)
+    }
+}

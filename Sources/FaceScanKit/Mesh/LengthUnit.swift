@@ -1,0 +1,8 @@
+/// Length unit of a mesh's coordinates. Captures are always in metres.
+public enum LengthUnit: String, Sendable, CaseIterable {
+    case mm, m
+    /// Factor from metres to this unit.
+    public var fromMetres: Double { self == .mm ? 1000 : 1 }
+    /// Millimetres per unit.
+    public var millimetres: Double { self == .mm ? 1 : 1000 }
+}

@@ -1,0 +1,201 @@
+/// Output size presets of the FaceScanner iOS app: low / medium / high = 5 000 / 10 000 / 20 000 vertices.
+public enum Quality: String, Sendable, CaseIterable {
+    case low, medium, high
+    public var vertexCount: Int {
+        switch self {
+        case .low: 5_000
+        case .medium: 10_000
+        case .high: 20_000
+        }
+    }
+}
+
+/// The capture's `settings` object (FORMAT.md) with its keys type- and range-checked, every key
+/// optional: `nil` means "not given". ``ScanSettings/init(options:settings:)`` resolves flags
+/// over settings over defaults.
+public struct CaptureSettings: Sendable, Equatable {
+    public var quality: Quality?
+    public var targetVertexCount: Int?
+    /// Passes, or ``ScanSettings/autoSmoothing``.
+    public var smoothingIterations: Int?
+    public var scale: Double?
+    public var units: LengthUnit?
+    public var exportFormats: [String]?
+    public var maxFrames: Int?
+    public var minDistance: Double?
+    public var maxDistance: Double?
+    public var minAmbientIntensity: Double?
+    public var maxJawOpen: Double?
+    public var maxSmile: Double?
+    public var maxBrowInnerUp: Double?
+    /// `"solid": true` or `{"thickness": mm, "base": bool}`: close the face into a printable part.
+    public var solid: SolidOptions?
+
+    public init(quality: Quality? = nil, targetVertexCount: Int? = nil, smoothingIterations: Int? = nil,
+                scale: Double? = nil, units: LengthUnit? = nil, exportFormats: [String]? = nil, maxFrames: Int? = nil,
+                minDistance: Double? = nil, maxDistance: Double? = nil, minAmbientIntensity: Double? = nil,
+                maxJawOpen: Double? = nil, maxSmile: Double? = nil, maxBrowInnerUp: Double? = nil,
+                solid: SolidOptions? = nil) {
+        self.quality = quality
+        self.targetVertexCount = targetVertexCount
+        self.smoothingIterations = smoothingIterations
+        self.scale = scale
+        self.units = units
+        self.exportFormats = exportFormats
+        self.maxFrames = maxFrames
+        self.minDistance = minDistance
+        self.maxDistance = maxDistance
+        self.minAmbientIntensity = minAmbientIntensity
+        self.maxJawOpen = maxJawOpen
+        self.maxSmile = maxSmile
+        self.maxBrowInnerUp = maxBrowInnerUp
+        self.solid = solid
+    }
+
+    /// Largest `scale`: a 0.2 m face in millimetres times this stays far inside float32's range.
+    static let maxScale = 1e6
+
+    /// Gives the keys of a capture's `settings` object their meaning (FORMAT.md): known keys are
+    /// type- and range-checked, unknown keys ignored. An error names the field `settings.KEY` and
+    /// the byte where the value was (the same message the capture reader gives for bad JSON).
+    package init(_ raw: RawSettings) throws(FaceScanError) {
+        do throws(InputError) {
+            try self.init(checking: raw)
+        } catch {
+            throw .badInput(error)
+        }
+    }
+
+    init(checking raw: RawSettings) throws(InputError) {
+        self.init()
+        let file = raw.file
+        for (key, v) in raw.members {
+            do throws(InputError) {
+                switch key {
+                case "quality":
+                    let s = try Self.string(v, file)
+                    guard let q = Quality(rawValue: s) else { throw v.error(file, "unknown quality \(Self.quoted(s)) (expected low, medium or high)") }
+                    quality = q
+                case "targetVertexCount":  // as --target-vertices
+                    targetVertexCount = try Self.integer(v, file, min: 4, max: Decimation.maximumTargetVertices)
+                case "smoothingIterations":
+                    if case .string(let s) = v.value {
+                        guard s.utf8.count <= 16 else { throw SpannedJSON.error(file, at: v.end - 1, "string longer than 16 bytes") }
+                        guard s == "auto" else { throw v.error(file, "expected a number of passes or \"auto\", found \"\(s)\"") }
+                        smoothingIterations = ScanSettings.autoSmoothing
+                    } else {
+                        smoothingIterations = try Self.integer(v, file, min: 0, max: 1000)
+                    }
+                case "maxFrames": maxFrames = try Self.integer(v, file, min: 1)
+                case "scale":
+                    let d = try Self.number(v, file)
+                    // Bounded so that coordinates (and their cross products) stay finite in float32.
+                    guard d > 0, d <= Self.maxScale else { throw v.error(file, "scale must be positive and at most 1e6, found \(d)") }
+                    scale = d
+                case "units":
+                    let s = try Self.string(v, file)
+                    guard let u = LengthUnit(rawValue: s) else { throw v.error(file, "unknown unit \(Self.quoted(s)) (expected mm or m)") }
+                    units = u
+                case "exportFormats":
+                    guard case .array(let items) = v.value else { throw v.badValue(file, "an array of format names") }
+                    var list: [String] = []
+                    for item in items {
+                        list.append(try Self.string(item, file).lowercased())
+                        if list.count > 64 { throw item.error(file, "too many formats") }
+                    }
+                    exportFormats = list
+                case "solid":
+                    solid = try Self.solid(v, file)
+                case "minDistance": minDistance = try Self.nonNegative(v, file)
+                case "maxDistance": maxDistance = try Self.nonNegative(v, file)
+                case "minAmbientIntensity": minAmbientIntensity = try Self.nonNegative(v, file)
+                case "maxJawOpen": maxJawOpen = try Self.nonNegative(v, file)
+                case "maxSmile": maxSmile = try Self.nonNegative(v, file)
+                case "maxBrowInnerUp": maxBrowInnerUp = try Self.nonNegative(v, file)
+                default: break
+                }
+            } catch {
+                var e = error
+                if e.field == nil { e.field = "settings.\(key)" }
+                throw e
+            }
+        }
+    }
+
+    /// `s` in quotes for a message, cut short when long.
+    static func quoted(_ s: String) -> String {
+        s.count <= 64 ? "\"\(s)\"" : "\"\(s.prefix(64))\"… (\(s.utf8.count) bytes)"
+    }
+
+    /// `true` (defaults), `false`/`null` (off) or `{"thickness": mm, "base": bool, "depth": mm}`.
+    private static func solid(_ v: SpannedJSON, _ file: String) throws(InputError) -> SolidOptions? {
+        let members: [(key: String, value: SpannedJSON)]
+        switch v.value {
+        case .bool(let b): return b ? SolidOptions() : nil
+        case .null: return nil
+        case .object(let m): members = m
+        default:
+            throw v.badValue(file, "true, false or an object {\"thickness\": mm, \"base\": bool}")
+        }
+        var o = SolidOptions()
+        for (key, m) in members {
+            switch key {
+            case "thickness":
+                let d = try number(m, file)
+                guard SolidOptions.thicknessRange.contains(d) else { throw m.error(file, "thickness must be \(SolidOptions.thicknessRangeText), found \(d)") }
+                o.thickness = d
+            case "base":
+                switch m.value {
+                case .bool(let b): o.base = b
+                case .null: throw m.error(file, "base must be true or false")
+                default: throw SpannedJSON.error(file, at: m.start, "expected a value, found \(JSONReader.describe(m.first))")
+                }
+            case "depth":
+                let d = try number(m, file)
+                guard SolidOptions.depthRange.contains(d) else { throw m.error(file, "depth must be \(SolidOptions.depthRangeText), found \(d)") }
+                o.depth = d
+            default:
+                break
+            }
+        }
+        return o
+    }
+
+    private static func string(_ v: SpannedJSON, _ file: String) throws(InputError) -> String {
+        guard case .string(let s) = v.value else { throw v.badValue(file, "a string") }
+        guard s.utf8.count <= 256 else { throw SpannedJSON.error(file, at: v.end - 1, "string longer than 256 bytes") }
+        return s
+    }
+
+    private static func number(_ v: SpannedJSON, _ file: String) throws(InputError) -> Double {
+        guard case .number(let d) = v.value else { throw v.badValue(file, "a number") }
+        return d
+    }
+
+    private static func integer(_ v: SpannedJSON, _ file: String, min: Int, max: Int = 100_000_000) throws(InputError) -> Int {
+        let d = try number(v, file)
+        guard d == d.rounded(), d >= Double(min), d <= Double(max) else {
+            throw v.error(file, "expected an integer from \(min) to \(max), found \(d)")
+        }
+        return Int(d)
+    }
+
+    private static func nonNegative(_ v: SpannedJSON, _ file: String) throws(InputError) -> Double {
+        let d = try number(v, file)
+        guard d >= 0 else { throw v.error(file, "expected a non-negative number, found \(d)") }
+        return d
+    }
+}
+
+extension GateThresholds {
+    /// FORMAT.md's defaults, overridden by the thresholds a capture's settings give.
+    public init(settings s: CaptureSettings) {
+        self.init()
+        if let v = s.minDistance { minDistance = v }
+        if let v = s.maxDistance { maxDistance = v }
+        if let v = s.minAmbientIntensity { minAmbientIntensity = v }
+        if let v = s.maxJawOpen { maxJawOpen = v }
+        if let v = s.maxSmile { maxSmile = v }
+        if let v = s.maxBrowInnerUp { maxBrowInnerUp = v }
+    }
+}

@@ -1,0 +1,150 @@
+#if canImport(Foundation)
+import Foundation
+#endif
+
+/// In-memory entry points: a whole capture (JSON document or NDJSON, FORMAT.md) in bytes → the
+/// mesh and the report. Nothing is read from or written to files.
+///
+/// ```swift
+/// let result = try FaceScan.process(capture: bytes)
+/// let stl = try result.mesh.encoded(as: .stl)
+/// ```
+public enum FaceScan {
+    /// Processes the capture in `capture`. `settings`: nil uses the capture's own `settings`
+    /// over the defaults (as `facescan process` does without flags); given, exactly these are
+    /// used (the capture's settings are still checked). `name` names the capture in messages.
+    ///
+    /// Throws `.badInput` (the capture breaks its format, or a setting in it is invalid),
+    /// `.badSetting`, `.noAcceptedFrames` (carrying the report).
+    public static func process(capture: [UInt8], settings: ScanSettings? = nil, name: String = "<capture>") throws(FaceScanError) -> ScanResult {
+        try run(capture, settings, name, isCancelled: nil)
+    }
+
+    /// ``process(capture:settings:name:)`` for any bytes (a slice, `Data`, …).
+    public static func process(capture: some Sequence<UInt8>, settings: ScanSettings? = nil, name: String = "<capture>") throws(FaceScanError) -> ScanResult {
+        try run(Array(capture), settings, name, isCancelled: nil)
+    }
+
+    #if canImport(Foundation)
+    /// ``process(capture:settings:name:)`` for `Data`.
+    public static func process(capture: Data, settings: ScanSettings? = nil, name: String = "<capture>") throws(FaceScanError) -> ScanResult {
+        try run([UInt8](capture), settings, name, isCancelled: nil)
+    }
+    #endif
+
+    /// The same, checking between frames whether the task was cancelled (then throws `.cancelled`).
+    /// Runs on the caller's executor: a long capture keeps it busy (hundreds of milliseconds).
+    public static func process(capture: [UInt8], settings: ScanSettings? = nil, name: String = "<capture>") async throws(FaceScanError) -> ScanResult {
+        try run(capture, settings, name, isCancelled: { Task.isCancelled })
+    }
+
+    #if canImport(Foundation)
+    /// The `async` form for `Data`.
+    public static func process(capture: Data, settings: ScanSettings? = nil, name: String = "<capture>") async throws(FaceScanError) -> ScanResult {
+        try run([UInt8](capture), settings, name, isCancelled: { Task.isCancelled })
+    }
+    #endif
+
+    static func run(_ bytes: [UInt8], _ settings: ScanSettings?, _ name: String,
+                    isCancelled: (() -> Bool)?) throws(FaceScanError) -> ScanResult {
+        if isCancelled?() == true { throw .cancelled }
+        let reader = try temporaryReader(bytes, name)
+        var session = try FaceScanSession.open(reader) { (s) throws(InputError) in settings ?? ScanSettings(options: PipelineOptions(), settings: s) }
+        try session.read(reader, threads: 1, progress: nil, isCancelled: isCancelled)
+        if isCancelled?() == true { throw .cancelled }
+        return try session.finish()
+    }
+}
+
+extension FaceScanSession {
+    /// Reads `reader`'s header and makes the session for it: `resolve` turns the capture's
+    /// checked settings into the settings of the run; `check` may refuse them (before any frame).
+    static func open(_ reader: CaptureReader, resolve: (CaptureSettings) throws(InputError) -> ScanSettings,
+                     check: () throws(UsageError) -> Void = {}) throws(FaceScanError) -> FaceScanSession {
+        let settings: ScanSettings
+        let topology: Topology
+        do throws(InputError) {
+            try reader.readHeader()
+            settings = try resolve(try CaptureSettings(checking: reader.settings))
+            topology = reader.topology!  // readHeader refuses a capture without one
+        } catch {
+            throw .badInput(error)
+        }
+        do throws(UsageError) {
+            try check()
+        } catch {
+            throw .badSetting(error)
+        }
+        return try FaceScanSession(topology: topology, settings: settings, name: reader.name)
+    }
+
+    /// Reads every remaining frame of `reader` into the session until it is complete, then
+    /// checks the rest of the capture. The reader's frames are checked by the reader; this
+    /// thread reads, decodes and gates, and with `threads` 2 accepted frames are folded into the
+    /// average on a second thread (``ThreadedFold``: in capture order, the same result).
+    mutating func read(_ reader: CaptureReader, threads: Int, progress: ((Pipeline.Progress) -> Void)?,
+                       isCancelled: (() -> Bool)? = nil) throws(FaceScanError) {
+        var frame = Frame()
+        var fold = FrameFold(rejectOutliers: settings.rejectOutliers, weighting: settings.frameWeighting)
+        fold.accumulator = accumulator
+        let threaded = threads > 1 ? ThreadedFold(fold) : nil
+        var cancelled = false
+        do throws(InputError) {
+            while !isComplete, try reader.nextFrame(&frame) {
+                if let isCancelled, isCancelled() {
+                    cancelled = true
+                    break
+                }
+                if judge(frame).isAccepted {
+                    if let threaded { threaded.submit(&frame) } else { fold.add(frame) }
+                }
+                progress?(Pipeline.Progress(framesRead: report.frames.read, accepted: report.frames.accepted))
+            }
+            if !cancelled {
+                _ = try reader.skipRemainingFrames()
+                try reader.finish()
+            }
+        } catch {
+            threaded?.cancel()
+            throw .badInput(error)
+        }
+        if cancelled {
+            threaded?.cancel()
+            throw .cancelled
+        }
+        if let threaded { fold = threaded.finish() }
+        accumulator = fold.accumulator
+        report.frames.rejected.outlier = accumulator?.outliers ?? 0
+    }
+}
+
+extension FaceScanError {
+    /// The payload as the error the pre-`FaceScanError` API threw (``InputError``, ``UsageError``,
+    /// ``IOFailure``, ``NoAcceptedFrames``), for the untyped `Pipeline` entry points.
+    var payload: any Error {
+        switch self {
+        case .badInput(let e): e
+        case .badSetting(let e): e
+        case .io(let e): e
+        case .noAcceptedFrames(let e): e
+        case .cancelled: CancellationError()
+        case .unavailable(let what): UsageError(what)
+        }
+    }
+}
+
+// TEMPORARY until CaptureReader(bytes:name:) lands: the bytes through an unlinked temporary file.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+private func temporaryReader(_ bytes: [UInt8], _ name: String) throws(FaceScanError) -> CaptureReader {
+    var template = Array("/tmp/facescan-capture-XXXXXX".utf8CString)
+    let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+    guard fd >= 0 else { throw .io(IOFailure(path: name, "cannot create a temporary file")) }
+    let path = String(cString: template)
+    defer { unlink(path); close(fd) }
+    _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    do throws(IOFailure) { return try CaptureReader(path: path) } catch { throw .io(error) }
+}

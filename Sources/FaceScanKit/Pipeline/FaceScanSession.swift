@@ -1,0 +1,290 @@
+/// What ``FaceScanSession/add(_:)`` decided about one frame, at once.
+public struct FrameVerdict: Sendable, Equatable {
+    /// The frame's position among the frames added to the session, from 0 (for a capture: its
+    /// index in the capture). ``newOutliers`` uses the same numbering.
+    public var frameIndex: Int
+    /// Why the quality gate rejected the frame; nil when it was accepted (or came after the scan
+    /// was complete).
+    public var rejection: Rejection?
+    /// The short instruction the FaceScanner app shows for a rejected frame: "Move back — too
+    /// close", "Move closer", "Keep face steady", "Need better lighting" or "Relax your face".
+    public var instruction: String?
+    /// The frame passed the gate and counts toward ``maxFrames``.
+    public var isAccepted: Bool
+    /// Frames accepted so far, this one included.
+    public var acceptedFrames: Int
+    /// Accepted frames that complete the scan (``ScanSettings/maxFrames``).
+    public var maxFrames: Int
+    /// Frames (by ``frameIndex``) found just now to disagree with the others: they stay counted
+    /// as accepted but are left out of the average. Usually empty; the first frames are judged
+    /// together once ``RobustAccumulator/warmUp`` have been accepted.
+    public var newOutliers: [Int]
+
+    /// `acceptedFrames / maxFrames`, from 0 to 1.
+    public var progress: Double { min(1, Double(acceptedFrames) / Double(max(1, maxFrames))) }
+    /// `maxFrames` frames were accepted: ``FaceScanSession/finish()`` can run; later frames are ignored.
+    public var isComplete: Bool { acceptedFrames >= maxFrames }
+
+    public init(frameIndex: Int, rejection: Rejection?, instruction: String?, isAccepted: Bool, acceptedFrames: Int,
+                maxFrames: Int, newOutliers: [Int] = []) {
+        self.frameIndex = frameIndex
+        self.rejection = rejection
+        self.instruction = instruction
+        self.isAccepted = isAccepted
+        self.acceptedFrames = acceptedFrames
+        self.maxFrames = maxFrames
+        self.newOutliers = newOutliers
+    }
+}
+
+/// The outcome of a scan: the mesh (in ``ScanSettings/units``, scaled) and what was done.
+public struct ScanResult: Sendable {
+    public var mesh: Mesh
+    /// Frame counts, mesh sizes, noise estimate and timings (`outputs` stays empty: nothing was written).
+    public var report: Report
+
+    public init(mesh: Mesh, report: Report) {
+        self.mesh = mesh
+        self.report = report
+    }
+}
+
+/// A live scan: frames go in one at a time, as an app receives them from ARKit, each judged at
+/// once; ``finish()`` averages the accepted ones and turns the mean face into the output mesh
+/// (smooth → decimate or refine to the exact vertex count → optional solid → unit and scale),
+/// exactly as `facescan process` does for a capture with the same frames and settings.
+///
+/// ```swift
+/// var session = try FaceScanSession(topology: topology, settings: ScanSettings())
+/// for frame in frames {
+///     let verdict = try session.add(frame)
+///     if let text = verdict.instruction { show(text) }
+///     if verdict.isComplete { break }
+/// }
+/// let result = try session.finish()
+/// ```
+///
+/// A value type: copying a session copies the scan so far. Memory is O(vertices), whatever the
+/// number of frames.
+public struct FaceScanSession: Sendable {
+    /// The triangles (and texture coordinates) every frame shares.
+    public let topology: Topology
+    public let settings: ScanSettings
+    /// Counts so far (frames read, accepted, rejected by reason, outliers); the mesh counts,
+    /// noise estimate and timings are filled by ``finish()``.
+    public internal(set) var report: Report
+    /// Fixed by the first frame.
+    public private(set) var vertexCount: Int?
+
+    private let gate: QualityGate
+    /// The average of the accepted frames, created by the first one.
+    var accumulator: RobustAccumulator?
+    /// How messages name the frames' source (a capture's file name).
+    let name: String
+
+    /// A session for frames of `topology`, run with `settings`. Throws `.badInput` for a
+    /// topology without triangles, `.badSetting` for settings no scan can run with (no frame
+    /// limit, a vertex target outside 4…``Decimation/maximumTargetVertices``, …).
+    public init(topology: Topology, settings: ScanSettings = ScanSettings()) throws(FaceScanError) {
+        try self.init(topology: topology, settings: settings, name: "<session>")
+    }
+
+    init(topology: Topology, settings: ScanSettings, name: String) throws(FaceScanError) {
+        guard !topology.triangles.isEmpty, topology.triangles.count % 3 == 0 else {
+            throw .badInput(InputError(file: name, field: "topology.triangleIndices",
+                                       "has \(topology.triangles.count) indices, expected a positive multiple of 3"))
+        }
+        do throws(UsageError) {
+            try settings.check()
+        } catch {
+            throw .badSetting(error)
+        }
+        self.topology = topology
+        self.settings = settings
+        self.name = name
+        gate = QualityGate(thresholds: settings.gate)
+        report = Report(input: name)
+        report.mesh.inputTriangles = topology.triangles.count / 3
+    }
+
+    /// Frames accepted so far.
+    public var acceptedFrames: Int { report.frames.accepted }
+    /// `maxFrames` frames were accepted: frames added now are ignored.
+    public var isComplete: Bool { report.frames.accepted >= settings.maxFrames }
+
+    /// Judges `frame` with the quality gate and, when it passes, adds it to the average.
+    /// Returns at once: accepted, or why not and what to tell the user; progress; frames found
+    /// to be outliers now. After the scan is complete a frame is ignored (not accepted, no
+    /// rejection). Throws `.badInput` for a frame whose coordinates are not `3 × n` finite
+    /// numbers, or whose `n` differs from the first frame's or does not fit the topology.
+    public mutating func add(_ frame: Frame) throws(FaceScanError) -> FrameVerdict {
+        do throws(InputError) {
+            try check(frame)
+        } catch {
+            throw .badInput(error)
+        }
+        var verdict = judge(frame)
+        if verdict.isAccepted {
+            if accumulator == nil {
+                accumulator = RobustAccumulator(vertexCount: frame.xyz.count / 3, rejectOutliers: settings.rejectOutliers,
+                                                weighting: settings.frameWeighting)
+            }
+            let found = accumulator!.add(frame.xyz, index: verdict.frameIndex)
+            if found > 0 { verdict.newOutliers = Array(accumulator!.outlierIndices.suffix(found)) }
+            report.frames.rejected.outlier = accumulator!.outliers
+        }
+        return verdict
+    }
+
+    /// The gate's verdict on `frame`, counted in the report; the frame is not averaged (the
+    /// caller folds accepted frames: ``add(_:)``, or `Pipeline` on its second thread).
+    mutating func judge(_ frame: Frame) -> FrameVerdict {
+        let index = report.frames.read
+        guard !isComplete else {
+            return FrameVerdict(frameIndex: index, rejection: nil, instruction: nil, isAccepted: false,
+                                acceptedFrames: report.frames.accepted, maxFrames: settings.maxFrames)
+        }
+        if vertexCount == nil { vertexCount = frame.xyz.count / 3 }
+        report.frames.read += 1
+        if let reason = gate.judge(frame.metadata) {
+            switch reason {
+            case .distance: report.frames.rejected.distance += 1
+            case .tracking: report.frames.rejected.tracking += 1
+            case .lighting: report.frames.rejected.lighting += 1
+            case .expression: report.frames.rejected.expression += 1
+            }
+            return FrameVerdict(frameIndex: index, rejection: reason, instruction: gate.instruction(for: reason, frame.metadata),
+                                isAccepted: false, acceptedFrames: report.frames.accepted, maxFrames: settings.maxFrames)
+        }
+        report.frames.accepted += 1
+        return FrameVerdict(frameIndex: index, rejection: nil, instruction: nil, isAccepted: true,
+                            acceptedFrames: report.frames.accepted, maxFrames: settings.maxFrames)
+    }
+
+    /// What the capture reader checks of a frame, for frames a caller builds.
+    private func check(_ frame: Frame) throws(InputError) {
+        let count = frame.xyz.count, index = report.frames.read
+        guard count > 0, count % 3 == 0 else {
+            throw InputError(file: name, frame: index, field: "vertices", "has \(count) coordinates, not a positive multiple of 3")
+        }
+        let n = count / 3
+        if let expected = vertexCount {
+            guard n == expected else {
+                throw InputError(file: name, frame: index, field: "vertices",
+                                 "has \(n) vertices, but the first frame fixed the count at \(expected)")
+            }
+        } else {
+            if let bad = topology.triangles.firstIndex(where: { Int($0) >= n }) {
+                throw InputError(file: name, field: "topology.triangleIndices",
+                                 "index \(topology.triangles[bad]) at position \(bad) is out of range (the frames have \(n) vertices)")
+            }
+            if let uv = topology.textureCoordinates, uv.count != 2 * n {
+                throw InputError(file: name, field: "topology.textureCoordinates",
+                                 "has \(uv.count) values, expected \(2 * n) (u, v per vertex)")
+            }
+        }
+        if let bad = frame.xyz.firstIndex(where: { !$0.isFinite }) {
+            throw InputError(file: name, frame: index, field: "vertices", "value \(bad) is not finite (\(frame.xyz[bad]))")
+        }
+    }
+
+    /// The mean of the accepted frames (metres, float32) and each vertex's standard error; the
+    /// warm-up frames still buffered are judged first. Throws `.noAcceptedFrames` when the
+    /// average is empty.
+    func mean() throws(FaceScanError) -> (ingested: Pipeline.Ingested, report: Report) {
+        var report = self.report
+        var accumulator = self.accumulator
+        accumulator?.finish()
+        report.frames.rejected.outlier = accumulator?.outliers ?? 0
+        guard let acc = accumulator?.accumulator, let positions = acc.mean() else {
+            report.mesh.inputVertices = vertexCount ?? 0
+            throw .noAcceptedFrames(NoAcceptedFrames(file: name, report: report))
+        }
+        var uvs: [SIMD2<Float>]?
+        if let t = topology.textureCoordinates {
+            uvs = [SIMD2<Float>](unsafeUninitializedCapacity: positions.count) { out, initialized in
+                for v in 0..<positions.count { out[v] = SIMD2(t[2 * v], t[2 * v + 1]) }
+                initialized = positions.count
+            }
+        }
+        let mesh = Mesh(positions: positions, triangles: topology.triangles, uvs: uvs)
+        report.mesh.inputVertices = mesh.vertexCount
+        report.mesh.inputTriangles = mesh.triangleCount
+        return (Pipeline.Ingested(mesh: mesh, settings: settings, standardErrors: acc.standardErrors()), report)
+    }
+
+    /// Averages the accepted frames and makes the output mesh: smooth (the passes
+    /// ``ScanSettings/smoothingIterations`` says, bounded by the estimated noise), then decimate
+    /// or refine to exactly ``ScanSettings/targetVertices`` (or build the solid part), then
+    /// convert to ``ScanSettings/units`` and scale. The session is unchanged (more frames can
+    /// follow, and `finish` run again).
+    ///
+    /// Throws `.noAcceptedFrames` (carrying the report) when no frame passed, `.badInput` when
+    /// the target cannot be reached from this face or the coordinates overflow float32 once
+    /// scaled.
+    public func finish() throws(FaceScanError) -> ScanResult {
+        let total = Stopwatch()
+        var (ingested, report) = try mean()
+        let mesh = try Self.shape(ingested, report: &report, name: name)
+        report.timingsMs.total = total.elapsed
+        return ScanResult(mesh: mesh, report: report)
+    }
+
+    /// Smooth → decimate/refine (or solid) → unit and scale: the stages after ingest. Fills the
+    /// report's accuracy, output counts, solid scale and depth, smooth and decimate timings.
+    static func shape(_ ingested: Pipeline.Ingested, report: inout Report, name: String) throws(FaceScanError) -> Mesh {
+        var clock = Stopwatch()
+        var settings = ingested.settings
+        var mesh = ingested.mesh
+        // 1. Smooth.
+        if settings.smoothingIterations == ScanSettings.autoSmoothing {
+            settings.smoothingIterations = NoiseEstimate.autoIterations(standardErrors: ingested.standardErrors)
+        }
+        if settings.smoothingIterations > 0 {
+            let adjacency = Adjacency(triangles: mesh.triangles, vertexCount: mesh.vertexCount)
+            var taubin = TaubinOptions(iterations: settings.smoothingIterations, weights: settings.smoothingWeights)
+            taubin.normalOnly = true
+            if settings.noiseLimit > 0, let se = ingested.standardErrors {
+                taubin.displacementLimit = se.map { Float($0 * settings.noiseLimit) }
+            }
+            if settings.featureScale > 0, let se = ingested.standardErrors {
+                taubin.featureScale = se.map { Float($0 * settings.featureScale) }
+            }
+            let smoothed = Taubin.smooth(mesh, adjacency: adjacency, options: taubin)
+            if let se = ingested.standardErrors {
+                report.accuracy = NoiseEstimate.measure(mesh: mesh, smoothed: smoothed, standardErrors: se,
+                                                        adjacency: adjacency, options: taubin)
+            }
+            mesh = smoothed
+        } else if let se = ingested.standardErrors {
+            let rms = NoiseEstimate.rms(se) * 1e6
+            report.accuracy = Report.Accuracy(noiseBeforeUm: rms, noiseAfterUm: rms)
+        }
+        report.timingsMs.smooth = clock.lap()
+
+        // 2. Decimate / refine to the exact target (for a solid: the target of the whole part).
+        //    An unreachable target is a property of this capture: the error names it.
+        do throws(UsageError) {
+            if let solid = settings.solid {
+                let part = try Pipeline.solidPart(mesh, solid, settings)
+                mesh = part.mesh
+                report.scale = part.scale
+                report.depthMm = part.depth
+            } else {
+                mesh = try Decimation.simplify(mesh, targetVertices: settings.targetVertices)
+                mesh = mesh.scaled(by: Float(settings.outputFactor))
+            }
+        } catch {
+            throw .badInput(InputError(file: name, error.message))
+        }
+        // Float32 output coordinates: a face far from the origin, or a large scale, can overflow.
+        if mesh.positions.contains(where: { !($0.x.isFinite && $0.y.isFinite && $0.z.isFinite) }) {
+            throw .badInput(InputError(file: name, field: "vertices",
+                                       "coordinates do not fit 32-bit floats once in \(settings.units.rawValue) and scaled by \(settings.scale)"))
+        }
+        report.mesh.outputVertices = mesh.vertexCount
+        report.mesh.outputTriangles = mesh.triangleCount
+        report.timingsMs.decimate = clock.lap()
+        return mesh
+    }
+}

@@ -1,0 +1,218 @@
+import Foundation
+import Testing
+@testable import FaceScanKit
+
+/// A flat `side × side` grid (metres, 0.4 m in front of the camera): its topology and positions.
+private func grid(_ side: Int = 6) -> (Topology, [Float]) {
+    var xyz: [Float] = []
+    for y in 0..<side {
+        for x in 0..<side { xyz += [Float(x) * 0.01, Float(y) * 0.01, -0.4] }
+    }
+    var tris: [UInt32] = []
+    for y in 0..<(side - 1) {
+        for x in 0..<(side - 1) {
+            let a = UInt32(y * side + x), b = a + 1, c = a + UInt32(side), d = c + 1
+            tris += [a, b, c, c, b, d]
+        }
+    }
+    return (Topology(triangles: tris), xyz)
+}
+
+/// A good frame: the grid moved by deterministic noise of `noise` metres (plus `offset`).
+private func frame(_ base: [Float], noise: Float = 1e-4, offset: Float = 0, seed: UInt64,
+                   metadata: FrameMetadata = FrameMetadata(distance: 0.4, ambientIntensity: 1000)) -> Frame {
+    var rng = SplitMix64(seed: seed)
+    let xyz = base.map { $0 + offset + Float(rng.gaussian()) * noise }
+    return Frame(xyz: xyz, metadata: metadata)
+}
+
+private let samplesDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent().path + "/samples"
+
+/// Reads every frame of the capture at `path` into memory (with its topology and its settings
+/// resolved as `facescan process` resolves them without flags).
+private func loadCapture(_ path: String) throws -> (Topology, ScanSettings, [Frame]) {
+    let reader = try CaptureReader(path: path)
+    try reader.readHeader()
+    let settings = ScanSettings(options: PipelineOptions(), settings: try CaptureSettings(reader.settings))
+    var frames: [Frame] = []
+    var f = Frame()
+    while try reader.nextFrame(&f) { frames.append(f) }
+    return (reader.topology!, settings, frames)
+}
+
+@Suite struct FaceScanSessionTests {
+    /// Each rejection reason gives its reason and the app's instruction, at once; accepted
+    /// frames count toward maxFrames; frames after the scan is complete are ignored.
+    @Test func verdictsAndInstructionsForEveryReason() throws {
+        let (topology, base) = grid()
+        var settings = ScanSettings()
+        settings.maxFrames = 2
+        var session = try FaceScanSession(topology: topology, settings: settings)
+        let cases: [(FrameMetadata, Rejection?, String?)] = [
+            (FrameMetadata(distance: 0.2), .distance, "Move back — too close"),
+            (FrameMetadata(distance: 0.7), .distance, "Move closer"),
+            (FrameMetadata(distance: 0.4, tracking: .limited), .tracking, "Keep face steady"),
+            (FrameMetadata(distance: 0.4, ambientIntensity: 100), .lighting, "Need better lighting"),
+            (FrameMetadata(distance: 0.4, ambientIntensity: 1000, jawOpen: 0.9), .expression, "Relax your face"),
+            (FrameMetadata(distance: 0.4, ambientIntensity: 1000, mouthSmileLeft: 0.8, mouthSmileRight: 0.8), .expression, "Relax your face"),
+            (FrameMetadata(distance: 0.4, ambientIntensity: 1000), nil, nil),
+        ]
+        for (i, (meta, reason, text)) in cases.enumerated() {
+            let v = try session.add(frame(base, seed: UInt64(i), metadata: meta))
+            #expect(v.frameIndex == i)
+            #expect(v.rejection == reason, "frame \(i)")
+            #expect(v.instruction == text, "frame \(i)")
+            #expect(v.isAccepted == (reason == nil))
+            #expect(v.acceptedFrames == (reason == nil ? 1 : 0))
+            #expect(v.maxFrames == 2)
+        }
+        #expect(session.report.frames.rejected.distance == 2)
+        #expect(session.report.frames.rejected.tracking == 1)
+        #expect(session.report.frames.rejected.lighting == 1)
+        #expect(session.report.frames.rejected.expression == 2)
+        let last = try session.add(frame(base, seed: 99))
+        #expect(last.isAccepted && last.isComplete && last.progress == 1)
+        // Complete: a further frame is neither accepted nor rejected, and not counted.
+        let extra = try session.add(frame(base, seed: 100, metadata: FrameMetadata(distance: 0.1)))
+        #expect(!extra.isAccepted && extra.rejection == nil && extra.isComplete)
+        #expect(session.report.frames.read == 8 && session.report.frames.accepted == 2)
+    }
+
+    /// The progress of accepted frames toward maxFrames.
+    @Test func progressTowardMaxFrames() throws {
+        let (topology, base) = grid()
+        var session = try FaceScanSession(topology: topology, settings: ScanSettings(maxFrames: 4))
+        var seen: [Double] = []
+        for i in 0..<4 { seen.append(try session.add(frame(base, seed: UInt64(i))).progress) }
+        #expect(seen == [0.25, 0.5, 0.75, 1])
+        #expect(session.isComplete)
+    }
+
+    /// A frame far from the others is reported as an outlier: among the warm-up frames once they
+    /// are judged together, after the warm-up at once.
+    @Test func reportsOutliersWhenDecided() throws {
+        let (topology, base) = grid()
+        var session = try FaceScanSession(topology: topology)
+        var found: [(at: Int, frames: [Int])] = []
+        for i in 0..<14 {
+            let bad = i == 3 || i == 11
+            let v = try session.add(frame(base, offset: bad ? 0.01 : 0, seed: UInt64(i)))
+            #expect(v.isAccepted)
+            if !v.newOutliers.isEmpty { found.append((i, v.newOutliers)) }
+        }
+        #expect(found.count == 2)
+        #expect(found.first?.at == RobustAccumulator.warmUp - 1 && found.first?.frames == [3])
+        #expect(found.last?.at == 11 && found.last?.frames == [11])
+        #expect(session.report.frames.rejected.outlier == 2)
+        let result = try session.finish()
+        #expect(result.report.frames.rejected.outlier == 2)
+        #expect(result.report.frames.accepted == 14)
+    }
+
+    /// Frames of a sample pushed one by one give the mesh `Pipeline.process` writes: the same STL bytes.
+    @Test func finishGivesTheBytesOfPipelineProcess() throws {
+        let path = samplesDirectory + "/mediapipe/capture.json"
+        let (topology, settings, frames) = try loadCapture(path)
+        var session = try FaceScanSession(topology: topology, settings: settings)
+        for f in frames where !session.isComplete { _ = try session.add(f) }
+        let result = try session.finish()
+        let stl = try Exporter.bytes(result.mesh, format: "stl", unit: settings.units)
+
+        let dir = makeTempDir()
+        var options = PipelineOptions()
+        options.outputDirectory = dir
+        options.formats = ["stl"]
+        let report = try Pipeline.process(input: path, options: options)
+        let written = try #require(FileManager.default.contents(atPath: dir + "/capture.stl"))
+        #expect(stl == [UInt8](written))
+        #expect(result.report.frames == report.frames)
+        #expect(result.report.mesh == report.mesh)
+        #expect(result.report.accuracy == report.accuracy)
+    }
+
+    /// A capture in memory gives the mesh the file pipeline gives.
+    @Test func processesACaptureInMemory() throws {
+        let path = samplesDirectory + "/ict-identity-ndjson/capture.ndjson"
+        let bytes = try #require(FileManager.default.contents(atPath: path))
+        let result = try FaceScan.process(capture: bytes)
+        let dir = makeTempDir()
+        var options = PipelineOptions()
+        options.outputDirectory = dir
+        options.formats = ["stl"]
+        let report = try Pipeline.process(input: path, options: options)
+        let written = try #require(FileManager.default.contents(atPath: dir + "/capture.stl"))
+        #expect(try Exporter.bytes(result.mesh, format: "stl", unit: .mm) == [UInt8](written))
+        #expect(result.report.frames == report.frames)
+        #expect(result.report.outputs.isEmpty)
+        // Explicit settings replace the capture's.
+        let small = try FaceScan.process(capture: [UInt8](bytes), settings: ScanSettings(targetVertices: 500))
+        #expect(small.mesh.vertexCount == 500)
+    }
+
+    /// The async entry stops between frames once its task is cancelled.
+    @Test func asyncEntryHonoursCancellation() async throws {
+        let path = samplesDirectory + "/mediapipe/capture.json"
+        let bytes = try #require(FileManager.default.contents(atPath: path))
+        let outcome = await Task { () async -> FaceScanError? in
+            withUnsafeCurrentTask { $0?.cancel() }
+            do throws(FaceScanError) {
+                _ = try await FaceScan.process(capture: bytes)
+                return nil
+            } catch {
+                return error
+            }
+        }.value
+        guard case .cancelled = outcome else {
+            Issue.record("expected .cancelled, got \(String(describing: outcome))")
+            return
+        }
+        // Cancelled after the third frame: the check runs between frames.
+        var checks = 0
+        #expect {
+            _ = try FaceScan.run([UInt8](bytes), nil, "m", isCancelled: {
+                checks += 1
+                return checks > 3
+            })
+        } throws: { error in
+            guard let e = error as? FaceScanError, case .cancelled = e else { return false }
+            return true
+        }
+        #expect(checks == 4)
+        // Not cancelled: the async entry gives the mesh.
+        let result = try await FaceScan.process(capture: [UInt8](bytes))
+        #expect(result.mesh.vertexCount > 0)
+    }
+
+    /// No accepted frame: `finish` throws `.noAcceptedFrames`, carrying the counts so far.
+    @Test func noAcceptedFramesIsATypedError() throws {
+        let (topology, base) = grid()
+        var session = try FaceScanSession(topology: topology)
+        for i in 0..<3 { _ = try session.add(frame(base, seed: UInt64(i), metadata: FrameMetadata(distance: 0.9))) }
+        do throws(FaceScanError) {
+            _ = try session.finish()
+            Issue.record("finish succeeded without accepted frames")
+        } catch .noAcceptedFrames(let failure) {
+            #expect(failure.report.frames.read == 3)
+            #expect(failure.report.frames.rejected.distance == 3)
+            #expect(failure.report.mesh.inputVertices == base.count / 3)
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+
+    /// Frames a caller builds are checked as the reader checks a capture's.
+    @Test func refusesFramesThatDoNotFit() throws {
+        let (topology, base) = grid()
+        var session = try FaceScanSession(topology: topology)
+        _ = try session.add(frame(base, seed: 1))
+        #expect(throws: FaceScanError.self) { _ = try session.add(Frame(xyz: Array(base.dropLast(3)))) }
+        var nan = base
+        nan[4] = .nan
+        #expect(throws: FaceScanError.self) { _ = try session.add(Frame(xyz: nan)) }
+        #expect(throws: FaceScanError.self) { _ = try FaceScanSession(topology: Topology(triangles: [0, 1])) }
+        #expect(throws: FaceScanError.self) { _ = try FaceScanSession(topology: topology, settings: ScanSettings(maxFrames: 0)) }
+        var fresh = try FaceScanSession(topology: topology)
+        #expect(throws: FaceScanError.self) { _ = try fresh.add(Frame(xyz: [0, 0, 0, 1, 0, 0])) }  // index 5 out of range
+    }
+}
