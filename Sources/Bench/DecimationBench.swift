@@ -12,10 +12,8 @@ import FaceScanKit
 /// `FACESCAN_BENCH_RUNS` (default 9), `FACESCAN_BENCH_FILTER` (run only workloads whose name
 /// contains it), `FACESCAN_BENCH_THREADS` (default 2; 1 keeps decimation on one thread), `FACESCAN_BENCH_OUT` (a directory: write each workload's
 /// input and result as OBJ there, to measure the surface error with an external tool).
-/// Prints one line per workload: median and best wall time of the decimation alone, the median
-/// and largest time per call that the calling thread waited for the second thread to finish its
-/// side of a step (``Decimation/secondThreadWaitMilliseconds``: large when the second core is
-/// taken), vertices and triangles reached, and the surface error.
+/// Prints one line per workload: median and best wall time of the decimation alone, vertices and
+/// triangles reached, and the surface error.
 public func runDecimationBench() {
     let env = { (name: String) -> String? in getenv(name).map { String(cString: $0) } }
     let path = env("FACESCAN_BENCH_MESH") ?? "Tests/FaceScanKitTests/Fixtures/ict-neutral.obj"
@@ -39,11 +37,9 @@ public func runDecimationBench() {
     let filter = env("FACESCAN_BENCH_FILTER") ?? ""
     for w in workloads where filter.isEmpty || w.name.contains(filter) {
         var times: [Double] = []
-        var waits: [Double] = []
         var result: Mesh? = nil
         var failure: String? = nil
         for _ in 0..<runs {
-            let waitStart = Decimation.secondThreadWaitMilliseconds
             let clock = Stopwatch()
             do {
                 result = try Decimation.simplify(w.mesh, targetVertices: w.target, threads: threads)
@@ -51,10 +47,8 @@ public func runDecimationBench() {
                 failure = error.description
             }
             times.append(clock.elapsed)
-            waits.append(Decimation.secondThreadWaitMilliseconds - waitStart)
         }
         times.sort()
-        waits.sort()
         let name = w.name + String(repeating: " ", count: max(0, 28 - w.name.count))
         if let failure {
             print("  \(name) failed: \(failure)")
@@ -63,7 +57,7 @@ public func runDecimationBench() {
         let r = result!
         let check = MeshCheck(r)
         let error = SurfaceDistance.symmetric(r, w.mesh, samplesPerMesh: 200_000)
-        print("  \(name) \(w.mesh.vertexCount) v → \(w.target) v: \(fmt(times[times.count / 2])) / \(fmt(times[0])) ms (waited for the second thread \(fmt(waits[waits.count / 2])) / \(fmt(waits[waits.count - 1])) ms), reached \(r.vertexCount) v \(r.triangleCount) t, clean \(check.isClean), error RMS \(fmt(error.rms)) µm max \(fmt(error.max)) µm")
+        print("  \(name) \(w.mesh.vertexCount) v → \(w.target) v: \(fmt(times[times.count / 2])) / \(fmt(times[0])) ms, reached \(r.vertexCount) v \(r.triangleCount) t, clean \(check.isClean), error RMS \(fmt(error.rms)) µm max \(fmt(error.max)) µm")
         if let outDir {
             let slug = w.name.split(separator: " ").joined(separator: "-")
             try? OutputTransaction.write(w.mesh.objBytes(), to: "\(outDir)/\(slug)-input.obj")

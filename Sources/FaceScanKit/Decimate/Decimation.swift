@@ -56,11 +56,6 @@ public enum Decimation {
         return simplifier.mesh()
     }
 
-    /// Milliseconds that decimations in this process have spent, in total, waiting for their second
-    /// thread to finish its side of a step (a diagnostic for benchmarks: it grows when the second
-    /// core is taken by other work).
-    public static var secondThreadWaitMilliseconds: Double { Double(HelperThread.shared.waitedNanoseconds) / 1e6 }
-
     /// Refuses a mesh with an edge shared by more than two triangles or a repeated triangle.
     static func requireManifold(_ mesh: Mesh) throws(UsageError) {
         let check = MeshCheck(mesh)

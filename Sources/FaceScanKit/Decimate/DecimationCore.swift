@@ -24,9 +24,9 @@ struct DecimationCore: @unchecked Sendable {
     let hasUVs: Bool
     /// Threads the parallel steps may use (1 or 2).
     let threads: Int
-    /// Whether this core holds ``HelperThread/shared`` for its second side (else, with two
-    /// threads, Dispatch runs it).
-    let helped: Bool
+    /// The second thread of the two-sided steps (nil: one thread), owned by the
+    /// ``QuadricSimplifier`` that owns this core.
+    unowned(unsafe) let sides: Parallel.Pair?
     /// Whether interior edges are placed four at a time (``placePending(_:_:in:histogram:)``).
     let vectorPlacement: Bool
     /// The input's bounding box (``assignRegions()`` splits it).
@@ -68,12 +68,14 @@ struct DecimationCore: @unchecked Sendable {
     /// `Self.seam`; see ``collapsePassSplit(_:budget:pass:stamp:)``).
     let side: UnsafeMutablePointer<UInt8>
     let histogram: UnsafeMutablePointer<UInt32>
-    /// The memory of every array above.
-    let arena: ScratchArena
+    /// The memory of every array above (``ScratchLayout``), freed by ``deallocate()``.
+    let memory: UnsafeMutableRawPointer
 
-    init(_ mesh: Mesh, threads: Int, cache: ArenaCache?, vectorPlacement: Bool) {
-        self.threads = threads
-        helped = Self.splitsInTwo(mesh.triangleCount, threads: threads) && HelperThread.shared.acquire()
+    /// `sides`: the second thread for two-sided steps, which the caller owns for as long as the
+    /// core lives; nil runs both sides on the calling thread.
+    init(_ mesh: Mesh, sides: Parallel.Pair?, vectorPlacement: Bool) {
+        self.sides = sides
+        threads = sides == nil ? 1 : 2
         assert(MemoryLayout<Quadric>.stride == 80 && MemoryLayout<Candidate>.stride == 24
                && MemoryLayout<Candidate>.offset(of: \Candidate.drop) == 16, "layout the vector placement reads")
         self.vectorPlacement = vectorPlacement && facescan_place_collapses_available() == 1
@@ -86,18 +88,14 @@ struct DecimationCore: @unchecked Sendable {
         centre = (SIMD3<Double>(lo) + SIMD3<Double>(hi)) * 0.5
         let extent = SIMD3<Double>(hi) - SIMD3<Double>(lo)
         shapeScale = Self.shapeScale(diagonal: Self.dot(extent, extent).squareRoot(), vertices: n)
-        typealias A = ScratchArena
+        typealias A = ScratchLayout
         let candidateBytes = Self.candidateBytes(triangles: mesh.triangleCount)
         let perVertex = 2 * A.bytes(SIMD3<Float>.self, n) + A.bytes(SIMD2<Float>.self, hasUVs ? n : 1)
             + A.bytes(Quadric.self, n) + 3 * A.bytes(UInt8.self, n) + 2 * A.bytes(UInt32.self, n) + A.bytes(UInt32.self, n + 1)
         let perCorner = 2 * A.bytes(UInt32.self, corners) + A.bytes(Ranked.self, corners) + A.bytes(UInt8.self, corners) + A.bytes(UInt8.self, candidateBytes)
-        arena = ScratchArena(byteCount: perVertex + perCorner + A.bytes(UInt32.self, 2 * Self.histogramStride), cache: cache)
-        if arena.fresh && helped {
-            // Its first touches, on two threads.
-            let arena = self.arena
-            HelperThread.shared.run { k in arena.touch(part: k, of: 2) }
-        }
-        var take = ScratchArena.Cursor(arena)
+        let byteCount = perVertex + perCorner + A.bytes(UInt32.self, 2 * Self.histogramStride)
+        memory = A.allocate(byteCount: byteCount)
+        var take = A.Cursor(base: memory, byteCount: byteCount)
         pos = take.take(SIMD3<Float>.self, n)
         refNormal = take.take(SIMD3<Float>.self, n)
         uv = take.take(SIMD2<Float>.self, hasUVs ? n : 1)
@@ -140,22 +138,20 @@ struct DecimationCore: @unchecked Sendable {
     /// Bytes allocated for `cand` (see ``candBytes``): room for a candidate per corner, or for
     /// the classification scratch, whichever is larger.
     static func candidateBytes(triangles: Int) -> Int {
-        max(ScratchArena.bytes(Candidate.self, 3 * triangles), classifyScratchBytes(triangles: triangles))
+        max(ScratchLayout.bytes(Candidate.self, 3 * triangles), classifyScratchBytes(triangles: triangles))
     }
 
     /// Bytes of the classification scratch, in the order ``classifyAndAccumulate(_:)``
     /// takes it: per triangle a plane and a normal, per corner its next and previous corner with 8
     /// slots of padding each (a fan's last 8-lane block may reach past the last corner).
     static func classifyScratchBytes(triangles: Int) -> Int {
-        ScratchArena.bytes(SIMD4<Double>.self, triangles) + ScratchArena.bytes(SIMD3<Float>.self, triangles)
-            + 2 * ScratchArena.bytes(UInt32.self, 3 * triangles + 8)
+        ScratchLayout.bytes(SIMD4<Double>.self, triangles) + ScratchLayout.bytes(SIMD3<Float>.self, triangles)
+            + 2 * ScratchLayout.bytes(UInt32.self, 3 * triangles + 8)
     }
 
-    /// Gives the scratch memory back to `cache` (see ``ScratchArena/release(to:)``) and the
-    /// helper thread back.
-    func deallocate(to cache: ArenaCache?) {
-        arena.release(to: cache)
-        if helped { HelperThread.shared.release() }
+    /// Frees the scratch memory.
+    func deallocate() {
+        memory.deallocate()
     }
 
     @inline(__always)

@@ -22,7 +22,7 @@ extension DecimationCore {
         let s = self
         let corners = 3 * triangleSlots
         // The scratch lives in `cand`'s memory (candidates come later).
-        var take = ScratchArena.Cursor(base: s.candBytes, byteCount: Self.classifyScratchBytes(triangles: triangleSlots))
+        var take = ScratchLayout.Cursor(base: s.candBytes, byteCount: Self.classifyScratchBytes(triangles: triangleSlots))
         let planes = take.take(SIMD4<Double>.self, triangleSlots)
         let normals = take.take(SIMD3<Float>.self, triangleSlots)
         let nextOf = take.take(UInt32.self, corners + 8)

@@ -1,5 +1,3 @@
-import Dispatch
-
 /// The two sides' results of ``DecimationCore/bothCounts(_:)``: each side writes its own slot,
 /// read only after both have returned.
 private struct SharedCounts: @unchecked Sendable {
@@ -43,14 +41,13 @@ extension DecimationCore {
         for i in 0..<count { p[to + i] = p[from + i] }
     }
 
-    /// `body(0)` and `body(1)`: on two threads when `parallel` and `threads` allows, else in
-    /// order. Callers make the two sides independent, so the outcome does not depend on which.
+    /// `body(0)` and `body(1)`: on two threads (``Parallel/Pair``) when `parallel` and the core has
+    /// a second thread, else in order. Callers make the two sides independent, so the outcome does
+    /// not depend on which.
     @inline(__always)
     func bothSides(parallel: Bool, _ body: @Sendable (Int) -> Void) {
-        if parallel && helped {
-            HelperThread.shared.run(body)
-        } else if parallel && threads > 1 {
-            DispatchQueue.concurrentPerform(iterations: 2, execute: body)
+        if parallel, let sides {
+            sides.run(body)
         } else {
             body(0)
             body(1)

@@ -40,7 +40,8 @@ import CSIMD
 // it reaches; every count above S is reached exactly.
 
 /// Quadric edge-collapse decimation of one indexed triangle mesh, in place on scratch memory it
-/// owns (allocated once in `init`, freed in `deinit`).
+/// owns (allocated once in `init`, freed in `deinit`), with a second thread it owns for large
+/// meshes (started on first use, joined in `deinit`).
 ///
 /// Vertex indices keep their input numbering until ``mesh()`` compacts them (preserving order).
 /// Collapses never move a boundary vertex off the boundary, never join two boundary vertices
@@ -91,8 +92,9 @@ struct QuadricSimplifier: ~Copyable {
     }
 
     var core: DecimationCore
-    /// Where the core's scratch memory goes back to.
-    private let cache: ArenaCache?
+    /// The second thread of the core's two-sided steps (started on the first, joined when the
+    /// simplifier goes away).
+    private let sides: Parallel.Pair?
     /// Vertices still referenced.
     private(set) var liveVertices: Int
     /// Triangle slots in use (dead ones are dropped by the next compaction).
@@ -108,16 +110,15 @@ struct QuadricSimplifier: ~Copyable {
     /// `threads`: 1 runs everything on the calling thread, more lets large meshes use two; the
     /// result is the same bytes either way.
     ///
-    /// `cache`: where the scratch memory comes from and goes back to (see ``ScratchArena``).
-    ///
     /// `vectorPlacement`: rank interior edges four at a time with AVX2 where the CPU has it; the
     /// result is the same bytes either way (tests compare the two).
-    init(_ mesh: Mesh, threads: Int = 2, cache: ArenaCache? = .shared,
+    init(_ mesh: Mesh, threads: Int = 2,
          vectorPlacement: Bool = true) {
         assert(!stride(from: 0, to: mesh.triangles.count, by: 3).contains { Decimation.repeatsACorner(mesh.triangles, $0) },
                "a triangle repeats a corner")
-        core = DecimationCore(mesh, threads: threads, cache: cache, vectorPlacement: vectorPlacement)
-        self.cache = cache
+        let sides = threads > 1 ? Parallel.Pair() : nil
+        self.sides = sides
+        core = DecimationCore(mesh, sides: sides, vectorPlacement: vectorPlacement)
         liveVertices = mesh.vertexCount
         triangleSlots = mesh.triangleCount
         // 1. Vertex → triangle lists.
@@ -126,7 +127,7 @@ struct QuadricSimplifier: ~Copyable {
         core.classifyAndAccumulate(triangleSlots)
     }
 
-    deinit { core.deallocate(to: cache) }
+    deinit { core.deallocate() }
 
     /// Whether classification locked a vertex (non-manifold edge or vertex, inconsistent
     /// winding): a clean manifold mesh has none.

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Dispatch
 import Synchronization
 
@@ -50,10 +45,10 @@ final class ThreadedFold: Sendable {
     private let queued = DispatchSemaphore(value: 0)
     /// Counts buffers in `free`.
     private let spare: DispatchSemaphore
-    private let thread: Mutex<pthread_t?> = Mutex(nil)
+    private let thread: Mutex<Parallel.Thread?> = Mutex(nil)
 
-    /// Starts the folding thread (a dedicated POSIX thread, so that it never waits for a busy
-    /// Dispatch pool) with `buffers` spare frame buffers.
+    /// Starts the folding thread (a ``Parallel/Thread`` of its own, joined by ``finish()`` or
+    /// ``cancel()``) with `buffers` spare frame buffers.
     init(_ fold: FrameFold, buffers: Int = 2) {
         precondition(buffers >= 1)
         state = Mutex(State(free: (0..<buffers).map { _ in Frame() }, fold: fold))
@@ -62,8 +57,8 @@ final class ThreadedFold: Sendable {
         spare = DispatchSemaphore(value: 0)
         for _ in 0..<buffers { spare.signal() }
         // The thread holds a reference until it ends.
-        if let tid = startPosixThread({ self.run() }) {
-            thread.withLock { $0 = tid }
+        if let started = Parallel.Thread({ self.run() }) {
+            thread.withLock { $0 = started }
         }
         // Else no thread: `submit` folds on the calling thread instead (same order, same result).
     }
@@ -98,9 +93,9 @@ final class ThreadedFold: Sendable {
 
     private func stop(_ mark: (inout State) -> Void) {
         state.withLock { mark(&$0) }
-        guard let tid = thread.withLock({ t in defer { t = nil }; return t }) else { return }
+        guard let running = thread.withLock({ t in defer { t = nil }; return t }) else { return }
         queued.signal()
-        pthread_join(tid, nil)
+        running.join()
     }
 
     /// The folding thread's loop.

@@ -1,5 +1,3 @@
-import Dispatch
-
 /// The hot core of ``Rasterizer``: binning, rasterisation into a strip-sized visibility buffer,
 /// and colour interpolation/resolve. Unsafe buffer access stays in this file; every buffer pointer is taken
 /// once per render, outside the loops.
@@ -31,9 +29,9 @@ enum StripRenderer {
     }
 
     /// Renders every strip into `pixels` (RGBA8, `size²`) and `depth`. With `threads > 1` the
-    /// strips are split into that many contiguous runs drawn concurrently, each with its own strip
-    /// buffers; a strip's pixels depend only on its own triangles, so the bytes are identical
-    /// for any thread count.
+    /// strips are split into two contiguous runs drawn concurrently (``Parallel/both(_:)``), each
+    /// with its own strip buffers; a strip's pixels depend only on its own triangles, so the bytes
+    /// are identical for any thread count.
     static func draw(triangles: [UInt32], screen: [SIMD2<Float>], invDepth: [Float], front: [SIMD4<Float>], back: [SIMD4<Float>],
                      size: Int, supersample ss: Int, threads: Int, pixels: inout [UInt8], depth: inout [Float]) {
         let w = size * ss, h = size * ss
@@ -65,15 +63,13 @@ enum StripRenderer {
                     fill[s] += 1
                 }
             }
-            let workers = max(1, min(threads, stripCount))
             bins.withUnsafeBufferPointer { bins in
                 let run = Run(input: input, bins: bins, offsets: offsets, size: size, supersample: ss, out: out, depth: dout)
-                if workers == 1 {
+                if threads == 1 || stripCount < 2 {
                     run.strips(0..<stripCount)
                 } else {
-                    DispatchQueue.concurrentPerform(iterations: workers) { k in
-                        run.strips((k * stripCount / workers)..<((k + 1) * stripCount / workers))
-                    }
+                    let half = stripCount / 2
+                    Parallel.both { k in run.strips(k == 0 ? 0..<half : half..<stripCount) }
                 }
             }
         }}}}}}}}
