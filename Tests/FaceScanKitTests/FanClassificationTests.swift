@@ -1,4 +1,5 @@
 @testable import FaceScanKit
+import Foundation
 import Testing
 
 /// The fast path of the simplifier's vertex classification: it may only say "closed
@@ -53,5 +54,44 @@ struct FanClassificationTests {
         #expect(!closed([(1, 3), (2, 3), (3, 1)]))
         // A large open fan.
         #expect(!closed(Array(ring(15).dropFirst())))
+    }
+}
+
+/// A vertex in very many triangles: a convex polygon of 100 001 corners triangulated as a fan
+/// from corner 0 (as a naive reader triangulates one big OBJ polygon). Corner 0 is on the rim in
+/// 100 000 triangles; classifying it and ranking its edges must stay linear in the fan (the
+/// corner-by-corner classification used to compare every corner with every other).
+@Suite("High-valence fan")
+struct HighValenceFanTests {
+    static func fan(corners n: Int) -> Mesh {
+        let positions = (0..<n).map { i -> SIMD3<Float> in
+            let angle = 2 * Double.pi * Double(i) / Double(n)
+            return SIMD3(Float(cos(angle)), Float(sin(angle)), 0)
+        }
+        var triangles: [UInt32] = []
+        triangles.reserveCapacity(3 * (n - 2))
+        for i in 1..<(n - 1) { triangles += [0, UInt32(i), UInt32(i + 1)] }
+        return Mesh(positions: positions, triangles: triangles)
+    }
+
+    @Test func aHundredThousandTriangleFanIsClassifiedAndDecimated() throws {
+        let fan = Self.fan(corners: 100_002)
+        #expect(fan.triangleCount == 100_000)
+        // Every corner is on the rim, the fan's apex too; none is locked.
+        let simplifier = QuadricSimplifier(fan, threads: 2)
+        let locked = simplifier.hasLockedVertices
+        let flags = Array(UnsafeBufferPointer(start: simplifier.core.flags, count: fan.vertexCount))
+        #expect(!locked)
+        #expect(flags.allSatisfy { $0 == DecimationCore.Flag.boundary })
+        // Decimated along the rim only: every vertex left is one of the input's, where it was.
+        let r = try Decimation.simplify(fan, targetVertices: 1_000)
+        #expect(r.vertexCount == 1_000 && r.triangleCount == 998)
+        let input = Set(fan.positions.map { [$0.x, $0.y, $0.z] })
+        #expect(r.positions.allSatisfy { input.contains([$0.x, $0.y, $0.z]) })
+        // One disc still: manifold, one rim, nothing repeated or left over (a few of its needle
+        // triangles are flat to Float precision, as the input's are).
+        let check = MeshCheck(r)
+        #expect(check.nonManifoldEdges == 0 && check.inconsistentEdges == 0 && check.boundaryLoops == 1)
+        #expect(check.duplicateTriangles == 0 && check.unreferencedVertices == 0)
     }
 }

@@ -142,11 +142,10 @@ struct DecimationCore: @unchecked Sendable {
     }
 
     /// Bytes of the classification scratch, in the order ``classifyAndAccumulate(_:)``
-    /// takes it: per triangle a plane and a normal, per corner its next and previous corner with 8
-    /// slots of padding each (a fan's last 8-lane block may reach past the last corner).
+    /// takes it: per triangle a plane and a normal, per corner its next and previous corner.
     static func classifyScratchBytes(triangles: Int) -> Int {
         ScratchLayout.bytes(SIMD4<Double>.self, triangles) + ScratchLayout.bytes(SIMD3<Float>.self, triangles)
-            + 2 * ScratchLayout.bytes(UInt32.self, 3 * triangles + 8)
+            + 2 * ScratchLayout.bytes(UInt32.self, 3 * triangles)
     }
 
     /// Frees the scratch memory.

@@ -94,18 +94,21 @@ extension DecimationCore {
         off[0] = 0
     }
 
-    /// True when some live triangle of `a` has the directed edge `a → b`.
+    /// True when some live triangle has the directed edge `a → b`: looked up in the shorter of
+    /// the two ends' triangle lists (`b` follows `a` in a triangle of `a`, or `a` precedes `b` in
+    /// a triangle of `b`), so that the edges of a vertex in very many triangles cost no more than
+    /// their other ends' lists.
     @inline(__always)
     func hasHalfEdge(from a: UInt32, to b: UInt32) -> Bool {
-        var i = Int(adjOffsets[Int(a)])
-        let end = Int(adjOffsets[Int(a) + 1])
-        while i < end {
-            if around(a, in: Int(adj[i])).next == b { return true }
-            i += 1
+        let aLo = Int(adjOffsets[Int(a)]), aHi = Int(adjOffsets[Int(a) + 1])
+        let bLo = Int(adjOffsets[Int(b)]), bHi = Int(adjOffsets[Int(b) + 1])
+        if aHi - aLo <= bHi - bLo {
+            for i in aLo..<aHi where around(a, in: Int(adj[i])).next == b { return true }
+        } else {
+            for i in bLo..<bHi where around(b, in: Int(adj[i])).prev == a { return true }
         }
         return false
     }
-
 
     /// Removes dead triangle slots, keeping order; returns the new slot count.
     func compactTriangles(_ triangleSlots: Int) -> Int {

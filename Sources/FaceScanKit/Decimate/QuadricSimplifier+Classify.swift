@@ -25,11 +25,9 @@ extension DecimationCore {
         var take = ScratchLayout.Cursor(base: s.candBytes, byteCount: Self.classifyScratchBytes(triangles: triangleSlots))
         let planes = take.take(SIMD4<Double>.self, triangleSlots)
         let normals = take.take(SIMD3<Float>.self, triangleSlots)
-        let nextOf = take.take(UInt32.self, corners + 8)
-        let prevOf = take.take(UInt32.self, corners + 8)
+        let nextOf = take.take(UInt32.self, corners)
+        let prevOf = take.take(UInt32.self, corners)
         take.finish()
-        (nextOf + corners).initialize(repeating: 0, count: 8)
-        (prevOf + corners).initialize(repeating: 0, count: 8)
         defer { _ = s.candBytes.bindMemory(to: Candidate.self, capacity: max(corners, 1)) }
         let scratch = ClassifyScratch(planes: planes, normals: normals, nextOf: nextOf, prevOf: prevOf)
         let parallel = triangleSlots >= Tuning.parallelTriangles
@@ -70,12 +68,12 @@ extension DecimationCore {
 
     /// Step 2 of ``classifyAndAccumulate(_:)`` for vertices `lo..<hi`. `seen`: a mark per
     /// vertex for ``isClosedManifoldFan(_:_:count:seen:stamp:)``, all zero (vertex `a` stamps
-    /// `2a + 1` and `2a + 2`, above every earlier vertex's).
+    /// `2a + 1` and `2a + 2`, above every earlier vertex's), and for
+    /// ``countNeighbours(_:_:count:into:)`` when a fan is not a closed disc.
     func classifyVertices(_ lo: Int, _ hi: Int, _ scratch: ClassifyScratch, seen: UnsafeMutablePointer<UInt32>) {
         let s = self
         let adj = s.adj, off = s.adjOffsets
         let nextOf = scratch.nextOf, prevOf = scratch.prevOf
-        let lanes = SIMD8<UInt32>(0, 1, 2, 3, 4, 5, 6, 7), zero = SIMD8<UInt32>()
         for a in lo..<hi {
             let first = Int(off[a]), last = Int(off[a + 1])
             let va = UInt32(a)
@@ -92,27 +90,16 @@ extension DecimationCore {
             }
             if !Self.isClosedManifoldFan(nextOf + first, prevOf + first, count: last - first,
                                          seen: seen, stamp: UInt32(truncatingIfNeeded: 2 * a + 1)) {
+                // How often each neighbour follows and precedes `a`: linear in the fan, however
+                // many triangles share `a`.
+                Self.countNeighbours(nextOf + first, prevOf + first, count: last - first, into: seen)
                 var outgoingBoundary = 0
                 for i in first..<last {
                     let b = nextOf[i], p = prevOf[i]
                     // `a → b` has an opposite when some triangle of `a` has `b → a` (b precedes
                     // a); an edge used twice in one direction (b or p repeated) is not manifold.
-                    // Counted 8 fan slots at a time, lanes past the fan masked off.
-                    let vb = SIMD8<UInt32>(repeating: b), vp = SIMD8<UInt32>(repeating: p)
-                    var outB = SIMD8<UInt32>(), inB = SIMD8<UInt32>(), outP = SIMD8<UInt32>(), inP = SIMD8<UInt32>()
-                    var j = first
-                    while j < last {
-                        let live = lanes .< SIMD8<UInt32>(repeating: UInt32(truncatingIfNeeded: last - j))
-                        let nv = UnsafeRawPointer(nextOf + j).loadUnaligned(as: SIMD8<UInt32>.self)
-                        let pv = UnsafeRawPointer(prevOf + j).loadUnaligned(as: SIMD8<UInt32>.self)
-                        outB &+= zero.replacing(with: 1, where: live .& (nv .== vb))
-                        inB &+= zero.replacing(with: 1, where: live .& (pv .== vb))
-                        outP &+= zero.replacing(with: 1, where: live .& (nv .== vp))
-                        inP &+= zero.replacing(with: 1, where: live .& (pv .== vp))
-                        j += 8
-                    }
-                    let nOutB = outB.wrappedSum(), nInB = inB.wrappedSum()
-                    let nOutP = outP.wrappedSum(), nInP = inP.wrappedSum()
+                    let cb = seen[Int(b)], cp = seen[Int(p)]
+                    let nOutB = cb & 3, nInB = cb >> 2, nOutP = cp & 3, nInP = cp >> 2
                     if nOutB > 1 || nInB > 1 || nOutP > 1 || nInP > 1 { flag |= Flag.locked }
                     let t = Int(adj[i])
                     if nInB == 0 {
@@ -127,10 +114,40 @@ extension DecimationCore {
                 }
                 // Two boundary fans touching at one vertex: not a manifold vertex, keep it.
                 if outgoingBoundary > 1 { flag |= Flag.locked }
+                Self.clearNeighbours(nextOf + first, prevOf + first, count: last - first, in: seen)
             }
             s.quad[a] = q
             s.refNormal[a] = normal
             s.flags[a] = flag
+        }
+    }
+
+    /// Counts, per neighbour `v` of a fan, how many of its corners it follows (`next[i] == v`,
+    /// bits 0–1 of `seen[v]`) and precedes (`prev[i] == v`, bits 2–3), each up to 2 (all that
+    /// classification asks: none, one, more). Overwrites whatever marks the neighbours had.
+    @inline(__always)
+    static func countNeighbours(_ next: UnsafeMutablePointer<UInt32>, _ prev: UnsafeMutablePointer<UInt32>, count: Int,
+                                into seen: UnsafeMutablePointer<UInt32>) {
+        for i in 0..<count {
+            seen[Int(next[i])] = 0
+            seen[Int(prev[i])] = 0
+        }
+        for i in 0..<count {
+            let b = Int(next[i])
+            seen[b] = (seen[b] & ~3) | min((seen[b] & 3) + 1, 2)
+            let p = Int(prev[i])
+            seen[p] = (seen[p] & 3) | (min((seen[p] >> 2) + 1, 2) << 2)
+        }
+    }
+
+    /// Sets the marks of a fan's neighbours back to zero (below every stamp) after
+    /// ``countNeighbours(_:_:count:into:)``.
+    @inline(__always)
+    static func clearNeighbours(_ next: UnsafeMutablePointer<UInt32>, _ prev: UnsafeMutablePointer<UInt32>, count: Int,
+                                in seen: UnsafeMutablePointer<UInt32>) {
+        for i in 0..<count {
+            seen[Int(next[i])] = 0
+            seen[Int(prev[i])] = 0
         }
     }
 
