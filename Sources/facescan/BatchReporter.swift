@@ -173,7 +173,7 @@ enum BatchSignals {
         guard started == 0 else { return }
         pthread_detach(thread)
         var action = sigaction()
-        action.__sigaction_handler.sa_handler = { sig in
+        action.handler = { sig in
             var byte = UInt8(truncatingIfNeeded: sig)
             _ = write(BatchSignals.pipeFDs[1], &byte, 1)
         }
@@ -183,7 +183,7 @@ enum BatchSignals {
             var old = sigaction()
             guard sigaction(sig, nil, &old) == 0 else { continue }
             // A signal the parent ignores (nohup) stays ignored.
-            if let h = old.__sigaction_handler.sa_handler, unsafeBitCast(h, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) {
+            if let h = old.handler, unsafeBitCast(h, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) {
                 continue
             }
             sigaction(sig, &action, nil)

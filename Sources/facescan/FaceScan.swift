@@ -34,7 +34,7 @@ struct FaceScan: ParsableCommand {
         } catch {
             if let failure = ExitStatus.failure(error) {
                 Console.error("facescan: \(failure)")
-                Glibc.exit(ExitStatus.of(failure))
+                posixExit(ExitStatus.of(failure))
             }
             let code = exitCode(for: error)
             if code == .success {
@@ -43,13 +43,13 @@ struct FaceScan: ParsableCommand {
                 // --help and --version: output that did not arrive is a failure (closed stdout, full disk).
                 if fflush(nil) != 0 {
                     Console.error("facescan: write to standard output failed: \(systemErrorText())")
-                    Glibc.exit(1)
+                    posixExit(1)
                 }
-                Glibc.exit(0)
+                posixExit(0)
             }
             let message = withSuggestion(oneLineMessage(message(for: error)))
             if !message.isEmpty { Console.error("facescan: \(message)") }
-            Glibc.exit(code == .validationFailure ? 2 : code.rawValue)
+            posixExit(code == .validationFailure ? 2 : code.rawValue)
         }
     }
 
