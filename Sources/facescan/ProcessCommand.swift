@@ -46,14 +46,14 @@ struct ProcessCommand: ParsableCommand {
 
         let showProgress = !verbosity.quiet && Console.stderrIsTerminal
         let report: Report
-        do {
+        do throws(FaceScanError) {
             report = try Pipeline.process(input: input, options: options, progress: showProgress ? { p in
                 if p.framesRead % 10 == 0 { Console.raw("\rreading: \(p.framesRead) frames, \(p.accepted) accepted") }
             } : nil)
-        } catch let failure as NoAcceptedFrames {
+        } catch .noAcceptedFrames(let failure) {
             if showProgress { Console.raw("\r\u{1B}[K") }
             if json { print(failure.report.json.serialized()) }
-            throw failure
+            throw FaceScanError.noAcceptedFrames(failure)
         } catch {
             if showProgress { Console.raw("\r\u{1B}[K") }
             throw error

@@ -200,10 +200,14 @@ private func fastDecode(_ text: String, into out: inout [Float], vector: Bool = 
             o.ingestThreads = threads
             o.maxFrames = 1000
             var r = Report(input: dir + "/e.json")
-            do {
+            do throws(FaceScanError) {
                 _ = try Pipeline.ingest(input: dir + "/e.json", options: o, report: &r)
                 Issue.record("no error with \(threads) threads")
-            } catch let e as InputError {
+            } catch {
+                guard case .badInput(let e) = error else {
+                    Issue.record("unexpected \(error)")
+                    continue
+                }
                 #expect(e.frame == 20 && e.field == "verticesBase64")
                 messages.append(e.description)
             }

@@ -48,7 +48,7 @@ public enum FaceScan {
     static func run(_ bytes: [UInt8], _ settings: ScanSettings?, _ name: String,
                     isCancelled: (() -> Bool)?) throws(FaceScanError) -> ScanResult {
         if isCancelled?() == true { throw .cancelled }
-        let reader = try temporaryReader(bytes, name)
+        let reader = CaptureReader(bytes: bytes, name: name)
         var session = try FaceScanSession.open(reader) { (s) throws(InputError) in settings ?? ScanSettings(options: PipelineOptions(), settings: s) }
         try session.read(reader, threads: 1, progress: nil, isCancelled: isCancelled)
         if isCancelled?() == true { throw .cancelled }
@@ -116,35 +116,4 @@ extension FaceScanSession {
         accumulator = fold.accumulator
         report.frames.rejected.outlier = accumulator?.outliers ?? 0
     }
-}
-
-extension FaceScanError {
-    /// The payload as the error the pre-`FaceScanError` API threw (``InputError``, ``UsageError``,
-    /// ``IOFailure``, ``NoAcceptedFrames``), for the untyped `Pipeline` entry points.
-    var payload: any Error {
-        switch self {
-        case .badInput(let e): e
-        case .badSetting(let e): e
-        case .io(let e): e
-        case .noAcceptedFrames(let e): e
-        case .cancelled: CancellationError()
-        case .unavailable(let what): UsageError(what)
-        }
-    }
-}
-
-// TEMPORARY until CaptureReader(bytes:name:) lands: the bytes through an unlinked temporary file.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-private func temporaryReader(_ bytes: [UInt8], _ name: String) throws(FaceScanError) -> CaptureReader {
-    var template = Array("/tmp/facescan-capture-XXXXXX".utf8CString)
-    let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-    guard fd >= 0 else { throw .io(IOFailure(path: name, "cannot create a temporary file")) }
-    let path = String(cString: template)
-    defer { unlink(path); close(fd) }
-    _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-    do throws(IOFailure) { return try CaptureReader(path: path) } catch { throw .io(error) }
 }

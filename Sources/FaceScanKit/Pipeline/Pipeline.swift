@@ -16,10 +16,10 @@ public enum Pipeline {
     /// outputs atomically into `options.outputDirectory`: a ``FaceScanSession`` fed from the
     /// file, then every format encoded and written.
     ///
-    /// Throws ``InputError`` or ``UsageError`` (exit 2), ``NoAcceptedFrames`` (exit 3, carrying the
-    /// report), ``IOFailure`` (exit 1). On any error no output file is created or replaced.
+    /// Throws `.badInput` or `.badSetting`, `.noAcceptedFrames` (carrying the report), `.io`.
+    /// On any error no output file is created or replaced.
     public static func process(input: String, options: PipelineOptions,
-                               progress: ((Progress) -> Void)? = nil) throws -> Report {
+                               progress: ((Progress) -> Void)? = nil) throws(FaceScanError) -> Report {
         var clock = Stopwatch()
         let total = Stopwatch()
 
@@ -35,43 +35,37 @@ public enum Pipeline {
             failure.report.input = input
             failure.report.timingsMs.ingest = clock.lap()
             failure.report.timingsMs.total = total.elapsed
-            throw failure
-        } catch {
-            throw error.payload
+            throw .noAcceptedFrames(failure)
         }
         report.input = input
         report.timingsMs.ingest = clock.lap()
 
         // 2. Smooth, 3. decimate / refine (or solid), unit and scale.
-        let mesh: Mesh
-        do throws(FaceScanError) {
-            mesh = try FaceScanSession.shape(ingested, report: &report, name: name)
-        } catch {
-            throw error.payload
-        }
+        let mesh = try FaceScanSession.shape(ingested, report: &report, name: name)
         let settings = ingested.settings
         _ = clock.lap()
 
         // 4. Encode and write every output atomically.
-        let formats = try Exporter.parseList(settings.formats)
+        let formats = try lift { () throws(UsageError) in try Exporter.parseList(settings.formats) }
         let outputName = options.name ?? defaultName(for: input)
-        try OutputTransaction.prepareDirectory(options.outputDirectory)
+        try lift { () throws(IOFailure) in try OutputTransaction.prepareDirectory(options.outputDirectory) }
         let transaction = OutputTransaction()
         var renderMs = 0.0
         var thumbnail: [UInt8]?  // rendered once, for the PNG and the 3MF package thumbnail
         for format in formats {
             var formatClock = Stopwatch()
             if format == "png" || format == "3mf", thumbnail == nil {
-                thumbnail = try Exporter.bytes(mesh, format: "png", render: RenderOptions(size: options.thumbnailSize))
+                thumbnail = try lift { try Exporter.bytes(mesh, format: "png", render: RenderOptions(size: options.thumbnailSize)) }
                 renderMs = formatClock.lap()
             }
             // Formats with a stated unit are written at the true size whatever --units says.
-            let bytes = try format == "png" ? thumbnail ?? [] : Exporter.bytes(mesh, format: format, unit: settings.units, thumbnail: thumbnail)
+            let bytes = try format == "png" ? thumbnail ?? []
+                : lift { try Exporter.bytes(mesh, format: format, unit: settings.units, thumbnail: thumbnail) }
             let path = options.outputDirectory + "/" + outputName + "." + format
-            try transaction.stage(bytes, to: path)
+            try lift { () throws(IOFailure) in try transaction.stage(bytes, to: path) }
             report.outputs.append(.init(format: format, path: path, bytes: bytes.count))
         }
-        try transaction.commit()
+        try lift { () throws(IOFailure) in try transaction.commit() }
         report.timingsMs.render = renderMs
         report.timingsMs.export = clock.lap() - renderMs
         report.timingsMs.total = total.elapsed
@@ -94,7 +88,7 @@ public enum Pipeline {
         for _ in 0..<8 {
             want = min(want, Decimation.maximumTargetVertices)
             guard want >= Decimation.minimumVertices else { break }
-            let surface = try Decimation.simplify(full, targetVertices: want)
+            let surface = try Decimation.simplify(full, exactly: want)
             var part = try Solidify.part(surface, options: solid, unitInMillimetres: unit)
             smallest = min(smallest, part.mesh.vertexCount)
             if part.mesh.vertexCount <= target {
@@ -117,7 +111,7 @@ public enum Pipeline {
 
     /// Reads the capture, gating and averaging its frames. Fills `report.frames`.
     public static func ingest(input: String, options: PipelineOptions, report: inout Report,
-                              progress: ((Progress) -> Void)? = nil) throws -> Ingested {
+                              progress: ((Progress) -> Void)? = nil) throws(FaceScanError) -> Ingested {
         do throws(FaceScanError) {
             var (reader, session) = try Self.open(input: input, options: options)
             defer { report.frames = session.report.frames }  // also when reading fails
@@ -126,9 +120,7 @@ public enum Pipeline {
         } catch .noAcceptedFrames(let failure) {
             report.frames = failure.report.frames
             report.mesh = failure.report.mesh
-            throw failure
-        } catch {
-            throw error.payload
+            throw .noAcceptedFrames(failure)
         }
     }
 
