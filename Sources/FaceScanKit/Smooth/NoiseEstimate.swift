@@ -9,17 +9,6 @@ import Glibc
 /// along its normal by a deterministic Gaussian sample scaled by its standard error) and the
 /// residual of that perturbation is measured — the operator's noise gain on this very mesh.
 public enum NoiseEstimate {
-    /// Estimated per-vertex noise of the averaged face before and after smoothing (µm, RMS over
-    /// vertices).
-    public struct Accuracy: Sendable, Equatable {
-        public var noiseBeforeUm: Double
-        public var noiseAfterUm: Double
-        public init(noiseBeforeUm: Double, noiseAfterUm: Double) {
-            self.noiseBeforeUm = noiseBeforeUm
-            self.noiseAfterUm = noiseAfterUm
-        }
-    }
-
     /// Smoothing passes for `smoothingIterations: "auto"`: one pass per ``micrometresPerPass`` of
     /// estimated noise (RMS standard error of the mean), from 1 to 8; 2 when the noise is unknown
     /// (one frame). Measured on synthesized ICT captures at 5 000 output vertices (bounds 4σ / 5σ):
@@ -37,7 +26,7 @@ public enum NoiseEstimate {
     }
 
     public static func measure(mesh: Mesh, smoothed: Mesh, standardErrors se: [Double], adjacency: Adjacency,
-                               options: TaubinOptions) -> Accuracy {
+                               options: TaubinOptions) -> Report.Accuracy {
         let normals = mesh.vertexNormals()
         var noisy = mesh
         var rng = SplitMix64(seed: 0x853C_49E6_748F_EA9B)
@@ -53,6 +42,6 @@ public enum NoiseEstimate {
             sum += along * along
         }
         let after = (sum / Double(max(1, mesh.vertexCount))).squareRoot()
-        return Accuracy(noiseBeforeUm: rms(se) * 1e6, noiseAfterUm: after * 1e6)
+        return Report.Accuracy(noiseBeforeUm: rms(se) * 1e6, noiseAfterUm: after * 1e6)
     }
 }

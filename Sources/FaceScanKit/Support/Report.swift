@@ -1,4 +1,5 @@
-/// What a run did, printed by `--json` as one object with a fixed key order.
+/// What a run did, printed by `--json` as one object with a fixed key order. (In Support, below
+/// every stage, because ``NoAcceptedFrames`` carries it.)
 public struct Report: Sendable, Equatable {
     public struct Rejections: Sendable, Equatable {
         public var distance = 0, tracking = 0, lighting = 0, expression = 0
@@ -36,7 +37,14 @@ public struct Report: Sendable, Equatable {
 
     /// Estimated per-vertex noise of the averaged face before and after smoothing (µm, RMS over
     /// vertices; see ``NoiseEstimate``).
-    public typealias Accuracy = NoiseEstimate.Accuracy
+    public struct Accuracy: Sendable, Equatable {
+        public var noiseBeforeUm: Double
+        public var noiseAfterUm: Double
+        public init(noiseBeforeUm: Double, noiseAfterUm: Double) {
+            self.noiseBeforeUm = noiseBeforeUm
+            self.noiseAfterUm = noiseAfterUm
+        }
+    }
 
     public var input: String
     public var accuracy: Accuracy?
