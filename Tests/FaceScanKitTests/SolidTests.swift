@@ -326,6 +326,29 @@ private func plane(_ pts: [SIMD3<Double>]) -> (SIMD3<Double>, SIMD3<Double>) {
     }
 }
 
+@Suite struct SelfIntersectionFlagTests {
+    /// With flagged triangles, exactly the crossing pairs with a flagged triangle (as the full
+    /// search finds them), whatever the flags; a limit cuts the list, never the verdict.
+    @Test func flaggedSearchFindsThePairsWithAFlaggedTriangle() throws {
+        // The ICT face (its lips cross) with its hole patches, plus a copy pushed through it.
+        var m = Solidify.fillHoles(try Decimation.simplify(try ictFixture(), targetVertices: 3_000))
+        let n = UInt32(m.vertexCount), tc = m.triangleCount
+        m.positions += m.positions.map { $0 + SIMD3<Float>(0.001, -0.002, 0.004) }
+        m.triangles += m.triangles.map { $0 + n }
+        let all = SelfIntersection.pairs(m)
+        #expect(all.count > 100)
+        for flags in [[Bool](repeating: false, count: 2 * tc),
+                      (0..<(2 * tc)).map { $0 >= tc },
+                      (0..<(2 * tc)).map { $0 % 7 == 3 },
+                      (0..<(2 * tc)).map { ($0 &* 2_654_435_761) % 5 < 2 }] {
+            let found = SelfIntersection.pairs(m, only: flags)
+            let expected = all.filter { flags[Int($0.x)] || flags[Int($0.y)] }
+            #expect(Set(found) == Set(expected) && found.count == expected.count)
+            if expected.count > 2 { #expect(SelfIntersection.pairs(m, only: flags, limit: 2).count == 2) }
+        }
+    }
+}
+
 @Suite struct InspectSelfIntersectionTests {
     /// Two triangles that pierce each other are both counted; a closed solid of the samples' kind none.
     @Test func countsCrossingTriangles() throws {

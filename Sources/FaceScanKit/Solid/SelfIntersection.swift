@@ -7,11 +7,14 @@
 ///
 /// The grid is a CSR array of triangle ids per cell (count → prefix-sum → fill); a pair is tested
 /// only in the first cell both bounding boxes cover, so each pair is tested once, in a
-/// deterministic order.
+/// deterministic order. With a set of flagged triangles, each cell lists its flagged triangles
+/// first, so the pairs of two unflagged triangles are never visited (a repair round that moved a
+/// few hundred triangles of a 200 000-triangle solid costs in proportion to those).
 /// - Complexity: O(t · k) for t triangles and k triangles per cell (a few dozen on a scan).
 enum SelfIntersection {
     /// Up to `limit` intersecting pairs (lower triangle index first), in increasing order of cell.
-    /// With `only`, a pair is tested only when at least one of its triangles is flagged.
+    /// With `only`, a pair is tested only when at least one of its triangles is flagged (within a
+    /// cell, pairs then come flagged triangle by flagged triangle).
     static func pairs(_ mesh: Mesh, only: [Bool]? = nil, limit: Int = .max) -> [SIMD2<Int32>] {
         let tc = mesh.triangleCount
         guard tc > 1 else { return [] }
@@ -47,12 +50,16 @@ enum SelfIntersection {
         for c in 0..<cellCount { counts[c + 1] += counts[c] }
         var fill = counts
         var items = [Int32](repeating: 0, count: Int(counts[cellCount]))
-        for t in 0..<tc {
-            for z in cLo[t].z...cHi[t].z { for y in cLo[t].y...cHi[t].y { for x in cLo[t].x...cHi[t].x {
-                let c = (z * dims.y + y) * dims.x + x
-                items[Int(fill[c])] = Int32(t)
-                fill[c] += 1
-            } } }
+        // Flagged triangles first in every cell (all of them without `only`), then the others.
+        for pass in 0..<(only == nil ? 1 : 2) {
+            for t in 0..<tc {
+                if let only, only[t] != (pass == 0) { continue }
+                for z in cLo[t].z...cHi[t].z { for y in cLo[t].y...cHi[t].y { for x in cLo[t].x...cHi[t].x {
+                    let c = (z * dims.y + y) * dims.x + x
+                    items[Int(fill[c])] = Int32(t)
+                    fill[c] += 1
+                } } }
+            }
         }
         var out: [SIMD2<Int32>] = []
         let tri = mesh.triangles
@@ -62,10 +69,11 @@ enum SelfIntersection {
             guard e - s > 1 else { continue }
             for i in s..<e {
                 let t1 = Int(items[i])
+                // The rest of the cell is unflagged: no pair left to test here.
+                if let only, !only[t1] { break }
                 let a1 = tri[3 * t1], b1 = tri[3 * t1 + 1], c1 = tri[3 * t1 + 2]
                 for j in (i + 1)..<e {
                     let t2 = Int(items[j])
-                    if let only, !only[t1] && !only[t2] { continue }
                     // First common cell only; boxes must overlap.
                     let first = pointwiseMax(cLo[t1], cLo[t2])
                     guard first == SIMD3(x, y, z) else { continue }

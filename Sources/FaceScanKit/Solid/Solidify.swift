@@ -351,9 +351,11 @@ public enum Solidify {
         // Place the back surface. Where it crosses anything (a thin fold such as an eyelid margin
         // meeting its patch, an ear), lower the offsets of the back vertices involved by 30 % and
         // test again; later rounds test only triangles with a back vertex in the region touched
-        // so far (the rest cannot have changed).
+        // so far (the rest cannot have changed). The first round tests every triangle with a
+        // back vertex (back and band): crossings of the front with itself are the surface's own
+        // and touch no back vertex.
         var region = [Bool](repeating: false, count: n)
-        var flagged: [Bool]? = nil
+        var flagged = [Bool](repeating: false, count: tc) + [Bool](repeating: true, count: solid.triangleCount - tc)
         for round in 0...Constants.repairRounds {
             for v in 0..<n {
                 var q = p[v] - offset[v] * normals[v]
