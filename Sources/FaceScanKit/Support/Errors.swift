@@ -117,7 +117,7 @@ public struct UsageError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The same message as a property of the input at `path` (`-` named as standard input): an
     /// unreachable target or an unclosable surface belongs to the mesh it was asked of.
     package func naming(input path: String) -> InputError {
-        InputError(file: CaptureReader.displayName(path), message)
+        InputError(file: path == "-" ? "<stdin>" : path, message)
     }
 }
 
