@@ -81,16 +81,26 @@ enum Parallel {
     ///
     /// A side the second thread has not taken when the calling thread finishes its own is run by
     /// the calling thread (a thread slow to wake costs a step nothing), so which thread runs a
-    /// side varies; callers make the sides independent, so the result does not.
+    /// side varies; callers make the sides independent, so the result does not. When the second
+    /// thread took a side and then stalled (its core taken by other work: the calling thread
+    /// waited longer than its own side took, plus ``stallSlackNanoseconds``), the pair runs both
+    /// sides on the calling thread from then on.
     final class Pair: @unchecked Sendable {
         /// What the two threads share (the second thread holds it, not the pair, so that the
         /// pair's `deinit` runs when its owner lets go).
         private let shared = Handoff()
-        /// Only the owner touches it.
+        /// Only the owner touches these.
         private var thread: Thread?
         private var startFailed = false
+        private var alone = false
+
+        /// How much longer than the caller's own side a wait for the second thread may take
+        /// before the pair stops using it.
+        static let stallSlackNanoseconds: UInt64 = 200_000
 
         init() {}
+
+        private static func now() -> UInt64 { Parallel.monotonicNanoseconds() }
 
         deinit {
             guard let thread else { return }
@@ -106,17 +116,30 @@ enum Parallel {
                 thread = Thread { shared.serve() }
                 startFailed = thread == nil
             }
-            guard thread != nil else {
+            guard thread != nil && !alone else {
                 body(0)
                 body(1)
                 return
             }
             withoutActuallyEscaping(body) { side in
                 shared.post(side)
+                let start = Self.now()
                 side(0)
-                if shared.takeBack() { side(1) }
+                let own = Self.now()
+                if shared.takeBack() {
+                    side(1)
+                } else if Self.now() &- own > own &- start &+ Self.stallSlackNanoseconds {
+                    alone = true
+                }
             }
         }
+    }
+
+    /// Monotonic nanoseconds.
+    fileprivate static func monotonicNanoseconds() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
     }
 
     /// One side at a time handed from the owner of a ``Pair`` to its thread.
