@@ -40,7 +40,7 @@ struct SimplifyCommand: ParsableCommand {
         let readMs = clock.lap()
         let result: Mesh
         do {
-            result = try Decimation.simplify(mesh, targetVertices: targetVertices)
+            result = try Decimation.simplify(mesh, exactly: targetVertices)
         } catch {
             throw error.naming(input: input)
         }

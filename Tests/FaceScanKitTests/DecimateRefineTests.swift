@@ -75,7 +75,7 @@ struct DecimateRefineTests {
         // No boundary edge, but nothing is closed either.
         #expect(MeshCheck(only).boundaryEdges == 0 && !MeshCheck(only).isWatertight)
         #expect(throws: UsageError("cannot reach 10 vertices: the mesh has no triangle with three distinct corners")) {
-            try Decimation.simplify(only, targetVertices: 10)
+            try Decimation.simplify(only, exactly: 10)
         }
         var mixed = DecimateFixtures.grid(5)
         mixed.triangles += [0, 0, 1, 3, 4, 3]
@@ -105,7 +105,7 @@ struct DecimateRefineTests {
         bowtie.positions = [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(-1, 0, 0), SIMD3(0, -1, 0)]
         bowtie.triangles = [0, 1, 2, 0, 3, 4]
         #expect(throws: UsageError("cannot reach 4 vertices: the smallest reachable count for this mesh is 5")) {
-            try Decimation.simplify(bowtie, targetVertices: 4)
+            try Decimation.simplify(bowtie, exactly: 4)
         }
         // Just above a tetrahedron's 4: one split.
         let five = try Decimation.simplify(DecimateFixtures.tetrahedron, targetVertices: 5)
@@ -123,7 +123,7 @@ struct DecimateRefineTests {
         repeated.triangles += Array(repeated.triangles[0..<3])
         for mesh in [fin, repeated] {
             for target in [10, 60] {
-                #expect(throws: UsageError.self) { try Decimation.simplify(mesh, targetVertices: target) }
+                #expect(throws: UsageError.self) { try Decimation.simplify(mesh, exactly: target) }
             }
         }
     }

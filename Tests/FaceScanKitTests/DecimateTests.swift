@@ -11,7 +11,7 @@ struct DecimateTests {
         let same = try Decimation.simplify(F.tetrahedron, targetVertices: 4)
         #expect(same == F.tetrahedron)
         #expect(throws: UsageError("cannot reach 3 vertices: the smallest reachable count for this mesh is 4")) {
-            try Decimation.simplify(F.tetrahedron, targetVertices: 3)
+            try Decimation.simplify(F.tetrahedron, exactly: 3)
         }
     }
 
@@ -52,13 +52,13 @@ struct DecimateTests {
 
     @Test func cubeStopsAtATetrahedron() throws {
         #expect(throws: UsageError("cannot reach 3 vertices: the smallest reachable count for this mesh is 4")) {
-            try Decimation.simplify(F.cube(3), targetVertices: 3)
+            try Decimation.simplify(F.cube(3), exactly: 3)
         }
     }
 
     @Test func meshWithoutTrianglesIsRejected() {
         let empty = Mesh(positions: [SIMD3(0, 0, 0)], triangles: [])
-        #expect(throws: UsageError.self) { try Decimation.simplify(empty, targetVertices: 1) }
+        #expect(throws: UsageError.self) { try Decimation.simplify(empty, exactly: 1) }
     }
 
     @Test func unreferencedVerticesDoNotCount() throws {
@@ -194,7 +194,7 @@ struct DecimateTests {
         let face = try F.mediaPipeFace()
         var smallest = 0
         do {
-            _ = try Decimation.simplify(face, targetVertices: 3)
+            _ = try Decimation.simplify(face, exactly: 3)
             Issue.record("3 vertices should be unreachable")
         } catch {
             let prefix = "cannot reach 3 vertices: the smallest reachable count for this mesh is "
@@ -206,7 +206,7 @@ struct DecimateTests {
         #expect(r.vertexCount == smallest)
         #expect(MeshCheck(r).isClean)
         #expect(throws: UsageError("cannot reach \(smallest - 1) vertices: the smallest reachable count for this mesh is \(smallest)")) {
-            try Decimation.simplify(face, targetVertices: smallest - 1)
+            try Decimation.simplify(face, exactly: smallest - 1)
         }
     }
 
@@ -277,6 +277,22 @@ struct DecimateTests {
                 #expect(r.vertexCount == target && moved.isEmpty,
                         "\(m.vertexCount) v → \(target): \(moved.count) boundary vertices off the input's rim")
             }
+        }
+    }
+}
+
+/// The public entry reports an unreachable count as ``FaceScanError/badSetting(_:)`` carrying the
+/// narrow error's message.
+@Suite("Decimation errors")
+struct DecimationErrorTests {
+    @Test func anUnreachableCountIsABadSetting() {
+        do {
+            _ = try Decimation.simplify(DecimateFixtures.tetrahedron, targetVertices: 3)
+            Issue.record("a tetrahedron cannot lose a vertex")
+        } catch .badSetting(let e) {
+            #expect(e.message == "cannot reach 3 vertices: the smallest reachable count for this mesh is 4")
+        } catch {
+            Issue.record("expected badSetting, got \(error)")
         }
     }
 }

@@ -22,14 +22,24 @@ public enum Decimation {
     /// no non-manifold edge). UVs, when present, follow. Deterministic: the same input gives the
     /// same output bytes.
     ///
-    /// - Throws: ``UsageError`` when the count cannot be reached; its message names the smallest
-    ///   count this mesh can be decimated to, e.g. "cannot reach 12 vertices: the smallest
-    ///   reachable count for this mesh is 57".
+    /// - Throws: ``FaceScanError/badSetting(_:)`` when the count cannot be reached; its message
+    ///   names the smallest count this mesh can be decimated to, e.g. "cannot reach 12 vertices:
+    ///   the smallest reachable count for this mesh is 57".
     /// `threads`: 1 keeps all work on the calling thread; with more, large meshes (4 096 triangles
-    /// and up) use two. The result is the same bytes for any value.
+    /// and up) use two, for the duration of the call. The result is the same bytes for any value.
     ///
     /// - Complexity: about O(t log t) for t triangles (passes shrink geometrically).
-    public static func simplify(_ mesh: Mesh, targetVertices target: Int, threads: Int = 2) throws(UsageError) -> Mesh {
+    public static func simplify(_ mesh: Mesh, targetVertices target: Int, threads: Int = 2) throws(FaceScanError) -> Mesh {
+        do {
+            return try simplify(mesh, exactly: target, threads: threads)
+        } catch {
+            throw .badSetting(error)
+        }
+    }
+
+    /// ``simplify(_:targetVertices:threads:)`` with the narrow error, for callers in this package
+    /// that name the input in the message themselves.
+    package static func simplify(_ mesh: Mesh, exactly target: Int, threads: Int = 2) throws(UsageError) -> Mesh {
         // 1. Only triangles with three distinct corners, and the vertices they use, count.
         let work = referencedOnly(withoutDegenerateTriangles(mesh))
         guard work.triangleCount > 0 else {

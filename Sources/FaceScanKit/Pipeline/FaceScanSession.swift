@@ -271,7 +271,7 @@ public struct FaceScanSession: Sendable {
                 report.scale = part.scale
                 report.depthMm = part.depth
             } else {
-                mesh = try Decimation.simplify(mesh, targetVertices: settings.targetVertices)
+                mesh = try Decimation.simplify(mesh, exactly: settings.targetVertices)
                 mesh = mesh.scaled(by: Float(settings.outputFactor))
             }
         } catch {
