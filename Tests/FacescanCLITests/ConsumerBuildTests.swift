@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+// readelf and ldd: ELF platforms (Linux) only.
+#if os(Linux)
 /// A package outside this one, depending on it by path with `traits: []`, as an app would that
 /// wants none of the optional C libraries: it must build, run the whole library (live frames
 /// with verdicts, in-memory capture → mesh → STL/OBJ/PNG bytes, typed errors), and its binary
@@ -68,7 +70,7 @@ import Testing
             #expect(!needed.contains { $0.hasPrefix(lib) }, "\(binary) needs \(lib): \(needed)")
         }
         let ldd = try run("/usr/bin/env", ["ldd", binary], cwd: dir)
-        #expect(ldd.status == 0, ldd.output)
+        #expect(ldd.status == 0, "ldd failed: \(ldd.output)")
         for lib in Self.optionalLibraries {
             #expect(!ldd.output.contains(lib), "ldd lists \(lib):\n\(ldd.output)")
         }
@@ -217,3 +219,4 @@ private func run(_ executable: String, _ args: [String], cwd: String) throws -> 
     p.waitUntilExit()
     return (p.terminationStatus, String(decoding: data, as: UTF8.self))
 }
+#endif
