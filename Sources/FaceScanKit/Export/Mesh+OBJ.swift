@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 extension Mesh {
     /// Wavefront OBJ text: `v`, `vn` (area-weighted vertex normals), `vt` when the mesh has UVs, and
     /// `f v/vt/vn` (or `f v//vn`). Numbers are written in shortest round-trip form (the text reads

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Binary STL layout constants.
 public enum STLLayout {
     public static let headerSize = 80

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Where a reader's bytes come from: a file descriptor (a file, or a pipe such as standard input)
 /// or bytes already in memory. Hands out chunks into the caller's buffer; seeks when the source
 /// allows it (a regular file, memory), and can turn a pipe into a seekable source by copying what
@@ -60,7 +54,7 @@ final class ByteSource {
             return n
         }
         while true {
-            let r = readFD(fd, dst, count)
+            let r = posixRead(fd, dst, count)
             if r >= 0 { return r }
             if errno == EINTR { continue }
             throw Failure(message: systemErrorText())
@@ -91,7 +85,7 @@ final class ByteSource {
         func put(_ p: UnsafePointer<UInt8>, _ n: Int) throws(Failure) {
             var o = 0
             while o < n {
-                let w = writeFD(tfd, p + o, n - o)
+                let w = posixWrite(tfd, p + o, n - o)
                 if w < 0 {
                     if errno == EINTR { continue }
                     let text = systemErrorText()
@@ -119,23 +113,4 @@ final class ByteSource {
         seekable = true
         guard lseek(tfd, 0, SEEK_SET) == 0 else { throw Failure(message: "cannot rewind the buffered input") }
     }
-}
-
-/// `read(2)` and `write(2)`, under names a type's own `read` cannot hide.
-@inline(__always)
-private func readFD(_ fd: Int32, _ p: UnsafeMutablePointer<UInt8>, _ n: Int) -> Int {
-    #if canImport(Glibc)
-    Glibc.read(fd, p, n)
-    #else
-    Darwin.read(fd, p, n)
-    #endif
-}
-
-@inline(__always)
-private func writeFD(_ fd: Int32, _ p: UnsafePointer<UInt8>, _ n: Int) -> Int {
-    #if canImport(Glibc)
-    Glibc.write(fd, p, n)
-    #else
-    Darwin.write(fd, p, n)
-    #endif
 }
