@@ -67,7 +67,7 @@ enum OFFCheck {
 extension Mesh {
     /// Object File Format text: `OFF`, the counts (`vertices triangles 0`), one `x y z` line per
     /// vertex (shortest round-trip float text), one `3 a b c` line per triangle (zero-based).
-    /// Reading goes through assimp after ``OFFCheck``.
+    /// Reading goes through assimp after `OFFCheck`.
     public func offBytes() -> [UInt8] {
         var out = TextBuffer(capacity: positions.count * 40 + triangles.count * 8 + 32)
         out.append("OFF\n")

@@ -2,7 +2,7 @@
 import Foundation
 
 extension Mesh {
-    /// ``init(bytes:format:unit:name:)`` for `Data`.
+    /// ``init(bytes:format:unit:name:)-([UInt8],_,_,_)`` for `Data`.
     public init(data: Data, format: MeshFormat, unit: LengthUnit = .mm, name: String? = nil) throws(FaceScanError) {
         try self.init(bytes: [UInt8](data), format: format, unit: unit, name: name)
     }

@@ -59,7 +59,7 @@ extension Mesh {
 
     /// Reads a mesh file: STL and OBJ by FaceScanKit (also `-` for standard input), 3MF through
     /// lib3mf, any other format assimp reads (PLY, OFF, GLB, DAE, FBX, …) through assimp. Units as
-    /// in ``init(bytes:format:unit:name:)``.
+    /// in ``init(bytes:format:unit:name:)-([UInt8],_,_,_)``.
     ///
     /// Throws ``FaceScanError/io(_:)`` when the file cannot be read, ``FaceScanError/badInput(_:)``
     /// when its content breaks the format.

@@ -23,7 +23,7 @@ public enum SurfaceDistance {
     /// Symmetric distance; `unitToMicrometres` converts the meshes' unit to µm (1e6 for metres, 1e3 for mm).
     ///
     /// Recipe: sample `samplesPerMesh` points on `a` (seed `seed`) and on `b` (seed `seed + 1`)
-    /// → build a ``TriangleBVH`` over each mesh → for every point, the exact distance to the nearest
+    /// → build a `TriangleBVH` over each mesh → for every point, the exact distance to the nearest
     /// triangle of the other mesh (Ericson's closest point on a triangle) → rms, max and mean over
     /// all 2 × `samplesPerMesh` distances, summed in sample order (so the result does not depend on
     /// how the queries were spread over threads).

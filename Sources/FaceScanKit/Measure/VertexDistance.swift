@@ -2,7 +2,7 @@ import Dispatch
 
 extension SurfaceDistance {
     /// The distance from every vertex of `a` to the nearest point of surface `b` (exact
-    /// point–triangle distances through a ``TriangleBVH``), in µm (`unitToMicrometres` converts
+    /// point–triangle distances through a `TriangleBVH`), in µm (`unitToMicrometres` converts
     /// the meshes' unit). Each slot depends only on its own vertex, so the result does not depend
     /// on how the queries were spread over threads. All `.infinity` when `b` has no triangle.
     /// - Complexity: O(m log m + n log m) for n vertices and m triangles.

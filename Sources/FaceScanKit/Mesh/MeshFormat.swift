@@ -1,4 +1,4 @@
-/// A mesh file format FaceScanKit reads and writes, in memory (``Mesh/init(bytes:format:unit:name:)``,
+/// A mesh file format FaceScanKit reads and writes, in memory (``Mesh/init(bytes:format:unit:name:)-([UInt8],_,_,_)``,
 /// ``Mesh/encoded(as:unit:)``) or as files (``Mesh/init(contentsOf:unit:)``, ``Mesh/write(to:format:unit:)``).
 ///
 /// STL, OBJ and GLB are written by FaceScanKit itself; PLY and OFF (and reading GLB) go through

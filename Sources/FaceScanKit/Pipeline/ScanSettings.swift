@@ -18,7 +18,7 @@ public struct ScanSettings: Sendable, Equatable {
     public var scale: Double
     /// Close the face into a printable solid (``Solidify``); nil: an open surface.
     public var solid: SolidOptions?
-    /// Formats `Pipeline.process` writes (names as ``Exporter`` knows them); not used in memory.
+    /// Formats `Pipeline.process` writes (names as `Exporter` knows them); not used in memory.
     public var formats: [String]
 
     /// Laplacian weights of the smoothing.

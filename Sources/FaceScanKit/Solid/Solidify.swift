@@ -50,7 +50,7 @@ public struct SolidOptions: Sendable, Equatable {
 /// other loop (eyes, mouth, nostrils) is filled with a fair patch (``fillHoles(_:)``). Then:
 /// 1. **Cut** by the plane ``SolidOptions/depth`` behind the frontmost point; the rim above the
 ///    plane is carried straight down onto it by a skirt, so the part stands on the plane
-///    (``PlaneTrim``). With ``SolidOptions/fit``, scaled down uniformly to fit the build volume.
+///    (`PlaneTrim`). With ``SolidOptions/fit``, scaled down uniformly to fit the build volume.
 /// 2. **thickness**: a copy of the surface is offset behind it along smoothed vertex normals
 ///    (rim vertices within the plane), wound the other way and joined to the front along the rim
 ///    by a band of quads in the plane. The offset is reduced where the surface curves more tightly
