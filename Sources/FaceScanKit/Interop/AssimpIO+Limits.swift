@@ -24,11 +24,17 @@ extension AssimpIO {
             start = end + 1
             if let hash = line.firstIndex(of: UInt8(ascii: "#")) { line = line[..<hash] }
             var words = line.split(whereSeparator: { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D })[...]
+            // The keyword (`OFF`, `COFF`, `NOFF`, `STOFF`, …) may run straight into the first
+            // count (`OFF3333…`): assimp skips the keyword's letters and reads on.
+            var glued: ArraySlice<UInt8>? = nil
             if !keywordSeen, let first = words.first {
                 keywordSeen = true
-                if first.last == UInt8(ascii: "F") && first.count <= 6 && first.contains(UInt8(ascii: "O")) { words = words.dropFirst() }
+                if let k = first.firstRange(of: "OFF".utf8) {
+                    words = words.dropFirst()
+                    if k.upperBound < first.endIndex { glued = first[k.upperBound...] }
+                }
             }
-            for w in words where counts.count < 2 {
+            for w in (glued.map { [$0] } ?? []) + words where counts.count < 2 {
                 guard let v = leadingCount(w) else { return }  // not a count: assimp refuses the file itself
                 if counts.isEmpty { countLine = lineNo }
                 counts.append((w, v))
