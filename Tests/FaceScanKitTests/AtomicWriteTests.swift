@@ -17,7 +17,10 @@ private func names(in dir: String) -> [String] {
     defer { closedir(d) }
     var out: [String] = []
     while let e = readdir(d) {
-        let name = withUnsafeBytes(of: e.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+        // In place: a dirent record may end before a copy of its 256-byte d_name would (ASan).
+        let name = withUnsafeMutablePointer(to: &e.pointee.d_name) {
+            $0.withMemoryRebound(to: CChar.self, capacity: 1) { String(cString: $0) }
+        }
         if name != "." && name != ".." { out.append(name) }
     }
     return out.sorted()

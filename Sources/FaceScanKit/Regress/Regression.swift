@@ -59,7 +59,10 @@ package enum Regression {
         defer { closedir(d) }
         var names: [String] = []
         while let e = readdir(d) {
-            let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            // In place: a dirent record may end before a copy of its 256-byte d_name would (ASan).
+            let name = withUnsafeMutablePointer(to: &e.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 1) { String(cString: $0) }
+            }
             if name.hasPrefix(".") { continue }
             if captureFile(in: root + "/" + name) != nil { names.append(name) }
         }

@@ -359,7 +359,11 @@ final class OutputJournal {
         defer { closedir(d) }
         var out: [String] = []
         while let e = readdir(d) {
-            let name = withUnsafeBytes(of: e.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            // In place: glibc's dirent records are d_reclen long, often shorter than the
+            // 256-byte d_name a copy of the field would read (ASan: heap-buffer-overflow).
+            let name = withUnsafeMutablePointer(to: &e.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 1) { String(cString: $0) }
+            }
             if name != "." && name != ".." { out.append(name) }
         }
         return out
