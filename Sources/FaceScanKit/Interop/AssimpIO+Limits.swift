@@ -10,7 +10,7 @@ extension AssimpIO {
     /// is read as OFF whatever its first line (its extension or format hint says so; assimp's
     /// loader then takes the first numbers for the counts even without the `OFF` keyword).
     static func checkOFF(_ bytes: [UInt8], name: String, hinted: Bool) throws(InputError) {
-        try OFFCheck.check(bytes, name: name)
+        try OFFCheck.check(splittingGluedKeyword(bytes) ?? bytes, name: name)
         guard hinted || OFFCheck.looksLikeOFF(bytes[...]) else { return }
         var counts: [(text: ArraySlice<UInt8>, value: Int)] = []
         var countLine = 0
@@ -64,6 +64,20 @@ extension AssimpIO {
                 throw InputError(file: name, "PLY header line \(i + 1): element '\(text(w[1]))' declares \(text(w[2])) records, more than the \(left) lines after the header hold")
             }
         }
+    }
+
+    /// `bytes` with a space after a keyword that runs straight into a count (`OFF1 1 0` becomes
+    /// `OFF 1 1 0`, line numbers unchanged), so that ``OFFCheck`` (which knows the keyword as a
+    /// word of its own) checks its indices: assimp reads such a file and crashes on an index out
+    /// of range (fuzz finding, SIGSEGV). nil when the first word is no such keyword.
+    static func splittingGluedKeyword(_ bytes: [UInt8]) -> [UInt8]? {
+        func space(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
+        var start = 0
+        while start < bytes.count && space(bytes[start]) { start += 1 }
+        var end = start
+        while end < bytes.count && !space(bytes[end]) { end += 1 }
+        guard let k = bytes[start..<end].firstRange(of: "OFF".utf8), k.upperBound < end else { return nil }
+        return Array(bytes[..<k.upperBound]) + [0x20] + bytes[k.upperBound...]
     }
 
     /// The index of the `\n` ending the line that starts at `start` (or the end of `bytes`).
