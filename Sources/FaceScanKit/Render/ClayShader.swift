@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Turns a surface normal into a colour. The rasteriser is generic over it, so each shader is
 /// specialised into the per-sample loop (no closure or existential call per sample).
 public protocol SurfaceShader: Sendable {

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Colours each vertex on its own: ``Rasterizer/renderFrame(_:options:vertexShader:)`` calls it
 /// once per vertex and side, generic (specialised, no existential call per vertex).
 public protocol VertexShader: Sendable {

@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Neighbour weighting of the smoothing Laplacian.
 public enum SmoothingWeights: String, Sendable, CaseIterable {
     /// Every neighbour counts the same (umbrella operator).

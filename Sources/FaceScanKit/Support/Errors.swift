@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The one error every public throwing function of FaceScanKit reports (`throws(FaceScanError)`).
 ///
 /// Each case carries a payload with the details; ``description`` is the payload's one-line message,

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Monotonic wall-clock timing in milliseconds.
 package struct Stopwatch: Sendable {
     private var start: Double
