@@ -8,6 +8,7 @@ import Glibc
 
 #if FACESCAN_FUZZ
 /// libFuzzer's driver for programs with their own main (LLVM ≥ 11).
+// swift-format-ignore: AlwaysUseLowerCamelCase
 @_silgen_name("LLVMFuzzerRunDriver")
 func LLVMFuzzerRunDriver(
     _ argc: UnsafeMutablePointer<Int32>,

@@ -6,7 +6,10 @@
 /// truth in metres), and after `--update` the files `expected.json` and `expected.stl`.
 package enum Regression {
     package enum Status: String, Sendable {
-        case pass = "PASS", fail = "FAIL", changed = "CHANGED", updated = "UPDATED"
+        case pass = "PASS"
+        case fail = "FAIL"
+        case changed = "CHANGED"
+        case updated = "UPDATED"
     }
 
     /// One line of the regression report: one sample, one metric.

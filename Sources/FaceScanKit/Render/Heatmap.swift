@@ -171,9 +171,9 @@ enum Glyphs {
                 for (c, bit) in row.enumerated() where bit == "#" {
                     for dy in 0..<scale {
                         for dx in 0..<scale {
-                            let X = cx + c * scale + dx, Y = y + r * scale + dy
-                            guard X >= 0, X < width, Y >= 0, Y < height else { continue }
-                            let d = 4 * (Y * width + X)
+                            let px0 = cx + c * scale + dx, py0 = y + r * scale + dy
+                            guard px0 >= 0, px0 < width, py0 >= 0, py0 < height else { continue }
+                            let d = 4 * (py0 * width + px0)
                             px[d] = color.x; px[d + 1] = color.y; px[d + 2] = color.z
                         }
                     }

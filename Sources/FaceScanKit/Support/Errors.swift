@@ -69,15 +69,6 @@ func lift<T, E: Error>(_ body: () throws(E) -> T) throws(FaceScanError) -> T {
     }
 }
 
-/// The async form of ``lift(_:)``.
-func lift<T, E: Error>(_ body: () async throws(E) -> T) async throws(FaceScanError) -> T {
-    do {
-        return try await body()
-    } catch {
-        throw FaceScanError(any: error)
-    }
-}
-
 /// The payload of ``FaceScanError/badInput(_:)``: a capture or mesh that breaks its format.
 /// Prints as `FILE: frame N: field 'F': MESSAGE` (parts that do not apply are left out).
 public struct InputError: Error, CustomStringConvertible, Sendable, Equatable {
