@@ -5,7 +5,8 @@ import Foundation
 /// 0.3–1.2 mm, 10–40 % bad frames, some with gate-invisible glitches), for facescan and — when
 /// `.venv-peers` exists — the Python pipeline.
 func runAccuracyBench(samplesDir: String) throws {
-    print("== accuracy at 5000 vertices against ground truth (µm, symmetric surface distance, 100 000 samples per side)")
+    print(
+        "== accuracy at 5000 vertices against ground truth (µm, symmetric surface distance, 100 000 samples per side)")
     let a = try MeshIO.read(path: samplesDir + "/ict-neutral/truth.obj")
     let b = try MeshIO.read(path: samplesDir + "/ict-identity-ndjson/truth.obj")
     let dir = "/tmp/facescan-accuracy-\(getpid())"
@@ -13,7 +14,9 @@ func runAccuracyBench(samplesDir: String) throws {
     defer { _ = try? FileManager.default.removeItem(atPath: dir) }
     let python = ".venv-peers/bin/python"
     let havePython = FileManager.default.isExecutableFile(atPath: python)
-    print("capture                           frames  noise  bad  glitch | previous rms  max | facescan rms    max | --smoothing auto | python rms    max")
+    print(
+        "capture                           frames  noise  bad  glitch | previous rms  max | facescan rms    max | --smoothing auto | python rms    max"
+    )
     let cases: [(String, Mesh, Mesh, Double, Double, Double, UInt64)] = [
         ("identity A, seed 1", a, b, 0.6, 0.25, 0.0, 1),
         ("identity B, seed 2", b, a, 0.3, 0.10, 0.0, 2),
@@ -48,9 +51,12 @@ func runAccuracyBench(samplesDir: String) throws {
         o.smoothingIterations = ResolvedSettings.autoSmoothing
         _ = try Pipeline.process(input: path, options: o)
         let ea = SurfaceDistance.symmetric(try MeshIO.read(path: "\(dir)/a\(seed).stl"), truth, samplesPerMesh: 100_000)
-        var line = label.padding(toLength: 34, withPad: " ", startingAt: 0)
-            + String(format: "%6d  %4.1f  %3.0f%%  %4.0f%%  | %8.1f %5.0f | %9.1f %6.1f | %7.1f %6.1f", c.frames, noise, bad * 100, glitch * 100,
-                     ep.rms, ep.max, e.rms, e.max, ea.rms, ea.max)
+        var line =
+            label.padding(toLength: 34, withPad: " ", startingAt: 0)
+            + String(
+                format: "%6d  %4.1f  %3.0f%%  %4.0f%%  | %8.1f %5.0f | %9.1f %6.1f | %7.1f %6.1f", c.frames, noise,
+                bad * 100, glitch * 100,
+                ep.rms, ep.max, e.rms, e.max, ea.rms, ea.max)
         if havePython {
             let p = Process()
             p.executableURL = URL(fileURLWithPath: python)
@@ -80,7 +86,9 @@ func runSampleAccuracyBench(samplesDir: String) throws {
     for name in (try FileManager.default.contentsOfDirectory(atPath: samplesDir)).sorted() {
         let base = samplesDir + "/" + name
         guard let truth = try? MeshIO.read(path: base + "/truth.obj") else { continue }
-        let input = FileManager.default.fileExists(atPath: base + "/capture.json") ? base + "/capture.json" : base + "/capture.ndjson"
+        let input =
+            FileManager.default.fileExists(atPath: base + "/capture.json")
+            ? base + "/capture.json" : base + "/capture.ndjson"
         var line = name.padding(toLength: 22, withPad: " ", startingAt: 0)
         for (label, var o) in variants {
             o.outputDirectory = dir

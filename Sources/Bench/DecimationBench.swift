@@ -1,9 +1,10 @@
+import FaceScanKit
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import FaceScanKit
 
 /// Decimation benchmark: W3 (ICT neutral 9 409 v → 5 000 v), W2 (ICT neutral midpoint-subdivided
 /// twice, 148 402 v → 10 000 v) and refinement (9 409 v → 20 000 v).
@@ -57,7 +58,9 @@ public func runDecimationBench() {
         let r = result!
         let check = MeshCheck(r)
         let error = SurfaceDistance.symmetric(r, w.mesh, samplesPerMesh: 200_000)
-        print("  \(name) \(w.mesh.vertexCount) v → \(w.target) v: \(fmt(times[times.count / 2])) / \(fmt(times[0])) ms, reached \(r.vertexCount) v \(r.triangleCount) t, clean \(check.isClean), error RMS \(fmt(error.rms)) µm max \(fmt(error.max)) µm")
+        print(
+            "  \(name) \(w.mesh.vertexCount) v → \(w.target) v: \(fmt(times[times.count / 2])) / \(fmt(times[0])) ms, reached \(r.vertexCount) v \(r.triangleCount) t, clean \(check.isClean), error RMS \(fmt(error.rms)) µm max \(fmt(error.max)) µm"
+        )
         if let outDir {
             let slug = w.name.split(separator: " ").joined(separator: "-")
             try? OutputTransaction.write(w.mesh.objBytes(), to: "\(outDir)/\(slug)-input.obj")
@@ -82,8 +85,9 @@ public func runSimplifyFileBench(path: String, target: Int, runs: Int) throws {
         }
     }
     let t2 = times[2]!.sorted(), t1 = times[1]!.sorted()
-    print("{\"vertices\":\(reached),\"bestMs\":\(fmt(t2[0])),\"medianMs\":\(fmt(t2[t2.count / 2])),"
-        + "\"bestMs1Thread\":\(fmt(t1[0])),\"medianMs1Thread\":\(fmt(t1[t1.count / 2]))}")
+    print(
+        "{\"vertices\":\(reached),\"bestMs\":\(fmt(t2[0])),\"medianMs\":\(fmt(t2[t2.count / 2])),"
+            + "\"bestMs1Thread\":\(fmt(t1[0])),\"medianMs1Thread\":\(fmt(t1[t1.count / 2]))}")
 }
 
 private func fmt(_ x: Double) -> String {

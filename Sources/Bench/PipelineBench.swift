@@ -1,5 +1,6 @@
 import FaceScanKit
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -40,9 +41,11 @@ func runPipelineBench(samplesDir: String) throws {
             var r = Report(input: path)
             _ = try Pipeline.ingest(input: path, options: options, report: &r)
         }
-        print(label.padding(toLength: 14, withPad: " ", startingAt: 0)
-            + String(format: "120 frames x %d v, %6.1f MB: %7.1f ms  %7.0f MB/s", truth.vertexCount,
-                     Double(size) / 1e6, ms, Double(size) / 1e6 / (ms / 1000)))
+        print(
+            label.padding(toLength: 14, withPad: " ", startingAt: 0)
+                + String(
+                    format: "120 frames x %d v, %6.1f MB: %7.1f ms  %7.0f MB/s", truth.vertexCount,
+                    Double(size) / 1e6, ms, Double(size) / 1e6 / (ms / 1000)))
     }
     print("== process (W1-like: 120 frames, STL+OBJ+PNG, low preset), median of 5")
     let w1 = "\(dir)/w1-num.json"
@@ -54,12 +57,17 @@ func runPipelineBench(samplesDir: String) throws {
         stages.append(try Pipeline.process(input: w1, options: o))
     }
     func med(_ f: (Report.Timings) -> Double) -> Double { stages.map { f($0.timingsMs) }.sorted()[2] }
-    print(String(format: "ingest %.1f ms, smooth %.1f ms, decimate %.1f ms, render %.1f ms, export %.1f ms, total %.1f ms",
-                 med { $0.ingest }, med { $0.smooth }, med { $0.decimate }, med { $0.render }, med { $0.export }, med { $0.total }))
+    print(
+        String(
+            format: "ingest %.1f ms, smooth %.1f ms, decimate %.1f ms, render %.1f ms, export %.1f ms, total %.1f ms",
+            med { $0.ingest }, med { $0.smooth }, med { $0.decimate }, med { $0.render }, med { $0.export },
+            med { $0.total }))
     print("== peak memory of `facescan process` (child process max RSS)")
     let big = "\(dir)/w1200.json"
     _ = writeSyntheticCapture(truth: truth, frames: 1200, base64: false, to: big)
-    let exe = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("facescan").path
+    let exe = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+        "facescan"
+    ).path
     for (label, path) in [("120 frames", w1), ("1200 frames", big)] {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: exe)
@@ -68,9 +76,13 @@ func runPipelineBench(samplesDir: String) throws {
         p.waitUntilExit()
         var u = rusage()
         getrusage(RUSAGE_CHILDREN.rawValue, &u)  // max over the children so far: 1200 is measured after 120
-        print("\(label): exit \(p.terminationStatus), peak RSS so far " + String(format: "%.1f MB", Double(u.ru_maxrss) / 1024))
+        print(
+            "\(label): exit \(p.terminationStatus), peak RSS so far "
+                + String(format: "%.1f MB", Double(u.ru_maxrss) / 1024))
     }
-    print("== end to end against the Python pipeline (scripts/python-pipeline.py), W1-like capture, median of 5 wall times")
+    print(
+        "== end to end against the Python pipeline (scripts/python-pipeline.py), W1-like capture, median of 5 wall times"
+    )
     let python = ".venv-peers/bin/python"
     if FileManager.default.isExecutableFile(atPath: python) {
         func wall(_ exe: String, _ args: [String]) throws -> Double {
@@ -85,7 +97,9 @@ func runPipelineBench(samplesDir: String) throws {
         }
         let f = try wall(exe, ["process", w1, "--output-dir", dir + "/fs", "--quality", "low", "--quiet"])
         let py = try wall(python, ["scripts/python-pipeline.py", w1, dir + "/py", "--target", "5000"])
-        print(String(format: "facescan process %.0f ms, python pipeline %.0f ms: ratio %.3f (goal <= 0.2)", f, py, f / py))
+        print(
+            String(format: "facescan process %.0f ms, python pipeline %.0f ms: ratio %.3f (goal <= 0.2)", f, py, f / py)
+        )
     } else {
         print("skipped: run scripts/compare-peers once to create .venv-peers")
     }
@@ -114,7 +128,10 @@ func runIngestFileBench(path: String, runs: Int) throws {
     }
     for threads in [1, 2] {
         let t = times[threads]!.sorted()
-        print(String(format: "%d thread%@: median %7.1f ms (%6.0f MB/s), min %7.1f ms (%6.0f MB/s)", threads, threads == 1 ? " " : "s",
-                     t[t.count / 2], size / 1e6 / (t[t.count / 2] / 1000), t[0], size / 1e6 / (t[0] / 1000)))
+        print(
+            String(
+                format: "%d thread%@: median %7.1f ms (%6.0f MB/s), min %7.1f ms (%6.0f MB/s)", threads,
+                threads == 1 ? " " : "s",
+                t[t.count / 2], size / 1e6 / (t[t.count / 2] / 1000), t[0], size / 1e6 / (t[0] / 1000)))
     }
 }

@@ -31,7 +31,9 @@ struct SyntheticCapture {
         let yMax = truth.positions.map(\.y).max() ?? 0, yMin = truth.positions.map(\.y).min() ?? 0
         for f in 0..<frames {
             var kind = "good"
-            if rng.nextUnit() < badShare { kind = kinds[Int(rng.nextUnit() * 5) % 5] } else if rng.nextUnit() < glitchShare {
+            if rng.nextUnit() < badShare {
+                kind = kinds[Int(rng.nextUnit() * 5) % 5]
+            } else if rng.nextUnit() < glitchShare {
                 kind = rng.nextUnit() < 0.5 ? "shift" : "noisy"
             }
             var d = 0.32 + 0.16 * rng.nextUnit()
@@ -50,12 +52,19 @@ struct SyntheticCapture {
                     q += SIMD3(0, -0.03, -0.01) * t
                 }
                 if kind == "shift" { q.z += 0.003 }
-                xyz += [q.x + sigma * Float(rng.gaussian()), q.y + sigma * Float(rng.gaussian()), q.z + sigma * Float(rng.gaussian())]
+                xyz += [
+                    q.x + sigma * Float(rng.gaussian()), q.y + sigma * Float(rng.gaussian()),
+                    q.z + sigma * Float(rng.gaussian()),
+                ]
             }
             var fr = f == 0 ? "{" : ",{"
-            fr += String(format: "\"transform\":[1,0,0,0,0,1,0,0,0,0,1,0,%.4f,%.4f,%.5f,1],", 0.02 * rng.gaussian(), 0.02 * rng.gaussian(), -d)
-            fr += "\"trackingState\":\"\(kind == "limited" ? "limited" : "normal")\",\"ambientIntensity\":\(String(format: "%.1f", light)),"
-            fr += "\"blendShapes\":{\"jawOpen\":\(kind == "expression" ? 0.7 : 0.02),\"mouthSmileLeft\":0.05,\"mouthSmileRight\":0.05,\"browInnerUp\":0.01},"
+            fr += String(
+                format: "\"transform\":[1,0,0,0,0,1,0,0,0,0,1,0,%.4f,%.4f,%.5f,1],", 0.02 * rng.gaussian(),
+                0.02 * rng.gaussian(), -d)
+            fr +=
+                "\"trackingState\":\"\(kind == "limited" ? "limited" : "normal")\",\"ambientIntensity\":\(String(format: "%.1f", light)),"
+            fr +=
+                "\"blendShapes\":{\"jawOpen\":\(kind == "expression" ? 0.7 : 0.02),\"mouthSmileLeft\":0.05,\"mouthSmileRight\":0.05,\"browInnerUp\":0.01},"
             if base64 {
                 var bytes: [UInt8] = []
                 bytes.reserveCapacity(4 * xyz.count)

@@ -1,5 +1,6 @@
 import FaceScanKit
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,7 +15,9 @@ import Glibc
 /// it is missing or cannot import its libraries, or GNU parallel is missing, only the facescan
 /// figure is printed, with the reason.
 func runThroughputBench(samplesDir: String, count: Int = 100, frames: Int = 40) throws {
-    print("== throughput: facescan batch --jobs 2 vs the Python reference under GNU parallel -j 2, \(count) captures × \(frames) frames")
+    print(
+        "== throughput: facescan batch --jobs 2 vs the Python reference under GNU parallel -j 2, \(count) captures × \(frames) frames"
+    )
     let truth = try MeshIO.read(path: samplesDir + "/ict-neutral/truth.obj")
     let other = try MeshIO.read(path: samplesDir + "/ict-identity-ndjson/truth.obj")
     let dir = "/tmp/facescan-throughput-\(getpid())"
@@ -36,9 +39,14 @@ func runThroughputBench(samplesDir: String, count: Int = 100, frames: Int = 40) 
         let bytes = try Data(contentsOf: URL(fileURLWithPath: "\(dir)/seed\(i % distinct).json"))
         try bytes.write(to: URL(fileURLWithPath: String(format: "%@/captures/c%03d.json", dir, i)))
     }
-    print(String(format: "captures: %d files of %.1f MB (%d vertices, number arrays)", count, Double(size) / 1e6, truth.vertexCount))
+    print(
+        String(
+            format: "captures: %d files of %.1f MB (%d vertices, number arrays)", count, Double(size) / 1e6,
+            truth.vertexCount))
 
-    let exe = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("facescan").path
+    let exe = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+        "facescan"
+    ).path
     func wall(_ exe: String, _ args: [String]) throws -> (seconds: Double, status: Int32) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: exe)
@@ -50,14 +58,20 @@ func runThroughputBench(samplesDir: String, count: Int = 100, frames: Int = 40) 
         p.waitUntilExit()
         return (w.elapsed / 1000, p.terminationStatus)
     }
-    let f = try wall(exe, ["batch", dir + "/captures", "--jobs", "2", "--quality", "low", "--output-dir", dir + "/fs", "--quiet"])
+    let f = try wall(
+        exe, ["batch", dir + "/captures", "--jobs", "2", "--quality", "low", "--output-dir", dir + "/fs", "--quiet"])
     let fsRate = Double(count) / f.seconds
-    print(String(format: "facescan batch --jobs 2 --quality low: %.2f s, %.1f captures/s (exit %d)", f.seconds, fsRate, f.status))
+    print(
+        String(
+            format: "facescan batch --jobs 2 --quality low: %.2f s, %.1f captures/s (exit %d)", f.seconds, fsRate,
+            f.status))
 
     let python = ".venv-bench/bin/python"
     let parallel = "/usr/bin/parallel"
     guard FileManager.default.isExecutableFile(atPath: python) else {
-        print("python reference skipped: \(python) missing (make bench creates it with pip: orjson numpy scipy trimesh meshoptimizer pillow)")
+        print(
+            "python reference skipped: \(python) missing (make bench creates it with pip: orjson numpy scipy trimesh meshoptimizer pillow)"
+        )
         return
     }
     guard FileManager.default.isExecutableFile(atPath: parallel) else {
@@ -69,9 +83,16 @@ func runThroughputBench(samplesDir: String, count: Int = 100, frames: Int = 40) 
         print("python reference skipped: \(python) cannot import orjson, numpy, scipy, trimesh, meshoptimizer and PIL")
         return
     }
-    let py = try wall(parallel, ["--will-cite", "-j", "2", python, "scripts/python-pipeline.py", "{}", dir + "/py/{/.}", "--target", "5000",
-                                 ":::"] + (0..<count).map { String(format: "%@/captures/c%03d.json", dir, $0) })
+    let py = try wall(
+        parallel,
+        [
+            "--will-cite", "-j", "2", python, "scripts/python-pipeline.py", "{}", dir + "/py/{/.}", "--target", "5000",
+            ":::",
+        ] + (0..<count).map { String(format: "%@/captures/c%03d.json", dir, $0) })
     let pyRate = Double(count) / py.seconds
-    print(String(format: "python-pipeline.py under parallel -j 2: %.2f s, %.2f captures/s (exit %d)", py.seconds, pyRate, py.status))
+    print(
+        String(
+            format: "python-pipeline.py under parallel -j 2: %.2f s, %.2f captures/s (exit %d)", py.seconds, pyRate,
+            py.status))
     print(String(format: "ratio: facescan %.1f× the Python reference's captures per second", fsRate / pyRate))
 }

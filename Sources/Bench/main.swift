@@ -6,7 +6,9 @@ import Foundation
 // `facescan-bench ingest FILE [RUNS]` times only the ingest of FILE with 1 and 2 threads.
 if CommandLine.arguments.count >= 3 && CommandLine.arguments[1] == "ingest" {
     let runs = CommandLine.arguments.count > 3 ? Int(CommandLine.arguments[3]) ?? 11 : 11
-    do { try runIngestFileBench(path: CommandLine.arguments[2], runs: runs) } catch { print("ingest bench failed: \(error)") }
+    do { try runIngestFileBench(path: CommandLine.arguments[2], runs: runs) } catch {
+        print("ingest bench failed: \(error)")
+    }
     exit(0)
 }
 

@@ -33,7 +33,9 @@ struct BatchCommand: ParsableCommand {
     @Flag(name: [.short, .long], help: "Search the directories' subdirectories too.")
     var recursive = false
 
-    @Flag(help: "Skip captures whose report and outputs in the output directory exist and are not older than the capture.")
+    @Flag(
+        help: "Skip captures whose report and outputs in the output directory exist and are not older than the capture."
+    )
     var resume = false
 
     @OptionGroup var pipeline: PipelineFlags
@@ -45,7 +47,10 @@ struct BatchCommand: ParsableCommand {
 
     func validate() throws {
         if jobs < 1 { throw ValidationError("--jobs must be at least 1") }
-        if inputs.isEmpty { throw ValidationError("no input: name directories, list files, capture files or - (a list on standard input)") }
+        if inputs.isEmpty {
+            throw ValidationError(
+                "no input: name directories, list files, capture files or - (a list on standard input)")
+        }
     }
 
     func run() throws {
@@ -60,7 +65,8 @@ struct BatchCommand: ParsableCommand {
             var why = "no capture found in \(inputs.joined(separator: " "))"
             if !found.ignored.isEmpty { why += " (\(found.ignored.count) JSON files that are not captures ignored)" }
             if !found.subdirectoriesNotSearched.isEmpty {
-                why += "; \(found.subdirectoriesNotSearched.count) subdirector\(found.subdirectoriesNotSearched.count == 1 ? "y" : "ies") not searched: add --recursive"
+                why +=
+                    "; \(found.subdirectoriesNotSearched.count) subdirector\(found.subdirectoriesNotSearched.count == 1 ? "y" : "ies") not searched: add --recursive"
             }
             throw UsageError(why)
         }

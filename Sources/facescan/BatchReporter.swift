@@ -72,7 +72,8 @@ final class BatchReporter: Sendable {
         }
         if o.skipped { return "SKIP \(o.input): done earlier (\(o.name).report.json and its outputs are up to date)" }
         if let r = o.report, o.exitStatus == 0 {
-            return "OK   \(o.input): \(r.frames.accepted)/\(r.frames.read) frames, \(r.mesh.outputVertices) vertices, \(Summary.ms(r.timingsMs.total))"
+            return
+                "OK   \(o.input): \(r.frames.accepted)/\(r.frames.read) frames, \(r.mesh.outputVertices) vertices, \(Summary.ms(r.timingsMs.total))"
         }
         return "FAIL \(o.input): exit \(o.exitStatus): \(o.error ?? "")"
     }
@@ -94,7 +95,8 @@ final class BatchReporter: Sendable {
         let text = state.withLock { s in
             s.stopped = true
             if s.progressShown { clearProgress(&s) }
-            return "facescan: batch interrupted by \(Self.signalName(signal)) after \(s.done)/\(total) captures: " + counts(s)
+            return "facescan: batch interrupted by \(Self.signalName(signal)) after \(s.done)/\(total) captures: "
+                + counts(s)
                 + (s.done < total ? "; outputs of unfinished captures removed" : "")
         }
         Batch.discardUnfinishedOutputs()
@@ -109,7 +111,8 @@ final class BatchReporter: Sendable {
     }
 
     private func summary(_ s: State) -> String {
-        "facescan: batch: \(s.done) capture\(s.done == 1 ? "" : "s") in \(Self.clock(Stopwatch.nowMs() - startMs)): " + counts(s)
+        "facescan: batch: \(s.done) capture\(s.done == 1 ? "" : "s") in \(Self.clock(Stopwatch.nowMs() - startMs)): "
+            + counts(s)
     }
 
     private func drawProgress(_ s: inout State) {
@@ -159,17 +162,19 @@ enum BatchSignals {
         reporter = r
         guard pipe(&pipeFDs) == 0 else { return }
         var thread = pthread_t()
-        let started = pthread_create(&thread, nil, { _ in
-            var byte: UInt8 = 0
-            while true {
-                let n = read(BatchSignals.pipeFDs[0], &byte, 1)
-                if n == 1 { break }
-                if n < 0 && errno == EINTR { continue }
+        let started = pthread_create(
+            &thread, nil,
+            { _ in
+                var byte: UInt8 = 0
+                while true {
+                    let n = read(BatchSignals.pipeFDs[0], &byte, 1)
+                    if n == 1 { break }
+                    if n < 0 && errno == EINTR { continue }
+                    return nil
+                }
+                BatchSignals.reporter?.stop(signal: Int32(byte))
                 return nil
-            }
-            BatchSignals.reporter?.stop(signal: Int32(byte))
-            return nil
-        }, nil)
+            }, nil)
         guard started == 0 else { return }
         pthread_detach(thread)
         var action = sigaction()

@@ -7,11 +7,17 @@ struct ConvertCommand: ParsableCommand {
         abstract: "Convert a mesh between formats (OBJ and STL natively, others through assimp).",
         discussion: "The output format follows OUT's extension: \(MeshIO.writableExtensions.joined(separator: ", ")).")
 
-    @Argument(help: "Input mesh (any format assimp reads; OBJ and STL read natively; - for OBJ/STL on standard input).") var input: String
-    @Argument(help: "Output mesh; its extension picks the format (- for standard output: OBJ unless --format says otherwise).") var output: String
+    @Argument(help: "Input mesh (any format assimp reads; OBJ and STL read natively; - for OBJ/STL on standard input).")
+    var input: String
+    @Argument(
+        help: "Output mesh; its extension picks the format (- for standard output: OBJ unless --format says otherwise)."
+    ) var output: String
     @Option(help: "Output format (an extension or an assimp export id) instead of OUT's extension.") var format: String?
 
-    @Option(help: "Unit of IN's coordinates when its format states none (OBJ, STL, PLY, …): mm or m; it decides the size written to a format that states its unit (GLB, DAE, X3D, FBX, 3MF). (default: mm, with a warning when that matters and the size is not a face's)")
+    @Option(
+        help:
+            "Unit of IN's coordinates when its format states none (OBJ, STL, PLY, …): mm or m; it decides the size written to a format that states its unit (GLB, DAE, X3D, FBX, 3MF). (default: mm, with a warning when that matters and the size is not a face's)"
+    )
     var units: LengthUnit?
     @OptionGroup var verbosity: Verbosity
 

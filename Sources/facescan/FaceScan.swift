@@ -15,7 +15,10 @@ struct FaceScan: ParsableCommand {
             3 no frame passed the quality gate.
             """,
         version: FaceScanKit.version,
-        subcommands: [ProcessCommand.self, RenderCommand.self, ConvertCommand.self, InspectCommand.self, CompareCommand.self, RegressCommand.self, BatchCommand.self, SimplifyCommand.self, SolidifyCommand.self])
+        subcommands: [
+            ProcessCommand.self, RenderCommand.self, ConvertCommand.self, InspectCommand.self, CompareCommand.self,
+            RegressCommand.self, BatchCommand.self, SimplifyCommand.self, SolidifyCommand.self,
+        ])
 
     /// Runs the command line and maps every failure to facescan's exit codes (usage errors → 2).
     /// Every error is one line on standard error; `--help` and `--version` print in full on
@@ -67,10 +70,12 @@ struct FaceScan: ParsableCommand {
     /// or a near miss of the subcommand's options (`--output` → `--output-dir`).
     static func withSuggestion(_ message: String) -> String {
         guard message.hasPrefix("Unknown option '--"), !message.contains("Did you mean"),
-              let end = message.dropFirst(16).firstIndex(of: "'") else { return message }
+            let end = message.dropFirst(16).firstIndex(of: "'")
+        else { return message }
         let option = String(message[message.index(message.startIndex, offsetBy: 16)..<end])
         let args = CommandLine.arguments.dropFirst()
-        let sub = args.first.flatMap { name in configuration.subcommands.first { $0.configuration.commandName == name } }
+        let sub = args.first.flatMap { name in configuration.subcommands.first { $0.configuration.commandName == name }
+        }
         let help = sub.map { helpMessage(for: $0) } ?? helpMessage()
         let options = Suggestions.longOptions(inHelp: help).filter { $0 != "--help" && $0 != option }
         guard let near = Suggestions.nearest(option, in: options) else { return message }

@@ -10,7 +10,9 @@ enum MeshInput {
     /// Reads the mesh at `path` (a file that states its unit, such as 3MF, converted into `unit`).
     static func read(_ path: String, command: String, unit: LengthUnit = .mm) throws -> Mesh {
         if Batch.looksLikeCapture(atPath: path) {
-            throw UsageError("\(path) is a facescan capture, not a mesh: make a mesh with facescan process \(path), then \(command) its STL or OBJ")
+            throw UsageError(
+                "\(path) is a facescan capture, not a mesh: make a mesh with facescan process \(path), then \(command) its STL or OBJ"
+            )
         }
         return try MeshIO.read(path: path, unit: unit)
     }
@@ -45,11 +47,15 @@ enum MeshInput {
     /// a face's.
     static func checkSize(_ m: Mesh, path: String, unit: LengthUnit, declared: Bool, verbosity: Verbosity) {
         let mm = largestExtent(m) * unit.millimetres
-        verbosity.note("\(path): \(m.vertexCount) vertices, \(m.triangleCount) triangles, \(format(mm)) mm across as \(unit.rawValue)")
+        verbosity.note(
+            "\(path): \(m.vertexCount) vertices, \(m.triangleCount) triangles, \(format(mm)) mm across as \(unit.rawValue)"
+        )
         guard !declared, mm.isFinite, !plausibleFaceMillimetres.contains(mm) else { return }
         let other: LengthUnit = unit == .mm ? .m : .mm
         let size = unit == .mm ? "\(format(mm)) mm" : "\(format(mm / 1000)) m"
-        verbosity.warn("\(path) is \(size) across read as \(unit == .mm ? "millimetres" : "metres"): \(mm < plausibleFaceMillimetres.lowerBound ? "too small" : "too large") for a face; if its coordinates are in \(other == .m ? "metres" : "millimetres"), add --units \(other.rawValue) (--units \(unit.rawValue) silences this)")
+        verbosity.warn(
+            "\(path) is \(size) across read as \(unit == .mm ? "millimetres" : "metres"): \(mm < plausibleFaceMillimetres.lowerBound ? "too small" : "too large") for a face; if its coordinates are in \(other == .m ? "metres" : "millimetres"), add --units \(other.rawValue) (--units \(unit.rawValue) silences this)"
+        )
     }
 
     /// Three significant digits, without exponent for ordinary sizes.

@@ -3,21 +3,37 @@ import FaceScanKit
 
 /// The options `process` and `batch` share: where outputs go and how the mesh is made.
 struct PipelineFlags: ParsableArguments {
-    @Option(name: [.customShort("o"), .customLong("output-dir")], help: "Directory for the outputs (created if its parent exists).")
+    @Option(
+        name: [.customShort("o"), .customLong("output-dir")],
+        help: "Directory for the outputs (created if its parent exists).")
     var outputDir = "out"
 
-    @Option(help: "Comma-separated output formats: stl, obj, png, and ply, glb, dae, fbx, x3d, x, 3ds (through assimp). (default: the capture's settings, else stl,obj,png)")
+    @Option(
+        help:
+            "Comma-separated output formats: stl, obj, png, and ply, glb, dae, fbx, x3d, x, 3ds (through assimp). (default: the capture's settings, else stl,obj,png)"
+    )
     var formats: String?
 
-    @Option(help: "Output size preset: low (5000), medium (10000) or high (20000 vertices). (default: the capture's settings, else medium)")
+    @Option(
+        help:
+            "Output size preset: low (5000), medium (10000) or high (20000 vertices). (default: the capture's settings, else medium)"
+    )
     var quality: Quality?
 
     // Numeric options take the next word even when it starts with '-', so that a negative value
     // gets its range message rather than "missing value".
-    @Option(name: [.customShort("n"), .customLong("target-vertices")], parsing: .unconditional, help: "Exact output vertex count (overrides --quality). (default: the capture's targetVertexCount, else from --quality)")
+    @Option(
+        name: [.customShort("n"), .customLong("target-vertices")], parsing: .unconditional,
+        help:
+            "Exact output vertex count (overrides --quality). (default: the capture's targetVertexCount, else from --quality)"
+    )
     var targetVertices: Int?
 
-    @Option(parsing: .unconditional, help: "Smoothing passes (Taubin λ|μ; 0 disables), or auto (from the estimated noise). (default: the capture's settings, else 2)")
+    @Option(
+        parsing: .unconditional,
+        help:
+            "Smoothing passes (Taubin λ|μ; 0 disables), or auto (from the estimated noise). (default: the capture's settings, else 2)"
+    )
     var smoothing: String?
 
     @Option(help: "Smoothing weights: uniform or cotangent.")
@@ -26,54 +42,84 @@ struct PipelineFlags: ParsableArguments {
     @Option(help: "Output length unit: mm or m (input is metres). (default: the capture's settings, else mm)")
     var units: LengthUnit?
 
-    @Option(parsing: .unconditional, help: "Uniform scale factor applied after the unit conversion. (default: the capture's settings, else 1)")
+    @Option(
+        parsing: .unconditional,
+        help: "Uniform scale factor applied after the unit conversion. (default: the capture's settings, else 1)")
     var scale: Double?
 
-    @Option(name: .customLong("max-frames"), parsing: .unconditional, help: "Stop after this many accepted frames. (default: the capture's settings, else 90)")
+    @Option(
+        name: .customLong("max-frames"), parsing: .unconditional,
+        help: "Stop after this many accepted frames. (default: the capture's settings, else 90)")
     var maxFrames: Int?
 
-    @Option(name: .customLong("thumbnail-size"), parsing: .unconditional, help: "Thumbnail width and height in pixels (16 to 8192).")
+    @Option(
+        name: .customLong("thumbnail-size"), parsing: .unconditional,
+        help: "Thumbnail width and height in pixels (16 to 8192).")
     var thumbnailSize = 512
 
     @Flag(help: "Close the face into a watertight, printable solid (see --thickness, --base).")
     var solid = false
 
-    @Option(parsing: .unconditional, help: "Solid: wall thickness, or with --base the distance of the base behind the face, in mm. (default: 2)")
+    @Option(
+        parsing: .unconditional,
+        help: "Solid: wall thickness, or with --base the distance of the base behind the face, in mm. (default: 2)")
     var thickness: Double?
 
     @Flag(help: "Solid: fill the space behind the face down to the cut plane (a relief) instead of a shell.")
     var base = false
 
-    @Option(parsing: .unconditional, help: "Solid: cut plane this many mm behind the frontmost point; the part stands on it. (default: 40)")
+    @Option(
+        parsing: .unconditional,
+        help: "Solid: cut plane this many mm behind the frontmost point; the part stands on it. (default: 40)")
     var depth: Double?
 
-    @Option(parsing: .unconditional, help: "Solid: scale down uniformly to fit a build volume WxDxH in mm, e.g. 250x210x210. (default: life size)")
+    @Option(
+        parsing: .unconditional,
+        help: "Solid: scale down uniformly to fit a build volume WxDxH in mm, e.g. 250x210x210. (default: life size)")
     var fit: String?
 
-    @Option(name: .customLong("min-distance"), parsing: .unconditional, help: "Gate: nearest accepted face distance, metres. (default: the capture's settings, else 0.3)")
+    @Option(
+        name: .customLong("min-distance"), parsing: .unconditional,
+        help: "Gate: nearest accepted face distance, metres. (default: the capture's settings, else 0.3)")
     var minDistance: Double?
 
-    @Option(name: .customLong("max-distance"), parsing: .unconditional, help: "Gate: farthest accepted face distance, metres. (default: the capture's settings, else 0.5)")
+    @Option(
+        name: .customLong("max-distance"), parsing: .unconditional,
+        help: "Gate: farthest accepted face distance, metres. (default: the capture's settings, else 0.5)")
     var maxDistance: Double?
 
-    @Option(name: .customLong("min-light"), parsing: .unconditional, help: "Gate: least ambient light, lumens. (default: the capture's settings, else 500)")
+    @Option(
+        name: .customLong("min-light"), parsing: .unconditional,
+        help: "Gate: least ambient light, lumens. (default: the capture's settings, else 500)")
     var minLight: Double?
 
-    @Option(name: .customLong("max-jaw-open"), parsing: .unconditional, help: "Gate: largest jawOpen blend shape, 0 to 1. (default: the capture's settings, else 0.4)")
+    @Option(
+        name: .customLong("max-jaw-open"), parsing: .unconditional,
+        help: "Gate: largest jawOpen blend shape, 0 to 1. (default: the capture's settings, else 0.4)")
     var maxJawOpen: Double?
 
-    @Option(name: .customLong("max-smile"), parsing: .unconditional, help: "Gate: largest mouthSmile blend shape, 0 to 1. (default: the capture's settings, else 0.5)")
+    @Option(
+        name: .customLong("max-smile"), parsing: .unconditional,
+        help: "Gate: largest mouthSmile blend shape, 0 to 1. (default: the capture's settings, else 0.5)")
     var maxSmile: Double?
 
-    @Option(name: .customLong("max-brow-up"), parsing: .unconditional, help: "Gate: largest browInnerUp blend shape, 0 to 1. (default: the capture's settings, else 0.5)")
+    @Option(
+        name: .customLong("max-brow-up"), parsing: .unconditional,
+        help: "Gate: largest browInnerUp blend shape, 0 to 1. (default: the capture's settings, else 0.5)")
     var maxBrowUp: Double?
 
     func validate() throws {
-        for (flag, value) in [("--min-distance", minDistance), ("--max-distance", maxDistance), ("--min-light", minLight)] {
-            if let v = value, !(v.isFinite && v >= 0) { throw ValidationError("\(flag) must be a finite number, 0 or more (found \(v))") }
+        for (flag, value) in [
+            ("--min-distance", minDistance), ("--max-distance", maxDistance), ("--min-light", minLight),
+        ] {
+            if let v = value, !(v.isFinite && v >= 0) {
+                throw ValidationError("\(flag) must be a finite number, 0 or more (found \(v))")
+            }
         }
         for (flag, value) in [("--max-jaw-open", maxJawOpen), ("--max-smile", maxSmile), ("--max-brow-up", maxBrowUp)] {
-            if let v = value, !(v.isFinite && (0...1).contains(v)) { throw ValidationError("\(flag) must be from 0 to 1 (found \(v))") }
+            if let v = value, !(v.isFinite && (0...1).contains(v)) {
+                throw ValidationError("\(flag) must be from 0 to 1 (found \(v))")
+            }
         }
         if let lo = minDistance, let hi = maxDistance, lo > hi {
             throw ValidationError("--min-distance (\(lo)) must not exceed --max-distance (\(hi))")
@@ -84,11 +130,19 @@ struct PipelineFlags: ParsableArguments {
         if let s = smoothing, s != "auto", !(Int(s).map { (0...1000).contains($0) } ?? false) {
             throw ValidationError("--smoothing must be a number of passes from 0 to 1000, or auto")
         }
-        if let s = scale, !(s > 0 && s <= 1e6) { throw ValidationError("--scale must be a positive number, at most 1e6") }
+        if let s = scale, !(s > 0 && s <= 1e6) {
+            throw ValidationError("--scale must be a positive number, at most 1e6")
+        }
         if let m = maxFrames, m < 1 { throw ValidationError("--max-frames must be at least 1") }
-        if let t = thickness, !SolidOptions.thicknessRange.contains(t) { throw ValidationError("--thickness must be \(SolidOptions.thicknessRangeText)") }
-        if let d = depth, !SolidOptions.depthRange.contains(d) { throw ValidationError("--depth must be \(SolidOptions.depthRangeText)") }
-        if let f = fit, SolidOptions.parseBuildVolume(f) == nil { throw ValidationError("--fit must be three positive sizes in mm, WxDxH (e.g. 250x210x210), found '\(f)'") }
+        if let t = thickness, !SolidOptions.thicknessRange.contains(t) {
+            throw ValidationError("--thickness must be \(SolidOptions.thicknessRangeText)")
+        }
+        if let d = depth, !SolidOptions.depthRange.contains(d) {
+            throw ValidationError("--depth must be \(SolidOptions.depthRangeText)")
+        }
+        if let f = fit, SolidOptions.parseBuildVolume(f) == nil {
+            throw ValidationError("--fit must be three positive sizes in mm, WxDxH (e.g. 250x210x210), found '\(f)'")
+        }
         if !(16...8192).contains(thumbnailSize) { throw ValidationError("--thumbnail-size must be from 16 to 8192") }
         if let formats {
             let known = Exporter.supportedFormats
@@ -96,7 +150,8 @@ struct PipelineFlags: ParsableArguments {
                 let f = String(raw.lowercased().filter { !$0.isWhitespace })
                 guard !known.contains(f) else { continue }
                 let hint = Suggestions.nearest(f, in: known).map { "; did you mean '\($0)'?" } ?? ""
-                throw ValidationError("unknown output format '\(raw)' in --formats\(hint) (supported: \(known.joined(separator: ", ")))")
+                throw ValidationError(
+                    "unknown output format '\(raw)' in --formats\(hint) (supported: \(known.joined(separator: ", ")))")
             }
         }
     }
@@ -122,8 +177,9 @@ struct PipelineFlags: ParsableArguments {
         options.maxSmile = maxSmile
         options.maxBrowInnerUp = maxBrowUp
         if solid || thickness != nil || base || depth != nil || fit != nil {
-            options.solid = SolidOptions(thickness: thickness ?? 2.0, base: base, depth: depth ?? SolidOptions.defaultDepth,
-                                         fit: fit.flatMap(SolidOptions.parseBuildVolume))
+            options.solid = SolidOptions(
+                thickness: thickness ?? 2.0, base: base, depth: depth ?? SolidOptions.defaultDepth,
+                fit: fit.flatMap(SolidOptions.parseBuildVolume))
         }
         return options
     }

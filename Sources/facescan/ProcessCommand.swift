@@ -24,7 +24,8 @@ struct ProcessCommand: ParsableCommand {
     @Argument(help: "Capture file (JSON or NDJSON), or - for standard input.")
     var input: String
 
-    @Option(help: "Base name of the outputs. (default: the input's file name without extension; face for standard input)")
+    @Option(
+        help: "Base name of the outputs. (default: the input's file name without extension; face for standard input)")
     var name: String?
 
     func validate() throws {
@@ -47,9 +48,14 @@ struct ProcessCommand: ParsableCommand {
         let showProgress = !verbosity.quiet && Console.stderrIsTerminal
         let report: Report
         do throws(FaceScanError) {
-            report = try Pipeline.process(input: input, options: options, progress: showProgress ? { p in
-                if p.framesRead % 10 == 0 { Console.raw("\rreading: \(p.framesRead) frames, \(p.accepted) accepted") }
-            } : nil)
+            report = try Pipeline.process(
+                input: input, options: options,
+                progress: showProgress
+                    ? { p in
+                        if p.framesRead % 10 == 0 {
+                            Console.raw("\rreading: \(p.framesRead) frames, \(p.accepted) accepted")
+                        }
+                    } : nil)
         } catch .noAcceptedFrames(let failure) {
             if showProgress { Console.raw("\r\u{1B}[K") }
             if json { print(failure.report.json.serialized()) }
@@ -82,7 +88,9 @@ enum Summary {
         ]
         for o in r.outputs { lines.append("wrote \(o.path) (\(o.bytes) bytes)") }
         let t = r.timingsMs
-        lines.append("time: ingest \(ms(t.ingest)), smooth \(ms(t.smooth)), decimate \(ms(t.decimate)), render \(ms(t.render)), export \(ms(t.export)), total \(ms(t.total))")
+        lines.append(
+            "time: ingest \(ms(t.ingest)), smooth \(ms(t.smooth)), decimate \(ms(t.decimate)), render \(ms(t.render)), export \(ms(t.export)), total \(ms(t.total))"
+        )
         return lines.joined(separator: "\n")
     }
 

@@ -26,11 +26,15 @@ struct RegressCommand: ParsableCommand {
     @Flag(help: "Rewrite the expected files from this run.")
     var update = false
 
-    @Option(name: .customLong("tolerance-um"), parsing: .unconditional, help: "Tolerance for distances and the bounding box, in micrometres.")
+    @Option(
+        name: .customLong("tolerance-um"), parsing: .unconditional,
+        help: "Tolerance for distances and the bounding box, in micrometres.")
     var toleranceUm = 1.0
 
     func validate() throws {
-        guard toleranceUm >= 0 && toleranceUm.isFinite else { throw ValidationError("--tolerance-um must be a number ≥ 0") }
+        guard toleranceUm >= 0 && toleranceUm.isFinite else {
+            throw ValidationError("--tolerance-um must be a number ≥ 0")
+        }
     }
 
     @Flag(name: .customLong("allow-changed"), help: "Do not fail when only output bytes changed.")
@@ -42,7 +46,9 @@ struct RegressCommand: ParsableCommand {
     @Flag(help: "Print one JSON document instead of the report lines.")
     var json = false
 
-    @Option(help: ArgumentHelp("For each failing sample, write DIR/SAMPLE/report.txt and DIR/SAMPLE/heatmap.png.", valueName: "DIR"))
+    @Option(
+        help: ArgumentHelp(
+            "For each failing sample, write DIR/SAMPLE/report.txt and DIR/SAMPLE/heatmap.png.", valueName: "DIR"))
     var artifacts: String?
 
     @OptionGroup var verbosity: Verbosity
@@ -70,12 +76,15 @@ struct RegressCommand: ParsableCommand {
             }
             all += lines
             if let artifacts, lines.contains(where: { Regression.fails($0, allowChanged: allowChanged) }) {
-                attachments[name] = try Regression.writeArtifacts(metrics, lines: lines, sampleDir: dir, toleranceUm: toleranceUm, into: artifacts)
-                    .filter { $0.hasSuffix(".png") }
+                attachments[name] = try Regression.writeArtifacts(
+                    metrics, lines: lines, sampleDir: dir, toleranceUm: toleranceUm, into: artifacts
+                )
+                .filter { $0.hasSuffix(".png") }
             }
         }
         if let junit {
-            try OutputTransaction.write(Array(Regression.junitXML(all, allowChanged: allowChanged, attachments: attachments).utf8), to: junit)
+            try OutputTransaction.write(
+                Array(Regression.junitXML(all, allowChanged: allowChanged, attachments: attachments).utf8), to: junit)
         }
         if json { print(Regression.json(all, allowChanged: allowChanged, attachments: attachments).serialized()) }
         if all.contains(where: { Regression.fails($0, allowChanged: allowChanged) }) { throw ExitCode(1) }

@@ -7,11 +7,14 @@ struct RenderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "render", abstract: "Render a mesh to a PNG thumbnail (clay shading, transparent background).")
 
-    @Argument(help: "Mesh file (OBJ, STL, or any format assimp reads; - for OBJ/STL on standard input).") var mesh: String
+    @Argument(help: "Mesh file (OBJ, STL, or any format assimp reads; - for OBJ/STL on standard input).") var mesh:
+        String
     @Argument(help: "Output PNG file, or - for standard output.") var output: String
     @Option(parsing: .unconditional, help: "Width and height of the image in pixels.") var size: Int = 512
-    @Option(help: "Camera position: \(RenderView.allCases.map(\.rawValue).joined(separator: ", ")).") var view: RenderView = .front
-    @Option(parsing: .unconditional, help: "Samples per pixel along each axis (2 = 4 samples per pixel).") var supersample: Int = 2
+    @Option(help: "Camera position: \(RenderView.allCases.map(\.rawValue).joined(separator: ", ")).") var view:
+        RenderView = .front
+    @Option(parsing: .unconditional, help: "Samples per pixel along each axis (2 = 4 samples per pixel).")
+    var supersample: Int = 2
 
     @OptionGroup var verbosity: Verbosity
 
@@ -27,6 +30,7 @@ struct RenderCommand: ParsableCommand {
         let m = try MeshInput.read(mesh, command: "render")
         let image = Rasterizer.render(m, options: RenderOptions(size: size, view: view, supersample: supersample))
         try PNGEncoder.write(image, to: output)
-        verbosity.note("\(mesh): \(m.vertexCount) vertices, \(m.triangleCount) triangles rendered to \(output) (\(size)×\(size))")
+        verbosity.note(
+            "\(mesh): \(m.vertexCount) vertices, \(m.triangleCount) triangles rendered to \(output) (\(size)×\(size))")
     }
 }

@@ -8,22 +8,34 @@ struct SimplifyCommand: ParsableCommand {
         commandName: "simplify",
         abstract: "Decimate or refine a mesh (OBJ or STL) to an exact number of vertices.")
 
-    @Argument(help: "Input mesh (OBJ and STL natively, other formats through assimp), or - for OBJ/STL on standard input.")
+    @Argument(
+        help: "Input mesh (OBJ and STL natively, other formats through assimp), or - for OBJ/STL on standard input.")
     var input: String
 
-    @Argument(help: "Output mesh (format from the extension: obj, stl, ply, glb, …), or - for standard output (OBJ unless --format says otherwise).")
+    @Argument(
+        help:
+            "Output mesh (format from the extension: obj, stl, ply, glb, …), or - for standard output (OBJ unless --format says otherwise)."
+    )
     var output: String
 
-    @Option(name: [.customShort("n"), .customLong("target-vertices")], parsing: .unconditional, help: "Exact number of vertices of the result.")
+    @Option(
+        name: [.customShort("n"), .customLong("target-vertices")], parsing: .unconditional,
+        help: "Exact number of vertices of the result.")
     var targetVertices: Int
 
-    @Option(help: "Output format (an extension or an assimp export id); by default OUT's extension (obj for standard output).")
+    @Option(
+        help:
+            "Output format (an extension or an assimp export id); by default OUT's extension (obj for standard output)."
+    )
     var format: String?
 
     @Flag(help: "Print {\"mesh\": …, \"timingsMs\": …} as JSON (on standard error when OUT is -).")
     var json = false
 
-    @Option(help: "Unit of IN's coordinates when its format states none (OBJ, STL, PLY, …): mm or m; it decides the size written to a format that states its unit (GLB, DAE, X3D, FBX, 3MF). (default: mm, with a warning when that matters and the size is not a face's)")
+    @Option(
+        help:
+            "Unit of IN's coordinates when its format states none (OBJ, STL, PLY, …): mm or m; it decides the size written to a format that states its unit (GLB, DAE, X3D, FBX, 3MF). (default: mm, with a warning when that matters and the size is not a face's)"
+    )
     var units: LengthUnit?
 
     @OptionGroup var verbosity: Verbosity
@@ -47,7 +59,9 @@ struct SimplifyCommand: ParsableCommand {
         let decimateMs = clock.lap()
         try MeshIO.write(result, to: output, format: format, unit: unit)
         let exportMs = clock.lap()
-        verbosity.note("\(input): \(mesh.vertexCount) vertices, \(mesh.triangleCount) triangles -> \(result.vertexCount) vertices, \(result.triangleCount) triangles in \(Summary.ms(total.elapsed))")
+        verbosity.note(
+            "\(input): \(mesh.vertexCount) vertices, \(mesh.triangleCount) triangles -> \(result.vertexCount) vertices, \(result.triangleCount) triangles in \(Summary.ms(total.elapsed))"
+        )
 
         guard json else { return }
         var report = Report(input: input)

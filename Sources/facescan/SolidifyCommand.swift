@@ -12,16 +12,27 @@ struct SolidifyCommand: ParsableCommand {
             must look toward +z. OUT's extension picks the format: \(MeshIO.writableExtensions.joined(separator: ", ")).
             """)
 
-    @Argument(help: "Input surface (OBJ, STL, or any format assimp reads; - for OBJ/STL on standard input).") var input: String
-    @Argument(help: "Output solid; its extension picks the format (- for standard output: OBJ unless --format says otherwise).") var output: String
+    @Argument(help: "Input surface (OBJ, STL, or any format assimp reads; - for OBJ/STL on standard input).") var input:
+        String
+    @Argument(
+        help:
+            "Output solid; its extension picks the format (- for standard output: OBJ unless --format says otherwise).")
+    var output: String
     @Option(help: "Output format (an extension or an assimp export id) instead of OUT's extension.") var format: String?
-    @Option(parsing: .unconditional, help: "Wall thickness in millimetres, or with --base the base's depth behind the face.") var thickness: Double = 2
+    @Option(
+        parsing: .unconditional, help: "Wall thickness in millimetres, or with --base the base's depth behind the face."
+    ) var thickness: Double = 2
     @Flag(help: "Extrude the rim back to a flat base instead of adding a back surface.") var base = false
-    @Option(help: "Unit of IN's coordinates: mm or m (OUT keeps it). (default: mm, with a warning when the size is not a face's)") var units: LengthUnit?
+    @Option(
+        help:
+            "Unit of IN's coordinates: mm or m (OUT keeps it). (default: mm, with a warning when the size is not a face's)"
+    ) var units: LengthUnit?
     @OptionGroup var verbosity: Verbosity
 
     func validate() throws {
-        guard SolidOptions.thicknessRange.contains(thickness) else { throw ValidationError("--thickness must be \(SolidOptions.thicknessRangeText)") }
+        guard SolidOptions.thicknessRange.contains(thickness) else {
+            throw ValidationError("--thickness must be \(SolidOptions.thicknessRangeText)")
+        }
     }
 
     func run() throws {
@@ -31,12 +42,15 @@ struct SolidifyCommand: ParsableCommand {
         let across = MeshInput.largestExtent(mesh) * unit.millimetres
         if thickness > across {
             let hint = units == nil ? "; if its coordinates are in metres, add --units m" : ""
-            throw UsageError("\(input): --thickness \(MeshInput.format(thickness)) mm is larger than the part (\(MeshInput.format(across)) mm across as \(unit.rawValue))\(hint)")
+            throw UsageError(
+                "\(input): --thickness \(MeshInput.format(thickness)) mm is larger than the part (\(MeshInput.format(across)) mm across as \(unit.rawValue))\(hint)"
+            )
         }
         let solid: Mesh
         do {
-            solid = try Solidify.solid(mesh, options: SolidOptions(thickness: thickness, base: base),
-                                       unitInMillimetres: unit.millimetres)
+            solid = try Solidify.solid(
+                mesh, options: SolidOptions(thickness: thickness, base: base),
+                unitInMillimetres: unit.millimetres)
         } catch {
             throw error.naming(input: input)
         }

@@ -5,7 +5,9 @@ struct Verbosity: ParsableArguments {
     @Flag(name: [.short, .long], help: "Print nothing on standard error but errors (no progress, summary or warning).")
     var quiet = false
 
-    @Flag(name: [.short, .long], help: "Print more on standard error: what was read and written, and the settings in force.")
+    @Flag(
+        name: [.short, .long],
+        help: "Print more on standard error: what was read and written, and the settings in force.")
     var verbose = false
 
     func validate() throws {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FaceScanKit
 
 #if canImport(Glibc)
@@ -79,7 +80,10 @@ private func contents(_ path: String) -> [UInt8]? {
         do {
             let t = OutputTransaction()
             try t.stage([1, 2, 3], to: dir + "/dropped.bin")
-            #expect(OutputTransaction.pendingTemporaryFiles().contains { $0.hasPrefix(dir + "/.facescan-") && $0.hasSuffix("-dropped.bin") })
+            #expect(
+                OutputTransaction.pendingTemporaryFiles().contains {
+                    $0.hasPrefix(dir + "/.facescan-") && $0.hasSuffix("-dropped.bin")
+                })
         }
         #expect(!OutputTransaction.pendingTemporaryFiles().contains { $0.hasPrefix(dir + "/") })
         #expect(names(in: dir).isEmpty)
@@ -105,9 +109,12 @@ private func contents(_ path: String) -> [UInt8]? {
                 group.addTask {
                     let keep = OutputTransaction(), drop = OutputTransaction()
                     for f in 0..<files {
-                        try (f.isMultiple(of: 2) ? keep : drop).stage([UInt8(task), UInt8(f)], to: "\(dir)/t\(task)-\(f)")
+                        try (f.isMultiple(of: 2) ? keep : drop).stage(
+                            [UInt8(task), UInt8(f)], to: "\(dir)/t\(task)-\(f)")
                     }
-                    let mine = OutputTransaction.pendingTemporaryFiles().filter { $0.hasPrefix("\(dir)/.facescan-") && $0.contains("-t\(task)-") }
+                    let mine = OutputTransaction.pendingTemporaryFiles().filter {
+                        $0.hasPrefix("\(dir)/.facescan-") && $0.contains("-t\(task)-")
+                    }
                     try keep.commit()
                     drop.abort()
                     return mine.count

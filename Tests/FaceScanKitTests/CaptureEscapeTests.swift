@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FaceScanKit
 
 /// `verticesBase64` written with legal JSON escapes (`\/` as PHP's json_encode writes it, `\uXXXX`)
@@ -26,7 +27,8 @@ import Testing
         escaped = "\\u00" + String(plain.utf8.first!, radix: 16) + escaped.dropFirst()
         #expect(plain.contains("/") || plain.contains("+"))
         func doc(_ b64: String) -> String {
-            #"{"format":"facescan-capture","version":1,"topology":{"triangleIndices":[0,1,2]},"frames":[{"verticesBase64":""# + b64 + #""},{"verticesBase64":""# + b64 + #""}]}"#
+            #"{"format":"facescan-capture","version":1,"topology":{"triangleIndices":[0,1,2]},"frames":[{"verticesBase64":""#
+                + b64 + #""},{"verticesBase64":""# + b64 + #""}]}"#
         }
         for chunk in [1100, 1 << 20] {
             let a = try frames(doc(plain), chunkSize: chunk), b = try frames(doc(escaped), chunkSize: chunk)
@@ -34,7 +36,8 @@ import Testing
             #expect(b == a, "chunk \(chunk)")
         }
         // An escape that decodes to a byte outside base64 is still refused, naming the frame.
-        let bad = doc(plain).replacingOccurrences(of: "\"verticesBase64\":\"" + plain, with: "\"verticesBase64\":\"\\u0021" + plain.dropFirst())
+        let bad = doc(plain).replacingOccurrences(
+            of: "\"verticesBase64\":\"" + plain, with: "\"verticesBase64\":\"\\u0021" + plain.dropFirst())
         #expect(throws: InputError.self) { try frames(bad, chunkSize: 1 << 20) }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FaceScanKit
 
 /// Reads every frame of a capture file.
@@ -13,8 +14,10 @@ private func readAll(_ path: String) throws -> (reader: CaptureReader, frames: [
     return (r, out)
 }
 
-private func expectInputError(_ text: String, frame: Int? = nil, field: String? = nil, containing: String? = nil,
-                              sourceLocation: SourceLocation = #_sourceLocation) {
+private func expectInputError(
+    _ text: String, frame: Int? = nil, field: String? = nil, containing: String? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
     let dir = makeTempDir()
     let path = dir + "/bad.json"
     writeText(text, to: path)
@@ -36,8 +39,10 @@ private func expectInputError(_ text: String, frame: Int? = nil, field: String? 
         var b = CaptureBuilder()
         b.uvs = [0, 0, 1, 0, 0, 1, 1, 1]
         b.settings = "{\"quality\":\"low\",\"maxFrames\":7,\"unknownKey\":[1,{\"a\":2}]}"
-        b.frames = [CaptureBuilder.frame(vertices: CaptureBuilder.square),
-                    CaptureBuilder.frame(vertices: CaptureBuilder.square.map { $0 + 0.5 })]
+        b.frames = [
+            CaptureBuilder.frame(vertices: CaptureBuilder.square),
+            CaptureBuilder.frame(vertices: CaptureBuilder.square.map { $0 + 0.5 }),
+        ]
         let dir = makeTempDir()
         writeText(b.json, to: dir + "/a.json")
         writeText(b.ndjson, to: dir + "/a.ndjson")
@@ -58,8 +63,10 @@ private func expectInputError(_ text: String, frame: Int? = nil, field: String? 
     }
 
     @Test func acceptsKeysInAnyOrderAndFramesFirst() throws {
-        let frame = CaptureBuilder.frame(vertices: CaptureBuilder.square, extra: "\"zzz\":{\"nested\":[1,2,{\"x\":\"}\"}]},\"distance\":0.35")
-        let text = "{\"frames\":[\(frame),\(frame)],\"unknown\":\"x\",\"topology\":{\"textureCoordinates\":[0,0,1,0,0,1,1,1],\"triangleIndices\":[0,1,2]},\"version\":1,\"settings\":{\"maxDistance\":0.6},\"format\":\"facescan-capture\"}"
+        let frame = CaptureBuilder.frame(
+            vertices: CaptureBuilder.square, extra: "\"zzz\":{\"nested\":[1,2,{\"x\":\"}\"}]},\"distance\":0.35")
+        let text =
+            "{\"frames\":[\(frame),\(frame)],\"unknown\":\"x\",\"topology\":{\"textureCoordinates\":[0,0,1,0,0,1,1,1],\"triangleIndices\":[0,1,2]},\"version\":1,\"settings\":{\"maxDistance\":0.6},\"format\":\"facescan-capture\"}"
         let dir = makeTempDir()
         writeText(text, to: dir + "/c.json")
         let (r, f) = try readAll(dir + "/c.json")
@@ -75,7 +82,9 @@ private func expectInputError(_ text: String, frame: Int? = nil, field: String? 
         for v in values { withUnsafeBytes(of: v.bitPattern.littleEndian) { bytes.append(contentsOf: $0) } }
         let b64 = Data(bytes).base64EncodedString()
         var b = CaptureBuilder()
-        b.frames = ["{\"verticesBase64\":\"\(b64)\"}", "{\"vertices\":[\(values.map { "\($0)" }.joined(separator: ","))]}"]
+        b.frames = [
+            "{\"verticesBase64\":\"\(b64)\"}", "{\"vertices\":[\(values.map { "\($0)" }.joined(separator: ","))]}",
+        ]
         let dir = makeTempDir()
         writeText(b.ndjson, to: dir + "/b.ndjson")
         let (_, f) = try readAll(dir + "/b.ndjson")
@@ -108,22 +117,48 @@ private func expectInputError(_ text: String, frame: Int? = nil, field: String? 
         expectInputError("hello", containing: "expected a JSON object")
         expectInputError(String(b.json.dropLast(30)), frame: 0)
         expectInputError(b.json.replacingOccurrences(of: "facescan-capture", with: "other"), field: "format")
-        expectInputError(b.json.replacingOccurrences(of: "\"version\":1", with: "\"version\":2"), field: "version", containing: "version 2")
+        expectInputError(
+            b.json.replacingOccurrences(of: "\"version\":1", with: "\"version\":2"), field: "version",
+            containing: "version 2")
         expectInputError("{\"format\":\"facescan-capture\",\"version\":1,\"frames\":[\(good)]}", field: "topology")
-        expectInputError(doc([good], topology: "{\"triangleIndices\":[0,1,7]}"), field: "topology.triangleIndices", containing: "out of range")
-        expectInputError(doc([good], topology: "{\"triangleIndices\":[0,-1,2]}"), field: "topology.triangleIndices", containing: "negative")
-        expectInputError(doc([good], topology: "{\"triangleIndices\":[0,1.5,2]}"), field: "topology.triangleIndices", containing: "integer")
-        expectInputError(doc([good], topology: "{\"triangleIndices\":[0,1,2,3]}"), field: "topology.triangleIndices", containing: "multiple of 3")
-        expectInputError(doc([good, CaptureBuilder.frame(vertices: [0, 0, 0, 1, 0, 0, 0, 1, 0])]), frame: 1, field: "vertices", containing: "first frame")
-        expectInputError(doc([CaptureBuilder.frame(vertices: [0, 0, 0, 1])]), frame: 0, field: "vertices", containing: "multiple of 3")
-        expectInputError(doc([good, good.replacingOccurrences(of: "[0.0,0.0", with: "[NaN,0.0")]), frame: 1, field: "vertices")
-        expectInputError(doc([good.replacingOccurrences(of: "[0.0,0.0", with: "[1e999,0.0")]), frame: 0, field: "vertices", containing: "out of range")
-        expectInputError(doc([good.replacingOccurrences(of: "[0.0,0.0", with: "[\"0\",0.0")]), frame: 0, field: "vertices", containing: "found a string")
-        expectInputError(doc(["{\"verticesBase64\":\"AAA*\"}"]), frame: 0, field: "verticesBase64", containing: "base64")
+        expectInputError(
+            doc([good], topology: "{\"triangleIndices\":[0,1,7]}"), field: "topology.triangleIndices",
+            containing: "out of range")
+        expectInputError(
+            doc([good], topology: "{\"triangleIndices\":[0,-1,2]}"), field: "topology.triangleIndices",
+            containing: "negative")
+        expectInputError(
+            doc([good], topology: "{\"triangleIndices\":[0,1.5,2]}"), field: "topology.triangleIndices",
+            containing: "integer")
+        expectInputError(
+            doc([good], topology: "{\"triangleIndices\":[0,1,2,3]}"), field: "topology.triangleIndices",
+            containing: "multiple of 3")
+        expectInputError(
+            doc([good, CaptureBuilder.frame(vertices: [0, 0, 0, 1, 0, 0, 0, 1, 0])]), frame: 1, field: "vertices",
+            containing: "first frame")
+        expectInputError(
+            doc([CaptureBuilder.frame(vertices: [0, 0, 0, 1])]), frame: 0, field: "vertices",
+            containing: "multiple of 3")
+        expectInputError(
+            doc([good, good.replacingOccurrences(of: "[0.0,0.0", with: "[NaN,0.0")]), frame: 1, field: "vertices")
+        expectInputError(
+            doc([good.replacingOccurrences(of: "[0.0,0.0", with: "[1e999,0.0")]), frame: 0, field: "vertices",
+            containing: "out of range")
+        expectInputError(
+            doc([good.replacingOccurrences(of: "[0.0,0.0", with: "[\"0\",0.0")]), frame: 0, field: "vertices",
+            containing: "found a string")
+        expectInputError(
+            doc(["{\"verticesBase64\":\"AAA*\"}"]), frame: 0, field: "verticesBase64", containing: "base64")
         expectInputError(doc(["{\"verticesBase64\":\"AAAAAA==\"}"]), frame: 0, field: "verticesBase64")
-        expectInputError(doc([good.replacingOccurrences(of: "0,0,-0.4,1]", with: "0,-0.4]")]), frame: 0, field: "transform", containing: "16")
-        expectInputError(doc([good.replacingOccurrences(of: "\"normal\"", with: "\"great\"")]), frame: 0, field: "trackingState", containing: "great")
-        expectInputError(doc([good.replacingOccurrences(of: "\"jawOpen\":0.1", with: "\"jawOpen\":1.3")]), frame: 0, field: "blendShapes.jawOpen", containing: "0…1")
+        expectInputError(
+            doc([good.replacingOccurrences(of: "0,0,-0.4,1]", with: "0,-0.4]")]), frame: 0, field: "transform",
+            containing: "16")
+        expectInputError(
+            doc([good.replacingOccurrences(of: "\"normal\"", with: "\"great\"")]), frame: 0, field: "trackingState",
+            containing: "great")
+        expectInputError(
+            doc([good.replacingOccurrences(of: "\"jawOpen\":0.1", with: "\"jawOpen\":1.3")]), frame: 0,
+            field: "blendShapes.jawOpen", containing: "0…1")
         expectInputError(doc(["{\"distance\":0.4}"]), frame: 0, field: "vertices", containing: "missing")
         expectInputError(doc([good]) + "garbage", containing: "unexpected content")
     }
@@ -134,8 +169,9 @@ private func expectInputError(_ text: String, frame: Int? = nil, field: String? 
         b.uvs = [0, 0, 1, 0, 0, 1, 1, 1]
         b.settings = "{\"quality\":\"low\",\"unknown\":[\"a\\u0041\\n\",{\"b\":[[],{},true,null,-1.5e-3]}]}"
         b.frames = (0..<40).map { i in
-            CaptureBuilder.frame(vertices: CaptureBuilder.square.map { $0 + Double(i) * 0.001 },
-                                 extra: "\"note\":\"frame \\\"\(i)\\\" \\ud83d\\ude00\",\"skip\":{\"k\":[1,2,{\"x\":\"}]\"}]}")
+            CaptureBuilder.frame(
+                vertices: CaptureBuilder.square.map { $0 + Double(i) * 0.001 },
+                extra: "\"note\":\"frame \\\"\(i)\\\" \\ud83d\\ude00\",\"skip\":{\"k\":[1,2,{\"x\":\"}]\"}]}")
         }
         let dir = makeTempDir()
         for (file, text) in [("c.json", b.json), ("c.ndjson", b.ndjson)] {
@@ -165,7 +201,8 @@ private func expectInputError(_ text: String, frame: Int? = nil, field: String? 
             expectInputError(doc(extra: "\"x\":" + bad), field: "x")
         }
         expectInputError(doc(extra: "\"format\":\"facescan-capture\""), field: "format", containing: "twice")
-        expectInputError("{\"frames\":[\(good)],\"format\":\"facescan-capture\",\"version\":1,\"topology\":{\"triangleIndices\":[0,1,2]},\"frames\":[]}",
-                         field: "frames", containing: "twice")
+        expectInputError(
+            "{\"frames\":[\(good)],\"format\":\"facescan-capture\",\"version\":1,\"topology\":{\"triangleIndices\":[0,1,2]},\"frames\":[]}",
+            field: "frames", containing: "twice")
     }
 }

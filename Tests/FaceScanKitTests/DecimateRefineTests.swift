@@ -1,5 +1,6 @@
-@testable import FaceScanKit
 import Testing
+
+@testable import FaceScanKit
 
 @Suite("Refinement")
 struct DecimateRefineTests {

@@ -26,8 +26,10 @@ struct DecimateResourceTests {
             let threadsAfter = ProcessProbe.threadCount(), residentAfter = ProcessProbe.residentBytes()
             let left = ProcessProbe.threadsNamed(ProcessProbe.sideThreadName)
             let grown = residentAfter - residentBefore
-            FileHandle.standardError.write(Data(("threads \(threadsBefore) → \(threadsAfter) (\(left) facescan-side), "
-                + "resident \(residentBefore >> 20) → \(residentAfter >> 20) MiB\n").utf8))
+            FileHandle.standardError.write(
+                Data(
+                    ("threads \(threadsBefore) → \(threadsAfter) (\(left) facescan-side), "
+                        + "resident \(residentBefore >> 20) → \(residentAfter >> 20) MiB\n").utf8))
             // A thread left running (a helper kept for the process) fails the first checks; a
             // scratch cache kept for the next call (tens of MB here) fails the last.
             guard left == 0 && threadsAfter <= threadsBefore else { exit(2) }

@@ -1,5 +1,5 @@
-import Foundation
 import FaceScanKit
+import Foundation
 
 /// Meshes drawn or generated in code for the decimation tests, and the checks they share.
 enum DecimateFixtures {
@@ -101,7 +101,9 @@ enum DecimateFixtures {
     /// vertex moved radially by up to ±`noise` (seeded).
     static func bumpySphere(levels: Int, noise: Float, seed: UInt64) -> Mesh {
         var m = Mesh(
-            positions: [SIMD3(1, 0, 0), SIMD3(-1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, -1, 0), SIMD3(0, 0, 1), SIMD3(0, 0, -1)],
+            positions: [
+                SIMD3(1, 0, 0), SIMD3(-1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, -1, 0), SIMD3(0, 0, 1), SIMD3(0, 0, -1),
+            ],
             triangles: [0, 2, 4, 2, 1, 4, 1, 3, 4, 3, 0, 4, 2, 0, 5, 1, 2, 5, 3, 1, 5, 0, 3, 5])
         for _ in 0..<levels { m = Subdivision.midpoint(m) }
         var rng = MeshRNG(seed: seed)

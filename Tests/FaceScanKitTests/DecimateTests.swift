@@ -1,5 +1,6 @@
-@testable import FaceScanKit
 import Testing
+
+@testable import FaceScanKit
 
 typealias F = DecimateFixtures
 
@@ -43,7 +44,9 @@ struct DecimateTests {
             for y: Float in [-1, 1] {
                 for z: Float in [-1, 1] {
                     let corner = SIMD3<Float>(x, y, z)
-                    #expect(r.positions.contains { ($0 - corner).max() < 1e-5 && (corner - $0).max() < 1e-5 }, "corner \(corner) lost")
+                    #expect(
+                        r.positions.contains { ($0 - corner).max() < 1e-5 && (corner - $0).max() < 1e-5 },
+                        "corner \(corner) lost")
                 }
             }
         }
@@ -166,9 +169,11 @@ struct DecimateTests {
         #expect(sphere.triangleCount >= QuadricSimplifier.Tuning.parallelTriangles)
         let n = sphere.vertexCount, corners = 3 * sphere.triangleCount
         // Compared as Bools: a failure would print the whole arrays.
-        let sameOffsets = Array(UnsafeBufferPointer(start: one.core.adjOffsets, count: n + 1))
+        let sameOffsets =
+            Array(UnsafeBufferPointer(start: one.core.adjOffsets, count: n + 1))
             == Array(UnsafeBufferPointer(start: two.core.adjOffsets, count: n + 1))
-        let sameLists = Array(UnsafeBufferPointer(start: one.core.adj, count: corners))
+        let sameLists =
+            Array(UnsafeBufferPointer(start: one.core.adj, count: corners))
             == Array(UnsafeBufferPointer(start: two.core.adj, count: corners))
         #expect(sameOffsets)
         #expect(sameLists)
@@ -179,7 +184,7 @@ struct DecimateTests {
             for i in lo..<hi {
                 let t = Int(two.core.adj[i])
                 if i > lo { #expect(two.core.adj[i - 1] < two.core.adj[i]) }
-                #expect(sphere.triangles[3 * t ..< 3 * t + 3].contains(UInt32(v)))
+                #expect(sphere.triangles[3 * t..<3 * t + 3].contains(UInt32(v)))
                 listed += 1
             }
         }
@@ -205,7 +210,10 @@ struct DecimateTests {
         let r = try Decimation.simplify(face, targetVertices: smallest)
         #expect(r.vertexCount == smallest)
         #expect(MeshCheck(r).isClean)
-        #expect(throws: UsageError("cannot reach \(smallest - 1) vertices: the smallest reachable count for this mesh is \(smallest)")) {
+        #expect(
+            throws: UsageError(
+                "cannot reach \(smallest - 1) vertices: the smallest reachable count for this mesh is \(smallest)")
+        ) {
             try Decimation.simplify(face, exactly: smallest - 1)
         }
     }
@@ -274,8 +282,9 @@ struct DecimateTests {
             for target in targets {
                 let r = try Decimation.simplify(m, targetVertices: target)
                 let moved = Self.boundaryPositions(r).subtracting(rim)
-                #expect(r.vertexCount == target && moved.isEmpty,
-                        "\(m.vertexCount) v → \(target): \(moved.count) boundary vertices off the input's rim")
+                #expect(
+                    r.vertexCount == target && moved.isEmpty,
+                    "\(m.vertexCount) v → \(target): \(moved.count) boundary vertices off the input's rim")
             }
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FaceScanKit
 
 /// A flat `side × side` grid (metres, 0.4 m in front of the camera): its topology and positions.
@@ -19,14 +20,17 @@ private func grid(_ side: Int = 6) -> (Topology, [Float]) {
 }
 
 /// A good frame: the grid moved by deterministic noise of `noise` metres (plus `offset`).
-private func frame(_ base: [Float], noise: Float = 1e-4, offset: Float = 0, seed: UInt64,
-                   metadata: FrameMetadata = FrameMetadata(distance: 0.4, ambientIntensity: 1000)) -> Frame {
+private func frame(
+    _ base: [Float], noise: Float = 1e-4, offset: Float = 0, seed: UInt64,
+    metadata: FrameMetadata = FrameMetadata(distance: 0.4, ambientIntensity: 1000)
+) -> Frame {
     var rng = SplitMix64(seed: seed)
     let xyz = base.map { $0 + offset + Float(rng.gaussian()) * noise }
     return Frame(xyz: xyz, metadata: metadata)
 }
 
-private let samplesDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+private let samplesDirectory =
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent().path + "/samples"
 
 /// Reads every frame of the capture at `path` into memory (with its topology and its settings
@@ -55,7 +59,10 @@ private func loadCapture(_ path: String) throws -> (Topology, ScanSettings, [Fra
             (FrameMetadata(distance: 0.4, tracking: .limited), .tracking, "Keep face steady"),
             (FrameMetadata(distance: 0.4, ambientIntensity: 100), .lighting, "Need better lighting"),
             (FrameMetadata(distance: 0.4, ambientIntensity: 1000, jawOpen: 0.9), .expression, "Relax your face"),
-            (FrameMetadata(distance: 0.4, ambientIntensity: 1000, mouthSmileLeft: 0.8, mouthSmileRight: 0.8), .expression, "Relax your face"),
+            (
+                FrameMetadata(distance: 0.4, ambientIntensity: 1000, mouthSmileLeft: 0.8, mouthSmileRight: 0.8),
+                .expression, "Relax your face"
+            ),
             (FrameMetadata(distance: 0.4, ambientIntensity: 1000), nil, nil),
         ]
         for (i, (meta, reason, text)) in cases.enumerated() {
@@ -170,10 +177,12 @@ private func loadCapture(_ path: String) throws -> (Topology, ScanSettings, [Fra
         // Cancelled after the third frame: the check runs between frames.
         var checks = 0
         #expect {
-            _ = try FaceScan.run([UInt8](bytes), nil, "m", isCancelled: {
-                checks += 1
-                return checks > 3
-            })
+            _ = try FaceScan.run(
+                [UInt8](bytes), nil, "m",
+                isCancelled: {
+                    checks += 1
+                    return checks > 3
+                })
         } throws: { error in
             guard let e = error as? FaceScanError, case .cancelled = e else { return false }
             return true
@@ -211,8 +220,11 @@ private func loadCapture(_ path: String) throws -> (Topology, ScanSettings, [Fra
         nan[4] = .nan
         #expect(throws: FaceScanError.self) { _ = try session.add(Frame(xyz: nan)) }
         #expect(throws: FaceScanError.self) { _ = try FaceScanSession(topology: Topology(triangles: [0, 1])) }
-        #expect(throws: FaceScanError.self) { _ = try FaceScanSession(topology: topology, settings: ScanSettings(maxFrames: 0)) }
+        #expect(throws: FaceScanError.self) {
+            _ = try FaceScanSession(topology: topology, settings: ScanSettings(maxFrames: 0))
+        }
         var fresh = try FaceScanSession(topology: topology)
-        #expect(throws: FaceScanError.self) { _ = try fresh.add(Frame(xyz: [0, 0, 0, 1, 0, 0])) }  // index 5 out of range
+        // Index 5 is out of range for two vertices.
+        #expect(throws: FaceScanError.self) { _ = try fresh.add(Frame(xyz: [0, 0, 0, 1, 0, 0])) }
     }
 }

@@ -1,6 +1,7 @@
-@testable import FaceScanKit
 import Foundation
 import Testing
+
+@testable import FaceScanKit
 
 /// The fast path of the simplifier's vertex classification: it may only say "closed
 /// manifold disc" when the corner-by-corner classification would find nothing to flag.
@@ -16,8 +17,9 @@ struct FanClassificationTests {
         return next.withUnsafeMutableBufferPointer { n in
             prev.withUnsafeMutableBufferPointer { p in
                 seen.withUnsafeMutableBufferPointer { m in
-                    DecimationCore.isClosedManifoldFan(n.baseAddress!, p.baseAddress!, count: fan.count,
-                                                       seen: m.baseAddress!, stamp: 41)
+                    DecimationCore.isClosedManifoldFan(
+                        n.baseAddress!, p.baseAddress!, count: fan.count,
+                        seen: m.baseAddress!, stamp: 41)
                 }
             }
         }

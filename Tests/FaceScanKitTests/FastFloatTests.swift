@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FaceScanKit
 
 @Suite struct FastFloatTests {
@@ -34,7 +35,8 @@ import Testing
             let s: String
             switch i % 6 {
             case 0:  // shortest float32 text, as written by ARKit-style exporters
-                s = "\(Float(bitPattern: UInt32.random(in: 0x0080_0000...0x7F7F_FFFF, using: &rng)) * (Bool.random(using: &rng) ? 1 : -1))"
+                s =
+                    "\(Float(bitPattern: UInt32.random(in: 0x0080_0000...0x7F7F_FFFF, using: &rng)) * (Bool.random(using: &rng) ? 1 : -1))"
             case 1:  // %.6g-like values in metres
                 let v = Double.random(in: -0.2...0.2, using: &rng)
                 s = String(format: "%.6g", v)

@@ -1,12 +1,18 @@
-@testable import FaceScanKit
 import Foundation
 import Testing
+
+@testable import FaceScanKit
 
 /// A face-sized box in millimetres (a different size along each axis, off the origin) with UVs.
 private func faceBox() -> Mesh {
     var p: [SIMD3<Float>] = []
-    for i in 0..<8 { p.append(SIMD3(Float(i & 1), Float((i >> 1) & 1), Float((i >> 2) & 1)) * SIMD3(150, 210, 95) + SIMD3(-75, -100, 10)) }
-    let t: [UInt32] = [0, 2, 1, 1, 2, 3, 4, 5, 6, 5, 7, 6, 0, 1, 4, 1, 5, 4, 2, 6, 3, 3, 6, 7, 0, 4, 2, 2, 4, 6, 1, 3, 5, 3, 7, 5]
+    for i in 0..<8 {
+        p.append(
+            SIMD3(Float(i & 1), Float((i >> 1) & 1), Float((i >> 2) & 1)) * SIMD3(150, 210, 95) + SIMD3(-75, -100, 10))
+    }
+    let t: [UInt32] = [
+        0, 2, 1, 1, 2, 3, 4, 5, 6, 5, 7, 6, 0, 1, 4, 1, 5, 4, 2, 6, 3, 3, 6, 7, 0, 4, 2, 2, 4, 6, 1, 3, 5, 3, 7, 5,
+    ]
     return Mesh(positions: p, triangles: t, uvs: p.map { SIMD2(($0.x + 75) / 150, ($0.y + 100) / 210) })
 }
 
@@ -21,7 +27,8 @@ private func maxDiff(_ a: SIMD3<Float>, _ b: SIMD3<Float>) -> Float {
 }
 
 private func scratch() -> String {
-    let dir = FileManager.default.temporaryDirectory.path + "/facescan-units-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    let dir =
+        FileManager.default.temporaryDirectory.path + "/facescan-units-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     try! FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     return dir
 }
@@ -93,7 +100,9 @@ private func glbJSON(_ b: [UInt8]) throws -> [String: Any] {
         let minV = try #require(accessors[0]["min"] as? [Double]), maxV = try #require(accessors[0]["max"] as? [Double])
         let (lo, hi) = bounds(box)
         for k in 0..<3 {
-            #expect(abs(minV[k] - Double(lo[k]) / 1000) < 1e-7 && abs(maxV[k] - Double(hi[k]) / 1000) < 1e-7, "axis \(k): \(minV) \(maxV)")
+            #expect(
+                abs(minV[k] - Double(lo[k]) / 1000) < 1e-7 && abs(maxV[k] - Double(hi[k]) / 1000) < 1e-7,
+                "axis \(k): \(minV) \(maxV)")
         }
         #expect(accessors.count == 4)  // POSITION, NORMAL, TEXCOORD_0, indices
         let back = try AssimpIO.parse(b, formatHint: "glb", name: "box.glb")
@@ -170,7 +179,8 @@ private func glbJSON(_ b: [UInt8]) throws -> [String: Any] {
         let text = String(decoding: ascii, as: UTF8.self)
         let key = #""UnitScaleFactor", "double", "Number", "", 1"#
         #expect(text.contains(key + "\n"))
-        let dm = text.replacingOccurrences(of: key + "\n", with: #""UnitScaleFactor", "double", "Number", "", 10"# + "\n")
+        let dm = text.replacingOccurrences(
+            of: key + "\n", with: #""UnitScaleFactor", "double", "Number", "", 10"# + "\n")
         #expect(MeshIO.fbxUnitScaleFactor(Array(dm.utf8)) == 10)
         let dir = scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }

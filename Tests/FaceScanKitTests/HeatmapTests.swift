@@ -1,8 +1,10 @@
+import Testing
+
+@testable import FaceScanKit
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Testing
-@testable import FaceScanKit
 
 /// A 60 × 40 mm plate (1 mm grid, z = 0) and the same plate with a smooth bump of 0.5 mm
 /// centred at (−15, 0), on the viewer's left.

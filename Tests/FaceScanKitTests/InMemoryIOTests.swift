@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FaceScanKit
 
 /// Captures and meshes in memory both ways, and the one error type, through the public API
@@ -40,7 +41,8 @@ import Testing
 
     @Test func frameFirstDocumentInMemoryNeedsNoSpool() throws {
         // `frames` before `topology`: the reader skips them and seeks back, in memory too.
-        let text = "{\"frames\":[" + CaptureBuilder.frame(vertices: CaptureBuilder.square)
+        let text =
+            "{\"frames\":[" + CaptureBuilder.frame(vertices: CaptureBuilder.square)
             + "],\"format\":\"facescan-capture\",\"version\":1,\"topology\":{\"triangleIndices\":[0,1,2,2,1,3]}}"
         let r = CaptureReader(bytes: Array(text.utf8), name: "late.json")
         try r.readHeader()
@@ -72,8 +74,9 @@ import Testing
     }
 
     static func tetrahedron() -> Mesh {
-        Mesh(positions: [SIMD3(0, 0, 0), SIMD3(10, 0, 0), SIMD3(0, 10, 0), SIMD3(0, 0, 10)],
-             triangles: [0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3])
+        Mesh(
+            positions: [SIMD3(0, 0, 0), SIMD3(10, 0, 0), SIMD3(0, 10, 0), SIMD3(0, 0, 10)],
+            triangles: [0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3])
     }
 
     /// Each triangle's corners in order: what survives STL, which numbers vertices by first use.
@@ -130,8 +133,10 @@ import Testing
     @Test func validatingInitialiserThrowsWhereTheMemberwiseOneTraps() throws {
         let p: [SIMD3<Float>] = [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 1, 0)]
         #expect(try Mesh(validatingPositions: p, triangles: [0, 1, 2]) == Mesh(positions: p, triangles: [0, 1, 2]))
-        for (tris, uvs, field) in [([0, 1] as [UInt32], nil as [SIMD2<Float>]?, "triangles"), ([0, 1, 3], nil, "triangles"),
-                                   ([0, 1, 2], [SIMD2<Float>(0, 0)], "uvs")] {
+        for (tris, uvs, field) in [
+            ([0, 1] as [UInt32], nil as [SIMD2<Float>]?, "triangles"), ([0, 1, 3], nil, "triangles"),
+            ([0, 1, 2], [SIMD2<Float>(0, 0)], "uvs"),
+        ] {
             do throws(FaceScanError) {
                 _ = try Mesh(validatingPositions: p, triangles: tris, uvs: uvs)
                 Issue.record("expected an error for \(tris)")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FaceScanKit
 
 private func base64(_ values: [Float]) -> String {
@@ -27,7 +28,9 @@ private func fastDecode(_ text: String, into out: inout [Float], vector: Bool = 
             let text = base64(values)
             let reference = Data(base64Encoded: text)!
             let expected = reference.withUnsafeBytes { raw in
-                (0..<n).map { Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 4 * $0, as: UInt32.self))) }
+                (0..<n).map {
+                    Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 4 * $0, as: UInt32.self)))
+                }
             }
             #expect(fastDecode(text, into: &out, vector: vector), "length \(text.count)")
             #expect(out.map(\.bitPattern) == expected.map(\.bitPattern), "n = \(n)")
@@ -57,7 +60,9 @@ private func fastDecode(_ text: String, into out: inout [Float], vector: Bool = 
                 } else {
                     #expect(problem != nil, "checked decoder accepted \(JSONReader.describe(bad)) at \(position)")
                     // (Foundation is lenient about '=' followed by one more character.)
-                    #expect(Data(base64Encoded: Data(text)) == nil || bad == UInt8(ascii: "="), "Foundation accepted \(JSONReader.describe(bad)) at \(position)")
+                    #expect(
+                        Data(base64Encoded: Data(text)) == nil || bad == UInt8(ascii: "="),
+                        "Foundation accepted \(JSONReader.describe(bad)) at \(position)")
                 }
                 if !fast { rejected += 1 }
             }
@@ -67,8 +72,10 @@ private func fastDecode(_ text: String, into out: inout [Float], vector: Bool = 
         let padded = base64([1.5, 2.5])  // 8 bytes: "…=" padding
         #expect(padded.hasSuffix("="))
         #expect(fastDecode(padded, into: &out, vector: vector) && out == [1.5, 2.5])
-        for text in [String(padded.dropLast()) + "A", String(padded.dropLast(2)) + "=A", padded + "=", String(padded.dropLast()),
-                     "AAAA=AAA", "====", "", "AAAAAAA="] {
+        for text in [
+            String(padded.dropLast()) + "A", String(padded.dropLast(2)) + "=A", padded + "=", String(padded.dropLast()),
+            "AAAA=AAA", "====", "", "AAAAAAA=",
+        ] {
             #expect(!fastDecode(text, into: &out, vector: vector), "accepted \(text)")
         }
         // Non-finite values are declined (the checked path names them).
@@ -125,7 +132,9 @@ private func fastDecode(_ text: String, into out: inout [Float], vector: Bool = 
         for (text, message) in cases {
             var bad = CaptureBuilder()
             bad.triangles = [0, 1, 2]
-            bad.frames = ["{\"verticesBase64\":\"\(base64([0, 0, 0, 1, 0, 0, 0, 1, 0]))\"}", "{\"verticesBase64\":\"\(text)\"}"]
+            bad.frames = [
+                "{\"verticesBase64\":\"\(base64([0, 0, 0, 1, 0, 0, 0, 1, 0]))\"}", "{\"verticesBase64\":\"\(text)\"}",
+            ]
             writeText(bad.json, to: dir + "/bad.json")
             do {
                 let r = try CaptureReader(path: dir + "/bad.json")
@@ -134,7 +143,8 @@ private func fastDecode(_ text: String, into out: inout [Float], vector: Bool = 
                 while try r.nextFrame(&f) {}
                 Issue.record("no error for \(text)")
             } catch let error as InputError {
-                #expect(error.frame == 1 && error.field == "verticesBase64" && error.message.contains(message), "\(error)")
+                #expect(
+                    error.frame == 1 && error.field == "verticesBase64" && error.message.contains(message), "\(error)")
             }
         }
     }
@@ -153,7 +163,9 @@ private func fastDecode(_ text: String, into out: inout [Float], vector: Bool = 
             let shift = i % 13 == 5 ? 0.01 : 0  // a few glitches for the outlier test
             let xyz = base.map { $0 + shift + Double.random(in: -1e-3...1e-3, using: &rng) }
             let distance = i % 7 == 3 ? 0.9 : 0.4  // some rejected by the gate
-            let vertices = i % 2 == 0 ? "\"vertices\":[\(xyz.map { "\(Float($0))" }.joined(separator: ","))]"
+            let vertices =
+                i % 2 == 0
+                ? "\"vertices\":[\(xyz.map { "\(Float($0))" }.joined(separator: ","))]"
                 : "\"verticesBase64\":\"\(base64(xyz.map { Float($0) }))\""
             b.frames.append("{\"distance\":\(distance),\(vertices)}")
         }

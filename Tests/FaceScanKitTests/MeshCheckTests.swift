@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FaceScanKit
 
 /// `MeshCheck` against a plain reference count (dictionaries, one entry per edge or triangle) on
@@ -70,7 +71,9 @@ import Testing
             switch rng.next() % 16 {
             case 0: positions.append(SIMD3(Float(i), 0, 0))  // on one line with the others like it
             case 1: positions.append(SIMD3(.nan, 0, 0))
-            default: positions.append(SIMD3(Float(rng.next() % 1000), Float(rng.next() % 1000), Float(rng.next() % 1000)) / 1000)
+            default:
+                positions.append(
+                    SIMD3(Float(rng.next() % 1000), Float(rng.next() % 1000), Float(rng.next() % 1000)) / 1000)
             }
         }
         var tris: [UInt32] = []
@@ -135,6 +138,8 @@ import Testing
         let check = MeshCheck(mesh)
         #expect(check == Self.reference(mesh))
         // The copy adds a third use to spokes 0–1 and 0–2 and a same-direction second use to rim 1–2.
-        #expect(check.duplicateTriangles == 1 && check.nonManifoldEdges == 2 && check.inconsistentEdges == 1 && check.boundaryLoops == 1)
+        #expect(
+            check.duplicateTriangles == 1 && check.nonManifoldEdges == 2 && check.inconsistentEdges == 1
+                && check.boundaryLoops == 1)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+
 @testable import FaceScanKit
 
 /// The byte-scanning OBJ and ASCII STL readers against the straightforward split-and-convert
@@ -23,7 +24,9 @@ import Testing
             guard let head = words.first else { continue }
             func num(_ i: Int) throws(InputError) -> Float {
                 guard i < words.count, let v = Float(String(decoding: words[i], as: UTF8.self)), v.isFinite else {
-                    throw InputError(file: name, field: String(decoding: head, as: UTF8.self), "line \(lineNo): expected a finite number")
+                    throw InputError(
+                        file: name, field: String(decoding: head, as: UTF8.self),
+                        "line \(lineNo): expected a finite number")
                 }
                 return v
             }
@@ -37,13 +40,16 @@ import Testing
                     let parts = w.split(separator: UInt8(ascii: "/"), maxSplits: 2, omittingEmptySubsequences: false)
                     func idx(_ s: ArraySlice<UInt8>, _ count: Int, texture: Bool = false) throws(InputError) -> Int {
                         guard let i = Int(String(decoding: s, as: UTF8.self)), i != 0 else {
-                            throw InputError(file: name, field: "f", "line \(lineNo): bad index '\(String(decoding: w, as: UTF8.self))'")
+                            throw InputError(
+                                file: name, field: "f",
+                                "line \(lineNo): bad index '\(String(decoding: w, as: UTF8.self))'")
                         }
                         let r = i > 0 ? i - 1 : count + i
                         guard r >= 0 && r < count else {
                             // A texture index that points nowhere drops the UVs (a warning), not the file.
                             if texture { danglingTexture = true; return -1 }
-                            throw InputError(file: name, field: "f", "line \(lineNo): index \(i) out of range (\(count) defined)")
+                            throw InputError(
+                                file: name, field: "f", "line \(lineNo): index \(i) out of range (\(count) defined)")
                         }
                         return r
                     }
@@ -52,8 +58,12 @@ import Testing
                     if parts.count > 1, !parts[1].isEmpty { t = try idx(parts[1], texcoords.count, texture: true) }
                     poly.append((v, t))
                 }
-                guard poly.count >= 3 else { throw InputError(file: name, field: "f", "line \(lineNo): a face needs at least 3 corners") }
-                if uvOf.count < positions.count { uvOf.append(contentsOf: repeatElement(-2, count: positions.count - uvOf.count)) }
+                guard poly.count >= 3 else {
+                    throw InputError(file: name, field: "f", "line \(lineNo): a face needs at least 3 corners")
+                }
+                if uvOf.count < positions.count {
+                    uvOf.append(contentsOf: repeatElement(-2, count: positions.count - uvOf.count))
+                }
                 for (v, t) in poly {
                     if uvOf[v] == -2 { uvOf[v] = Int32(t) } else if uvOf[v] != Int32(t) { uvConsistent = false }
                 }
@@ -66,16 +76,19 @@ import Testing
                         if left { l += 1 } else { r -= 1 }
                         left.toggle()
                     }
-                } else { for k in 1..<(poly.count - 1) {
-                    tris.append(UInt32(poly[0].0))
-                    tris.append(UInt32(poly[k].0))
-                    tris.append(UInt32(poly[k + 1].0))
-                }
+                } else {
+                    for k in 1..<(poly.count - 1) {
+                        tris.append(UInt32(poly[0].0))
+                        tris.append(UInt32(poly[k].0))
+                        tris.append(UInt32(poly[k + 1].0))
+                    }
                 }
             }
         }
         var uvs: [SIMD2<Float>]? = nil
-        if !danglingTexture, uvConsistent, !texcoords.isEmpty, uvOf.count == positions.count, !uvOf.contains(where: { $0 < 0 }) {
+        if !danglingTexture, uvConsistent, !texcoords.isEmpty, uvOf.count == positions.count,
+            !uvOf.contains(where: { $0 < 0 })
+        {
             uvs = uvOf.map { texcoords[Int($0)] }
         }
         return Mesh(positions: positions, triangles: tris, uvs: uvs)
@@ -89,9 +102,12 @@ import Testing
                 for f in 0..<n {
                     for k in 0..<3 {
                         let o = 84 + 50 * f + 12 + 12 * k
-                        let x = Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: o, as: UInt32.self)))
-                        let y = Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: o + 4, as: UInt32.self)))
-                        let z = Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: o + 8, as: UInt32.self)))
+                        let x = Float(
+                            bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: o, as: UInt32.self)))
+                        let y = Float(
+                            bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: o + 4, as: UInt32.self)))
+                        let z = Float(
+                            bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: o + 8, as: UInt32.self)))
                         corners.append(SIMD3(x, y, z))
                     }
                 }
@@ -108,7 +124,10 @@ import Testing
                     facetLine = line
                 } else if words.first.map({ $0.elementsEqual("endfacet".utf8) }) == true {
                     guard corners.count - facetStart == 3 else {
-                        throw InputError(file: name, "line \(facetLine > 0 ? facetLine : line): facet \(facets) has \(corners.count - facetStart) vertices (an STL facet is a triangle)")
+                        throw InputError(
+                            file: name,
+                            "line \(facetLine > 0 ? facetLine : line): facet \(facets) has \(corners.count - facetStart) vertices (an STL facet is a triangle)"
+                        )
                     }
                     facets += 1
                     facetStart = corners.count
@@ -116,15 +135,17 @@ import Testing
                 }
                 guard words.first.map({ $0.elementsEqual("vertex".utf8) }) == true else { continue }
                 guard words.count == 4,
-                      let x = Float(String(decoding: words[1], as: UTF8.self)),
-                      let y = Float(String(decoding: words[2], as: UTF8.self)),
-                      let z = Float(String(decoding: words[3], as: UTF8.self))
+                    let x = Float(String(decoding: words[1], as: UTF8.self)),
+                    let y = Float(String(decoding: words[2], as: UTF8.self)),
+                    let z = Float(String(decoding: words[3], as: UTF8.self))
                 else { throw InputError(file: name, field: "vertex", "line \(line): expected three numbers") }
                 corners.append(SIMD3(x, y, z))
             }
             guard corners.count % 3 == 0 else { throw InputError(file: name, "ASCII STL has an incomplete facet") }
         } else {
-            throw InputError(file: name, "not an STL file (binary size does not match its facet count, and it does not begin with 'solid')")
+            throw InputError(
+                file: name,
+                "not an STL file (binary size does not match its facet count, and it does not begin with 'solid')")
         }
         for c in corners where !(c.x.isFinite && c.y.isFinite && c.z.isFinite) {
             throw InputError(file: name, field: "vertex", "non-finite coordinate")
@@ -155,9 +176,10 @@ import Testing
         init(_ body: () throws(InputError) -> Mesh) {
             do {
                 let m = try body()
-                self = .mesh(positions: m.positions.flatMap { [$0.x.bitPattern, $0.y.bitPattern, $0.z.bitPattern] },
-                             triangles: m.triangles,
-                             uvs: m.uvs.map { $0.flatMap { [$0.x.bitPattern, $0.y.bitPattern] } })
+                self = .mesh(
+                    positions: m.positions.flatMap { [$0.x.bitPattern, $0.y.bitPattern, $0.z.bitPattern] },
+                    triangles: m.triangles,
+                    uvs: m.uvs.map { $0.flatMap { [$0.x.bitPattern, $0.y.bitPattern] } })
             } catch {
                 self = .failure(error)
             }
@@ -166,20 +188,24 @@ import Testing
         var isMesh: Bool { if case .mesh = self { true } else { false } }
         var description: String {
             switch self {
-            case let .mesh(p, t, u): "mesh(\(p.count / 3) vertices, \(t.count / 3) triangles, uvs: \(u != nil))"
-            case let .failure(e): "error: \(e)"
+            case .mesh(let p, let t, let u): "mesh(\(p.count / 3) vertices, \(t.count / 3) triangles, uvs: \(u != nil))"
+            case .failure(let e): "error: \(e)"
             }
         }
     }
 
     static func obj(_ text: [UInt8]) -> (new: Outcome, old: Outcome) {
-        (Outcome { () throws(InputError) in try Mesh.parseOBJ(text, name: "t.obj") },
-         Outcome { () throws(InputError) in try referenceOBJ(text, name: "t.obj") })
+        (
+            Outcome { () throws(InputError) in try Mesh.parseOBJ(text, name: "t.obj") },
+            Outcome { () throws(InputError) in try referenceOBJ(text, name: "t.obj") }
+        )
     }
 
     static func stl(_ text: [UInt8]) -> (new: Outcome, old: Outcome) {
-        (Outcome { () throws(InputError) in try Mesh.parseSTL(text, name: "t.stl") },
-         Outcome { () throws(InputError) in try referenceSTL(text, name: "t.stl") })
+        (
+            Outcome { () throws(InputError) in try Mesh.parseSTL(text, name: "t.stl") },
+            Outcome { () throws(InputError) in try referenceSTL(text, name: "t.stl") }
+        )
     }
 
     // MARK: Random text
@@ -191,7 +217,11 @@ import Testing
         let magnitude = [1e-6, 1e-3, 0.1, 1, 10, 1000, 1e7, 1e20][Int.random(in: 0..<8, using: &g)]
         var x = Float(Double.random(in: -1...1, using: &g) * magnitude)
         if Int.random(in: 0..<20, using: &g) == 0 { x = Float(Int.random(in: -50...50, using: &g)) }
-        if Int.random(in: 0..<50, using: &g) == 0 { x = [0, -0.0, .leastNonzeroMagnitude, .greatestFiniteMagnitude, .leastNormalMagnitude][Int.random(in: 0..<5, using: &g)] }
+        if Int.random(in: 0..<50, using: &g) == 0 {
+            x =
+                [0, -0.0, .leastNonzeroMagnitude, .greatestFiniteMagnitude, .leastNormalMagnitude][
+                    Int.random(in: 0..<5, using: &g)]
+        }
         let d = Double(x)
         var s: String
         switch Int.random(in: 0..<14, using: &g) {
@@ -260,7 +290,10 @@ import Testing
                     func ref(_ i: Int, _ count: Int) -> String {
                         Int.random(in: 0..<4, using: &g) == 0 ? String(i - count) : String(i + 1)
                     }
-                    let f = form != 4 ? form : perVertexUV ? [1, 3][Int.random(in: 0..<2, using: &g)] : Int.random(in: 0..<4, using: &g)
+                    let f =
+                        form != 4
+                        ? form
+                        : perVertexUV ? [1, 3][Int.random(in: 0..<2, using: &g)] : Int.random(in: 0..<4, using: &g)
                     var corner = ref(v, nv)
                     switch f {
                     case 1 where nt > 0: corner += "/" + ref(t, nt)
@@ -271,10 +304,11 @@ import Testing
                     line += sep(&g) + corner
                 }
             } else {
-                line += [
-                    "vn 0 0 1", "# a comment", "#v 1 2 3", "o face", "g group one", "s off", "s 1",
-                    "usemtl skin", "mtllib face.mtl", "", "vp 0.5", "l 1 2", "v1 2 3 4", "fo 1 2",
-                ][Int.random(in: 0..<14, using: &g)]
+                line +=
+                    [
+                        "vn 0 0 1", "# a comment", "#v 1 2 3", "o face", "g group one", "s off", "s 1",
+                        "usemtl skin", "mtllib face.mtl", "", "vp 0.5", "l 1 2", "v1 2 3 4", "fo 1 2",
+                    ][Int.random(in: 0..<14, using: &g)]
             }
             out += line + eol(&g)
         }
@@ -334,7 +368,7 @@ import Testing
             let text = Array(Self.randomOBJ(&g).utf8)
             let (new, old) = Self.obj(text)
             #expect(new == old, "\(String(decoding: text, as: UTF8.self))")
-            if case let .mesh(_, t, u) = old, !t.isEmpty {
+            if case .mesh(_, let t, let u) = old, !t.isEmpty {
                 meshes += 1
                 if u != nil { withUV += 1 }
             }
@@ -359,16 +393,20 @@ import Testing
 
     @Test func objNumberForms() throws {
         // Every form Float(String) takes is read the same way; non-finite values are errors.
-        for s in ["1", "-1", "+1", ".5", "-.5", "5.", "007", "1e5", "1E+5", "1e-05", "-0", "0x1.8p1",
-                  "3.40282347e38", "1e-50", "1.000000059604644775390625", "0.1000000000000000000000001",
-                  "123456789012345678901234567890", "1e-46", "1.4e-45", "\u{0}"] {
+        for s in [
+            "1", "-1", "+1", ".5", "-.5", "5.", "007", "1e5", "1E+5", "1e-05", "-0", "0x1.8p1",
+            "3.40282347e38", "1e-50", "1.000000059604644775390625", "0.1000000000000000000000001",
+            "123456789012345678901234567890", "1e-46", "1.4e-45", "\u{0}",
+        ] {
             let text = Array("v \(s) 0 0\nv 0 \(s) 0\r\nv 0 0 \(s)".utf8)
             let (new, old) = Self.obj(text)
             #expect(new == old, "\(s)")
         }
         for s in ["1e50", "-1e39", "nan", "NaN", "inf", "-infinity", "1e", "--1", "1..2", "0x", "1,5", "abc", ""] {
             let text = Array("v 0 0 \(s)\n".utf8)
-            #expect(Self.obj(text).new == .failure(InputError(file: "t.obj", field: "v", "line 1: expected a finite number")), "\(s)")
+            #expect(
+                Self.obj(text).new
+                    == .failure(InputError(file: "t.obj", field: "v", "line 1: expected a finite number")), "\(s)")
         }
     }
 
@@ -380,20 +418,48 @@ import Testing
             ("vt 0.5 inf\n", InputError(file: "t.obj", field: "vt", "line 1: expected a finite number")),
             ("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 x\n", InputError(file: "t.obj", field: "f", "line 4: bad index 'x'")),
             ("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 0\n", InputError(file: "t.obj", field: "f", "line 4: bad index '0'")),
-            ("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3a/1\n", InputError(file: "t.obj", field: "f", "line 4: bad index '3a/1'")),
+            (
+                "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3a/1\n",
+                InputError(file: "t.obj", field: "f", "line 4: bad index '3a/1'")
+            ),
             ("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 /3\n", InputError(file: "t.obj", field: "f", "line 4: bad index '/3'")),
-            ("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 99999999999999999999\n",
-             InputError(file: "t.obj", field: "f", "line 4: bad index '99999999999999999999'")),
-            ("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 4\n", InputError(file: "t.obj", field: "f", "line 4: index 4 out of range (3 defined)")),
-            ("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 -4\n", InputError(file: "t.obj", field: "f", "line 4: index -4 out of range (3 defined)")),
-            ("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 -9223372036854775808\n",
-             InputError(file: "t.obj", field: "f", "line 4: index -9223372036854775808 out of range (3 defined)")),
-            ("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 +0004\n", InputError(file: "t.obj", field: "f", "line 4: index 4 out of range (3 defined)")),
-            ("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1/x 2 3\n", InputError(file: "t.obj", field: "f", "line 4: bad index '1/x'")),
-            ("v 0 0 0\nv 1 0 0\nf 1 2\n", InputError(file: "t.obj", field: "f", "line 3: a face needs at least 3 corners")),
+            (
+                "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 99999999999999999999\n",
+                InputError(file: "t.obj", field: "f", "line 4: bad index '99999999999999999999'")
+            ),
+            (
+                "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 4\n",
+                InputError(file: "t.obj", field: "f", "line 4: index 4 out of range (3 defined)")
+            ),
+            (
+                "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 -4\n",
+                InputError(file: "t.obj", field: "f", "line 4: index -4 out of range (3 defined)")
+            ),
+            (
+                "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 -9223372036854775808\n",
+                InputError(file: "t.obj", field: "f", "line 4: index -9223372036854775808 out of range (3 defined)")
+            ),
+            (
+                "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 +0004\n",
+                InputError(file: "t.obj", field: "f", "line 4: index 4 out of range (3 defined)")
+            ),
+            (
+                "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1/x 2 3\n",
+                InputError(file: "t.obj", field: "f", "line 4: bad index '1/x'")
+            ),
+            (
+                "v 0 0 0\nv 1 0 0\nf 1 2\n",
+                InputError(file: "t.obj", field: "f", "line 3: a face needs at least 3 corners")
+            ),
             ("f\n", InputError(file: "t.obj", field: "f", "line 1: a face needs at least 3 corners")),
-            ("v 0 0 0\r\n\r\nf 1 2 3\r\n", InputError(file: "t.obj", field: "f", "line 3: index 2 out of range (1 defined)")),
-            ("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3 # trailing comment\n", InputError(file: "t.obj", field: "f", "line 4: bad index '#'")),
+            (
+                "v 0 0 0\r\n\r\nf 1 2 3\r\n",
+                InputError(file: "t.obj", field: "f", "line 3: index 2 out of range (1 defined)")
+            ),
+            (
+                "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3 # trailing comment\n",
+                InputError(file: "t.obj", field: "f", "line 4: bad index '#'")
+            ),
         ]
         for (text, error) in cases {
             let (new, old) = Self.obj(Array(text.utf8))
@@ -428,14 +494,19 @@ import Testing
         let warnings = WarningLog()
         MeshWarnings.setHandler { warnings.add($0) }
         defer { MeshWarnings.setHandler(nil) }
-        let m = try Mesh.parseOBJ(Array("v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nf 1/1 2/2 3/3\n".utf8), name: "dangling.obj")
+        let m = try Mesh.parseOBJ(
+            Array("v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nf 1/1 2/2 3/3\n".utf8), name: "dangling.obj")
         #expect(m.triangles == [0, 1, 2] && m.uvs == nil)
-        #expect(warnings.lines.contains("dangling.obj: line 5: texture coordinate index 2 out of range (1 defined); texture coordinates ignored"))
+        #expect(
+            warnings.lines.contains(
+                "dangling.obj: line 5: texture coordinate index 2 out of range (1 defined); texture coordinates ignored"
+            ))
     }
 
     @Test func objAcceptedOddities() throws {
         // Forms the old reader accepted, still accepted the same way.
-        let text = "v 0 0 0 1 1 1\nv 1 0 0 # colour\n\tv\t0 1 0\r\nvt .5 +.25\nvn 0 0 1\n"
+        let text =
+            "v 0 0 0 1 1 1\nv 1 0 0 # colour\n\tv\t0 1 0\r\nvt .5 +.25\nvn 0 0 1\n"
             + "f 1/1/zz 2/1/ 3/1//\nf -3//1 -2 -1/-1\nvx 1\nf +1 002 3"
         let (new, old) = Self.obj(Array(text.utf8))
         #expect(new == old)
@@ -457,7 +528,7 @@ import Testing
             let text = Array(Self.randomSTL(&g).utf8)
             let (new, old) = Self.stl(text)
             #expect(new == old, "\(String(decoding: text, as: UTF8.self))")
-            if case let .mesh(p, t, _) = old, p.count / 3 < t.count { meshes += 1 }  // shared vertices merged
+            if case .mesh(let p, let t, _) = old, p.count / 3 < t.count { meshes += 1 }  // shared vertices merged
         }
         #expect(meshes > 1000)
         var failures = 0
@@ -475,10 +546,22 @@ import Testing
         let cases: [(String, InputError)] = [
             ("solid x\nvertex 0 0\n", InputError(file: "t.stl", field: "vertex", "line 2: expected three numbers")),
             ("solid x\nvertex 0 0 0 0\n", InputError(file: "t.stl", field: "vertex", "line 2: expected three numbers")),
-            ("solid x\n  vertex 0 0 x\r\n", InputError(file: "t.stl", field: "vertex", "line 2: expected three numbers")),
-            ("solid x\n" + facet + "vertex 0 0 0\nendsolid\n", InputError(file: "t.stl", "ASCII STL has an incomplete facet")),
-            ("solid x\nvertex 0 0 nan\nvertex 0 0 0\nvertex 0 1 0\n", InputError(file: "t.stl", field: "vertex", "non-finite coordinate")),
-            ("solid x\nvertex 0 0 1e50\nvertex 0 0 0\nvertex 0 1 0\n", InputError(file: "t.stl", field: "vertex", "non-finite coordinate")),
+            (
+                "solid x\n  vertex 0 0 x\r\n",
+                InputError(file: "t.stl", field: "vertex", "line 2: expected three numbers")
+            ),
+            (
+                "solid x\n" + facet + "vertex 0 0 0\nendsolid\n",
+                InputError(file: "t.stl", "ASCII STL has an incomplete facet")
+            ),
+            (
+                "solid x\nvertex 0 0 nan\nvertex 0 0 0\nvertex 0 1 0\n",
+                InputError(file: "t.stl", field: "vertex", "non-finite coordinate")
+            ),
+            (
+                "solid x\nvertex 0 0 1e50\nvertex 0 0 0\nvertex 0 1 0\n",
+                InputError(file: "t.stl", field: "vertex", "non-finite coordinate")
+            ),
         ]
         for (text, error) in cases {
             let (new, old) = Self.stl(Array(text.utf8))
@@ -487,7 +570,11 @@ import Testing
         }
         let ok = Self.stl(Array(("solid\n" + facet + facet + "endsolid").utf8))
         #expect(ok.new == ok.old)
-        #expect(ok.new == .mesh(positions: [0, 0, 0, 0x3F80_0000, 0, 0, 0, 0x3F80_0000, 0], triangles: [0, 1, 2, 0, 1, 2], uvs: nil))
+        #expect(
+            ok.new
+                == .mesh(
+                    positions: [0, 0, 0, 0x3F80_0000, 0, 0, 0, 0x3F80_0000, 0], triangles: [0, 1, 2, 0, 1, 2], uvs: nil)
+        )
     }
 
     @Test func binarySTLMatchesReference() {

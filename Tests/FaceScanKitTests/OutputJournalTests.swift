@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FaceScanKit
 
 #if canImport(Glibc)
@@ -41,7 +42,9 @@ import Glibc
     }
 
     private func age(_ path: String, seconds: Int) {
-        var times = [timespec(tv_sec: time(nil) - seconds, tv_nsec: 0), timespec(tv_sec: time(nil) - seconds, tv_nsec: 0)]
+        var times = [
+            timespec(tv_sec: time(nil) - seconds, tv_nsec: 0), timespec(tv_sec: time(nil) - seconds, tv_nsec: 0),
+        ]
         utimensat(AT_FDCWD, path, &times, 0)
     }
 
@@ -54,7 +57,12 @@ import Glibc
         write(dir + "/c.png", Array("old c".utf8))
         write(dir + "/.facescan-AbC123-b.obj", Array("new b".utf8))
         write(dir + "/.facescan-AbC123-c.png", Array("new c".utf8))
-        journal(dir, "AbC123", committed: true, [(".facescan-AbC123-a.stl", "a.stl"), (".facescan-AbC123-b.obj", "b.obj"), (".facescan-AbC123-c.png", "c.png")])
+        journal(
+            dir, "AbC123", committed: true,
+            [
+                (".facescan-AbC123-a.stl", "a.stl"), (".facescan-AbC123-b.obj", "b.obj"),
+                (".facescan-AbC123-c.png", "c.png"),
+            ])
         OutputJournal.recover(dir)
         #expect(OutputJournal.entryNames(dir).sorted() == ["a.stl", "b.obj", "c.png"])
         #expect(contents(dir + "/b.obj") == "new b")

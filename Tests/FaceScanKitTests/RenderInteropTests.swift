@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FaceScanKit
 
 #if canImport(Glibc)
@@ -119,14 +120,17 @@ private func sortedPositions(_ m: Mesh) -> [SIMD3<Float>] {
         for (format, bytes) in zip(formats, first) {
             let text = String(decoding: bytes, as: UTF8.self)
             // The header: COLLADA's <asset>, FBX's header extension.
-            let header = text.split(separator: format == "dae" ? "</asset>" : "Creator:", maxSplits: 1).first.map(String.init) ?? ""
+            let header =
+                text.split(separator: format == "dae" ? "</asset>" : "Creator:", maxSplits: 1).first.map(String.init)
+                ?? ""
             #expect(header.count < text.count, "\(format): no header found")
             #expect(!header.contains(year), "\(format): the year \(year) in \(header)")
             if format == "dae" {
                 #expect(header.contains("<created>1970-01-01T00:00:00</created>"), "\(header)")
                 #expect(header.contains("<modified>1970-01-01T00:00:00</modified>"), "\(header)")
             } else {
-                for line in ["Year: 1970", "Month: 1", "Day: 1", "Hour: 0", "Minute: 0", "Second: 0", "Millisecond: 0"] {
+                for line in ["Year: 1970", "Month: 1", "Day: 1", "Hour: 0", "Minute: 0", "Second: 0", "Millisecond: 0"]
+                {
                     #expect(header.contains("\t\(line)\n"), "\(line) in \(header)")
                 }
             }
@@ -154,7 +158,9 @@ private func sortedPositions(_ m: Mesh) -> [SIMD3<Float>] {
 
     @Test func missingFileIsAnIOFailure() {
         let error = #expect(throws: FaceScanError.self) { try MeshIO.read(path: tempPath("missing.glb")) }
-        guard case .io? = error else { Issue.record("expected an I/O failure, got \(String(describing: error))"); return }
+        guard case .io? = error else {
+            Issue.record("expected an I/O failure, got \(String(describing: error))"); return
+        }
     }
 
     @Test func unknownFormatIsAUsageError() {

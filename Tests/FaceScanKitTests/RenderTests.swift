@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FaceScanKit
 
 /// Fixtures live beside this file, in Fixtures/.
@@ -33,7 +34,9 @@ private func meanLumaDifference(_ a: RGBAImage, _ b: RGBAImage) -> Double {
 
 /// A unit square in the plane z = `z`, facing +z (counter-clockwise seen from +z).
 private func square(z: Float, half: Float, offset: UInt32 = 0) -> (positions: [SIMD3<Float>], triangles: [UInt32]) {
-    let p: [SIMD3<Float>] = [SIMD3(-half, -half, z), SIMD3(half, -half, z), SIMD3(half, half, z), SIMD3(-half, half, z)]
+    let p: [SIMD3<Float>] = [
+        SIMD3(-half, -half, z), SIMD3(half, -half, z), SIMD3(half, half, z), SIMD3(-half, half, z),
+    ]
     return (p, [0, 1, 2, 0, 2, 3].map { $0 + offset })
 }
 
@@ -110,7 +113,9 @@ private func square(z: Float, half: Float, offset: UInt32 = 0) -> (positions: [S
 
     @Test func edgesAreAntialiased() {
         let image = Rasterizer.render(ictNeutral, options: RenderOptions(size: 128))
-        let partial = stride(from: 3, to: image.pixels.count, by: 4).filter { image.pixels[$0] > 0 && image.pixels[$0] < 255 }
+        let partial = stride(from: 3, to: image.pixels.count, by: 4).filter {
+            image.pixels[$0] > 0 && image.pixels[$0] < 255
+        }
         #expect(!partial.isEmpty)
     }
 
@@ -134,7 +139,10 @@ private func square(z: Float, half: Float, offset: UInt32 = 0) -> (positions: [S
         let png = try PNGEncoder.encode(image)
         #expect(Array(png.prefix(8)) == PNGEncoder.signature)
         // No time chunk: the bytes depend on the pixels only.
-        #expect(!png.indices.dropLast(4).contains { png[$0] == 0x74 && png[$0 + 1] == 0x49 && png[$0 + 2] == 0x4D && png[$0 + 3] == 0x45 })
+        #expect(
+            !png.indices.dropLast(4).contains {
+                png[$0] == 0x74 && png[$0 + 1] == 0x49 && png[$0 + 2] == 0x4D && png[$0 + 3] == 0x45
+            })
         let decoded = try PNGEncoder.decode(png, name: "memory")
         #expect(decoded == image)
     }

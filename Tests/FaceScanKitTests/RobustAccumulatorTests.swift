@@ -1,9 +1,11 @@
 import Testing
+
 @testable import FaceScanKit
 
 @Suite struct RobustAccumulatorTests {
     /// `frames` noisy copies of a 500-vertex shape; the frames in `bad` are glitched.
-    func run(frames: Int, bad: Set<Int>, glitch: (inout [Float], inout TestRNG) -> Void) -> (RobustAccumulator, [Float]) {
+    func run(frames: Int, bad: Set<Int>, glitch: (inout [Float], inout TestRNG) -> Void) -> (RobustAccumulator, [Float])
+    {
         var rng = TestRNG(seed: 3)
         let truth = (0..<1500).map { _ in Float.random(in: -0.1...0.1, using: &rng) }
         var acc = RobustAccumulator(vertexCount: 500)
@@ -34,7 +36,8 @@ import Testing
             let medians = RobustAccumulator.coordinateMedians(frames)
             for i in 0..<300 {
                 let column = frames.map { $0[i] }.sorted()
-                let expected = m % 2 == 1 ? Double(column[m / 2]) : (Double(column[m / 2 - 1]) + Double(column[m / 2])) / 2
+                let expected =
+                    m % 2 == 1 ? Double(column[m / 2]) : (Double(column[m / 2 - 1]) + Double(column[m / 2])) / 2
                 #expect(medians[i] == expected, "m \(m) coordinate \(i)")
             }
         }
@@ -80,7 +83,9 @@ import Testing
         var mean = [Double](repeating: 0, count: 12)
         for (f, w) in zip(frames, weights) { for i in 0..<12 { mean[i] += w * Double(f[i]) / total } }
         var m2 = [Double](repeating: 0, count: 12)
-        for (f, w) in zip(frames, weights) { for i in 0..<12 { m2[i] += w * (Double(f[i]) - mean[i]) * (Double(f[i]) - mean[i]) } }
+        for (f, w) in zip(frames, weights) {
+            for i in 0..<12 { m2[i] += w * (Double(f[i]) - mean[i]) * (Double(f[i]) - mean[i]) }
+        }
         for i in 0..<12 { #expect(abs(acc.means[i] - mean[i]) < 1e-12) }
         let se = acc.standardErrors()!
         for v in 0..<4 {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FaceScanKit
 
 /// A spherical cap (radius `sphere`, seen from +z) over the disc x² + y² < 0.95², sampled on a
@@ -56,13 +57,14 @@ func intersectingPairs(_ mesh: Mesh) -> [SIMD2<Int>] {
     var edgeSum = 0.0
     for t in 0..<tc {
         let (a, b, c) = mesh.triangle(t)
-        edgeSum += simd_len(p[Int(b)] - p[Int(a)]) + simd_len(p[Int(c)] - p[Int(b)])
+        edgeSum += length(p[Int(b)] - p[Int(a)]) + length(p[Int(c)] - p[Int(b)])
     }
     let cell = 2 * edgeSum / Double(2 * tc)
     var entries: [SIMD4<Int32>] = []  // cell x, y, z, triangle
     for t in 0..<tc {
         let (a, b, c) = mesh.triangle(t)
-        let lo = pointwiseMin(p[Int(a)], pointwiseMin(p[Int(b)], p[Int(c)])), hi = pointwiseMax(p[Int(a)], pointwiseMax(p[Int(b)], p[Int(c)]))
+        let lo = pointwiseMin(p[Int(a)], pointwiseMin(p[Int(b)], p[Int(c)])),
+            hi = pointwiseMax(p[Int(a)], pointwiseMax(p[Int(b)], p[Int(c)]))
         let l = SIMD3<Int32>((lo / cell).rounded(.down)), u = SIMD3<Int32>((hi / cell).rounded(.down))
         for z in l.z...u.z { for y in l.y...u.y { for x in l.x...u.x { entries.append(SIMD4(x, y, z, Int32(t))) } } }
     }
@@ -71,7 +73,9 @@ func intersectingPairs(_ mesh: Mesh) -> [SIMD2<Int>] {
     var s = 0
     while s < entries.count {
         var e = s
-        while e < entries.count && entries[e].x == entries[s].x && entries[e].y == entries[s].y && entries[e].z == entries[s].z { e += 1 }
+        while e < entries.count && entries[e].x == entries[s].x && entries[e].y == entries[s].y
+            && entries[e].z == entries[s].z
+        { e += 1 }
         for i in s..<e {
             let t1 = Int(entries[i].w)
             let (a, b, c) = mesh.triangle(t1)
@@ -79,7 +83,9 @@ func intersectingPairs(_ mesh: Mesh) -> [SIMD2<Int>] {
                 let t2 = Int(entries[j].w)
                 let (d, f, g) = mesh.triangle(t2)
                 if a == d || a == f || a == g || b == d || b == f || b == g || c == d || c == f || c == g { continue }
-                if satIntersect(p[Int(a)], p[Int(b)], p[Int(c)], p[Int(d)], p[Int(f)], p[Int(g)]) { found.insert(SIMD2(t1, t2)) }
+                if satIntersect(p[Int(a)], p[Int(b)], p[Int(c)], p[Int(d)], p[Int(f)], p[Int(g)]) {
+                    found.insert(SIMD2(t1, t2))
+                }
             }
         }
         s = e
@@ -87,7 +93,7 @@ func intersectingPairs(_ mesh: Mesh) -> [SIMD2<Int>] {
     return found.sorted { ($0.x, $0.y) < ($1.x, $1.y) }
 }
 
-private func simd_len(_ v: SIMD3<Double>) -> Double { (v * v).sum().squareRoot() }
+private func length(_ v: SIMD3<Double>) -> Double { (v * v).sum().squareRoot() }
 
 private func cr(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> SIMD3<Double> {
     SIMD3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
@@ -95,13 +101,15 @@ private func cr(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> SIMD3<Double> {
 
 /// True unless some axis separates the triangles by more than a relative 1e-9 (touching within
 /// rounding is not an intersection).
-private func satIntersect(_ u0: SIMD3<Double>, _ u1: SIMD3<Double>, _ u2: SIMD3<Double>,
-                          _ v0: SIMD3<Double>, _ v1: SIMD3<Double>, _ v2: SIMD3<Double>) -> Bool {
+private func satIntersect(
+    _ u0: SIMD3<Double>, _ u1: SIMD3<Double>, _ u2: SIMD3<Double>,
+    _ v0: SIMD3<Double>, _ v1: SIMD3<Double>, _ v2: SIMD3<Double>
+) -> Bool {
     let eu0 = u1 - u0, eu1 = u2 - u1, eu2 = u0 - u2, ev0 = v1 - v0, ev1 = v2 - v1, ev2 = v0 - v2
     let nu = cr(eu0, eu1), nv = cr(ev0, ev1)
-    let size = max(simd_len(eu0), simd_len(ev0))
+    let size = max(length(eu0), length(ev0))
     func separates(_ axis: SIMD3<Double>) -> Bool {
-        let l = simd_len(axis)
+        let l = length(axis)
         guard l > 1e-12 * size * size else { return false }
         let a0 = (u0 * axis).sum(), a1 = (u1 * axis).sum(), a2 = (u2 * axis).sum()
         let b0 = (v0 * axis).sum(), b1 = (v1 * axis).sum(), b2 = (v2 * axis).sum()
@@ -123,7 +131,7 @@ private func plane(_ pts: [SIMD3<Double>]) -> (SIMD3<Double>, SIMD3<Double>) {
         let a = pts[i], b = pts[(i + 1) % pts.count]
         nrm += SIMD3((a.y - b.y) * (a.z + b.z), (a.z - b.z) * (a.x + b.x), (a.x - b.x) * (a.y + b.y))
     }
-    return (c, nrm / simd_len(nrm))
+    return (c, nrm / length(nrm))
 }
 
 @Suite struct SolidHoleFillingTests {
@@ -158,22 +166,24 @@ private func plane(_ pts: [SIMD3<Double>]) -> (SIMD3<Double>, SIMD3<Double>) {
             let (origin, normal) = plane(hole.map { SIMD3<Double>(m.positions[Int($0)]) })
             let centre = (m.vertexCount..<filled.vertexCount).min { a, b in
                 let pa = filled.positions[a], pb = filled.positions[b]
-                return abs(Double(pa.x) - hx) + abs(Double(pa.y) - 0.1) < abs(Double(pb.x) - hx) + abs(Double(pb.y) - 0.1)
+                return abs(Double(pa.x) - hx) + abs(Double(pa.y) - 0.1) < abs(Double(pb.x) - hx)
+                    + abs(Double(pb.y) - 0.1)
             }!
             let q = SIMD3<Double>(filled.positions[centre])
             let sagitta = 0.25 * 0.25 / (2 * sphere)  // of a hole of radius 0.25 on the sphere
             let offPlane = ((q - origin) * normal).sum()
             #expect(abs(offPlane) > 0.5 * sagitta, "patch centre \(q) is flat: \(offPlane) off the loop plane")
             #expect(offPlane * normal.z > 0, "patch bulges inward")
-            #expect(abs(simd_len(q) - sphere) < 0.3 * sagitta, "patch centre \(simd_len(q)) off the sphere \(sphere)")
+            #expect(abs(length(q) - sphere) < 0.3 * sagitta, "patch centre \(length(q)) off the sphere \(sphere)")
         }
         // New triangles face outward like the surface (+z on this cap).
         for t in (m.triangleCount..<filled.triangleCount) { #expect(filled.faceNormal(t).z > 0.5) }
     }
 
     @Test func closedOrEmptyMeshIsLeftAlone() {
-        let tet = Mesh(positions: [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1)],
-                       triangles: [0, 2, 1, 0, 1, 3, 1, 2, 3, 0, 3, 2])
+        let tet = Mesh(
+            positions: [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1)],
+            triangles: [0, 2, 1, 0, 1, 3, 1, 2, 3, 0, 3, 2])
         #expect(Solidify.fillHoles(tet) == tet)
         #expect(Solidify.fillHoles(Mesh(positions: [], triangles: [])).vertexCount == 0)
     }
@@ -191,7 +201,8 @@ private func plane(_ pts: [SIMD3<Double>]) -> (SIMD3<Double>, SIMD3<Double>) {
         // Printing position: on the bed, centred.
         let (lo, hi) = solid.bounds
         #expect(lo.z == 0, "\(label): lowest point \(lo.z)")
-        #expect(abs(lo.x + hi.x) < 1e-4 * (hi.x - lo.x) && abs(lo.y + hi.y) < 1e-4 * (hi.y - lo.y), "\(label): not centred")
+        #expect(
+            abs(lo.x + hi.x) < 1e-4 * (hi.x - lo.x) && abs(lo.y + hi.y) < 1e-4 * (hi.y - lo.y), "\(label): not centred")
     }
 
     /// Distance from each back vertex of a shell (not on the bed) to the front surface, in mesh
@@ -214,7 +225,8 @@ private func plane(_ pts: [SIMD3<Double>]) -> (SIMD3<Double>, SIMD3<Double>) {
 
     @Test(arguments: [false, true]) func capBecomesASolid(base: Bool) throws {
         let m = capWithHoles()
-        let part = try Solidify.part(m, options: SolidOptions(thickness: 2, base: base, depth: 30), unitInMillimetres: unit)
+        let part = try Solidify.part(
+            m, options: SolidOptions(thickness: 2, base: base, depth: 30), unitInMillimetres: unit)
         let solid = part.mesh
         checkSolid(solid, "cap base=\(base)")
         #expect(intersectingPairs(solid).isEmpty)
@@ -231,19 +243,24 @@ private func plane(_ pts: [SIMD3<Double>]) -> (SIMD3<Double>, SIMD3<Double>) {
             let thin = walls.filter { $0 * unit < 0.9 * 2 }.count
             // Known: the skirt's fold and the rim band thin the wall (issue 22, item 3, open).
             withKnownIssue("walls thinner than 0.9 × thickness near the skirt fold") {
-                #expect(Double(thin) <= 0.01 * Double(walls.count), "\(thin) of \(walls.count) back vertices closer than 1.8 mm")
+                #expect(
+                    Double(thin) <= 0.01 * Double(walls.count),
+                    "\(thin) of \(walls.count) back vertices closer than 1.8 mm")
             }
             // What holds today: most of the wall is as thick as asked.
             // A guard against getting worse than today (about a third on this face).
-            #expect(Double(thin) <= 0.4 * Double(walls.count), "\(thin) of \(walls.count) back vertices closer than 1.8 mm")
+            #expect(
+                Double(thin) <= 0.4 * Double(walls.count), "\(thin) of \(walls.count) back vertices closer than 1.8 mm")
         }
     }
 
     @Test func fitScalesDownOnly() throws {
         let m = capWithHoles()
         let life = try Solidify.part(m, options: SolidOptions(depth: 30), unitInMillimetres: unit)
-        let fitted = try Solidify.part(m, options: SolidOptions(depth: 30, fit: SIMD3(50, 50, 50)), unitInMillimetres: unit)
-        let big = try Solidify.part(m, options: SolidOptions(depth: 30, fit: SIMD3(1000, 1000, 1000)), unitInMillimetres: unit)
+        let fitted = try Solidify.part(
+            m, options: SolidOptions(depth: 30, fit: SIMD3(50, 50, 50)), unitInMillimetres: unit)
+        let big = try Solidify.part(
+            m, options: SolidOptions(depth: 30, fit: SIMD3(1000, 1000, 1000)), unitInMillimetres: unit)
         #expect(big.scale == 1)
         #expect(fitted.scale < 1)
         let size = SIMD3<Double>(fitted.mesh.bounds.max - fitted.mesh.bounds.min) * unit
@@ -258,32 +275,50 @@ private func plane(_ pts: [SIMD3<Double>]) -> (SIMD3<Double>, SIMD3<Double>) {
         let m = capWithHoles()
         let plain = try Solidify.solid(m, options: SolidOptions(base: base, depth: 30), unitInMillimetres: unit)
         for extra in [0, 1, 7, 500] {
-            let s = try Solidify.solid(m, options: SolidOptions(base: base, depth: 30), unitInMillimetres: unit, vertexCount: plain.vertexCount + extra)
+            let s = try Solidify.solid(
+                m, options: SolidOptions(base: base, depth: 30), unitInMillimetres: unit,
+                vertexCount: plain.vertexCount + extra)
             #expect(s.vertexCount == plain.vertexCount + extra)
             checkSolid(s, "padded +\(extra)")
-            #expect(abs(MeshInspection.signedVolume(s) - MeshInspection.signedVolume(plain)) < 1e-6 * MeshInspection.signedVolume(plain))
+            #expect(
+                abs(MeshInspection.signedVolume(s) - MeshInspection.signedVolume(plain)) < 1e-6
+                    * MeshInspection.signedVolume(plain))
         }
         #expect(throws: UsageError.self) {
-            try Solidify.solid(m, options: SolidOptions(base: base, depth: 30), unitInMillimetres: unit, vertexCount: plain.vertexCount - 1)
+            try Solidify.solid(
+                m, options: SolidOptions(base: base, depth: 30), unitInMillimetres: unit,
+                vertexCount: plain.vertexCount - 1)
         }
     }
 
     @Test func refusesBadInput() {
-        let tet = Mesh(positions: [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1)],
-                       triangles: [0, 2, 1, 0, 1, 3, 1, 2, 3, 0, 3, 2])
+        let tet = Mesh(
+            positions: [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1)],
+            triangles: [0, 2, 1, 0, 1, 3, 1, 2, 3, 0, 3, 2])
         #expect(throws: UsageError("the mesh has no boundary: it is already closed")) {
             try Solidify.solid(tet, options: SolidOptions(), unitInMillimetres: 1)
         }
         // Three triangles on one edge.
-        let fin = Mesh(positions: [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, -1, 0), SIMD3(0, 0, 1)],
-                       triangles: [0, 1, 2, 1, 0, 3, 0, 1, 4])
+        let fin = Mesh(
+            positions: [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, -1, 0), SIMD3(0, 0, 1)],
+            triangles: [0, 1, 2, 1, 0, 3, 0, 1, 4])
         #expect(throws: UsageError.self) { try Solidify.solid(fin, options: SolidOptions(), unitInMillimetres: 1) }
-        #expect(throws: UsageError.self) { try Solidify.solid(Mesh(positions: [], triangles: []), options: SolidOptions(), unitInMillimetres: 1) }
+        #expect(throws: UsageError.self) {
+            try Solidify.solid(Mesh(positions: [], triangles: []), options: SolidOptions(), unitInMillimetres: 1)
+        }
         let m = capWithHoles()
-        #expect(throws: UsageError.self) { try Solidify.solid(m, options: SolidOptions(thickness: 0), unitInMillimetres: 1) }
-        #expect(throws: UsageError.self) { try Solidify.solid(m, options: SolidOptions(thickness: .nan), unitInMillimetres: 1) }
-        #expect(throws: UsageError.self) { try Solidify.solid(m, options: SolidOptions(depth: 0), unitInMillimetres: 1) }
-        #expect(throws: UsageError.self) { try Solidify.solid(m, options: SolidOptions(fit: SIMD3(1, -1, 1)), unitInMillimetres: 1) }
+        #expect(throws: UsageError.self) {
+            try Solidify.solid(m, options: SolidOptions(thickness: 0), unitInMillimetres: 1)
+        }
+        #expect(throws: UsageError.self) {
+            try Solidify.solid(m, options: SolidOptions(thickness: .nan), unitInMillimetres: 1)
+        }
+        #expect(throws: UsageError.self) {
+            try Solidify.solid(m, options: SolidOptions(depth: 0), unitInMillimetres: 1)
+        }
+        #expect(throws: UsageError.self) {
+            try Solidify.solid(m, options: SolidOptions(fit: SIMD3(1, -1, 1)), unitInMillimetres: 1)
+        }
         #expect(throws: UsageError.self) { try Solidify.solid(m, options: SolidOptions(), unitInMillimetres: 0) }
     }
 
@@ -318,10 +353,13 @@ private func plane(_ pts: [SIMD3<Double>]) -> (SIMD3<Double>, SIMD3<Double>) {
             let walls = Self.wallThickness(part.mesh, frontVertices: n, frontTriangles: frontTriangles)
             let thin = walls.filter { $0 < 0.9 * 2 }.count
             withKnownIssue("walls thinner than 0.9 × thickness near the plinth fold and tight curves") {
-                #expect(Double(thin) <= 0.01 * Double(walls.count), "\(thin) of \(walls.count) back vertices closer than 1.8 mm")
+                #expect(
+                    Double(thin) <= 0.01 * Double(walls.count),
+                    "\(thin) of \(walls.count) back vertices closer than 1.8 mm")
             }
             // A guard against getting worse than today (about a third on this face).
-            #expect(Double(thin) <= 0.4 * Double(walls.count), "\(thin) of \(walls.count) back vertices closer than 1.8 mm")
+            #expect(
+                Double(thin) <= 0.4 * Double(walls.count), "\(thin) of \(walls.count) back vertices closer than 1.8 mm")
         }
     }
 }
@@ -337,10 +375,12 @@ private func plane(_ pts: [SIMD3<Double>]) -> (SIMD3<Double>, SIMD3<Double>) {
         m.triangles += m.triangles.map { $0 + n }
         let all = SelfIntersection.pairs(m)
         #expect(all.count > 100)
-        for flags in [[Bool](repeating: false, count: 2 * tc),
-                      (0..<(2 * tc)).map { $0 >= tc },
-                      (0..<(2 * tc)).map { $0 % 7 == 3 },
-                      (0..<(2 * tc)).map { ($0 &* 2_654_435_761) % 5 < 2 }] {
+        for flags in [
+            [Bool](repeating: false, count: 2 * tc),
+            (0..<(2 * tc)).map { $0 >= tc },
+            (0..<(2 * tc)).map { $0 % 7 == 3 },
+            (0..<(2 * tc)).map { ($0 &* 2_654_435_761) % 5 < 2 },
+        ] {
             let found = SelfIntersection.pairs(m, only: flags)
             let expected = all.filter { flags[Int($0.x)] || flags[Int($0.y)] }
             #expect(Set(found) == Set(expected) && found.count == expected.count)
@@ -352,9 +392,12 @@ private func plane(_ pts: [SIMD3<Double>]) -> (SIMD3<Double>, SIMD3<Double>) {
 @Suite struct InspectSelfIntersectionTests {
     /// Two triangles that pierce each other are both counted; a closed solid of the samples' kind none.
     @Test func countsCrossingTriangles() throws {
-        let crossing = Mesh(positions: [SIMD3(0, 0, 0), SIMD3(2, 0, 0), SIMD3(0, 2, 0),
-                                        SIMD3(0.5, 0.5, -1), SIMD3(0.5, 0.5, 1), SIMD3(1.5, 1.5, 0)],
-                            triangles: [0, 1, 2, 3, 4, 5])
+        let crossing = Mesh(
+            positions: [
+                SIMD3(0, 0, 0), SIMD3(2, 0, 0), SIMD3(0, 2, 0),
+                SIMD3(0.5, 0.5, -1), SIMD3(0.5, 0.5, 1), SIMD3(1.5, 1.5, 0),
+            ],
+            triangles: [0, 1, 2, 3, 4, 5])
         #expect(MeshInspection(crossing).selfIntersectingTriangles == 2)
         var apart = crossing
         for i in 3..<6 { apart.positions[i].z += 5 }

@@ -1,10 +1,13 @@
 import Foundation
 import Testing
+
 @testable import FaceScanKit
 
 @Suite struct GateTests {
-    func meta(distance: Double? = 0.4, tracking: TrackingState = .normal, light: Double? = 1000,
-              jaw: Double? = nil, smile: (Double, Double)? = nil, brow: Double? = nil) -> FrameMetadata {
+    func meta(
+        distance: Double? = 0.4, tracking: TrackingState = .normal, light: Double? = 1000,
+        jaw: Double? = nil, smile: (Double, Double)? = nil, brow: Double? = nil
+    ) -> FrameMetadata {
         var m = FrameMetadata()
         m.distance = distance
         m.tracking = tracking
@@ -151,15 +154,18 @@ func sphere(radius r: Float, rings: Int, segments: Int) -> Mesh {
 }
 
 @Suite struct ExportTests {
-    let quad = Mesh(positions: [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(1, 1, 0), SIMD3(2, 0, 0)],
-                    triangles: [0, 1, 2, 2, 1, 3, 0, 1, 4])  // last triangle is degenerate (collinear)
+    let quad = Mesh(
+        positions: [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(1, 1, 0), SIMD3(2, 0, 0)],
+        triangles: [0, 1, 2, 2, 1, 3, 0, 1, 4])  // last triangle is degenerate (collinear)
 
     @Test func stlByteLayout() {
         let b = quad.stlBytes()
         #expect(b.count == 84 + 50 * 3)
         #expect(!b.starts(with: Array("solid".utf8)))
         #expect(b[80] == 3 && b[81] == 0 && b[82] == 0 && b[83] == 0)
-        func f(_ o: Int) -> Float { Float(bitPattern: UInt32(b[o]) | UInt32(b[o + 1]) << 8 | UInt32(b[o + 2]) << 16 | UInt32(b[o + 3]) << 24) }
+        func f(_ o: Int) -> Float {
+            Float(bitPattern: UInt32(b[o]) | UInt32(b[o + 1]) << 8 | UInt32(b[o + 2]) << 16 | UInt32(b[o + 3]) << 24)
+        }
         // Facet 0: normal +z, corners in order.
         #expect([f(84), f(88), f(92)] == [0, 0, 1])
         #expect([f(96 + 12), f(100 + 12), f(104 + 12)] == [1, 0, 0])

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FaceScanKit
 
 /// Ericson's closest point on the triangle
@@ -27,10 +28,10 @@ import Testing
     }
 
     @Test func edgeRegions() {
-        #expect(near(closest(SIMD3(0.5, -1, 0.25)), SIMD3(0.5, 0, 0)))   // ab
+        #expect(near(closest(SIMD3(0.5, -1, 0.25)), SIMD3(0.5, 0, 0)))  // ab
         #expect(near(closest(SIMD3(-1, 0.25, -0.3)), SIMD3(0, 0.25, 0)))  // ca
-        #expect(near(closest(SIMD3(1, 1, 2)), SIMD3(0.5, 0.5, 0)))        // bc
-        #expect(near(closest(SIMD3(0.9, 0.3, 0)), SIMD3(0.8, 0.2, 0)))    // bc, in the plane
+        #expect(near(closest(SIMD3(1, 1, 2)), SIMD3(0.5, 0.5, 0)))  // bc
+        #expect(near(closest(SIMD3(0.9, 0.3, 0)), SIMD3(0.8, 0.2, 0)))  // bc, in the plane
     }
 
     @Test func faceRegion() {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FaceScanKit
 
 /// A `cols` × `rows` grid of quads (two triangles each, CCW seen from +z) spanning `size` × `size`
@@ -35,7 +36,8 @@ func randomMesh(triangles count: Int, seed: UInt64) -> Mesh {
     for _ in 0..<count {
         let centre = SIMD3<Float>(Float(rng.nextUnit()), Float(rng.nextUnit()), Float(rng.nextUnit()))
         for _ in 0..<3 {
-            positions.append(centre + 0.05 * SIMD3<Float>(Float(rng.nextUnit()), Float(rng.nextUnit()), Float(rng.nextUnit())))
+            positions.append(
+                centre + 0.05 * SIMD3<Float>(Float(rng.nextUnit()), Float(rng.nextUnit()), Float(rng.nextUnit())))
         }
     }
     return Mesh(positions: positions, triangles: (0..<UInt32(3 * count)).map { $0 })
@@ -92,9 +94,11 @@ func randomMesh(triangles count: Int, seed: UInt64) -> Mesh {
             var best = Double.infinity
             for t in 0..<mesh.triangleCount {
                 let (i, j, k) = mesh.triangle(t)
-                best = min(best, ClosestPoint.distanceSquared(
-                    p, SIMD3<Double>(mesh.positions[Int(i)]), SIMD3<Double>(mesh.positions[Int(j)]),
-                    SIMD3<Double>(mesh.positions[Int(k)])))
+                best = min(
+                    best,
+                    ClosestPoint.distanceSquared(
+                        p, SIMD3<Double>(mesh.positions[Int(i)]), SIMD3<Double>(mesh.positions[Int(j)]),
+                        SIMD3<Double>(mesh.positions[Int(k)])))
             }
             #expect(bvh.distanceSquared(to: p, stack: &stack) == best)
         }
@@ -102,7 +106,9 @@ func randomMesh(triangles count: Int, seed: UInt64) -> Mesh {
 
     @Test func bvhHandlesCoincidentTriangles() {
         // 50 copies of one triangle: the centroid split separates nothing and falls back to the median.
-        let m = Mesh(positions: [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 1, 0)], triangles: Array(repeating: [0, 1, 2], count: 50).flatMap { $0 })
+        let m = Mesh(
+            positions: [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 1, 0)],
+            triangles: Array(repeating: [0, 1, 2], count: 50).flatMap { $0 })
         let bvh = TriangleBVH(m)
         var stack = TriangleBVH.makeStack(depth: bvh.depth)
         #expect(abs(bvh.distanceSquared(to: SIMD3(0.2, 0.2, 0.5), stack: &stack) - 0.25) < 1e-15)
@@ -111,7 +117,9 @@ func randomMesh(triangles count: Int, seed: UInt64) -> Mesh {
     @Test func samplesAreAreaWeightedAndOnTheSurface() {
         // Two triangles of areas 1.5 and 0.5: three quarters of the samples land on the first.
         let m = Mesh(
-            positions: [SIMD3(0, 0, 0), SIMD3(3, 0, 0), SIMD3(0, 1, 0), SIMD3(10, 0, 0), SIMD3(11, 0, 0), SIMD3(10, 1, 0)],
+            positions: [
+                SIMD3(0, 0, 0), SIMD3(3, 0, 0), SIMD3(0, 1, 0), SIMD3(10, 0, 0), SIMD3(11, 0, 0), SIMD3(10, 1, 0),
+            ],
             triangles: [0, 1, 2, 3, 4, 5])
         let pts = SurfaceSampler.sample(m, count: 40_000, seed: 5)
         #expect(pts.count == 40_000)

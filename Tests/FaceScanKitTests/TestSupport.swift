@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import FaceScanKit
 
 /// This test process's scratch directory, removed with everything in it when the process exits.
@@ -30,7 +31,11 @@ struct CaptureBuilder {
     var settings: String? = nil
     var frames: [String] = []
 
-    static func frame(vertices: [Double], extra: String = "\"transform\":[1,0,0,0,0,1,0,0,0,0,1,0,0,0,-0.4,1],\"trackingState\":\"normal\",\"ambientIntensity\":1000,\"blendShapes\":{\"jawOpen\":0.1}") -> String {
+    static func frame(
+        vertices: [Double],
+        extra: String =
+            "\"transform\":[1,0,0,0,0,1,0,0,0,0,1,0,0,0,-0.4,1],\"trackingState\":\"normal\",\"ambientIntensity\":1000,\"blendShapes\":{\"jawOpen\":0.1}"
+    ) -> String {
         "{\"vertices\":[\(vertices.map { "\($0)" }.joined(separator: ","))]\(extra.isEmpty ? "" : "," + extra)}"
     }
 

@@ -1,5 +1,6 @@
-@testable import FaceScanKit
 import Testing
+
+@testable import FaceScanKit
 
 /// Triangle shape at every target: no sliver from decimation (the shape term of the collapse
 /// check) nor from refinement (longest-edge bisection), on the two real faces.
@@ -27,7 +28,9 @@ import Testing
         let face = try DecimateFixtures.mediaPipeFace()
         let r = try Decimation.simplify(face, targetVertices: target)
         #expect(r.vertexCount == target)
-        #expect(DecimateFixtures.smallestAngleDegrees(r) >= 5, "smallest angle \(DecimateFixtures.smallestAngleDegrees(r))°")
+        #expect(
+            DecimateFixtures.smallestAngleDegrees(r) >= 5, "smallest angle \(DecimateFixtures.smallestAngleDegrees(r))°"
+        )
     }
 
     /// Decimation used to leave 0.2–0.5 % of its triangles under 5° on the ICT face; the shape
@@ -57,15 +60,17 @@ import Testing
     /// Refinement splits the longest edge first: on a strip of two long thin triangles the first
     /// split lands on the diagonal (the longest edge), not on a short side.
     @Test func splitsTheLongestEdgeFirst() throws {
-        let strip = Mesh(positions: [SIMD3(0, 0, 0), SIMD3(4, 0, 0), SIMD3(4, 1, 0), SIMD3(0, 1, 0)],
-                         triangles: [0, 1, 2, 0, 2, 3])
+        let strip = Mesh(
+            positions: [SIMD3(0, 0, 0), SIMD3(4, 0, 0), SIMD3(4, 1, 0), SIMD3(0, 1, 0)],
+            triangles: [0, 1, 2, 0, 2, 3])
         let r = try Decimation.simplify(strip, targetVertices: 5)
         #expect(r.vertexCount == 5 && r.triangleCount == 4)
         // Flat: the new point is the diagonal's middle.
         #expect(r.positions[4] == SIMD3(2, 0.5, 0))
         #expect(MeshCheck(r).isClean)
         // Same input, same bytes.
-        #expect(try Decimation.simplify(strip, targetVertices: 40) == (try Decimation.simplify(strip, targetVertices: 40)))
+        #expect(
+            try Decimation.simplify(strip, targetVertices: 40) == (try Decimation.simplify(strip, targetVertices: 40)))
     }
 
     /// On a sphere, the new points bulge outward toward the sphere instead of cutting chords.

@@ -1,5 +1,6 @@
 import CSIMD
 import Testing
+
 @testable import FaceScanKit
 
 /// The AVX2 kernel that places interior edge collapses four at a time must give the scalar
@@ -22,12 +23,15 @@ struct VectorPlacementTests {
         var rng = MeshRNG(seed: seed)
         var e = Edges()
         func unit() -> SIMD3<Double> {
-            let v = SIMD3<Double>(Double(rng.nextUnit()) - 0.5, Double(rng.nextUnit()) - 0.5, Double(rng.nextUnit()) - 0.5)
+            let v = SIMD3<Double>(
+                Double(rng.nextUnit()) - 0.5, Double(rng.nextUnit()) - 0.5, Double(rng.nextUnit()) - 0.5)
             let l = (v * v).sum().squareRoot()
             return l > 0 ? v / l : SIMD3(0, 0, 1)
         }
         for v in 0..<64 {
-            let p = SIMD3<Float>(Float(rng.nextUnit()) * 0.1 - 0.05, Float(rng.nextUnit()) * 0.1 - 0.05, 0.3 + Float(rng.nextUnit()) * 0.02)
+            let p = SIMD3<Float>(
+                Float(rng.nextUnit()) * 0.1 - 0.05, Float(rng.nextUnit()) * 0.1 - 0.05,
+                0.3 + Float(rng.nextUnit()) * 0.02)
             let local = SIMD3<Double>(p) - centre
             var q = Quadric()
             let planes = [3, 2, 1, 0, 4][v % 5]
@@ -54,7 +58,9 @@ struct VectorPlacementTests {
     static func scalar(_ e: Edges, _ c: Candidate) -> (SIMD3<Float>, Float)? {
         var q = e.quadrics[Int(c.drop)]
         q.add(e.quadrics[Int(c.keep)])
-        let mid = ((SIMD3<Double>(e.positions[Int(c.drop)]) - centre) + (SIMD3<Double>(e.positions[Int(c.keep)]) - centre)) * 0.5
+        let mid =
+            ((SIMD3<Double>(e.positions[Int(c.drop)]) - centre) + (SIMD3<Double>(e.positions[Int(c.keep)]) - centre))
+            * 0.5
         guard let x = q.regularisedMinimum(near: mid) else { return nil }
         let cost = q.evaluate(x)
         return (SIMD3<Float>(x + centre), cost > 0 ? Float(cost) : 0)
@@ -69,7 +75,8 @@ struct VectorPlacementTests {
             var q = e.quadrics[Int(c.drop)]
             q.add(e.quadrics[Int(c.keep)])
             let trace = q.a00 + q.a11 + q.a22
-            let det = q.a00 * (q.a11 * q.a22 - q.a12 * q.a12) + q.a01 * (q.a02 * q.a12 - q.a01 * q.a22)
+            let det =
+                q.a00 * (q.a11 * q.a22 - q.a12 * q.a12) + q.a01 * (q.a02 * q.a12 - q.a01 * q.a22)
                 + q.a02 * (q.a01 * q.a12 - q.a02 * q.a11)
             return trace > 0 && !(det > QuadricSimplifier.Tuning.exactDeterminant * trace * trace * trace)
         }.count
@@ -82,10 +89,11 @@ struct VectorPlacementTests {
         let result = e.quadrics.withUnsafeBytes { q in
             e.positions.withUnsafeBytes { p in
                 e.candidates.withUnsafeMutableBytes { c in
-                    facescan_place_collapses(q.baseAddress!.assumingMemoryBound(to: Double.self),
-                                             p.baseAddress!.assumingMemoryBound(to: Float.self), centre,
-                                             QuadricSimplifier.Tuning.exactDeterminant, QuadricSimplifier.Tuning.regularisation,
-                                             slots, slots.count, c.baseAddress!.assumingMemoryBound(to: Float.self))
+                    facescan_place_collapses(
+                        q.baseAddress!.assumingMemoryBound(to: Double.self),
+                        p.baseAddress!.assumingMemoryBound(to: Float.self), centre,
+                        QuadricSimplifier.Tuning.exactDeterminant, QuadricSimplifier.Tuning.regularisation,
+                        slots, slots.count, c.baseAddress!.assumingMemoryBound(to: Float.self))
                 }
             }
         }
@@ -102,8 +110,10 @@ struct VectorPlacementTests {
                 continue
             }
             if let (p, cost) = expected[i] {
-                #expect(c.x.bitPattern == p.x.bitPattern && c.y.bitPattern == p.y.bitPattern && c.z.bitPattern == p.z.bitPattern,
-                        "slot \(i): \(c.position) vs \(p)")
+                #expect(
+                    c.x.bitPattern == p.x.bitPattern && c.y.bitPattern == p.y.bitPattern
+                        && c.z.bitPattern == p.z.bitPattern,
+                    "slot \(i): \(c.position) vs \(p)")
                 #expect(c.cost.bitPattern == cost.bitPattern, "slot \(i): cost \(c.cost) vs \(cost)")
             } else {
                 #expect(c.cost.isNaN, "slot \(i) has no placement but got cost \(c.cost)")
@@ -128,8 +138,9 @@ struct VectorPlacementTests {
         let mp = try DecimateFixtures.mediaPipeFace()
         let refined = Subdivision.midpoint(Subdivision.midpoint(mp))
         let flat = DecimateFixtures.grid(12)
-        let crushed = Mesh(positions: flat.positions.map { p in SIMD3(p.x, p.y >= 4 && p.y <= 6 ? 4 : p.y, p.z) },
-                           triangles: flat.triangles, uvs: flat.uvs)
+        let crushed = Mesh(
+            positions: flat.positions.map { p in SIMD3(p.x, p.y >= 4 && p.y <= 6 ? 4 : p.y, p.z) },
+            triangles: flat.triangles, uvs: flat.uvs)
         let cases: [(Mesh, Int)] = [(face, 5_000), (sphere, 700), (refined, 5_000), (crushed, 40)]
         for threads in [1, 2] {
             for (m, target) in cases {

@@ -36,12 +36,14 @@ private struct Manifest {
 
 private let manifest: Manifest = {
     guard let data = FileManager.default.contents(atPath: badInputDirectory + "/manifest.json"),
-          let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-          let entries = root["cases"] as? [[String: Any]] else { return Manifest(valid: [], cases: []) }
+        let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+        let entries = root["cases"] as? [[String: Any]]
+    else { return Manifest(valid: [], cases: []) }
     let cases = entries.map { e in
-        BadInputCase(file: e["file"] as? String ?? "?", kind: e["kind"] as? String ?? "", feed: e["feed"] as? String ?? "file",
-                     exit: Int32(e["exit"] as? Int ?? -1), frame: e["frame"] as? Int, field: e["field"] as? String,
-                     contains: e["contains"] as? String, jsonReport: e["jsonReport"] as? Bool ?? false)
+        BadInputCase(
+            file: e["file"] as? String ?? "?", kind: e["kind"] as? String ?? "", feed: e["feed"] as? String ?? "file",
+            exit: Int32(e["exit"] as? Int ?? -1), frame: e["frame"] as? Int, field: e["field"] as? String,
+            contains: e["contains"] as? String, jsonReport: e["jsonReport"] as? Bool ?? false)
     }
     return Manifest(valid: root["valid"] as? [String] ?? [], cases: cases)
 }()
@@ -49,19 +51,26 @@ private let manifest: Manifest = {
 let badInputCases: [BadInputCase] = manifest.cases
 
 /// Checks facescan's stderr: exactly one line, `facescan: ` first, naming `name` (and frame/field).
-private func expectOneLineMessage(_ stderr: String, naming name: String, frame: Int?, field: String?, contains: String?,
-                                  _ context: String, sourceLocation: SourceLocation = #_sourceLocation) {
+private func expectOneLineMessage(
+    _ stderr: String, naming name: String, frame: Int?, field: String?, contains: String?,
+    _ context: String, sourceLocation: SourceLocation = #_sourceLocation
+) {
     #expect(stderr.hasPrefix("facescan: "), "\(context): \(stderr)", sourceLocation: sourceLocation)
-    #expect(stderr.hasSuffix("\n") && stderr.dropLast().split(separator: "\n", omittingEmptySubsequences: false).count == 1,
-            "\(context): not one line: \(stderr)", sourceLocation: sourceLocation)
+    #expect(
+        stderr.hasSuffix("\n") && stderr.dropLast().split(separator: "\n", omittingEmptySubsequences: false).count == 1,
+        "\(context): not one line: \(stderr)", sourceLocation: sourceLocation)
     #expect(stderr.contains(name), "\(context): does not name \(name): \(stderr)", sourceLocation: sourceLocation)
     if let frame {
-        #expect(stderr.contains(": frame \(frame):"), "\(context): does not name frame \(frame): \(stderr)", sourceLocation: sourceLocation)
+        #expect(
+            stderr.contains(": frame \(frame):"), "\(context): does not name frame \(frame): \(stderr)",
+            sourceLocation: sourceLocation)
     } else {
         #expect(!stderr.contains(": frame "), "\(context): names a frame: \(stderr)", sourceLocation: sourceLocation)
     }
     if let field {
-        #expect(stderr.contains("field '\(field)'"), "\(context): does not name field '\(field)': \(stderr)", sourceLocation: sourceLocation)
+        #expect(
+            stderr.contains("field '\(field)'"), "\(context): does not name field '\(field)': \(stderr)",
+            sourceLocation: sourceLocation)
     }
     if let contains {
         #expect(stderr.contains(contains), "\(context): \(stderr)", sourceLocation: sourceLocation)
@@ -128,8 +137,9 @@ private func permissionBitsBlockWrites() -> Bool {
             #expect(listing(dir + "/out") == [name + ".obj", name + ".stl"])
             let frames = r.json?["frames"] as? [String: Any]
             #expect(frames?["read"] as? Int == 3 && frames?["accepted"] as? Int == 3, "\(file): \(r.stdout)")
-            let s = try runFacescan(["process", "-", "--output-dir", dir + "/stdin", "--formats", "stl,obj", "--quiet"],
-                                    stdin: try Data(contentsOf: URL(fileURLWithPath: path)))
+            let s = try runFacescan(
+                ["process", "-", "--output-dir", dir + "/stdin", "--formats", "stl,obj", "--quiet"],
+                stdin: try Data(contentsOf: URL(fileURLWithPath: path)))
             #expect(s.status == 0, "\(file) on stdin: \(s.stderr)")
         }
     }
@@ -149,8 +159,9 @@ private func permissionBitsBlockWrites() -> Bool {
         let r = try runFacescan(args, stdin: c.byStdin ? try #require(fileData(c.path)) : nil)
 
         #expect(r.status == c.exit, "\(c.file): exit \(r.status), expected \(c.exit): \(r.stderr)")
-        expectOneLineMessage(r.stderr, naming: c.byStdin ? "<stdin>" : c.path, frame: c.frame, field: c.field,
-                             contains: c.contains, c.file)
+        expectOneLineMessage(
+            r.stderr, naming: c.byStdin ? "<stdin>" : c.path, frame: c.frame, field: c.field,
+            contains: c.contains, c.file)
         // Nothing written, no temporary file left, the previous output untouched.
         #expect(listing(out) == [c.outputName + ".stl"], "\(c.file)")
         #expect(fileData(existing) == known, "\(c.file): previous output changed")
@@ -166,13 +177,17 @@ private func permissionBitsBlockWrites() -> Bool {
     @Test func deepNestingInAnUnknownKeyIsFine() throws {
         let base = try String(contentsOfFile: badInputDirectory + "/base.json", encoding: .utf8)
         let depth = 100_000
-        for (label, deep) in [("arrays", String(repeating: "[", count: depth) + String(repeating: "]", count: depth)),
-                              ("objects", String(repeating: "{\"a\":", count: depth) + "0" + String(repeating: "}", count: depth))] {
+        for (label, deep) in [
+            ("arrays", String(repeating: "[", count: depth) + String(repeating: "]", count: depth)),
+            ("objects", String(repeating: "{\"a\":", count: depth) + "0" + String(repeating: "}", count: depth)),
+        ] {
             let dir = tempDir()
             defer { try? FileManager.default.removeItem(atPath: dir) }
             let text = "{\"deep\":" + deep + "," + base.dropFirst()
             try text.write(toFile: dir + "/deep.json", atomically: false, encoding: .utf8)
-            let r = try runFacescan(["process", dir + "/deep.json", "--output-dir", dir + "/out", "--formats", "stl", "--quiet"])
+            let r = try runFacescan([
+                "process", dir + "/deep.json", "--output-dir", dir + "/out", "--formats", "stl", "--quiet",
+            ])
             #expect(r.status == 0, "\(label): \(r.stderr)")
         }
     }
@@ -201,7 +216,8 @@ private func permissionBitsBlockWrites() -> Bool {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let r = try process(outputDir: dir + "/no/such/out")
         #expect(r.status == 1, "\(r.stderr)")
-        expectOneLineMessage(r.stderr, naming: dir + "/no/such/out", frame: nil, field: nil, contains: nil, "missing parent")
+        expectOneLineMessage(
+            r.stderr, naming: dir + "/no/such/out", frame: nil, field: nil, contains: nil, "missing parent")
         #expect(listing(dir).isEmpty)
     }
 
@@ -211,13 +227,16 @@ private func permissionBitsBlockWrites() -> Bool {
         try "not a directory".write(toFile: dir + "/out", atomically: false, encoding: .utf8)
         let r = try process(outputDir: dir + "/out")
         #expect(r.status == 1, "\(r.stderr)")
-        expectOneLineMessage(r.stderr, naming: dir + "/out", frame: nil, field: nil, contains: nil, "file as output dir")
+        expectOneLineMessage(
+            r.stderr, naming: dir + "/out", frame: nil, field: nil, contains: nil, "file as output dir")
         #expect(try String(contentsOfFile: dir + "/out", encoding: .utf8) == "not a directory")
         #expect(listing(dir) == ["out"])
     }
 
-    @Test(.enabled(if: permissionBitsBlockWrites(),
-                   "permission bits do not block writes for this user (root): a read-only directory cannot be simulated"))
+    @Test(
+        .enabled(
+            if: permissionBitsBlockWrites(),
+            "permission bits do not block writes for this user (root): a read-only directory cannot be simulated"))
     func outputDirectoryNotWritable() throws {
         let dir = tempDir()
         defer {
@@ -246,7 +265,8 @@ private func permissionBitsBlockWrites() -> Bool {
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
         let r = try process(outputDir: out)
         #expect(r.status == 1, "\(r.stderr)")
-        expectOneLineMessage(r.stderr, naming: link, frame: nil, field: nil, contains: "symbolic link", "symlink .\(format)")
+        expectOneLineMessage(
+            r.stderr, naming: link, frame: nil, field: nil, contains: "symbolic link", "symlink .\(format)")
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == target)
         #expect(try String(contentsOfFile: target, encoding: .utf8) == "link target")
         #expect(listing(out) == ["base." + format])
@@ -268,7 +288,8 @@ private func permissionBitsBlockWrites() -> Bool {
         try FileManager.default.createDirectory(atPath: out + "/base.obj", withIntermediateDirectories: true)
         let r = try process(outputDir: out)
         #expect(r.status == 1, "\(r.stderr)")
-        expectOneLineMessage(r.stderr, naming: out + "/base.obj", frame: nil, field: nil, contains: nil, "directory at output path")
+        expectOneLineMessage(
+            r.stderr, naming: out + "/base.obj", frame: nil, field: nil, contains: nil, "directory at output path")
         #expect(listing(out) == ["base.obj"])
         #expect(listing(out + "/base.obj").isEmpty)
     }

@@ -19,11 +19,13 @@ let badMeshDirectory = packageRoot + "/Tests/FacescanCLITests/BadMeshes"
 
 let badMeshCases: [BadMeshCase] = {
     guard let data = FileManager.default.contents(atPath: badMeshDirectory + "/manifest.json"),
-          let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-          let entries = root["cases"] as? [[String: Any]] else { return [] }
+        let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+        let entries = root["cases"] as? [[String: Any]]
+    else { return [] }
     return entries.map { e in
-        BadMeshCase(file: e["file"] as? String ?? "?", kind: e["kind"] as? String ?? "",
-                    exit: Int32(e["exit"] as? Int ?? -1), contains: e["contains"] as? String ?? "?")
+        BadMeshCase(
+            file: e["file"] as? String ?? "?", kind: e["kind"] as? String ?? "",
+            exit: Int32(e["exit"] as? Int ?? -1), contains: e["contains"] as? String ?? "?")
     }
 }()
 
@@ -37,7 +39,9 @@ let badMeshCases: [BadMeshCase] = {
         let present = Set(try FileManager.default.contentsOfDirectory(atPath: badMeshDirectory))
         #expect(present == listed.union(["manifest.json"]))
         var contents = Set<Data>()
-        for c in badMeshCases { #expect(contents.insert(FileManager.default.contents(atPath: c.path) ?? Data()).inserted, "\(c.file)") }
+        for c in badMeshCases {
+            #expect(contents.insert(FileManager.default.contents(atPath: c.path) ?? Data()).inserted, "\(c.file)")
+        }
     }
 
     @Test(arguments: badMeshCases)
@@ -47,7 +51,9 @@ let badMeshCases: [BadMeshCase] = {
         for args in [["inspect", c.path], ["render", c.path, out + "/x.png"], ["convert", c.path, out + "/x.stl"]] {
             let r = try runFacescan(args)
             #expect(r.status == c.exit, "\(args[0]) \(c.file): exit \(r.status): \(r.stderr)")
-            #expect(r.stderr.hasPrefix("facescan: ") && r.stderr.filter { $0 == "\n" }.count == 1, "\(args[0]): \(r.stderr)")
+            #expect(
+                r.stderr.hasPrefix("facescan: ") && r.stderr.filter { $0 == "\n" }.count == 1, "\(args[0]): \(r.stderr)"
+            )
             #expect(r.stderr.contains(c.file), "\(args[0]) does not name the file: \(r.stderr)")
             #expect(r.stderr.contains(c.contains), "\(args[0]): \(r.stderr)")
         }

@@ -7,25 +7,38 @@ import Testing
     func inputs(failing: Bool = false) throws -> String {
         let dir = tempDir() + "/in"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        for (i, extra) in [goodMeta, goodMeta + ",\"distance\":0.45", goodMeta + ",\"ambientIntensity\":800", "\"distance\":0.9"].enumerated() {
+        for (i, extra) in [
+            goodMeta, goodMeta + ",\"distance\":0.45", goodMeta + ",\"ambientIntensity\":800", "\"distance\":0.9",
+        ].enumerated() {
             let first = failing && i == 3 ? "\"trackingState\":\"limited\"" : goodMeta
-            try smallCapture(frames: [first, extra]).write(toFile: "\(dir)/cap\(i).json", atomically: false, encoding: .utf8)
+            try smallCapture(frames: [first, extra]).write(
+                toFile: "\(dir)/cap\(i).json", atomically: false, encoding: .utf8)
         }
         return dir
     }
 
-    func files(_ dir: String) -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted() }
+    func files(_ dir: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted()
+    }
 
     @Test func shardsPartitionTheInputsAndThreadsDoNotChangeBytes() throws {
         let dir = try inputs()
         let base = tempDir()
-        let all = try runFacescan(["batch", dir, "--output-dir", base + "/all", "--formats", "stl,obj", "--jobs", "1", "--target-vertices", "144"])
+        let all = try runFacescan([
+            "batch", dir, "--output-dir", base + "/all", "--formats", "stl,obj", "--jobs", "1", "--target-vertices",
+            "144",
+        ])
         #expect(all.status == 0, "\(all.stdout)\(all.stderr)")
         #expect(all.stdout.split(separator: "\n").count == 4)
-        let two = try runFacescan(["batch", dir, "--output-dir", base + "/two", "--formats", "stl,obj", "--jobs", "2", "--target-vertices", "144"])
+        let two = try runFacescan([
+            "batch", dir, "--output-dir", base + "/two", "--formats", "stl,obj", "--jobs", "2", "--target-vertices",
+            "144",
+        ])
         #expect(two.status == 0)
         // Output lines come in input order whatever the thread count.
-        #expect(two.stdout.split(separator: "\n").map { $0.split(separator: ":").first } == all.stdout.split(separator: "\n").map { $0.split(separator: ":").first })
+        #expect(
+            two.stdout.split(separator: "\n").map { $0.split(separator: ":").first }
+                == all.stdout.split(separator: "\n").map { $0.split(separator: ":").first })
         #expect(files(base + "/all") == files(base + "/two"))
         // The reports hold timings; every other output is the same bytes.
         for f in files(base + "/all") where !f.hasSuffix(".report.json") {
@@ -34,7 +47,10 @@ import Testing
         // Shards 0/3, 1/3, 2/3: disjoint, together everything.
         var union: [String] = []
         for k in 0..<3 {
-            let r = try runFacescan(["batch", dir, "--output-dir", base + "/s", "--formats", "stl", "--shard", "\(k)/3", "--json", "--target-vertices", "144"])
+            let r = try runFacescan([
+                "batch", dir, "--output-dir", base + "/s", "--formats", "stl", "--shard", "\(k)/3", "--json",
+                "--target-vertices", "144",
+            ])
             #expect(r.status == 0)
             for line in r.stdout.split(separator: "\n") {
                 let j = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
@@ -52,8 +68,11 @@ import Testing
         let dir = try inputs()
         let root = (dir as NSString).deletingLastPathComponent
         try FileManager.default.linkItem(atPath: dir + "/cap1.json", toPath: root + "/linked.json")
-        try "./in/cap0.json\nin//cap0.json\nin/cap0.json\nin/./cap1.json\nlinked.json\n".write(toFile: root + "/list.txt", atomically: false, encoding: .utf8)
-        let r = try runFacescan(["batch", "list.txt", "--output-dir", "out", "--formats", "stl", "--target-vertices", "144", "--json"], cwd: root)
+        try "./in/cap0.json\nin//cap0.json\nin/cap0.json\nin/./cap1.json\nlinked.json\n".write(
+            toFile: root + "/list.txt", atomically: false, encoding: .utf8)
+        let r = try runFacescan(
+            ["batch", "list.txt", "--output-dir", "out", "--formats", "stl", "--target-vertices", "144", "--json"],
+            cwd: root)
         #expect(r.status == 0, "\(r.stderr)")
         let inputs = try r.stdout.split(separator: "\n").map { line in
             try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])["input"] as? String
@@ -74,8 +93,10 @@ import Testing
         // The README's example: two shards run by GNU parallel.
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/parallel")
-        p.arguments = ["--will-cite", facescanBinary, "batch", dir, "--shard", "{}/2", "--output-dir", out, "--formats", "stl",
-                       "--target-vertices", "144", "--json", ":::", "0", "1"]
+        p.arguments = [
+            "--will-cite", facescanBinary, "batch", dir, "--shard", "{}/2", "--output-dir", out, "--formats", "stl",
+            "--target-vertices", "144", "--json", ":::", "0", "1",
+        ]
         let pipe = Pipe()
         p.standardOutput = pipe
         try p.run()
@@ -86,11 +107,16 @@ import Testing
         #expect(String(decoding: data, as: UTF8.self).split(separator: "\n").count == 4)
         #expect(files(out).filter { $0.hasSuffix(".stl") } == ["cap0.stl", "cap1.stl", "cap2.stl"])
         // A report for each capture that succeeded, none for the one that failed.
-        #expect(files(out).filter { $0.hasSuffix(".report.json") } == ["cap0.report.json", "cap1.report.json", "cap2.report.json"])
+        #expect(
+            files(out).filter { $0.hasSuffix(".report.json") } == [
+                "cap0.report.json", "cap1.report.json", "cap2.report.json",
+            ])
     }
 
     func jsonLines(_ text: String) throws -> [[String: Any]] {
-        try text.split(separator: "\n").map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        try text.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
     }
 
     /// --resume skips a capture whose report and outputs are there and not older than it, and
@@ -103,7 +129,9 @@ import Testing
         #expect(first.status == 0, "\(first.stderr)")
         #expect(try jsonLines(first.stdout).allSatisfy { $0["skipped"] == nil })
         #expect(files(out).count == 12)
-        let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/cap0.report.json"))) as? [String: Any])
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/cap0.report.json")))
+                as? [String: Any])
         #expect((report["mesh"] as? [String: Any])?["outputVertices"] as? Int == 144)
         let stl = try Data(contentsOf: URL(fileURLWithPath: out + "/cap2.stl"))
 
@@ -120,7 +148,9 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: out + "/cap2.stl")) == stl)
         #expect(files(out).count == 12)
         // Asking for a format the earlier run did not write processes everything again.
-        let third = try runFacescan(["batch", dir, "-o", out, "--formats", "stl,png", "-n", "144", "--json", "--resume"])
+        let third = try runFacescan([
+            "batch", dir, "-o", out, "--formats", "stl,png", "-n", "144", "--json", "--resume",
+        ])
         #expect(try jsonLines(third.stdout).allSatisfy { $0["skipped"] == nil })
         // Without --resume nothing is skipped.
         let fourth = try runFacescan(["batch", dir, "-o", out, "--formats", "stl", "-n", "144", "--json"])
@@ -131,10 +161,14 @@ import Testing
     @Test func listOnStandardInputAndZeroInputs() throws {
         let dir = try inputs()
         let out = tempDir()
-        let r = try runFacescan(["batch", "-", "-o", out, "--formats", "stl", "-n", "144"],
-                                stdin: Data("\(dir)/cap2.json\n# a comment\n\n\(dir)/cap0.json\n".utf8))
+        let r = try runFacescan(
+            ["batch", "-", "-o", out, "--formats", "stl", "-n", "144"],
+            stdin: Data("\(dir)/cap2.json\n# a comment\n\n\(dir)/cap0.json\n".utf8))
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stdout.split(separator: "\n").map { $0.hasPrefix("OK   \(dir)/cap0.json") || $0.hasPrefix("OK   \(dir)/cap2.json") } == [true, true], "\(r.stdout)")
+        #expect(
+            r.stdout.split(separator: "\n").map {
+                $0.hasPrefix("OK   \(dir)/cap0.json") || $0.hasPrefix("OK   \(dir)/cap2.json")
+            } == [true, true], "\(r.stdout)")
         let empty = tempDir()
         let none = try runFacescan(["batch", empty, "-o", out])
         #expect(none.status == 2)
@@ -152,7 +186,10 @@ import Testing
     /// files) batch with --recursive, each under a name from its directory.
     @Test func recursiveSamplesGetDistinctNames() throws {
         let out = tempDir()
-        let r = try runFacescan(["batch", "--recursive", packageRoot + "/samples", "-o", out, "--formats", "stl", "-n", "500", "--json", "-v"])
+        let r = try runFacescan([
+            "batch", "--recursive", packageRoot + "/samples", "-o", out, "--formats", "stl", "-n", "500", "--json",
+            "-v",
+        ])
         #expect(r.status == 0, "\(r.stderr)")
         let inputs = try jsonLines(r.stdout).compactMap { $0["input"] as? String }
         #expect(inputs == sampleCaptures().map(\.capture).sorted(), "\(inputs)")
@@ -171,8 +208,12 @@ import Testing
         try (Data([0xEF, 0xBB, 0xBF]) + Data(("\n  " + text).utf8)).write(to: URL(fileURLWithPath: root + "/bom.json"))
         // Taken as one capture (not a list whose one "path" is the whole file): batch's line for
         // it has the exit code `process` gives the same file.
-        let bom = try runFacescan(["batch", root + "/bom.json", "-o", root + "/o", "--formats", "stl", "-n", "144", "--json"])
-        let single = try runFacescan(["process", root + "/bom.json", "-o", root + "/p", "--formats", "stl", "-n", "144"])
+        let bom = try runFacescan([
+            "batch", root + "/bom.json", "-o", root + "/o", "--formats", "stl", "-n", "144", "--json",
+        ])
+        let single = try runFacescan([
+            "process", root + "/bom.json", "-o", root + "/p", "--formats", "stl", "-n", "144",
+        ])
         let bomLines = try jsonLines(bom.stdout)
         #expect(bomLines.count == 1 && bomLines.first?["input"] as? String == root + "/bom.json", "\(bom.stdout)")
         #expect(bomLines.first?["exitCode"] as? Int == Int(single.status), "\(bom.stdout) vs \(single.stderr)")
@@ -200,7 +241,8 @@ import Testing
     /// A list file line that cannot be a path is an error naming the file and line.
     @Test func listLineThatIsNotAPath() throws {
         let root = tempDir()
-        try ("caps/a.json\n" + String(repeating: "x", count: 5000) + "\n").write(toFile: root + "/list.txt", atomically: false, encoding: .utf8)
+        try ("caps/a.json\n" + String(repeating: "x", count: 5000) + "\n").write(
+            toFile: root + "/list.txt", atomically: false, encoding: .utf8)
         let r = try runFacescan(["batch", root + "/list.txt"])
         #expect(r.status == 2)
         #expect(r.stderr.contains("list.txt") && r.stderr.contains("line 2"), "\(r.stderr)")

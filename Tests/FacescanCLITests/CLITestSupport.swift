@@ -10,8 +10,10 @@ let packageRoot: String = {
 /// The built `facescan` binary of this test run.
 let facescanBinary: String = {
     if let env = ProcessInfo.processInfo.environment["FACESCAN_BIN"] { return env }
-    let candidates = [Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("facescan").path,
-                      packageRoot + "/.build/debug/facescan"]
+    let candidates = [
+        Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("facescan").path,
+        packageRoot + "/.build/debug/facescan",
+    ]
     return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates.last!
 }()
 
@@ -39,7 +41,9 @@ func runFacescan(_ args: [String], stdin: Data? = nil, cwd: String? = nil) throw
 }
 
 /// ``runFacescan(_:stdin:cwd:)`` with standard output as bytes (binary formats).
-func runFacescanBytes(_ args: [String], stdin: Data? = nil, cwd: String? = nil) throws -> (status: Int32, stdout: Data, stderr: String) {
+func runFacescanBytes(_ args: [String], stdin: Data? = nil, cwd: String? = nil) throws -> (
+    status: Int32, stdout: Data, stderr: String
+) {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: facescanBinary)
     p.arguments = args
@@ -118,7 +122,9 @@ func smallCapture(frames: [String]) -> String {
     }
     let vertices = "\"vertices\":[" + xyz.joined(separator: ",") + "]"
     let fr = frames.map { "{" + vertices + ($0.isEmpty ? "" : "," + $0) + "}" }
-    return "{\"format\":\"facescan-capture\",\"version\":1,\"topology\":{\"triangleIndices\":[\(tris.map(String.init).joined(separator: ","))]},\"frames\":[\(fr.joined(separator: ","))]}"
+    return
+        "{\"format\":\"facescan-capture\",\"version\":1,\"topology\":{\"triangleIndices\":[\(tris.map(String.init).joined(separator: ","))]},\"frames\":[\(fr.joined(separator: ","))]}"
 }
 
-let goodMeta = "\"transform\":[1,0,0,0,0,1,0,0,0,0,1,0,0.01,0.02,-0.4,1],\"trackingState\":\"normal\",\"ambientIntensity\":900,\"blendShapes\":{\"jawOpen\":0.05}"
+let goodMeta =
+    "\"transform\":[1,0,0,0,0,1,0,0,0,0,1,0,0.01,0.02,-0.4,1],\"trackingState\":\"normal\",\"ambientIntensity\":900,\"blendShapes\":{\"jawOpen\":0.05}"

@@ -10,12 +10,17 @@ import Testing
 @Suite(.serialized) struct ClientImportTests {
     /// One `process` run (millimetres, the default) to every format the clients read, in a
     /// temporary directory: (directory, report's vertex and triangle counts, bounds in mm from the STL).
-    static func processedFace(_ extra: [String] = []) throws -> (out: String, vertices: Int, triangles: Int, lo: SIMD3<Double>, hi: SIMD3<Double>) {
+    static func processedFace(_ extra: [String] = []) throws -> (
+        out: String, vertices: Int, triangles: Int, lo: SIMD3<Double>, hi: SIMD3<Double>
+    ) {
         let dir = tempDir()
         let text = Self.lopsidedCapture(frames: 3)
         try text.write(toFile: dir + "/face.json", atomically: false, encoding: .utf8)
-        let r = try runFacescan(["process", dir + "/face.json", "--output-dir", dir + "/out", "--json", "--target-vertices", "400",
-                                 "--formats", "stl,obj,ply,glb,dae,x3d,fbx,3mf,png"] + extra, cwd: dir)
+        let r = try runFacescan(
+            [
+                "process", dir + "/face.json", "--output-dir", dir + "/out", "--json", "--target-vertices", "400",
+                "--formats", "stl,obj,ply,glb,dae,x3d,fbx,3mf,png",
+            ] + extra, cwd: dir)
         #expect(r.status == 0, "\(r.stderr)")
         let mesh = try #require(r.json?["mesh"] as? [String: Any])
         let stl = try MeshIO.read(path: dir + "/out/face.stl")
@@ -24,7 +29,10 @@ import Testing
             lo = pointwiseMin(lo, SIMD3<Double>(p))
             hi = pointwiseMax(hi, SIMD3<Double>(p))
         }
-        return (dir + "/out", try #require(mesh["outputVertices"] as? Int), try #require(mesh["outputTriangles"] as? Int), lo, hi)
+        return (
+            dir + "/out", try #require(mesh["outputVertices"] as? Int), try #require(mesh["outputTriangles"] as? Int),
+            lo, hi
+        )
     }
 
     /// A curved 12×12 grid patch off the origin and longer on one side of every axis, so that a
@@ -46,14 +54,17 @@ import Testing
             }
         }
         let frame = "{\"vertices\":[" + xyz.joined(separator: ",") + "]," + goodMeta + "}"
-        return "{\"format\":\"facescan-capture\",\"version\":1,\"topology\":{\"triangleIndices\":[\(tris.map(String.init).joined(separator: ","))]},"
+        return
+            "{\"format\":\"facescan-capture\",\"version\":1,\"topology\":{\"triangleIndices\":[\(tris.map(String.init).joined(separator: ","))]},"
             + "\"frames\":[\(Array(repeating: frame, count: frames).joined(separator: ","))]}"
     }
 
     /// The full path of `name` on PATH, or nil.
     static func which(_ name: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        return path.split(separator: ":").map { "\($0)/\(name)" }.first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
     }
 
     /// The path of `name` when installed; otherwise nil, after recording a failure under CI or
@@ -63,7 +74,9 @@ import Testing
         if ProcessInfo.processInfo.environment["CI"] != nil {
             Issue.record("\(name) is not installed (CI must run this test; `make deps` installs it)")
         } else {
-            print("ClientImportTests: skipped, \(name) is not installed (`make deps` installs it; with CI set this fails)")
+            print(
+                "ClientImportTests: skipped, \(name) is not installed (`make deps` installs it; with CI set this fails)"
+            )
         }
         return nil
     }
@@ -158,7 +171,9 @@ import Testing
     /// are read as metres: 1000 × true size; Blender has no way to know); OBJ, GLB, DAE and X3D
     /// are y-up and turned z-up: (x, y, z) → (x, −z, y), except X3D, whose importer takes +z as
     /// forward: (−x, z, y); GLB, DAE and X3D state metres.
-    static func expectedBlenderBox(_ format: String, lo: SIMD3<Double>, hi: SIMD3<Double>) -> (SIMD3<Double>, SIMD3<Double>) {
+    static func expectedBlenderBox(_ format: String, lo: SIMD3<Double>, hi: SIMD3<Double>) -> (
+        SIMD3<Double>, SIMD3<Double>
+    ) {
         let perUnit = ["glb": 0.001, "dae": 0.001, "x3d": 0.001][format] ?? 1.0  // Blender units per file number
         let l = lo * perUnit, h = hi * perUnit
         if format == "stl" || format == "ply" { return (l, h) }
@@ -173,25 +188,38 @@ import Testing
         try Self.blenderScript.write(toFile: dir + "/import.py", atomically: false, encoding: .utf8)
         let formats = ["stl", "obj", "ply", "glb", "dae", "x3d"]
         let started = Date()
-        let (status, out, err) = try Self.run(blender, ["-b", "--factory-startup", "-noaudio", "--python-exit-code", "1",
-                                                        "--python", dir + "/import.py", "--", dir + "/result.json"]
-                                                       + formats.map { face.out + "/face." + $0 }, cwd: dir)
-        print("ClientImportTests: Blender imported \(formats.joined(separator: ", ")) in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
+        let (status, out, err) = try Self.run(
+            blender,
+            [
+                "-b", "--factory-startup", "-noaudio", "--python-exit-code", "1",
+                "--python", dir + "/import.py", "--", dir + "/result.json",
+            ]
+                + formats.map { face.out + "/face." + $0 }, cwd: dir)
+        print(
+            "ClientImportTests: Blender imported \(formats.joined(separator: ", ")) in \(String(format: "%.1f", Date().timeIntervalSince(started))) s"
+        )
         #expect(status == 0, "blender: \(err.suffix(2000)) \(out.suffix(2000))")
-        let data = try #require(FileManager.default.contents(atPath: dir + "/result.json"), "no result from Blender: \(err.suffix(2000))")
+        let data = try #require(
+            FileManager.default.contents(atPath: dir + "/result.json"), "no result from Blender: \(err.suffix(2000))")
         let results = try #require(try JSONSerialization.jsonObject(with: data) as? [String: [String: Any]])
         for format in formats {
             let r = try #require(results[format], "\(format): not imported")
             #expect(r["error"] == nil, "\(format): \(r["error"] ?? "")")
-            #expect(r["vertices"] as? Int == face.vertices, "\(format): \(r["vertices"] ?? "?") vertices, report \(face.vertices)")
-            #expect(r["triangles"] as? Int == face.triangles, "\(format): \(r["triangles"] ?? "?") triangles, report \(face.triangles)")
+            #expect(
+                r["vertices"] as? Int == face.vertices,
+                "\(format): \(r["vertices"] ?? "?") vertices, report \(face.vertices)")
+            #expect(
+                r["triangles"] as? Int == face.triangles,
+                "\(format): \(r["triangles"] ?? "?") triangles, report \(face.triangles)")
             let lo = try #require(r["min"] as? [Double]), hi = try #require(r["max"] as? [Double])
             let (elo, ehi) = Self.expectedBlenderBox(format, lo: face.lo, hi: face.hi)
             // In metres: Blender's number times the file's unit (mm for the unit-less files of this run).
             let toMetres = ["glb", "dae", "x3d"].contains(format) ? 1.0 : 0.001
             for k in 0..<3 {
                 let e = max(abs(lo[k] - elo[k]), abs(hi[k] - ehi[k])) * toMetres
-                #expect(e < 2e-6, "\(format) axis \(k): Blender \(lo[k])…\(hi[k]), expected \(elo[k])…\(ehi[k]) (\(e) m off)")
+                #expect(
+                    e < 2e-6,
+                    "\(format) axis \(k): Blender \(lo[k])…\(hi[k]), expected \(elo[k])…\(ehi[k]) (\(e) m off)")
             }
         }
     }
@@ -199,7 +227,8 @@ import Testing
     @Test func prusaSlicerLoadsTheSTLAnd3MFAtTheSameSize() throws {
         guard let slicer = Self.client("prusa-slicer") else { return }
         let face = try Self.processedFace()
-        let (status, out, err) = try Self.run(slicer, ["--info", face.out + "/face.stl", face.out + "/face.3mf"], cwd: tempDir())
+        let (status, out, err) = try Self.run(
+            slicer, ["--info", face.out + "/face.stl", face.out + "/face.3mf"], cwd: tempDir())
         #expect(status == 0, "prusa-slicer: \(err.suffix(2000))")
         // One block per file, in order: size_x … number_of_facets …
         var blocks: [[String: Double]] = []
@@ -226,7 +255,9 @@ import Testing
         let mm = try Self.processedFace(), m = try Self.processedFace(["--units", "m"])
         func box(_ path: String) throws -> (SIMD3<Float>, SIMD3<Float>) {
             let mesh = try MeshIO.read(path: path)  // in millimetres for formats that state a unit
-            return mesh.positions.reduce((mesh.positions[0], mesh.positions[0])) { (pointwiseMin($0.0, $1), pointwiseMax($0.1, $1)) }
+            return mesh.positions.reduce((mesh.positions[0], mesh.positions[0])) {
+                (pointwiseMin($0.0, $1), pointwiseMax($0.1, $1))
+            }
         }
         func off(_ a: (SIMD3<Float>, SIMD3<Float>), _ b: (SIMD3<Float>, SIMD3<Float>), scale: Float = 1) -> Float {
             let d0 = a.0 - b.0 * scale, d1 = a.1 - b.1 * scale
@@ -238,7 +269,8 @@ import Testing
         }
         for format in ["stl", "obj"] {
             let e = off(try box(mm.out + "/face." + format), try box(m.out + "/face." + format), scale: 1000)
-            #expect(e < 2e-3, "\(format): the --units m file does not hold the millimetre run's numbers / 1000 (\(e) off)")
+            #expect(
+                e < 2e-3, "\(format): the --units m file does not hold the millimetre run's numbers / 1000 (\(e) off)")
         }
     }
 }

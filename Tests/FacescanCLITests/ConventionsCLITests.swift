@@ -26,18 +26,22 @@ import Testing
     }
 
     @Test func misspeltSubcommandOptionAndFormatGetSuggestions() throws {
-        for (args, hint) in [(["proces", "x.json"], "did you mean 'process'?"),
-                             (["proces"], "did you mean 'process'?"),
-                             (["process", "x.json", "--output", "o"], "Did you mean '--output-dir'?"),
-                             (["batch", "d", "--resum"], "Did you mean '--resume'?"),
-                             (["process", "x.json", "--formats", "stl,objj"], "did you mean 'obj'?")] {
+        for (args, hint) in [
+            (["proces", "x.json"], "did you mean 'process'?"),
+            (["proces"], "did you mean 'process'?"),
+            (["process", "x.json", "--output", "o"], "Did you mean '--output-dir'?"),
+            (["batch", "d", "--resum"], "Did you mean '--resume'?"),
+            (["process", "x.json", "--formats", "stl,objj"], "did you mean 'obj'?"),
+        ] {
             let r = try runFacescan(args)
             #expect(r.status == 2, "\(args)")
             #expect(r.stderr.split(separator: "\n").count == 1 && r.stderr.contains(hint), "\(args): \(r.stderr)")
         }
         // Nothing close: no guess, the list.
         let far = try runFacescan(["zzzzzz"])
-        #expect(far.status == 2 && !far.stderr.contains("did you mean") && far.stderr.contains("process, render"), "\(far.stderr)")
+        #expect(
+            far.status == 2 && !far.stderr.contains("did you mean") && far.stderr.contains("process, render"),
+            "\(far.stderr)")
     }
 
     @Test func shortFlagsAndDefaultsInHelp() throws {
@@ -49,21 +53,30 @@ import Testing
         let obj = try String(contentsOfFile: dir + "/o/cap.obj", encoding: .utf8)
         #expect(obj.split(separator: "\n").filter { $0.hasPrefix("v ") }.count == 100)
         let help = try runFacescan(["process", "--help"]).stdout
-        for option in ["--quality", "--smoothing", "--units", "--max-frames", "--formats", "--target-vertices", "--thumbnail-size", "--name"] {
+        for option in [
+            "--quality", "--smoothing", "--units", "--max-frames", "--formats", "--target-vertices", "--thumbnail-size",
+            "--name",
+        ] {
             // The option's help, up to the next option, states its default.
-            let start = try #require(help.range(of: "  \(option)") ?? help.range(of: ", \(option)"), "\(option) not in help")
+            let start = try #require(
+                help.range(of: "  \(option)") ?? help.range(of: ", \(option)"), "\(option) not in help")
             let rest = help[start.upperBound...]
             let end = rest.range(of: "\n  -")?.lowerBound ?? rest.endIndex
             #expect(rest[..<end].contains("default"), "\(option): \(rest[..<end])")
         }
         let batchHelp = try runFacescan(["batch", "--help"]).stdout
-        for flag in ["-j, --jobs", "-r, --recursive", "-o, --output-dir", "-n, --target-vertices", "-q, --quiet", "-v, --verbose"] {
+        for flag in [
+            "-j, --jobs", "-r, --recursive", "-o, --output-dir", "-n, --target-vertices", "-q, --quiet",
+            "-v, --verbose",
+        ] {
             #expect(batchHelp.contains(flag), "batch --help lacks \(flag)")
         }
     }
 
     @Test func quietAndVerboseOnEveryCommand() throws {
-        for command in ["process", "render", "convert", "inspect", "compare", "regress", "batch", "simplify", "solidify"] {
+        for command in [
+            "process", "render", "convert", "inspect", "compare", "regress", "batch", "simplify", "solidify",
+        ] {
             let help = try runFacescan([command, "--help"]).stdout
             #expect(help.contains("-q, --quiet") && help.contains("-v, --verbose"), "\(command)")
         }
@@ -83,7 +96,8 @@ import Testing
         let millimetres = try face(scale: 1000, in: dir, name: "mm.obj")
         let i = try runFacescan(["inspect", metres])
         #expect(i.status == 0)
-        #expect(i.stderr.contains("warning") && i.stderr.contains("--units m") && i.stderr.contains(metres), "\(i.stderr)")
+        #expect(
+            i.stderr.contains("warning") && i.stderr.contains("--units m") && i.stderr.contains(metres), "\(i.stderr)")
         #expect(try runFacescan(["inspect", metres, "--units", "m"]).stderr.isEmpty)
         #expect(try runFacescan(["inspect", millimetres]).stderr.isEmpty)
         #expect(try runFacescan(["inspect", metres, "-q"]).stderr.isEmpty)
@@ -93,7 +107,9 @@ import Testing
 
         let s = try runFacescan(["solidify", metres, dir + "/part.stl"])
         #expect(s.status == 2, "\(s.stderr)")
-        #expect(s.stderr.contains("--thickness") && s.stderr.contains("larger than the part") && s.stderr.contains("--units m"), "\(s.stderr)")
+        #expect(
+            s.stderr.contains("--thickness") && s.stderr.contains("larger than the part")
+                && s.stderr.contains("--units m"), "\(s.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir + "/part.stl"))
         let ok = try runFacescan(["solidify", metres, dir + "/part.stl", "--units", "m"])
         #expect(ok.status == 0 && ok.stderr.isEmpty, "\(ok.stderr)")
@@ -123,11 +139,16 @@ import Testing
     @Test func captureGivenToAMeshCommand() throws {
         let capture = try #require(sampleCaptures().first).capture
         let out = tempDir()
-        for args in [["inspect", capture], ["simplify", capture, out + "/s.obj", "-n", "100"], ["render", capture, out + "/r.png"],
-                     ["convert", capture, out + "/c.stl"]] {
+        for args in [
+            ["inspect", capture], ["simplify", capture, out + "/s.obj", "-n", "100"],
+            ["render", capture, out + "/r.png"],
+            ["convert", capture, out + "/c.stl"],
+        ] {
             let r = try runFacescan(args)
             #expect(r.status == 2, "\(args)")
-            #expect(r.stderr.contains("is a facescan capture, not a mesh") && r.stderr.contains("facescan process \(capture)"), "\(r.stderr)")
+            #expect(
+                r.stderr.contains("is a facescan capture, not a mesh")
+                    && r.stderr.contains("facescan process \(capture)"), "\(r.stderr)")
         }
     }
 }

@@ -6,7 +6,9 @@ import Testing
     static func frames(_ args: [String]) throws -> (status: Int32, frames: [String: Any]) {
         let sample = packageRoot + "/samples/ict-neutral/capture.json"
         // Three runs of process: the release binary when make test built it.
-        let r = try SlicerTests.facescan(["process", sample, "--output-dir", tempDir(), "--formats", "stl", "-n", "2000", "--json", "--quiet"] + args)
+        let r = try SlicerTests.facescan(
+            ["process", sample, "--output-dir", tempDir(), "--formats", "stl", "-n", "2000", "--json", "--quiet"] + args
+        )
         let json = (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8))) as? [String: Any]
         return (r.status, json?["frames"] as? [String: Any] ?? [:])
     }

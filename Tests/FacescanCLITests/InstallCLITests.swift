@@ -9,7 +9,9 @@ import Testing
     static let release = packageRoot + "/.build/release/facescan"
     static let manPage = packageRoot + "/.build/plugins/GenerateManual/outputs/facescan/facescan.1"
 
-    func run(_ path: String, _ args: [String], cwd: String? = nil, env: [String: String] = [:]) throws -> (status: Int32, out: String, err: String) {
+    func run(_ path: String, _ args: [String], cwd: String? = nil, env: [String: String] = [:]) throws -> (
+        status: Int32, out: String, err: String
+    ) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: path)
         p.arguments = args
@@ -23,7 +25,9 @@ import Testing
         nonisolated(unsafe) var errData = Data()
         let g = DispatchGroup()
         g.enter()
-        DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); g.leave() }
+        DispatchQueue.global().async {
+            errData = err.fileHandleForReading.readDataToEndOfFile(); g.leave()
+        }
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         g.wait()
         p.waitUntilExit()
@@ -40,16 +44,20 @@ import Testing
             if ProcessInfo.processInfo.environment["CI"] != nil {
                 Issue.record("missing on CI: \(missing.joined(separator: ", "))")
             } else {
-                print("InstallCLITests: skipped, missing \(missing.joined(separator: ", ")); make test builds them first")
+                print(
+                    "InstallCLITests: skipped, missing \(missing.joined(separator: ", ")); make test builds them first")
             }
             return
         }
         let prefix = tempDir() + "/prefix with space"
-        let make = try run("/usr/bin/make", ["-C", packageRoot, "-o", "release", "-o", "man", "install", "PREFIX=\(prefix)"])
+        let make = try run(
+            "/usr/bin/make", ["-C", packageRoot, "-o", "release", "-o", "man", "install", "PREFIX=\(prefix)"])
         #expect(make.status == 0, "\(make.out)\(make.err)")
         let bin = prefix + "/bin/facescan"
-        let files = [bin, prefix + "/share/man/man1/facescan.1", prefix + "/share/bash-completion/completions/facescan",
-                     prefix + "/share/zsh/site-functions/_facescan", prefix + "/share/fish/vendor_completions.d/facescan.fish"]
+        let files = [
+            bin, prefix + "/share/man/man1/facescan.1", prefix + "/share/bash-completion/completions/facescan",
+            prefix + "/share/zsh/site-functions/_facescan", prefix + "/share/fish/vendor_completions.d/facescan.fish",
+        ]
         for f in files { #expect(fm.fileExists(atPath: f), "\(f) not installed") }
 
         // The installed binary runs and is the release build.
@@ -60,13 +68,21 @@ import Testing
         #expect(help.status == 0 && help.out.contains("--resume"))
 
         // man reads the page: NAME, the subcommands and their options.
-        let page = try run("/usr/bin/man", ["-l", prefix + "/share/man/man1/facescan.1"], env: ["MANPAGER": "cat", "PAGER": "cat", "MANWIDTH": "100"])
+        let page = try run(
+            "/usr/bin/man", ["-l", prefix + "/share/man/man1/facescan.1"],
+            env: ["MANPAGER": "cat", "PAGER": "cat", "MANWIDTH": "100"])
         #expect(page.status == 0, "\(page.err)")
         for word in ["facescan", "NAME", "process", "batch", "--output-dir", "--resume", "--recursive", "inspect"] {
             #expect(page.out.contains(word), "man page lacks \(word)")
         }
         // The bash completion script is valid bash and completes the subcommands.
-        let bash = try run("/bin/bash", ["-c", "source \"$1\" && COMP_WORDS=(facescan pro) COMP_CWORD=1 && _facescan && echo \"${COMPREPLY[@]}\"", "-", prefix + "/share/bash-completion/completions/facescan"])
+        let bash = try run(
+            "/bin/bash",
+            [
+                "-c",
+                "source \"$1\" && COMP_WORDS=(facescan pro) COMP_CWORD=1 && _facescan && echo \"${COMPREPLY[@]}\"", "-",
+                prefix + "/share/bash-completion/completions/facescan",
+            ])
         #expect(bash.status == 0 && bash.out.contains("process"), "\(bash.out)\(bash.err)")
 
         let un = try run("/usr/bin/make", ["-C", packageRoot, "uninstall", "PREFIX=\(prefix)"])

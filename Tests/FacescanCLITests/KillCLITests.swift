@@ -17,7 +17,9 @@ import Glibc
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        for fd: Int32 in [0, 1, 2] { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0) }
+        for fd: Int32 in [0, 1, 2] {
+            posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
+        }
         let argv = ([facescanBinary] + args).map { strdup($0) } + [nil]
         defer { for a in argv { free(a) } }
         var pid: pid_t = 0
@@ -35,7 +37,10 @@ import Glibc
         defer { try? FileManager.default.removeItem(atPath: out) }
         let names = ["face.stl", "face.obj", "face.png", "face.ply"]
         func run(_ capture: String, name: String = "face") throws -> Int32 {
-            try runFacescan(["process", capture, "--output-dir", out, "--name", name, "--formats", "stl,obj,png,ply", "--thumbnail-size", "256"]).status
+            try runFacescan([
+                "process", capture, "--output-dir", out, "--name", name, "--formats", "stl,obj,png,ply",
+                "--thumbnail-size", "256",
+            ]).status
         }
         // The two complete sets, each written once from scratch.
         #expect(try run(b.capture) == 0)
@@ -44,14 +49,19 @@ import Glibc
         #expect(try run(a.capture) == 0)
         let fullRun = Date().timeIntervalSince(started)
         let setA = digest(out, names)
-        #expect(setA.allSatisfy { $0 != nil } && zip(setA, setB).allSatisfy { $0 != $1 }, "the two sets must differ in every file")
+        #expect(
+            setA.allSatisfy { $0 != nil } && zip(setA, setB).allSatisfy { $0 != $1 },
+            "the two sets must differ in every file")
 
         var g = SystemRandomNumberGenerator()
         var outcomes = (old: 0, new: 0)
         for round in 0..<6 {
             let before = digest(out, names)
             let next = before == setA ? b.capture : a.capture
-            let pid = try spawn(["process", next, "--output-dir", out, "--name", "face", "--formats", "stl,obj,png,ply", "--thumbnail-size", "256"])
+            let pid = try spawn([
+                "process", next, "--output-dir", out, "--name", "face", "--formats", "stl,obj,png,ply",
+                "--thumbnail-size", "256",
+            ])
             // Anywhere from the start to a little after a whole run takes.
             usleep(UInt32.random(in: 10_000...max(20_000, UInt32(fullRun * 1.2e6)), using: &g))
             kill(pid, SIGKILL)
@@ -63,7 +73,9 @@ import Glibc
             let isOld = after == before, isNew = after == (next == a.capture ? setA : setB)
             #expect(isOld || isNew, "round \(round): a mixed set")
             if isNew && !isOld { outcomes.new += 1 } else { outcomes.old += 1 }
-            let hidden = ((try? FileManager.default.contentsOfDirectory(atPath: out)) ?? []).filter { $0.hasPrefix(".") }
+            let hidden = ((try? FileManager.default.contentsOfDirectory(atPath: out)) ?? []).filter {
+                $0.hasPrefix(".")
+            }
             #expect(hidden.isEmpty, "round \(round): left behind \(hidden)")
         }
         print("SIGKILL rounds: \(outcomes.old) old sets, \(outcomes.new) new sets")

@@ -16,11 +16,15 @@ import Testing
     @Test func processesASmallCaptureAndReportsJSON() throws {
         let dir = tempDir()
         let bad = "\"transform\":[1,0,0,0,0,1,0,0,0,0,1,0,0,0,-0.7,1]"
-        let text = smallCapture(frames: [goodMeta, bad, goodMeta, "\"trackingState\":\"limited\"", "\"ambientIntensity\":500",
-                                         "\"blendShapes\":{\"browInnerUp\":0.7}", ""])
+        let text = smallCapture(frames: [
+            goodMeta, bad, goodMeta, "\"trackingState\":\"limited\"", "\"ambientIntensity\":500",
+            "\"blendShapes\":{\"browInnerUp\":0.7}", "",
+        ])
         try text.write(toFile: dir + "/cap.json", atomically: false, encoding: .utf8)
-        let r = try runFacescan(["process", dir + "/cap.json", "--output-dir", dir + "/out", "--formats", "stl,obj", "--json",
-                                 "--target-vertices", "144"])
+        let r = try runFacescan([
+            "process", dir + "/cap.json", "--output-dir", dir + "/out", "--formats", "stl,obj", "--json",
+            "--target-vertices", "144",
+        ])
         #expect(r.status == 0, "\(r.stderr)")
         let j = try #require(r.json)
         let frames = try #require(j["frames"] as? [String: Any])
@@ -40,8 +44,10 @@ import Testing
         // Only the outputs, no temporary files.
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir + "/out").sorted() == ["cap.obj", "cap.stl"])
         // Millimetres by default; metres on request: the same mesh 1000× smaller.
-        let m = try runFacescan(["process", dir + "/cap.json", "--output-dir", dir + "/m", "--formats", "obj", "--units", "m",
-                                 "--name", "metres", "--quiet", "--target-vertices", "144"])
+        let m = try runFacescan([
+            "process", dir + "/cap.json", "--output-dir", dir + "/m", "--formats", "obj", "--units", "m",
+            "--name", "metres", "--quiet", "--target-vertices", "144",
+        ])
         #expect(m.status == 0 && m.stderr.isEmpty)
         let mm = try String(contentsOfFile: dir + "/out/cap.obj", encoding: .utf8)
         let me = try String(contentsOfFile: dir + "/m/metres.obj", encoding: .utf8)
@@ -54,9 +60,13 @@ import Testing
 
     @Test func sameInputSameBytes() throws {
         let dir = tempDir()
-        try smallCapture(frames: [goodMeta, goodMeta]).write(toFile: dir + "/c.json", atomically: false, encoding: .utf8)
+        try smallCapture(frames: [goodMeta, goodMeta]).write(
+            toFile: dir + "/c.json", atomically: false, encoding: .utf8)
         for o in ["a", "b"] {
-            let r = try runFacescan(["process", dir + "/c.json", "--output-dir", dir + "/" + o, "--formats", "stl,obj", "--quiet", "--target-vertices", "144"])
+            let r = try runFacescan([
+                "process", dir + "/c.json", "--output-dir", dir + "/" + o, "--formats", "stl,obj", "--quiet",
+                "--target-vertices", "144",
+            ])
             #expect(r.status == 0, "\(r.stderr)")
         }
         for f in ["c.stl", "c.obj"] {
@@ -68,9 +78,14 @@ import Testing
         let dir = tempDir()
         let doc = smallCapture(frames: [goodMeta, goodMeta])
         try doc.write(toFile: dir + "/c.json", atomically: false, encoding: .utf8)
-        let fromFile = try runFacescan(["process", dir + "/c.json", "--output-dir", dir + "/f", "--formats", "stl", "--quiet", "--target-vertices", "144"])
+        let fromFile = try runFacescan([
+            "process", dir + "/c.json", "--output-dir", dir + "/f", "--formats", "stl", "--quiet", "--target-vertices",
+            "144",
+        ])
         #expect(fromFile.status == 0)
-        let fromStdin = try runFacescan(["process", "-", "--output-dir", dir + "/s", "--formats", "stl", "--json", "--target-vertices", "144"], stdin: Data(doc.utf8))
+        let fromStdin = try runFacescan(
+            ["process", "-", "--output-dir", dir + "/s", "--formats", "stl", "--json", "--target-vertices", "144"],
+            stdin: Data(doc.utf8))
         #expect(fromStdin.status == 0, "\(fromStdin.stderr)")
         #expect(FileManager.default.contentsEqual(atPath: dir + "/f/c.stl", andPath: dir + "/s/face.stl"))
         // NDJSON: header line, then one frame per line.
@@ -79,8 +94,9 @@ import Testing
         let frames = header.removeValue(forKey: "frames") as! [Any]
         var lines = [String(decoding: try JSONSerialization.data(withJSONObject: header), as: UTF8.self)]
         for f in frames { lines.append(String(decoding: try JSONSerialization.data(withJSONObject: f), as: UTF8.self)) }
-        let nd = try runFacescan(["process", "-", "--output-dir", dir + "/n", "--formats", "stl", "--quiet", "--target-vertices", "144"],
-                                 stdin: Data((lines.joined(separator: "\n") + "\n").utf8))
+        let nd = try runFacescan(
+            ["process", "-", "--output-dir", dir + "/n", "--formats", "stl", "--quiet", "--target-vertices", "144"],
+            stdin: Data((lines.joined(separator: "\n") + "\n").utf8))
         #expect(nd.status == 0, "\(nd.stderr)")
         #expect(FileManager.default.contentsEqual(atPath: dir + "/f/c.stl", andPath: dir + "/n/face.stl"))
     }
@@ -88,17 +104,22 @@ import Testing
     @Test func exitCodes() throws {
         let dir = tempDir()
         // 2: bad input, naming file, frame and field.
-        try smallCapture(frames: [goodMeta, "\"trackingState\":\"sideways\""]).write(toFile: dir + "/bad.json", atomically: false, encoding: .utf8)
+        try smallCapture(frames: [goodMeta, "\"trackingState\":\"sideways\""]).write(
+            toFile: dir + "/bad.json", atomically: false, encoding: .utf8)
         let bad = try runFacescan(["process", dir + "/bad.json", "--output-dir", dir + "/o"])
         #expect(bad.status == 2)
-        #expect(bad.stderr.contains(dir + "/bad.json") && bad.stderr.contains("frame 1") && bad.stderr.contains("trackingState"), "\(bad.stderr)")
+        #expect(
+            bad.stderr.contains(dir + "/bad.json") && bad.stderr.contains("frame 1")
+                && bad.stderr.contains("trackingState"), "\(bad.stderr)")
         #expect(bad.stderr.split(separator: "\n").count == 1)
         #expect(!FileManager.default.fileExists(atPath: dir + "/o/bad.stl"))
         // 2: usage.
         #expect(try runFacescan(["process", dir + "/bad.json", "--no-such-flag"]).status == 2)
-        #expect(try runFacescan(["process", dir + "/bad.json", "--formats", "xyz", "--output-dir", dir + "/o"]).status == 2)
+        #expect(
+            try runFacescan(["process", dir + "/bad.json", "--formats", "xyz", "--output-dir", dir + "/o"]).status == 2)
         // 3: nothing passed the gate; the report is still printed with --json.
-        try smallCapture(frames: ["\"trackingState\":\"limited\"", "\"distance\":0.9"]).write(toFile: dir + "/none.json", atomically: false, encoding: .utf8)
+        try smallCapture(frames: ["\"trackingState\":\"limited\"", "\"distance\":0.9"]).write(
+            toFile: dir + "/none.json", atomically: false, encoding: .utf8)
         let none = try runFacescan(["process", dir + "/none.json", "--output-dir", dir + "/o", "--json"])
         #expect(none.status == 3)
         let frames = try #require(none.json?["frames"] as? [String: Any])
@@ -111,7 +132,9 @@ import Testing
         #expect(try runFacescan(["process", dir + "/missing.json"]).status == 1)
         try "x".write(toFile: dir + "/file", atomically: false, encoding: .utf8)
         try smallCapture(frames: [goodMeta]).write(toFile: dir + "/ok.json", atomically: false, encoding: .utf8)
-        let io = try runFacescan(["process", dir + "/ok.json", "--output-dir", dir + "/file", "--formats", "stl", "--target-vertices", "144"])
+        let io = try runFacescan([
+            "process", dir + "/ok.json", "--output-dir", dir + "/file", "--formats", "stl", "--target-vertices", "144",
+        ])
         #expect(io.status == 1, "\(io.stderr)")
     }
 
@@ -143,7 +166,8 @@ import Testing
             }
             let expectedPath = dir + "/expected-gate.json"
             if let data = FileManager.default.contents(atPath: expectedPath),
-               let expected = try JSONSerialization.jsonObject(with: data) as? [String: Any] {
+                let expected = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+            {
                 #expect(frames["read"] as? Int == expected["read"] as? Int, "\(capture)")
                 #expect(frames["accepted"] as? Int == expected["accepted"] as? Int, "\(capture)")
                 #expect(frames["rejected"] as? [String: Int] == expected["rejected"] as? [String: Int], "\(capture)")
@@ -158,8 +182,11 @@ import Testing
     @Test(arguments: [["--solid"], ["--solid", "--base"], ["--thickness", "3"]])
     func solidOutputIsWatertightWithTheExactCount(flags: [String]) throws {
         let dir = tempDir()
-        try smallCapture(frames: [goodMeta, goodMeta]).write(toFile: dir + "/c.json", atomically: false, encoding: .utf8)
-        let r = try runFacescan(["process", dir + "/c.json", "--output-dir", dir, "--formats", "stl", "--target-vertices", "200", "--json"] + flags)
+        try smallCapture(frames: [goodMeta, goodMeta]).write(
+            toFile: dir + "/c.json", atomically: false, encoding: .utf8)
+        let r = try runFacescan(
+            ["process", dir + "/c.json", "--output-dir", dir, "--formats", "stl", "--target-vertices", "200", "--json"]
+                + flags)
         #expect(r.status == 0, "\(r.stderr)")
         let mesh = try #require(r.json?["mesh"] as? [String: Int])
         #expect(mesh["outputVertices"] == 200)
@@ -173,7 +200,9 @@ import Testing
 
     @Test func solidFromSettings() throws {
         let dir = tempDir()
-        let text = smallCapture(frames: [goodMeta]).replacingOccurrences(of: "\"version\":1,", with: "\"version\":1,\"settings\":{\"solid\":{\"thickness\":1.5,\"base\":true},\"targetVertexCount\":180},")
+        let text = smallCapture(frames: [goodMeta]).replacingOccurrences(
+            of: "\"version\":1,",
+            with: "\"version\":1,\"settings\":{\"solid\":{\"thickness\":1.5,\"base\":true},\"targetVertexCount\":180},")
         try text.write(toFile: dir + "/c.json", atomically: false, encoding: .utf8)
         let r = try runFacescan(["process", dir + "/c.json", "--output-dir", dir, "--formats", "stl", "--json"])
         #expect(r.status == 0, "\(r.stderr)")

@@ -61,6 +61,8 @@ import Testing
         try stl.write(to: URL(fileURLWithPath: dir + "/expected.stl"))
         let moved = try runFacescan(["regress", dir])
         #expect(moved.status == 1)
-        #expect(moved.stdout.split(separator: "\n").contains { $0.hasPrefix("FAIL") && $0.contains("previousErrorUm") }, "\(moved.stdout)")
+        #expect(
+            moved.stdout.split(separator: "\n").contains { $0.hasPrefix("FAIL") && $0.contains("previousErrorUm") },
+            "\(moved.stdout)")
     }
 }

@@ -1,9 +1,10 @@
 import FaceScanKit
 import Foundation
+import Testing
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-import Testing
 
 /// `compare --heatmap`, and `regress --junit / --json / --artifacts`.
 @Suite(.serialized) struct RegressReportCLITests {
@@ -45,22 +46,27 @@ import Testing
     @Test func compareWritesAHeatmapOfTheBump() throws {
         let dir = tempDir()
         try writePlates(in: dir)
-        let r = try runFacescan(["compare", "bumped.obj", "flat.obj", "--units", "mm", "--heatmap", "heat.png", "--json"], cwd: dir)
+        let r = try runFacescan(
+            ["compare", "bumped.obj", "flat.obj", "--units", "mm", "--heatmap", "heat.png", "--json"], cwd: dir)
         #expect(r.status == 0, "\(r.stderr)")
         let max = try #require(r.json?["maxUm"] as? Double)
         #expect(max > 490 && max <= 500.001)  // sampled surface points: near the bump's top
-        let image = try PNGEncoder.decode(Array(try Data(contentsOf: URL(fileURLWithPath: dir + "/heat.png"))), name: "heat.png")
+        let image = try PNGEncoder.decode(
+            Array(try Data(contentsOf: URL(fileURLWithPath: dir + "/heat.png"))), name: "heat.png")
         #expect(image.width > image.height)
         let yellow = yellowPixels(image)
         #expect(yellow.left > 20 && yellow.right == 0, "\(yellow)")
         // The other way round the bump is still where the surfaces differ (distance to the bump).
-        let flatSide = try runFacescan(["compare", "flat.obj", "bumped.obj", "--units", "mm", "--heatmap", "flat.png"], cwd: dir)
+        let flatSide = try runFacescan(
+            ["compare", "flat.obj", "bumped.obj", "--units", "mm", "--heatmap", "flat.png"], cwd: dir)
         #expect(flatSide.status == 0)
-        let img2 = try PNGEncoder.decode(Array(try Data(contentsOf: URL(fileURLWithPath: dir + "/flat.png"))), name: "flat.png")
+        let img2 = try PNGEncoder.decode(
+            Array(try Data(contentsOf: URL(fileURLWithPath: dir + "/flat.png"))), name: "flat.png")
         let y2 = yellowPixels(img2)
         #expect(y2.left > 0 && y2.right == 0, "\(y2)")
         // A heatmap that is not a PNG file name is a usage error, and nothing is written.
-        let bad = try runFacescan(["compare", "bumped.obj", "flat.obj", "--units", "mm", "--heatmap", "heat.jpg"], cwd: dir)
+        let bad = try runFacescan(
+            ["compare", "bumped.obj", "flat.obj", "--units", "mm", "--heatmap", "heat.jpg"], cwd: dir)
         #expect(bad.status == 2 && bad.stderr.contains("--heatmap"))
         #expect(!FileManager.default.fileExists(atPath: dir + "/heat.jpg"))
     }
@@ -82,7 +88,9 @@ import Testing
         let work = (dir as NSString).deletingLastPathComponent
         #expect(try runFacescan(["regress", dir, "--update"]).status == 0)
         // Passing: JUnit with no failure, JSON says so, no artifacts.
-        let ok = try runFacescan(["regress", dir, "--junit", work + "/ok.xml", "--json", "--artifacts", work + "/art-ok"])
+        let ok = try runFacescan([
+            "regress", dir, "--junit", work + "/ok.xml", "--json", "--artifacts", work + "/art-ok",
+        ])
         #expect(ok.status == 0, "\(ok.stdout)\(ok.stderr)")
         #expect(ok.json?["failed"] as? Bool == false)
         let okXML = try XMLDocument(contentsOf: URL(fileURLWithPath: work + "/ok.xml"))
@@ -97,7 +105,9 @@ import Testing
         x += 0.1
         withUnsafeBytes(of: x) { stl.replaceSubrange(96..<100, with: $0) }
         try stl.write(to: URL(fileURLWithPath: dir + "/expected.stl"))
-        let r = try runFacescan(["regress", dir, "--junit", work + "/junit.xml", "--json", "--artifacts", work + "/art"])
+        let r = try runFacescan([
+            "regress", dir, "--junit", work + "/junit.xml", "--json", "--artifacts", work + "/art",
+        ])
         #expect(r.status == 1)
         let j = try #require(r.json, "\(r.stdout)")
         #expect(j["failed"] as? Bool == true)
@@ -113,7 +123,8 @@ import Testing
         let failure = try #require(failures.first as? XMLElement)
         #expect(failure.attribute(forName: "classname")?.stringValue == "regress.mediapipe")
         #expect(failure.attribute(forName: "name")?.stringValue == "previousErrorUm")
-        let message = try #require((failure.elements(forName: "failure").first)?.attribute(forName: "message")?.stringValue)
+        let message = try #require(
+            (failure.elements(forName: "failure").first)?.attribute(forName: "message")?.stringValue)
         #expect(message.contains("expected max ≤ 1 µm") && message.contains("found rms"), "\(message)")
         let heatmapPath = work + "/art/mediapipe/heatmap.png"
         #expect(failure.elements(forName: "system-out").first?.stringValue == "[[ATTACHMENT|\(heatmapPath)]]")
@@ -121,10 +132,13 @@ import Testing
         // The artifacts: the report and a heatmap with the moved corner at the top of its scale.
         let report = try String(contentsOfFile: work + "/art/mediapipe/report.txt", encoding: .utf8)
         #expect(report.split(separator: "\n").contains { $0.hasPrefix("FAIL") && $0.contains("previousErrorUm") })
-        let image = try PNGEncoder.decode(Array(try Data(contentsOf: URL(fileURLWithPath: heatmapPath))), name: heatmapPath)
+        let image = try PNGEncoder.decode(
+            Array(try Data(contentsOf: URL(fileURLWithPath: heatmapPath))), name: heatmapPath)
         #expect(image.width > image.height)
         // Same results, same bytes.
-        let again = try runFacescan(["regress", dir, "--junit", work + "/junit2.xml", "--artifacts", work + "/art", "--quiet"])
+        let again = try runFacescan([
+            "regress", dir, "--junit", work + "/junit2.xml", "--artifacts", work + "/art", "--quiet",
+        ])
         #expect(again.status == 1)
         #expect(FileManager.default.contentsEqual(atPath: work + "/junit.xml", andPath: work + "/junit2.xml"))
     }

@@ -22,7 +22,9 @@ private func spawnWithSignalsUnblocked(_ path: String, _ args: [String]) throws 
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
-    for fd: Int32 in [0, 1, 2] { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0) }
+    for fd: Int32 in [0, 1, 2] {
+        posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
+    }
     let argv = ([path] + args).map { strdup($0) } + [nil]
     defer { for a in argv { free(a) } }
     var pid: pid_t = 0
@@ -42,10 +44,13 @@ private func lines(_ text: String) -> [Substring] {
     /// the signal arrives while their temporary files exist, and must remove them.
     @Test(arguments: [SIGTERM, SIGINT])
     func signalDuringExportLeavesNoTemporaryFiles(signal: Int32) throws {
-        let capture = try #require(sampleCaptures().first { $0.dir.hasSuffix("/ict-neutral") } ?? sampleCaptures().first)
+        let capture = try #require(
+            sampleCaptures().first { $0.dir.hasSuffix("/ict-neutral") } ?? sampleCaptures().first)
         let out = tempDir()
         defer { try? FileManager.default.removeItem(atPath: out) }
-        let args = ["process", capture.capture, "--output-dir", out, "--thumbnail-size", "8192", "--formats", "stl,obj,png,ply"]
+        let args = [
+            "process", capture.capture, "--output-dir", out, "--thumbnail-size", "8192", "--formats", "stl,obj,png,ply",
+        ]
         let pid = try spawnWithSignalsUnblocked(facescanBinary, args)
 
         // Wait (up to two minutes) for a temporary file to appear, then send the signal.
@@ -86,9 +91,11 @@ private func lines(_ text: String) -> [Substring] {
     }
 
     @Test func missingOptionOrValueIsOneLineAndExit2() throws {
-        for (args, mention) in [(["simplify", "a.obj", "b.obj"], "--target-vertices"),
-                                (["process", "x.json", "--thumbnail-size"], "--thumbnail-size"),
-                                (["process", "x.json", "--thumbnail-size", "abc"], "abc")] {
+        for (args, mention) in [
+            (["simplify", "a.obj", "b.obj"], "--target-vertices"),
+            (["process", "x.json", "--thumbnail-size"], "--thumbnail-size"),
+            (["process", "x.json", "--thumbnail-size", "abc"], "abc"),
+        ] {
             let r = try runFacescan(args)
             #expect(r.status == 2, "\(args)")
             let l = lines(r.stderr)
@@ -101,7 +108,9 @@ private func lines(_ text: String) -> [Substring] {
         let h = try runFacescan(["--help"])
         #expect(h.status == 0)
         #expect(h.stderr.isEmpty)
-        #expect(h.stdout.contains("OVERVIEW:") && h.stdout.contains("USAGE: facescan <subcommand>") && h.stdout.contains("SUBCOMMANDS:"))
+        #expect(
+            h.stdout.contains("OVERVIEW:") && h.stdout.contains("USAGE: facescan <subcommand>")
+                && h.stdout.contains("SUBCOMMANDS:"))
         #expect(lines(h.stdout).count > 10)
         let sub = try runFacescan(["simplify", "--help"])
         #expect(sub.status == 0 && sub.stdout.contains("--target-vertices") && sub.stderr.isEmpty)

@@ -19,8 +19,9 @@ import Testing
         for mode in [[], ["--base"]] as [[String]] {
             for target in [400, 2_500, 10_000, 20_000, 60_000, 100_000] {
                 let dir = tempDir()
-                let r = try Self.facescan(["process", capture, "--solid"] + mode
-                                          + ["-n", String(target), "--output-dir", dir, "--formats", "stl", "--quiet"])
+                let r = try Self.facescan(
+                    ["process", capture, "--solid"] + mode
+                        + ["-n", String(target), "--output-dir", dir, "--formats", "stl", "--quiet"])
                 #expect(r.status == 0, "\(mode) \(target): \(r.stderr)")
                 guard r.status == 0 else { continue }
                 let i = try Self.facescan(["inspect", dir + "/capture.stl", "--json"])
@@ -43,7 +44,8 @@ import Testing
         guard let slicer = ClientImportTests.client("prusa-slicer") else { return nil }
         let out = dir + "/part.gcode"
         let (status, stdout, stderr) = try ClientImportTests.run(
-            slicer, ["--export-gcode", "--load", profile, "--center", "125,105", "--loglevel", "2", "-o", out, stl], cwd: dir)
+            slicer, ["--export-gcode", "--load", profile, "--center", "125,105", "--loglevel", "2", "-o", out, stl],
+            cwd: dir)
         let gcode = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
         return Sliced(gcode: gcode, log: stdout + stderr, status: status)
     }
@@ -60,11 +62,17 @@ import Testing
     func samplePartsSliceCleanly(mode: [String]) throws {
         for sample in sampleCaptures() {
             let dir = tempDir()
-            let r = try Self.facescan(["process", sample.capture, "--solid"] + mode
-                                      + ["--fit", "250x210x210", "--quality", "low", "--output-dir", dir, "--formats", "stl", "--json", "--quiet"])
+            let r = try Self.facescan(
+                ["process", sample.capture, "--solid"] + mode
+                    + [
+                        "--fit", "250x210x210", "--quality", "low", "--output-dir", dir, "--formats", "stl", "--json",
+                        "--quiet",
+                    ])
             #expect(r.status == 0, "\(sample.capture) \(mode): \(r.stderr)")
             let json = (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8))) as? [String: Any]
-            guard r.status == 0, let stl = (json?["outputs"] as? [[String: Any]])?.first?["path"] as? String else { continue }
+            guard r.status == 0, let stl = (json?["outputs"] as? [[String: Any]])?.first?["path"] as? String else {
+                continue
+            }
             guard let sliced = try Self.slice(stl, in: dir) else { return }
             #expect(sliced.status == 0, "\(sample.capture) \(mode): \(sliced.log)")
             let lower = sliced.log.lowercased()
@@ -75,7 +83,9 @@ import Testing
             if layers.count > 1 {
                 let first = layers[1]
                 #expect(first.contains(";Z:0.2"), "first layer not at 0.2 mm")
-                let extrudes = first.split(separator: "\n").contains { $0.hasPrefix("G1 ") && $0.contains(" E") && $0.contains(" X") }
+                let extrudes = first.split(separator: "\n").contains {
+                    $0.hasPrefix("G1 ") && $0.contains(" E") && $0.contains(" X")
+                }
                 #expect(extrudes, "\(sample.capture) \(mode): no extrusion in the first layer")
             }
             // Every extruding move on the bed.
@@ -90,7 +100,9 @@ import Testing
             let volume = Self.comment("filament used [cm3]", in: sliced.gcode) ?? "?"
             let time = Self.comment("estimated printing time (normal mode)", in: sliced.gcode) ?? "?"
             #expect(Double(volume).map { $0 > 0 } ?? false, "no filament volume in the G-code")
-            print("SlicerTests: \((sample.dir as NSString).lastPathComponent) \(mode.isEmpty ? "shell" : "base"): \(volume) cm³ of filament, \(time)")
+            print(
+                "SlicerTests: \((sample.dir as NSString).lastPathComponent) \(mode.isEmpty ? "shell" : "base"): \(volume) cm³ of filament, \(time)"
+            )
         }
     }
 }

@@ -15,19 +15,30 @@ import Testing
         for i in 0..<count {
             let extra = goodMeta + ",\"distance\":\(0.32 + 0.01 * Double(i))"
             var text = smallCapture(frames: [goodMeta, extra])
-            if !slow.contains(i) { text = text.replacingOccurrences(of: "\"version\":1,", with: "\"version\":1,\"settings\":{\"targetVertexCount\":144},") }
+            if !slow.contains(i) {
+                text = text.replacingOccurrences(
+                    of: "\"version\":1,", with: "\"version\":1,\"settings\":{\"targetVertexCount\":144},")
+            }
             try text.write(toFile: "\(captures)/cap\(i).json", atomically: false, encoding: .utf8)
         }
     }
 
     /// `inputs` of every JSON line in the files `PREFIX*.jsonl` of `dir`, with the exit codes and
     /// whether `--resume` skipped them.
-    func reportedInputs(_ dir: String, prefix: String = "reports-") throws -> [(input: String, exitCode: Int, skipped: Bool)] {
+    func reportedInputs(_ dir: String, prefix: String = "reports-") throws -> [(
+        input: String, exitCode: Int, skipped: Bool
+    )] {
         var out: [(String, Int, Bool)] = []
-        for f in try FileManager.default.contentsOfDirectory(atPath: dir).sorted() where f.hasPrefix(prefix) && f.hasSuffix(".jsonl") {
+        for f in try FileManager.default.contentsOfDirectory(atPath: dir).sorted()
+        where f.hasPrefix(prefix) && f.hasSuffix(".jsonl") {
             for line in try String(contentsOfFile: dir + "/" + f, encoding: .utf8).split(separator: "\n") {
-                let j = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(f): \(line)")
-                out.append((try #require(j["input"] as? String), try #require(j["exitCode"] as? Int), j["skipped"] as? Bool == true))
+                let j = try #require(
+                    try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(f): \(line)")
+                out.append(
+                    (
+                        try #require(j["input"] as? String), try #require(j["exitCode"] as? Int),
+                        j["skipped"] as? Bool == true
+                    ))
             }
         }
         return out
@@ -41,7 +52,9 @@ import Testing
         #expect(a == b)
         #expect(b.filter { $0.hasSuffix(".stl") }.count >= 7)
         for f in b where !f.hasSuffix(".report.json") {
-            #expect(FileManager.default.contentsEqual(atPath: out + "/" + f, andPath: ref + "/" + f), "\(f) differs from the one-machine run")
+            #expect(
+                FileManager.default.contentsEqual(atPath: out + "/" + f, andPath: ref + "/" + f),
+                "\(f) differs from the one-machine run")
         }
     }
 
@@ -69,7 +82,9 @@ import Testing
         for k in 0..<Self.shards {
             var env = ProcessInfo.processInfo.environment
             env["JOB_COMPLETION_INDEX"] = String(k)
-            env["PATH"] = URL(fileURLWithPath: facescanBinary).deletingLastPathComponent().path + ":" + (env["PATH"] ?? "/usr/bin:/bin")
+            env["PATH"] =
+                URL(fileURLWithPath: facescanBinary).deletingLastPathComponent().path + ":"
+                + (env["PATH"] ?? "/usr/bin:/bin")
             let r = try run("/bin/sh", ["-c", String(command)], cwd: dir, environment: env)
             #expect(r.status == 0, "index \(k): \(r.output)")
         }
@@ -86,7 +101,9 @@ import Testing
         let command = try line(in: "deploy/slurm/facescan.sbatch", startingWith: "facescan batch")
         let readme = try String(contentsOfFile: packageRoot + "/README.md", encoding: .utf8)
         #expect(readme.contains(command), "README's Slurm example differs from deploy/slurm/facescan.sbatch")
-        #expect(try line(in: "deploy/slurm/facescan.sbatch", startingWith: "#SBATCH --array=") == "#SBATCH --array=0-\(Self.shards - 1)")
+        #expect(
+            try line(in: "deploy/slurm/facescan.sbatch", startingWith: "#SBATCH --array=")
+                == "#SBATCH --array=0-\(Self.shards - 1)")
 
         let dir = tempDir()
         try writeCaptures(in: dir, count: 10)
@@ -100,7 +117,8 @@ import Testing
         #expect(reported.map(\.input).sorted() == (0..<10).map { "captures/cap\($0).json" }.sorted())
         #expect(reported.allSatisfy { $0.exitCode == 0 })
         for k in 0..<Self.shards {
-            let lines = try String(contentsOfFile: "\(dir)/reports-\(k).jsonl", encoding: .utf8).split(separator: "\n").count
+            let lines = try String(contentsOfFile: "\(dir)/reports-\(k).jsonl", encoding: .utf8).split(separator: "\n")
+                .count
             #expect(lines == (10 - k + Self.shards - 1) / Self.shards, "task \(k) reported \(lines) captures")
         }
         try expectSameOutputs(dir + "/out", dir + "/ref")
@@ -117,7 +135,9 @@ import Testing
         var cancelled = false
         let deadline = Date().addingTimeInterval(60)
         while !cancelled && Date() < deadline {
-            let lines = (try? String(contentsOfFile: second + "/reports-1.jsonl", encoding: .utf8))?.split(separator: "\n").count ?? 0
+            let lines =
+                (try? String(contentsOfFile: second + "/reports-1.jsonl", encoding: .utf8))?.split(separator: "\n")
+                .count ?? 0
             if lines == 1 {
                 try cluster.client(["scancel", victim])
                 cancelled = true
@@ -132,11 +152,17 @@ import Testing
         #expect([0, 2, 3].allSatisfy { states2[$0] == "COMPLETED" }, "\(states2)")
         // The cancelled task left its finished capture and nothing of the unfinished one.
         let before = try reportedInputs(second)
-        #expect(before.filter { $0.input == "captures/cap1.json" || $0.input == "captures/cap5.json" }.map(\.input) == ["captures/cap1.json"])
+        #expect(
+            before.filter { $0.input == "captures/cap1.json" || $0.input == "captures/cap5.json" }.map(\.input) == [
+                "captures/cap1.json"
+            ])
         #expect(!FileManager.default.fileExists(atPath: second + "/out/cap5.stl"))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: second + "/out").allSatisfy { !$0.hasPrefix(".") }, "temporary files left")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: second + "/out").allSatisfy { !$0.hasPrefix(".") },
+            "temporary files left")
 
-        let job3 = try cluster.submit(["sbatch", "--parsable", "--array=1", "--output=resumed-%a.jsonl", script], cwd: second)
+        let job3 = try cluster.submit(
+            ["sbatch", "--parsable", "--array=1", "--output=resumed-%a.jsonl", script], cwd: second)
         let states3 = try cluster.wait(job: job3, timeout: 60)
         #expect(states3 == [1: "COMPLETED"], "\(states3)")
         let resumed = try reportedInputs(second, prefix: "resumed-")
@@ -156,17 +182,24 @@ import Testing
 /// the parent's pipes are close-on-exec, so a daemon never holds another test's pipe open.
 enum Spawn {
     private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-    private typealias Chdir = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
+    private typealias Chdir =
+        @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
     // glibc ≥ 2.34; not exported by Swift's Glibc module.
-    private static let closeFrom = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np").map { unsafeBitCast($0, to: CloseFrom.self) }
-    private static let chdir = dlsym(nil, "posix_spawn_file_actions_addchdir_np").map { unsafeBitCast($0, to: Chdir.self) }
+    private static let closeFrom = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np").map {
+        unsafeBitCast($0, to: CloseFrom.self)
+    }
+    private static let chdir = dlsym(nil, "posix_spawn_file_actions_addchdir_np").map {
+        unsafeBitCast($0, to: Chdir.self)
+    }
 
     struct Failure: Error, CustomStringConvertible {
         var description: String
     }
 
     /// Starts `exe` with standard input from /dev/null and standard output and error on `outputFD`.
-    static func start(_ exe: String, _ args: [String], cwd: String?, environment: [String: String], outputFD: Int32) throws -> pid_t {
+    static func start(_ exe: String, _ args: [String], cwd: String?, environment: [String: String], outputFD: Int32)
+        throws -> pid_t
+    {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -175,7 +208,9 @@ enum Spawn {
         posix_spawn_file_actions_adddup2(&actions, outputFD, 2)
         if let closeFrom { _ = closeFrom(&actions, 3) }
         if let cwd {
-            guard let chdir else { throw Failure(description: "posix_spawn_file_actions_addchdir_np is missing (glibc < 2.29)") }
+            guard let chdir else {
+                throw Failure(description: "posix_spawn_file_actions_addchdir_np is missing (glibc < 2.29)")
+            }
             _ = chdir(&actions, cwd)
         }
         let argv = ([exe] + args).map { strdup($0) } + [nil]
@@ -206,8 +241,10 @@ enum Spawn {
     }
 
     /// Runs `exe` to the end; its exit status and standard output and error together.
-    static func run(_ exe: String, _ args: [String], cwd: String? = nil,
-                    environment: [String: String] = ProcessInfo.processInfo.environment) throws -> (status: Int32, output: String) {
+    static func run(
+        _ exe: String, _ args: [String], cwd: String? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> (status: Int32, output: String) {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw Failure(description: "pipe failed") }
         for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
@@ -230,7 +267,9 @@ enum Spawn {
     }
 }
 
-func run(_ exe: String, _ args: [String], cwd: String? = nil, environment: [String: String]? = nil) throws -> (status: Int32, output: String) {
+func run(_ exe: String, _ args: [String], cwd: String? = nil, environment: [String: String]? = nil) throws -> (
+    status: Int32, output: String
+) {
     try Spawn.run(exe, args, cwd: cwd, environment: environment ?? ProcessInfo.processInfo.environment)
 }
 
@@ -249,7 +288,8 @@ final class SlurmCluster {
     /// The full path of `name` on PATH or in /usr/sbin and /sbin.
     static func find(_ name: String) -> String? {
         let path = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
-        for d in path + ["/usr/sbin", "/sbin", "/usr/bin"] where FileManager.default.isExecutableFile(atPath: d + "/" + name) {
+        for d in path + ["/usr/sbin", "/sbin", "/usr/bin"]
+        where FileManager.default.isExecutableFile(atPath: d + "/" + name) {
             return d + "/" + name
         }
         return nil
@@ -266,9 +306,11 @@ final class SlurmCluster {
         }
         var why: String?
         if !missing.isEmpty {
-            why = "Slurm test skipped: \(missing.joined(separator: ", ")) not installed (make deps installs slurm-wlm and munge)"
+            why =
+                "Slurm test skipped: \(missing.joined(separator: ", ")) not installed (make deps installs slurm-wlm and munge)"
         } else if geteuid() != 0 {
-            why = "Slurm test skipped: slurmd must run as root to start job steps, and this test runs as uid \(geteuid())"
+            why =
+                "Slurm test skipped: slurmd must run as root to start job steps, and this test runs as uid \(geteuid())"
         }
         if let why {
             if ProcessInfo.processInfo.environment["CI"] != nil {
@@ -308,9 +350,11 @@ final class SlurmCluster {
         gethostname(&host, host.count)
         let ports = Int.random(in: 20_000...29_000)
         var text = try String(contentsOfFile: packageRoot + "/Tests/slurm/slurm.conf.in", encoding: .utf8)
-        for (k, v) in [("@DIR@", dir), ("@CTLD_PORT@", String(ports)), ("@SLURMD_PORT@", String(ports + 1)),
-                       ("@HOSTNAME@", String(cString: host)), ("@CPUS@", String(ProcessInfo.processInfo.activeProcessorCount)),
-                       ("@USER@", String(cString: getpwuid(geteuid()).pointee.pw_name))] {
+        for (k, v) in [
+            ("@DIR@", dir), ("@CTLD_PORT@", String(ports)), ("@SLURMD_PORT@", String(ports + 1)),
+            ("@HOSTNAME@", String(cString: host)), ("@CPUS@", String(ProcessInfo.processInfo.activeProcessorCount)),
+            ("@USER@", String(cString: getpwuid(geteuid()).pointee.pw_name)),
+        ] {
             text = text.replacingOccurrences(of: k, with: v)
         }
         try text.write(toFile: conf, atomically: false, encoding: .utf8)
@@ -319,7 +363,9 @@ final class SlurmCluster {
     var environment: [String: String] {
         var env = ProcessInfo.processInfo.environment
         env["SLURM_CONF"] = conf
-        env["PATH"] = URL(fileURLWithPath: facescanBinary).deletingLastPathComponent().path + ":" + (env["PATH"] ?? "/usr/bin:/bin")
+        env["PATH"] =
+            URL(fileURLWithPath: facescanBinary).deletingLastPathComponent().path + ":"
+            + (env["PATH"] ?? "/usr/bin:/bin")
         return env
     }
 
@@ -342,8 +388,12 @@ final class SlurmCluster {
 
     private func start() throws {
         let m = dir + "/munge"
-        try launch("munged", ["--foreground", "--force", "--key-file=\(m)/munge.key", "--socket=\(m)/munge.socket",
-                              "--pid-file=\(m)/munged.pid", "--seed-file=\(m)/munged.seed", "--log-file=\(dir)/log/munged-file.log"])
+        try launch(
+            "munged",
+            [
+                "--foreground", "--force", "--key-file=\(m)/munge.key", "--socket=\(m)/munge.socket",
+                "--pid-file=\(m)/munged.pid", "--seed-file=\(m)/munged.seed", "--log-file=\(dir)/log/munged-file.log",
+            ])
         try waitFor("munged's socket", timeout: 10) { FileManager.default.fileExists(atPath: m + "/munge.socket") }
         try launch("slurmctld", ["-D", "-i", "-f", conf])
         try launch("slurmd", ["-D", "-N", "facescan-node", "-f", conf])
@@ -360,19 +410,23 @@ final class SlurmCluster {
             for (i, (name, pid)) in daemons.enumerated() {
                 if let status = exited(pid) {
                     daemons.remove(at: i)
-                    throw Failure(description: "\(name) exited (status \(status)) while waiting for \(what): \(log(name))")
+                    throw Failure(
+                        description: "\(name) exited (status \(status)) while waiting for \(what): \(log(name))")
                 }
             }
             usleep(100_000)
         }
-        throw Failure(description: "timed out waiting for \(what); slurmctld: \(log("slurmctld")) slurmd: \(log("slurmd"))")
+        throw Failure(
+            description: "timed out waiting for \(what); slurmctld: \(log("slurmctld")) slurmd: \(log("slurmd"))")
     }
 
     /// Runs a Slurm client command line (`args[0]` is the tool name); returns its output.
     @discardableResult
     func client(_ args: [String], cwd: String? = nil) throws -> String {
         let r = try run(tools[args[0]]!, Array(args.dropFirst()), cwd: cwd, environment: environment)
-        guard r.status == 0 else { throw Failure(description: "\(args.joined(separator: " ")) exited \(r.status): \(r.output)") }
+        guard r.status == 0 else {
+            throw Failure(description: "\(args.joined(separator: " ")) exited \(r.status): \(r.output)")
+        }
         return r.output
     }
 
@@ -388,10 +442,11 @@ final class SlurmCluster {
         var states: [Int: String] = [:]
         let text = try client(["scontrol", "show", "job", job, "-o"])
         for rec in text.split(separator: "\n") {
-            let fields = Dictionary(rec.split(separator: " ").compactMap { f -> (String, String)? in
-                guard let eq = f.firstIndex(of: "=") else { return nil }
-                return (String(f[..<eq]), String(f[f.index(after: eq)...]))
-            }, uniquingKeysWith: { a, _ in a })
+            let fields = Dictionary(
+                rec.split(separator: " ").compactMap { f -> (String, String)? in
+                    guard let eq = f.firstIndex(of: "=") else { return nil }
+                    return (String(f[..<eq]), String(f[f.index(after: eq)...]))
+                }, uniquingKeysWith: { a, _ in a })
             // Pending tasks share one record with a range of ids, e.g. ArrayTaskId=2-3 (or 1,3-5%2).
             guard let ids = fields["ArrayTaskId"], let s = fields["JobState"] else { continue }
             for part in ids.split(separator: "%")[0].split(separator: ",") {
@@ -412,7 +467,9 @@ final class SlurmCluster {
             if !states.isEmpty && states.values.allSatisfy({ !active.contains($0) }) { return states }
             usleep(200_000)
         }
-        throw Failure(description: "job \(job) not done after \(timeout) s: \(try taskStates(job: job)); slurmd: \(log("slurmd"))")
+        throw Failure(
+            description: "job \(job) not done after \(timeout) s: \(try taskStates(job: job)); slurmd: \(log("slurmd"))"
+        )
     }
 
     /// Cancels this cluster's jobs and stops every daemon it started (SIGTERM, then SIGKILL after 5 s).

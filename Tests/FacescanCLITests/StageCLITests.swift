@@ -24,7 +24,8 @@ import Testing
         let report = try #require(try JSONSerialization.jsonObject(with: Data(stl.stderr.utf8)) as? [String: Any])
         #expect((report["mesh"] as? [String: Any])?["outputVertices"] as? Int == 600)
         // The README's pipeline: simplify | solidify, then inspect the part.
-        let solid = try runFacescan(["solidify", "-", dir + "/part.stl", "--base", "--units", "m"], stdin: Data(obj.stdout.utf8))
+        let solid = try runFacescan(
+            ["solidify", "-", dir + "/part.stl", "--base", "--units", "m"], stdin: Data(obj.stdout.utf8))
         #expect(solid.status == 0, "\(solid.stderr)")
         let part = try inspectJSON([dir + "/part.stl", "--units", "m"])
         #expect(part["watertight"] as? Bool == true, "\(part)")
@@ -44,7 +45,10 @@ import Testing
     @Test func aFileWithoutTrianglesIsBadInput() throws {
         let dir = tempDir()
         try "garbage\nv 0 0 0\n".write(toFile: dir + "/g.obj", atomically: false, encoding: .utf8)
-        for command in [["inspect", dir + "/g.obj"], ["render", dir + "/g.obj", dir + "/g.png"], ["compare", dir + "/g.obj", fixture]] {
+        for command in [
+            ["inspect", dir + "/g.obj"], ["render", dir + "/g.obj", dir + "/g.png"],
+            ["compare", dir + "/g.obj", fixture],
+        ] {
             let r = try runFacescan(command)
             #expect(r.status == 2, "\(command): \(r.status)")
             #expect(r.stderr.contains(dir + "/g.obj") && r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
@@ -66,24 +70,41 @@ import Testing
 
     @Test func negativeAndOutOfRangeNumbersGetTheirRangeMessage() throws {
         let capture = sampleCaptures()[0].capture
-        expectOneLine(try runFacescan(["process", capture, "--scale", "-1"]), status: 2, containing: "--scale must be", "scale")
-        expectOneLine(try runFacescan(["process", capture, "--target-vertices", "-5"]), status: 2, containing: "--target-vertices must be", "target")
-        expectOneLine(try runFacescan(["process", capture, "--target-vertices", "50000000"]), status: 2, containing: "--target-vertices must be", "huge target")
-        expectOneLine(try runFacescan(["solidify", fixture, "/tmp/x.stl", "--thickness", "1e30"]), status: 2, containing: "--thickness must be", "thickness")
-        expectOneLine(try runFacescan(["compare", fixture, fixture, "--samples", "2000000000"]), status: 2, containing: "--samples must be", "samples")
-        expectOneLine(try runFacescan(["compare", "-", "-"]), status: 2, containing: "only one of the two meshes", "standard input")
-        expectOneLine(try runFacescan(["regress", "--tolerance-um", "nan"]), status: 2, containing: "--tolerance-um", "tolerance")
-        expectOneLine(try runFacescan(["regress", "/nonexistent-sample-dir"]), status: 1, containing: "/nonexistent-sample-dir", "regress dir")
+        expectOneLine(
+            try runFacescan(["process", capture, "--scale", "-1"]), status: 2, containing: "--scale must be", "scale")
+        expectOneLine(
+            try runFacescan(["process", capture, "--target-vertices", "-5"]), status: 2,
+            containing: "--target-vertices must be", "target")
+        expectOneLine(
+            try runFacescan(["process", capture, "--target-vertices", "50000000"]), status: 2,
+            containing: "--target-vertices must be", "huge target")
+        expectOneLine(
+            try runFacescan(["solidify", fixture, "/tmp/x.stl", "--thickness", "1e30"]), status: 2,
+            containing: "--thickness must be", "thickness")
+        expectOneLine(
+            try runFacescan(["compare", fixture, fixture, "--samples", "2000000000"]), status: 2,
+            containing: "--samples must be", "samples")
+        expectOneLine(
+            try runFacescan(["compare", "-", "-"]), status: 2, containing: "only one of the two meshes",
+            "standard input")
+        expectOneLine(
+            try runFacescan(["regress", "--tolerance-um", "nan"]), status: 2, containing: "--tolerance-um", "tolerance")
+        expectOneLine(
+            try runFacescan(["regress", "/nonexistent-sample-dir"]), status: 1, containing: "/nonexistent-sample-dir",
+            "regress dir")
     }
 
     @Test func outputNamesStayInTheOutputDirectory() throws {
         let dir = tempDir()
         let capture = sampleCaptures()[0].capture
         for name in ["../escape", "", ".hidden", "a/b"] {
-            expectOneLine(try runFacescan(["process", capture, "--output-dir", dir + "/o", "--name", name]), status: 2, containing: "--name", "name '\(name)'")
+            expectOneLine(
+                try runFacescan(["process", capture, "--output-dir", dir + "/o", "--name", name]), status: 2,
+                containing: "--name", "name '\(name)'")
         }
         #expect(!FileManager.default.fileExists(atPath: dir + "/escape.stl"))
-        expectOneLine(try runFacescan(["render", fixture, dir + "/x.jpg"]), status: 2, containing: ".png", "render jpg")
+        expectOneLine(
+            try runFacescan(["render", fixture, dir + "/x.jpg"]), status: 2, containing: ".png", "render jpg")
         #expect(!FileManager.default.fileExists(atPath: dir + "/x.jpg"))
     }
 
@@ -91,23 +112,28 @@ import Testing
         let dir = tempDir()
         // 1e36 m is fine in the capture's numbers but overflows float32 once in millimetres.
         try smallCapture(frames: [goodMeta]).replacingOccurrences(of: "\"vertices\":[", with: "\"vertices\":[1e36,")
-            .replacingOccurrences(of: "[1e36,-0.075,", with: "[1e36,").write(toFile: dir + "/far.json", atomically: false, encoding: .utf8)
+            .replacingOccurrences(of: "[1e36,-0.075,", with: "[1e36,").write(
+                toFile: dir + "/far.json", atomically: false, encoding: .utf8)
         let r = try runFacescan(["process", dir + "/far.json", "--output-dir", dir + "/o", "--target-vertices", "144"])
         expectOneLine(r, status: 2, containing: "vertices", "overflow")
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: dir + "/o")) ?? []).isEmpty)
         // compare prints huge distances instead of crashing.
-        try "v 1e15 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\n".write(toFile: dir + "/far.obj", atomically: false, encoding: .utf8)
+        try "v 1e15 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\n".write(
+            toFile: dir + "/far.obj", atomically: false, encoding: .utf8)
         let c = try runFacescan(["compare", dir + "/far.obj", fixture])
         #expect(c.status == 0 && c.stdout.hasPrefix("rms_um "), "\(c.stdout)\(c.stderr)")
     }
 
     @Test func solidifyNamesTheFileAndWhatIsWrong() throws {
         let dir = tempDir()
-        try "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\nf 1 1 2\n".write(toFile: dir + "/d.obj", atomically: false, encoding: .utf8)
+        try "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\nf 1 1 2\n".write(
+            toFile: dir + "/d.obj", atomically: false, encoding: .utf8)
         let r = try runFacescan(["solidify", dir + "/d.obj", dir + "/s.stl", "--units", "m"])
         expectOneLine(r, status: 2, containing: dir + "/d.obj", "degenerate")
         #expect(r.stderr.contains("degenerate"), "\(r.stderr)")
-        expectOneLine(try runFacescan(["solidify", fixture, dir + "/s.stl", "--thickness", "1e-12"]), status: 2, containing: "0.01", "thin")
+        expectOneLine(
+            try runFacescan(["solidify", fixture, dir + "/s.stl", "--thickness", "1e-12"]), status: 2,
+            containing: "0.01", "thin")
         #expect(!FileManager.default.fileExists(atPath: dir + "/s.stl"))
     }
 
@@ -125,23 +151,30 @@ import Testing
         p.waitUntilExit()
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(p.terminationStatus == 1 && stderr.contains("standard output"), "\(p.terminationStatus) \(stderr)")
-        expectOneLine(try runFacescan(["convert", fixture, dir + "/x.bin", "--format", "assbin"]), status: 2, containing: "assbin", "assbin")
+        expectOneLine(
+            try runFacescan(["convert", fixture, dir + "/x.bin", "--format", "assbin"]), status: 2,
+            containing: "assbin", "assbin")
         expectOneLine(try runFacescan(["inspect", dir]), status: 1, containing: "is a directory", "directory")
         try smallCapture(frames: [goodMeta]).write(toFile: dir + "/.hidden.json", atomically: false, encoding: .utf8)
-        let r = try runFacescan(["process", dir + "/.hidden.json", "--output-dir", dir + "/o", "--formats", "stl", "--target-vertices", "144"])
+        let r = try runFacescan([
+            "process", dir + "/.hidden.json", "--output-dir", dir + "/o", "--formats", "stl", "--target-vertices",
+            "144",
+        ])
         #expect(r.status == 0, "\(r.stderr)")
         #expect((try? FileManager.default.contentsOfDirectory(atPath: dir + "/o")) == ["hidden.stl"])
     }
 
     @Test func truncatedPLYHeaderIsRefusedNotAwaited() throws {
         let dir = tempDir()
-        try "ply\nformat ascii 1.0\nelement vertex 3\n".write(toFile: dir + "/t.ply", atomically: false, encoding: .utf8)
+        try "ply\nformat ascii 1.0\nelement vertex 3\n".write(
+            toFile: dir + "/t.ply", atomically: false, encoding: .utf8)
         expectOneLine(try runFacescan(["inspect", dir + "/t.ply"]), status: 2, containing: "end_header", "ply")
     }
 
     @Test func byteOrderMarkedOBJKeepsItsFirstVertex() throws {
         let dir = tempDir()
-        try Data([0xEF, 0xBB, 0xBF] + Array("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n".utf8)).write(to: URL(fileURLWithPath: dir + "/bom.obj"))
+        try Data([0xEF, 0xBB, 0xBF] + Array("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n".utf8)).write(
+            to: URL(fileURLWithPath: dir + "/bom.obj"))
         let r = try runFacescan(["inspect", dir + "/bom.obj", "--json"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.json?["vertices"] as? Int == 3 && r.json?["triangles"] as? Int == 1)

@@ -17,10 +17,12 @@ private final class TerminalChild: @unchecked Sendable {
         typealias IntFn = @convention(c) (Int32) -> Int32
         typealias NameFn = @convention(c) (Int32) -> UnsafeMutablePointer<CChar>?
         guard let o = dlsym(nil, "posix_openpt"), let g = dlsym(nil, "grantpt"), let u = dlsym(nil, "unlockpt"),
-              let n = dlsym(nil, "ptsname") else { throw POSIXError(.ENOSYS) }
+            let n = dlsym(nil, "ptsname")
+        else { throw POSIXError(.ENOSYS) }
         master = unsafeBitCast(o, to: IntFn.self)(O_RDWR | O_NOCTTY)
         guard master >= 0, unsafeBitCast(g, to: IntFn.self)(master) == 0, unsafeBitCast(u, to: IntFn.self)(master) == 0,
-              let name = unsafeBitCast(n, to: NameFn.self)(master) else {
+            let name = unsafeBitCast(n, to: NameFn.self)(master)
+        else {
             throw POSIXError(.ENOTTY)
         }
         let slave = String(cString: name)
@@ -84,7 +86,8 @@ private final class TerminalChild: @unchecked Sendable {
         let dir = tempDir() + "/caps"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         for i in 0..<count {
-            try smallCapture(frames: [goodMeta, goodMeta + ",\"distance\":0.4\(i % 10)"]).write(toFile: "\(dir)/cap\(i < 10 ? "0" : "")\(i).json", atomically: false, encoding: .utf8)
+            try smallCapture(frames: [goodMeta, goodMeta + ",\"distance\":0.4\(i % 10)"]).write(
+                toFile: "\(dir)/cap\(i < 10 ? "0" : "")\(i).json", atomically: false, encoding: .utf8)
         }
         return dir
     }
@@ -94,7 +97,8 @@ private final class TerminalChild: @unchecked Sendable {
     @Test func progressAndSummaryOnATerminal() throws {
         let dir = try captures(3)
         let root = (dir as NSString).deletingLastPathComponent
-        let child = try TerminalChild(["batch", dir, "-o", root + "/out", "--formats", "stl", "-n", "144", "-j", "1"], stdoutPath: root + "/log")
+        let child = try TerminalChild(
+            ["batch", dir, "-o", root + "/out", "--formats", "stl", "-n", "144", "-j", "1"], stdoutPath: root + "/log")
         let (status, terminal) = child.wait()
         #expect(status == 0, "\(terminal)")
         for k in 0...3 { #expect(terminal.contains("[\(k)/3]"), "\(terminal.debugDescription)") }
@@ -106,7 +110,8 @@ private final class TerminalChild: @unchecked Sendable {
         #expect(log.split(separator: "\n").map { $0.hasPrefix("OK   ") } == [true, true, true], "\(log)")
         #expect(!log.contains("\u{1B}") && !log.contains("["))
         // --quiet: nothing on the terminal.
-        let quiet = try TerminalChild(["batch", dir, "-o", root + "/out2", "--formats", "stl", "-n", "144", "-q"], stdoutPath: root + "/log2")
+        let quiet = try TerminalChild(
+            ["batch", dir, "-o", root + "/out2", "--formats", "stl", "-n", "144", "-q"], stdoutPath: root + "/log2")
         let q = quiet.wait()
         #expect(q.status == 0 && q.terminal.isEmpty, "\(q.terminal.debugDescription)")
     }
@@ -120,8 +125,9 @@ private final class TerminalChild: @unchecked Sendable {
         let out = root + "/out"
         let log = root + "/log"
         // With thumbnails each capture takes a good part of a second: ^C comes in the middle.
-        let child = try TerminalChild(["batch", dir, "-o", out, "--formats", "stl,png", "-n", "144", "-j", "2", "--json"],
-                                      stdoutPath: log)
+        let child = try TerminalChild(
+            ["batch", dir, "-o", out, "--formats", "stl,png", "-n", "144", "-j", "2", "--json"],
+            stdoutPath: log)
         let deadline = Date().addingTimeInterval(120)
         var lines = 0
         while Date() < deadline {
@@ -133,7 +139,8 @@ private final class TerminalChild: @unchecked Sendable {
         child.type([0x03])
         let (status, terminal) = child.wait()
         // Exited (not killed by the signal) with 128 + SIGINT.
-        #expect(status & 0x7f == 0 && (status >> 8) & 0xff == 130, "wait status \(status): \(terminal.debugDescription)")
+        #expect(
+            status & 0x7f == 0 && (status >> 8) & 0xff == 130, "wait status \(status): \(terminal.debugDescription)")
         let text = try String(contentsOfFile: log, encoding: .utf8)
         #expect(text.hasSuffix("\n"), "a torn last line: \(text.suffix(80).debugDescription)")
         let records = try text.split(separator: "\n").map { line in
@@ -141,8 +148,11 @@ private final class TerminalChild: @unchecked Sendable {
         }
         #expect(records.count >= 2 && records.count < 20, "\(records.count) lines")
         #expect(records.allSatisfy { $0["exitCode"] as? Int == 0 })
-        #expect(terminal.contains("facescan: batch interrupted by SIGINT after \(records.count)/20 captures: \(records.count) done, 0 failed"),
-                "\(terminal.debugDescription)")
+        #expect(
+            terminal.contains(
+                "facescan: batch interrupted by SIGINT after \(records.count)/20 captures: \(records.count) done, 0 failed"
+            ),
+            "\(terminal.debugDescription)")
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: out)) ?? []).sorted()
         // Only a commit caught midway may leave its journal and temporaries (for the next run).
         #expect(names.filter { $0.hasPrefix(".") && !$0.hasPrefix(".facescan-") }.isEmpty, "left behind: \(names)")
@@ -153,7 +163,9 @@ private final class TerminalChild: @unchecked Sendable {
             #expect(names.contains(name + ".stl") && names.contains(name + ".png"), "\(name): \(names)")
         }
         // A later --resume run does the rest: the finished ones are skipped.
-        let rest = try runFacescan(["batch", dir, "-o", out, "--formats", "stl,png", "-n", "144", "--json", "--resume", "-q"])
+        let rest = try runFacescan([
+            "batch", dir, "-o", out, "--formats", "stl,png", "-n", "144", "--json", "--resume", "-q",
+        ])
         #expect(rest.status == 0, "\(rest.stderr)")
         let skipped = rest.stdout.split(separator: "\n").filter { $0.contains("\"skipped\":true") }.count
         #expect(skipped == records.count)
@@ -168,12 +180,14 @@ private final class TerminalChild: @unchecked Sendable {
         let dir = try captures(20)
         let root = (dir as NSString).deletingLastPathComponent
         let log = root + "/log"
-        let child = try TerminalChild(["batch", dir, "-o", root + "/out", "--formats", "stl,png", "-n", "144", "-j", "2"], stdoutPath: log)
+        let child = try TerminalChild(
+            ["batch", dir, "-o", root + "/out", "--formats", "stl,png", "-n", "144", "-j", "2"], stdoutPath: log)
         let deadline = Date().addingTimeInterval(120)
         while Date() < deadline, ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").isEmpty { usleep(20_000) }
         kill(child.pid, SIGTERM)
         let (status, terminal) = child.wait()
-        #expect(status & 0x7f == 0 && (status >> 8) & 0xff == 143, "wait status \(status): \(terminal.debugDescription)")
+        #expect(
+            status & 0x7f == 0 && (status >> 8) & 0xff == 143, "wait status \(status): \(terminal.debugDescription)")
         let lines = try String(contentsOfFile: log, encoding: .utf8)
         #expect(lines.hasSuffix("\n"))
         let n = lines.split(separator: "\n").count

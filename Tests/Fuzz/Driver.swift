@@ -13,26 +13,29 @@ import Glibc
 func LLVMFuzzerRunDriver(
     _ argc: UnsafeMutablePointer<Int32>,
     _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32) -> Int32
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
+) -> Int32
 #endif
 
 @main
 struct FuzzDriver {
     static func main() {
-#if FACESCAN_FUZZ
+        #if FACESCAN_FUZZ
         var argc = CommandLine.argc
         var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
         _ = selectedTarget
         exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in fuzzOneInput(data, size) })
-#else
+        #else
         replay()
-#endif
+        #endif
     }
 
     static func replay() {
         let args = CommandLine.arguments.dropFirst()
         guard let name = args.first, let target = FuzzTarget(rawValue: name) else {
-            print("usage: facescan-fuzz TARGET FILE...   (targets: \(FuzzTarget.allCases.map(\.rawValue).joined(separator: ", ")))")
+            print(
+                "usage: facescan-fuzz TARGET FILE...   (targets: \(FuzzTarget.allCases.map(\.rawValue).joined(separator: ", ")))"
+            )
             exit(2)
         }
         for path in args.dropFirst() {

@@ -57,7 +57,8 @@ func checkMesh(_ mesh: Mesh?) {
     let n = m.vertexCount
     precondition(m.triangles.count % 3 == 0, "triangle index count")
     precondition(m.triangles.allSatisfy { Int($0) < n }, "index out of range accepted")
-    precondition(m.positions.allSatisfy { $0.x.isFinite && $0.y.isFinite && $0.z.isFinite }, "non-finite coordinate accepted")
+    precondition(
+        m.positions.allSatisfy { $0.x.isFinite && $0.y.isFinite && $0.z.isFinite }, "non-finite coordinate accepted")
     if let uv = m.uvs { precondition(uv.count == n, "uv count") }
     _ = m.vertexNormals()
 }
@@ -82,7 +83,10 @@ func checkFrame(_ reader: CaptureReader, _ frame: Frame) {
     precondition(frame.xyz.allSatisfy { $0.isFinite }, "non-finite coordinate accepted")
     if let d = frame.metadata.distance { precondition(d.isFinite && d >= 0, "bad distance \(d)") }
     if let a = frame.metadata.ambientIntensity { precondition(a.isFinite && a >= 0, "bad light \(a)") }
-    for v in [frame.metadata.jawOpen, frame.metadata.mouthSmileLeft, frame.metadata.mouthSmileRight, frame.metadata.browInnerUp] {
+    for v in [
+        frame.metadata.jawOpen, frame.metadata.mouthSmileLeft, frame.metadata.mouthSmileRight,
+        frame.metadata.browInnerUp,
+    ] {
         if let v { precondition(v >= 0 && v <= 1, "blend shape \(v)") }
     }
     if let t = reader.topology {
@@ -130,7 +134,8 @@ func fuzzCapture(_ bytes: [UInt8]) {
 
 /// A 3-vertex capture whose `settings` value is the input, with one frame.
 func fuzzSettings(_ bytes: [UInt8]) {
-    let head = Array(#"{"format":"facescan-capture","version":1,"topology":{"triangleIndices":[0,1,2]},"settings":"#.utf8)
+    let head = Array(
+        #"{"format":"facescan-capture","version":1,"topology":{"triangleIndices":[0,1,2]},"settings":"#.utf8)
     let tail = Array(#","frames":[{"vertices":[0,0,-0.4,0.1,0,-0.4,0,0.1,-0.4]}]}"#.utf8)
     writeInput(head + bytes + tail)
     do {
@@ -151,7 +156,10 @@ func fuzzSettings(_ bytes: [UInt8]) {
 let selectedTarget: FuzzTarget = {
     let name = getenv("FACESCAN_FUZZ_TARGET").map { String(cString: $0) } ?? "capture"
     guard let t = FuzzTarget(rawValue: name) else {
-        _ = OutputTransaction.writeAll(Array("facescan-fuzz: unknown target '\(name)' (one of \(FuzzTarget.allCases.map(\.rawValue).joined(separator: ", ")))\n".utf8), to: 2)
+        _ = OutputTransaction.writeAll(
+            Array(
+                "facescan-fuzz: unknown target '\(name)' (one of \(FuzzTarget.allCases.map(\.rawValue).joined(separator: ", ")))\n"
+                    .utf8), to: 2)
         exit(2)
     }
     return t

@@ -61,7 +61,8 @@ enum Base64 {
     }
 
     private static func invalid(_ c: UInt8, at position: Int) -> String {
-        c == UInt8(ascii: "=") ? "misplaced padding '=' at position \(position)"
+        c == UInt8(ascii: "=")
+            ? "misplaced padding '=' at position \(position)"
             : "invalid character \(JSONReader.describe(c)) at position \(position)"
     }
 }
@@ -130,10 +131,14 @@ extension Base64 {
                         let u = UInt64(littleEndian: s.loadUnaligned(as: UInt64.self))
                         let w = UInt64(littleEndian: s.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
                         // Two characters per lookup: 12 bits, most significant first.
-                        let p0 = p[Int(truncatingIfNeeded: u & 0xFFFF)], p1 = p[Int(truncatingIfNeeded: (u >> 16) & 0xFFFF)]
-                        let p2 = p[Int(truncatingIfNeeded: (u >> 32) & 0xFFFF)], p3 = p[Int(truncatingIfNeeded: u >> 48)]
-                        let p4 = p[Int(truncatingIfNeeded: w & 0xFFFF)], p5 = p[Int(truncatingIfNeeded: (w >> 16) & 0xFFFF)]
-                        let p6 = p[Int(truncatingIfNeeded: (w >> 32) & 0xFFFF)], p7 = p[Int(truncatingIfNeeded: w >> 48)]
+                        let p0 = p[Int(truncatingIfNeeded: u & 0xFFFF)],
+                            p1 = p[Int(truncatingIfNeeded: (u >> 16) & 0xFFFF)]
+                        let p2 = p[Int(truncatingIfNeeded: (u >> 32) & 0xFFFF)],
+                            p3 = p[Int(truncatingIfNeeded: u >> 48)]
+                        let p4 = p[Int(truncatingIfNeeded: w & 0xFFFF)],
+                            p5 = p[Int(truncatingIfNeeded: (w >> 16) & 0xFFFF)]
+                        let p6 = p[Int(truncatingIfNeeded: (w >> 32) & 0xFFFF)],
+                            p7 = p[Int(truncatingIfNeeded: w >> 48)]
                         pairBad |= p0 | p1 | p2 | p3 | p4 | p5 | p6 | p7
                         // Quanta as 24-bit big-endian values; the 12 bytes as 64 + 32 bits, big-endian.
                         let v0 = UInt64(p0) << 12 | UInt64(p1), v1 = UInt64(p2) << 12 | UInt64(p3)
@@ -143,7 +148,8 @@ extension Base64 {
                         let f1 = UInt32(truncatingIfNeeded: head).byteSwapped
                         let f2 = UInt32(truncatingIfNeeded: (v2 & 0xFF) << 24 | v3).byteSwapped
                         // Exponent all ones (infinity or NaN) carries into bit 31.
-                        nonFinite |= ((f0 & 0x7F80_0000) &+ 0x0080_0000) | ((f1 & 0x7F80_0000) &+ 0x0080_0000)
+                        nonFinite |=
+                            ((f0 & 0x7F80_0000) &+ 0x0080_0000) | ((f1 & 0x7F80_0000) &+ 0x0080_0000)
                             | ((f2 & 0x7F80_0000) &+ 0x0080_0000)
                         d[3 * g] = Float(bitPattern: f0)
                         d[3 * g + 1] = Float(bitPattern: f1)
@@ -174,7 +180,8 @@ extension Base64 {
                         o += valid - 1
                     }
                     for k in 0..<(o / 4) {
-                        let f = UInt32(tail[4 * k]) | UInt32(tail[4 * k + 1]) << 8 | UInt32(tail[4 * k + 2]) << 16
+                        let f =
+                            UInt32(tail[4 * k]) | UInt32(tail[4 * k + 1]) << 8 | UInt32(tail[4 * k + 2]) << 16
                             | UInt32(tail[4 * k + 3]) << 24
                         nonFinite |= (f & 0x7F80_0000) &+ 0x0080_0000
                         d[3 * groups + k] = Float(bitPattern: f)

@@ -25,7 +25,11 @@ package final class CaptureReader {
     /// Frames parsed so far (the index of the next frame).
     public private(set) var framesSeen = 0
 
-    private enum Mode { case header, documentFrames(deferred: Bool, first: Bool), ndjson, trailer, done }
+    private enum Mode {
+        case header
+        case documentFrames(deferred: Bool, first: Bool)
+        case ndjson, trailer, done
+    }
     private var mode = Mode.header
     private var formatSeen = false
     private var versionSeen = false
@@ -82,8 +86,13 @@ package final class CaptureReader {
 
     /// Reads the header keys up to the first frame (see the type's documentation).
     public func readHeader() throws(InputError) {
-        guard let c = try json.peek() else { throw InputError(file: name, "empty input: expected a facescan capture (JSON object)") }
-        guard c == UInt8(ascii: "{") else { throw InputError(file: name, "not a facescan capture: expected a JSON object, found \(JSONReader.describe(c))") }
+        guard let c = try json.peek() else {
+            throw InputError(file: name, "empty input: expected a facescan capture (JSON object)")
+        }
+        guard c == UInt8(ascii: "{") else {
+            throw InputError(
+                file: name, "not a facescan capture: expected a JSON object, found \(JSONReader.describe(c))")
+        }
         try json.expect(UInt8(ascii: "{"), "'{'")
         var framesOffset: Int64?
         var seen: Set<String> = []
@@ -128,7 +137,10 @@ package final class CaptureReader {
             // What follows the header is the first NDJSON frame's place: the message names frame 0.
             let c = try json.peek() ?? 0
             let what = c == 0xEF ? "a UTF-8 byte-order mark" : JSONReader.describe(c)
-            throw InputError(file: name, frame: 0, "at byte \(json.offset): expected a frame object after the header line, found \(what) (one JSON object per line, nothing before it)")
+            throw InputError(
+                file: name, frame: 0,
+                "at byte \(json.offset): expected a frame object after the header line, found \(what) (one JSON object per line, nothing before it)"
+            )
         }
     }
 
@@ -150,9 +162,13 @@ package final class CaptureReader {
     }
 
     private func checkHeader() throws(InputError) {
-        guard formatSeen else { throw InputError(file: name, field: "format", "missing (expected \"facescan-capture\")") }
+        guard formatSeen else {
+            throw InputError(file: name, field: "format", "missing (expected \"facescan-capture\")")
+        }
         guard versionSeen else { throw InputError(file: name, field: "version", "missing (expected 1)") }
-        guard topology != nil else { throw InputError(file: name, field: "topology", "missing (required: triangleIndices)") }
+        guard topology != nil else {
+            throw InputError(file: name, field: "topology", "missing (required: triangleIndices)")
+        }
     }
 
     /// Parses one top-level member other than `frames`.
@@ -160,9 +176,13 @@ package final class CaptureReader {
         do throws(InputError) {
             switch key {
             case "format":
-                guard try json.peek() == UInt8(ascii: "\"") else { throw json.badValue("the string \"facescan-capture\"") }
+                guard try json.peek() == UInt8(ascii: "\"") else {
+                    throw json.badValue("the string \"facescan-capture\"")
+                }
                 let v = try json.readString()
-                guard v == "facescan-capture" else { throw json.error("expected \"facescan-capture\", found \(Self.quoted(v))") }
+                guard v == "facescan-capture" else {
+                    throw json.error("expected \"facescan-capture\", found \(Self.quoted(v))")
+                }
                 formatSeen = true
             case "version":
                 let v = try json.readDouble()
@@ -222,7 +242,9 @@ package final class CaptureReader {
         repeat {
             let v = try json.readDouble()
             guard v >= 0 else { throw json.error("negative index \(v) at position \(out.count)") }
-            guard v == v.rounded(), v < Double(UInt32.max) else { throw json.error("index \(v) at position \(out.count) is not an integer vertex index") }
+            guard v == v.rounded(), v < Double(UInt32.max) else {
+                throw json.error("index \(v) at position \(out.count) is not an integer vertex index")
+            }
             out.append(UInt32(v))
             if out.count > Self.maxTriangleIndices { throw json.error("more than \(Self.maxTriangleIndices) indices") }
         } while !(try json.nextOrClose(UInt8(ascii: "]")))
@@ -380,9 +402,13 @@ package final class CaptureReader {
                         try readBase64Vertices(into: &frame.xyz)
                         verticesField = key
                     case "transform":
-                        guard try json.peek() == UInt8(ascii: "[") else { throw json.badValue("an array of 16 numbers") }
+                        guard try json.peek() == UInt8(ascii: "[") else {
+                            throw json.badValue("an array of 16 numbers")
+                        }
                         let m = try json.readDoubleArray(limit: 16)
-                        guard m.count == 16 else { throw InputError(file: name, "has \(m.count) numbers, expected 16 (column-major 4×4)") }
+                        guard m.count == 16 else {
+                            throw InputError(file: name, "has \(m.count) numbers, expected 16 (column-major 4×4)")
+                        }
                         transformDistance = (m[12] * m[12] + m[13] * m[13] + m[14] * m[14]).squareRoot()
                     case "distance":
                         let d = try json.readDouble()
@@ -392,7 +418,9 @@ package final class CaptureReader {
                         guard try json.peek() == UInt8(ascii: "\"") else { throw json.badValue("a string") }
                         let s = try json.readString(limit: 256)
                         guard let t = TrackingState(rawValue: s) else {
-                            throw InputError(file: name, "unknown tracking state \(Self.quoted(s)) (expected normal, limited or notAvailable)")
+                            throw InputError(
+                                file: name,
+                                "unknown tracking state \(Self.quoted(s)) (expected normal, limited or notAvailable)")
                         }
                         frame.metadata.tracking = t
                     case "ambientIntensity":
@@ -468,7 +496,8 @@ package final class CaptureReader {
         xyz = [Float](unsafeUninitializedCapacity: n) { dst, initialized in
             scratchBytes.withUnsafeBytes { raw in
                 for i in 0..<n {
-                    dst[i] = Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)))
+                    dst[i] = Float(
+                        bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)))
                 }
             }
             initialized = n
@@ -518,10 +547,14 @@ package final class CaptureReader {
         guard let n = vertexCount else { return }
         if let topo = topology {
             if let bad = topo.triangles.firstIndex(where: { Int($0) >= n }) {
-                throw InputError(file: name, frame: nil, field: "topology.triangleIndices", "index \(topo.triangles[bad]) at position \(bad) is out of range (the frames have \(n) vertices)")
+                throw InputError(
+                    file: name, frame: nil, field: "topology.triangleIndices",
+                    "index \(topo.triangles[bad]) at position \(bad) is out of range (the frames have \(n) vertices)")
             }
             if let uv = topo.textureCoordinates, uv.count != 2 * n {
-                throw InputError(file: name, frame: nil, field: "topology.textureCoordinates", "has \(uv.count) values, expected \(2 * n) (u, v per vertex)")
+                throw InputError(
+                    file: name, frame: nil, field: "topology.textureCoordinates",
+                    "has \(uv.count) values, expected \(2 * n) (u, v per vertex)")
             }
         }
     }

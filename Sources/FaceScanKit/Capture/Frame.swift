@@ -29,9 +29,11 @@ public struct FrameMetadata: Sendable, Equatable {
     public var mouthSmileRight: Double?
     public var browInnerUp: Double?
 
-    public init(distance: Double? = nil, tracking: TrackingState = .normal, ambientIntensity: Double? = nil,
-                jawOpen: Double? = nil, mouthSmileLeft: Double? = nil, mouthSmileRight: Double? = nil,
-                browInnerUp: Double? = nil) {
+    public init(
+        distance: Double? = nil, tracking: TrackingState = .normal, ambientIntensity: Double? = nil,
+        jawOpen: Double? = nil, mouthSmileLeft: Double? = nil, mouthSmileRight: Double? = nil,
+        browInnerUp: Double? = nil
+    ) {
         self.distance = distance
         self.tracking = tracking
         self.ambientIntensity = ambientIntensity

@@ -326,7 +326,9 @@ final class JSONReader {
             var i = pos
             while i < end {
                 let c = buf[i]
-                if !((c >= 0x30 && c <= 0x39) || c == 0x2E || c == 0x2D || c == 0x2B || c == 0x65 || c == 0x45) { break }
+                if !((c >= 0x30 && c <= 0x39) || c == 0x2E || c == 0x2D || c == 0x2B || c == 0x65 || c == 0x45) {
+                    break
+                }
                 i += 1
             }
             if i < end || eof { return i - pos }
@@ -533,7 +535,7 @@ final class JSONReader {
                     let e = buf[pos + 1]
                     switch e {
                     case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
-                         UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                        UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
                         pos += 2
                     case UInt8(ascii: "u"):
                         guard avail >= 6 else { throw error("truncated \\u escape") }

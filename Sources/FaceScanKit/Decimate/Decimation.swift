@@ -29,7 +29,9 @@ public enum Decimation {
     /// and up) use two, for the duration of the call. The result is the same bytes for any value.
     ///
     /// - Complexity: about O(t log t) for t triangles (passes shrink geometrically).
-    public static func simplify(_ mesh: Mesh, targetVertices target: Int, threads: Int = 2) throws(FaceScanError) -> Mesh {
+    public static func simplify(_ mesh: Mesh, targetVertices target: Int, threads: Int = 2) throws(FaceScanError)
+        -> Mesh
+    {
         do {
             return try simplify(mesh, exactly: target, threads: threads)
         } catch {
@@ -47,7 +49,8 @@ public enum Decimation {
         }
         if target == work.vertexCount { return work }
         guard target <= maximumTargetVertices else {
-            throw UsageError("cannot reach \(target) vertices: the largest supported target is \(maximumTargetVertices)")
+            throw UsageError(
+                "cannot reach \(target) vertices: the largest supported target is \(maximumTargetVertices)")
         }
         // 2. Above the count: longest-edge bisection adds exactly one vertex per split.
         if target > work.vertexCount {
@@ -61,7 +64,8 @@ public enum Decimation {
         if simplifier.hasLockedVertices { try requireManifold(work) }
         let reached = simplifier.decimate(to: target, floor: minimumVertices)
         guard reached == target else {
-            throw UsageError("cannot reach \(target) vertices: the smallest reachable count for this mesh is \(reached)")
+            throw UsageError(
+                "cannot reach \(target) vertices: the smallest reachable count for this mesh is \(reached)")
         }
         return simplifier.mesh()
     }
@@ -70,8 +74,9 @@ public enum Decimation {
     static func requireManifold(_ mesh: Mesh) throws(UsageError) {
         let check = MeshCheck(mesh)
         guard check.nonManifoldEdges == 0 && check.duplicateTriangles == 0 else {
-            throw UsageError("cannot decimate or refine this mesh: \(check.nonManifoldEdges) edges shared by more than two "
-                             + "triangles and \(check.duplicateTriangles) repeated triangles (repair it first)")
+            throw UsageError(
+                "cannot decimate or refine this mesh: \(check.nonManifoldEdges) edges shared by more than two "
+                    + "triangles and \(check.duplicateTriangles) repeated triangles (repair it first)")
         }
     }
 
@@ -113,6 +118,7 @@ public enum Decimation {
             positions.append(mesh.positions[v])
             if let u = mesh.uvs { uvs.append(u[v]) }
         }
-        return Mesh(positions: positions, triangles: mesh.triangles.map { remap[Int($0)] }, uvs: mesh.uvs == nil ? nil : uvs)
+        return Mesh(
+            positions: positions, triangles: mesh.triangles.map { remap[Int($0)] }, uvs: mesh.uvs == nil ? nil : uvs)
     }
 }

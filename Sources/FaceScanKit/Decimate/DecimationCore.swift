@@ -76,8 +76,9 @@ struct DecimationCore: @unchecked Sendable {
     init(_ mesh: Mesh, sides: Parallel.Pair?, vectorPlacement: Bool) {
         self.sides = sides
         threads = sides == nil ? 1 : 2
-        assert(MemoryLayout<Quadric>.stride == 80 && MemoryLayout<Candidate>.stride == 24
-               && MemoryLayout<Candidate>.offset(of: \Candidate.drop) == 16, "layout the vector placement reads")
+        assert(
+            MemoryLayout<Quadric>.stride == 80 && MemoryLayout<Candidate>.stride == 24
+                && MemoryLayout<Candidate>.offset(of: \Candidate.drop) == 16, "layout the vector placement reads")
         self.vectorPlacement = vectorPlacement && facescan_place_collapses_available() == 1
         let n = mesh.vertexCount
         let corners = 3 * mesh.triangleCount
@@ -90,9 +91,13 @@ struct DecimationCore: @unchecked Sendable {
         shapeScale = Self.shapeScale(diagonal: Self.dot(extent, extent).squareRoot(), vertices: n)
         typealias A = ScratchLayout
         let candidateBytes = Self.candidateBytes(triangles: mesh.triangleCount)
-        let perVertex = 2 * A.bytes(SIMD3<Float>.self, n) + A.bytes(SIMD2<Float>.self, hasUVs ? n : 1)
-            + A.bytes(Quadric.self, n) + 3 * A.bytes(UInt8.self, n) + 2 * A.bytes(UInt32.self, n) + A.bytes(UInt32.self, n + 1)
-        let perCorner = 2 * A.bytes(UInt32.self, corners) + A.bytes(Ranked.self, corners) + A.bytes(UInt8.self, corners) + A.bytes(UInt8.self, candidateBytes)
+        let perVertex =
+            2 * A.bytes(SIMD3<Float>.self, n) + A.bytes(SIMD2<Float>.self, hasUVs ? n : 1)
+            + A.bytes(Quadric.self, n) + 3 * A.bytes(UInt8.self, n) + 2 * A.bytes(UInt32.self, n)
+            + A.bytes(UInt32.self, n + 1)
+        let perCorner =
+            2 * A.bytes(UInt32.self, corners) + A.bytes(Ranked.self, corners) + A.bytes(UInt8.self, corners)
+            + A.bytes(UInt8.self, candidateBytes)
         let byteCount = perVertex + perCorner + A.bytes(UInt32.self, 2 * Self.histogramStride)
         memory = A.allocate(byteCount: byteCount)
         var take = A.Cursor(base: memory, byteCount: byteCount)
@@ -116,7 +121,9 @@ struct DecimationCore: @unchecked Sendable {
         take.finish()
         if n > 0 { mesh.positions.withUnsafeBufferPointer { pos.initialize(from: $0.baseAddress!, count: n) } }
         if let uvs = mesh.uvs, n > 0 { uvs.withUnsafeBufferPointer { uv.initialize(from: $0.baseAddress!, count: n) } }
-        if corners > 0 { mesh.triangles.withUnsafeBufferPointer { tri.initialize(from: $0.baseAddress!, count: corners) } }
+        if corners > 0 {
+            mesh.triangles.withUnsafeBufferPointer { tri.initialize(from: $0.baseAddress!, count: corners) }
+        }
         // quad, refNormal and flags (trivial types) are written for every vertex by
         // `classifyAndAccumulate` before anything reads them.
         touched.initialize(repeating: 0, count: n)
@@ -163,7 +170,6 @@ struct DecimationCore: @unchecked Sendable {
 
     @inline(__always)
     static func dot(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> Double { a.x * b.x + a.y * b.y + a.z * b.z }
-
 
     /// The corners following and preceding `a` in triangle `t` (winding order).
     @inline(__always)

@@ -229,8 +229,8 @@ enum EdgeRefinement {
             let y = triangles[hn], z = triangles[hp]
             let oldYZTwin = twin[hn]
             let t2 = triangles.count
-            triangles[hn] = m                     // slot hn: m → z (was y → z)
-            triangles.append(contentsOf: [m, y, z]) // slots t2: m → y, t2+1: y → z, t2+2: z → m
+            triangles[hn] = m  // slot hn: m → z (was y → z)
+            triangles.append(contentsOf: [m, y, z])  // slots t2: m → y, t2+1: y → z, t2+2: z → m
             twin.append(contentsOf: [-1, oldYZTwin, Int32(hn)])
             twin[hn] = Int32(t2 + 2)
             if oldYZTwin >= 0 { twin[Int(oldYZTwin)] = Int32(t2 + 1) }

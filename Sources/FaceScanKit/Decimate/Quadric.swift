@@ -85,10 +85,11 @@ struct Quadric {
         let c12 = a01 * a02 - m00 * a12
         let c22 = m00 * m11 - a01 * a01
         let inv = 1 / det
-        let x = SIMD3<Double>(
-            c00 * r0 + c01 * r1 + c02 * r2,
-            c01 * r0 + c11 * r1 + c12 * r2,
-            c02 * r0 + c12 * r1 + c22 * r2) * inv
+        let x =
+            SIMD3<Double>(
+                c00 * r0 + c01 * r1 + c02 * r2,
+                c01 * r0 + c11 * r1 + c12 * r2,
+                c02 * r0 + c12 * r1 + c22 * r2) * inv
         guard x.x.isFinite, x.y.isFinite, x.z.isFinite else { return nil }
         return x
     }

@@ -22,7 +22,8 @@ extension DecimationCore {
         let s = self
         let corners = 3 * triangleSlots
         // The scratch lives in `cand`'s memory (candidates come later).
-        var take = ScratchLayout.Cursor(base: s.candBytes, byteCount: Self.classifyScratchBytes(triangles: triangleSlots))
+        var take = ScratchLayout.Cursor(
+            base: s.candBytes, byteCount: Self.classifyScratchBytes(triangles: triangleSlots))
         let planes = take.take(SIMD4<Double>.self, triangleSlots)
         let normals = take.take(SIMD3<Float>.self, triangleSlots)
         let nextOf = take.take(UInt32.self, corners)
@@ -88,8 +89,10 @@ extension DecimationCore {
                 q.add(Quadric(scaledPlane: scratch.planes[t]))
                 normal += scratch.normals[t]
             }
-            if !Self.isClosedManifoldFan(nextOf + first, prevOf + first, count: last - first,
-                                         seen: seen, stamp: UInt32(truncatingIfNeeded: 2 * a + 1)) {
+            if !Self.isClosedManifoldFan(
+                nextOf + first, prevOf + first, count: last - first,
+                seen: seen, stamp: UInt32(truncatingIfNeeded: 2 * a + 1))
+            {
                 // How often each neighbour follows and precedes `a`: linear in the fan, however
                 // many triangles share `a`.
                 Self.countNeighbours(nextOf + first, prevOf + first, count: last - first, into: seen)
@@ -126,8 +129,10 @@ extension DecimationCore {
     /// bits 0–1 of `seen[v]`) and precedes (`prev[i] == v`, bits 2–3), each up to 2 (all that
     /// classification asks: none, one, more). Overwrites whatever marks the neighbours had.
     @inline(__always)
-    static func countNeighbours(_ next: UnsafeMutablePointer<UInt32>, _ prev: UnsafeMutablePointer<UInt32>, count: Int,
-                                into seen: UnsafeMutablePointer<UInt32>) {
+    static func countNeighbours(
+        _ next: UnsafeMutablePointer<UInt32>, _ prev: UnsafeMutablePointer<UInt32>, count: Int,
+        into seen: UnsafeMutablePointer<UInt32>
+    ) {
         for i in 0..<count {
             seen[Int(next[i])] = 0
             seen[Int(prev[i])] = 0
@@ -143,8 +148,10 @@ extension DecimationCore {
     /// Sets the marks of a fan's neighbours back to zero (below every stamp) after
     /// ``countNeighbours(_:_:count:into:)``.
     @inline(__always)
-    static func clearNeighbours(_ next: UnsafeMutablePointer<UInt32>, _ prev: UnsafeMutablePointer<UInt32>, count: Int,
-                                in seen: UnsafeMutablePointer<UInt32>) {
+    static func clearNeighbours(
+        _ next: UnsafeMutablePointer<UInt32>, _ prev: UnsafeMutablePointer<UInt32>, count: Int,
+        in seen: UnsafeMutablePointer<UInt32>
+    ) {
         for i in 0..<count {
             seen[Int(next[i])] = 0
             seen[Int(prev[i])] = 0
@@ -159,8 +166,10 @@ extension DecimationCore {
     /// corner; `false` sends the fan to the corner-by-corner classification.
     /// `seen`: marks per vertex, none equal to `stamp` (it leaves `stamp` and `stamp + 1`).
     @inline(__always)
-    static func isClosedManifoldFan(_ next: UnsafeMutablePointer<UInt32>, _ prev: UnsafeMutablePointer<UInt32>, count: Int,
-                                    seen: UnsafeMutablePointer<UInt32>, stamp: UInt32) -> Bool {
+    static func isClosedManifoldFan(
+        _ next: UnsafeMutablePointer<UInt32>, _ prev: UnsafeMutablePointer<UInt32>, count: Int,
+        seen: UnsafeMutablePointer<UInt32>, stamp: UInt32
+    ) -> Bool {
         let isNext = stamp, matched = stamp &+ 1
         var bad: UInt32 = 0
         for i in 0..<count {

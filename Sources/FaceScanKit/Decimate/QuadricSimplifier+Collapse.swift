@@ -3,9 +3,12 @@ extension DecimationCore {
     /// `budget` of them. Returns the number of collapses (= vertices removed).
     /// With `endpointFallback`, a candidate refused at its placement is tried at the kept
     /// vertex's position (a half-edge collapse).
-    func collapsePass(_ count: Int, budget: Int, pass: UInt32, stamp: inout UInt32, endpointFallback: Bool = false) -> Int {
+    func collapsePass(_ count: Int, budget: Int, pass: UInt32, stamp: inout UInt32, endpointFallback: Bool = false)
+        -> Int
+    {
         resetMarksIfNeeded(count, stamp: &stamp)
-        return collapseRange(count, budget: budget, pass: pass, stamp: &stamp, only: Self.anyRegion, endpointFallback: endpointFallback)
+        return collapseRange(
+            count, budget: budget, pass: pass, stamp: &stamp, only: Self.anyRegion, endpointFallback: endpointFallback)
     }
 
     /// Restarts the mark stamps before they could wrap around within the coming pass.
@@ -20,17 +23,22 @@ extension DecimationCore {
     /// `only` (0 or 1: both ends tagged with that half; `Self.seam`: at least one end on the
     /// seam), or all (`Self.anyRegion`); each vertex at most once per pass, at most `budget`
     /// collapses.
-    func collapseRange(_ count: Int, budget: Int, pass: UInt32, stamp: inout UInt32, only: UInt8,
-                       endpointFallback: Bool = false) -> Int {
+    func collapseRange(
+        _ count: Int, budget: Int, pass: UInt32, stamp: inout UInt32, only: UInt8,
+        endpointFallback: Bool = false
+    ) -> Int {
         withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 2 * ShapeBatch.slots) { batches in
-            collapseRange(count, budget: budget, pass: pass, stamp: &stamp, only: only, endpointFallback: endpointFallback,
-                          batches: batches.baseAddress!)
+            collapseRange(
+                count, budget: budget, pass: pass, stamp: &stamp, only: only, endpointFallback: endpointFallback,
+                batches: batches.baseAddress!)
         }
     }
 
     /// `batches`: room for the two ``ShapeBatch``es of ``canCollapse(drop:keep:to:stamp:batches:)``.
-    func collapseRange(_ count: Int, budget: Int, pass: UInt32, stamp: inout UInt32, only: UInt8,
-                       endpointFallback: Bool, batches: UnsafeMutablePointer<UInt32>) -> Int {
+    func collapseRange(
+        _ count: Int, budget: Int, pass: UInt32, stamp: inout UInt32, only: UInt8,
+        endpointFallback: Bool, batches: UnsafeMutablePointer<UInt32>
+    ) -> Int {
         let s = self
         let cand = s.cand, order = s.order, touched = s.touched, side = s.side
         var done = 0
@@ -62,8 +70,10 @@ extension DecimationCore {
     /// against the live mesh. Two walks, one per fan: each checks the shape of the triangles that
     /// survive around its vertex while it gathers (u) or tests (v) the neighbours.
     @inline(__always)
-    func canCollapse(drop u: UInt32, keep v: UInt32, to p: SIMD3<Float>, stamp: inout UInt32,
-                     batches: UnsafeMutablePointer<UInt32>) -> Bool {
+    func canCollapse(
+        drop u: UInt32, keep v: UInt32, to p: SIMD3<Float>, stamp: inout UInt32,
+        batches: UnsafeMutablePointer<UInt32>
+    ) -> Bool {
         let tri = self.tri, adj = self.adj, mark = self.mark
         stamp &+= 2
         let s1 = stamp, s2 = stamp &+ 1
@@ -130,7 +140,8 @@ extension DecimationCore {
         if shared == 1 {
             let oLo = Int(adjOffsets[Int(o0)]), oHi = Int(adjOffsets[Int(o0) + 1])
             guard hasTriangleSurviving(oLo, oHi, u, v),
-                  hasTriangleSurviving(uLo, uHi, u, v) || hasTriangleSurviving(vLo, vHi, u, v) else { return false }
+                hasTriangleSurviving(uLo, uHi, u, v) || hasTriangleSurviving(vLo, vHi, u, v)
+            else { return false }
         }
         return true
     }

@@ -71,7 +71,8 @@ extension DecimationCore {
         let half = budget / 2
         let (d0, d1) = s.bothCounts { k in
             var local = base &+ UInt32(k) &* span
-            return s.collapseRange(count, budget: k == 0 ? half : budget - half, pass: pass, stamp: &local, only: UInt8(k))
+            return s.collapseRange(
+                count, budget: k == 0 ? half : budget - half, pass: pass, stamp: &local, only: UInt8(k))
         }
         stamp = base &+ 2 &* span
         var done = d0 + d1

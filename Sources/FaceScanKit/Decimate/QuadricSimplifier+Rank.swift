@@ -45,8 +45,10 @@ extension DecimationCore {
 
     /// `pending`: room for ``placementBatch`` interior edges waiting to be placed: their slots in
     /// `cand`.
-    func gatherRange(_ lo: Int, _ hi: Int, into start: Int, histogram h: UnsafeMutablePointer<UInt32>,
-                     pending: UnsafeMutablePointer<UInt32>) -> Int {
+    func gatherRange(
+        _ lo: Int, _ hi: Int, into start: Int, histogram h: UnsafeMutablePointer<UInt32>,
+        pending: UnsafeMutablePointer<UInt32>
+    ) -> Int {
         let s = self
         let tri = s.tri, flags = s.flags, pos = s.pos
         let cand = s.cand + start
@@ -153,15 +155,18 @@ extension DecimationCore {
     /// Places the interior candidates at `cand[pending[0..<count]]` with the vector kernel (the
     /// scalar ``interiorPlacement(_:_:_:)`` for any it cannot place, from the lower end, its
     /// `keep`, as gathering ranks an interior edge) and counts their keys into `h`.
-    func placePending(_ pending: UnsafeMutablePointer<UInt32>, _ count: Int,
-                      in cand: UnsafeMutablePointer<Candidate>, histogram h: UnsafeMutablePointer<UInt32>) {
+    func placePending(
+        _ pending: UnsafeMutablePointer<UInt32>, _ count: Int,
+        in cand: UnsafeMutablePointer<Candidate>, histogram h: UnsafeMutablePointer<UInt32>
+    ) {
         let quadWords = UnsafeRawPointer(quad).assumingMemoryBound(to: Double.self)
         let posWords = UnsafeRawPointer(pos).assumingMemoryBound(to: Float.self)
         let candWords = UnsafeMutableRawPointer(cand).assumingMemoryBound(to: Float.self)
         // SIMD3<Double> keeps x, y, z as its first three doubles.
         withUnsafeBytes(of: centre) { c in
-            _ = facescan_place_collapses(quadWords, posWords, c.baseAddress!.assumingMemoryBound(to: Double.self),
-                                         Tuning.exactDeterminant, Tuning.regularisation, pending, count, candWords)
+            _ = facescan_place_collapses(
+                quadWords, posWords, c.baseAddress!.assumingMemoryBound(to: Double.self),
+                Tuning.exactDeterminant, Tuning.regularisation, pending, count, candWords)
         }
         for i in 0..<count {
             let slot = Int(pending[i])

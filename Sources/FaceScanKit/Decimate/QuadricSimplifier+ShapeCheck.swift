@@ -78,11 +78,15 @@ extension DecimationCore {
         let k = V(repeating: shapeScale)
         let from = move.from, to = move.to, ref = move.reference
         // Before the move: n0 = (b − c) × (d − c); after: n1 = f1 × f2, f1 = b − p, f2 = d − p.
-        let e1x = (bx - V(repeating: from.x)) * k, e1y = (by - V(repeating: from.y)) * k, e1z = (bz - V(repeating: from.z)) * k
-        let e2x = (dx - V(repeating: from.x)) * k, e2y = (dy - V(repeating: from.y)) * k, e2z = (dz - V(repeating: from.z)) * k
+        let e1x = (bx - V(repeating: from.x)) * k, e1y = (by - V(repeating: from.y)) * k,
+            e1z = (bz - V(repeating: from.z)) * k
+        let e2x = (dx - V(repeating: from.x)) * k, e2y = (dy - V(repeating: from.y)) * k,
+            e2z = (dz - V(repeating: from.z)) * k
         let n0x = e1y * e2z - e1z * e2y, n0y = e1z * e2x - e1x * e2z, n0z = e1x * e2y - e1y * e2x
-        let f1x = (bx - V(repeating: to.x)) * k, f1y = (by - V(repeating: to.y)) * k, f1z = (bz - V(repeating: to.z)) * k
-        let f2x = (dx - V(repeating: to.x)) * k, f2y = (dy - V(repeating: to.y)) * k, f2z = (dz - V(repeating: to.z)) * k
+        let f1x = (bx - V(repeating: to.x)) * k, f1y = (by - V(repeating: to.y)) * k,
+            f1z = (bz - V(repeating: to.z)) * k
+        let f2x = (dx - V(repeating: to.x)) * k, f2y = (dy - V(repeating: to.y)) * k,
+            f2z = (dz - V(repeating: to.z)) * k
         let n1x = f1y * f2z - f1z * f2y, n1y = f1z * f2x - f1x * f2z, n1z = f1x * f2y - f1y * f2x
         let dp = n0x * n1x + n0y * n1y + n0z * n1z
         let l1 = n1x * n1x + n1y * n1y + n1z * n1z

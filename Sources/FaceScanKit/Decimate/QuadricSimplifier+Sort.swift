@@ -49,7 +49,8 @@ extension DecimationCore {
         let (first, second) = s.bothCounts { k in
             k == 0
                 ? s.sortChunks(0, mid, limitKey: limitKey, sides: sides, histogram: s.histogram)
-                : s.sortChunks(mid, count, limitKey: limitKey, sides: sides, histogram: s.histogram + Self.histogramStride)
+                : s.sortChunks(
+                    mid, count, limitKey: limitKey, sides: sides, histogram: s.histogram + Self.histogramStride)
         }
         Self.moveDown(s.order, from: mid, to: first, count: second)
         if sides { Self.moveDown(s.side, from: mid, to: first, count: second) }
@@ -59,7 +60,9 @@ extension DecimationCore {
     /// Sorts candidates `lo..<hi` (`lo` a multiple of the chunk size) chunk by chunk into
     /// `order[lo...]` (and, with `sides`, their sides into `side[lo...]`), using `h`
     /// (`limitKey + 3` entries) as scratch; returns how many.
-    func sortChunks(_ lo: Int, _ hi: Int, limitKey: UInt32, sides: Bool, histogram h: UnsafeMutablePointer<UInt32>) -> Int {
+    func sortChunks(_ lo: Int, _ hi: Int, limitKey: UInt32, sides: Bool, histogram h: UnsafeMutablePointer<UInt32>)
+        -> Int
+    {
         let cand = self.cand, order = self.order, side = self.side, tag = self.tag
         let last = Int(limitKey)
         var out = lo

@@ -112,10 +112,15 @@ struct QuadricSimplifier: ~Copyable {
     ///
     /// `vectorPlacement`: rank interior edges four at a time with AVX2 where the CPU has it; the
     /// result is the same bytes either way (tests compare the two).
-    init(_ mesh: Mesh, threads: Int = 2,
-         vectorPlacement: Bool = true) {
-        assert(!stride(from: 0, to: mesh.triangles.count, by: 3).contains { Decimation.repeatsACorner(mesh.triangles, $0) },
-               "a triangle repeats a corner")
+    init(
+        _ mesh: Mesh, threads: Int = 2,
+        vectorPlacement: Bool = true
+    ) {
+        assert(
+            !stride(from: 0, to: mesh.triangles.count, by: 3).contains {
+                Decimation.repeatsACorner(mesh.triangles, $0)
+            },
+            "a triangle repeats a corner")
         let sides = threads > 1 ? Parallel.Pair() : nil
         self.sides = sides
         core = DecimationCore(mesh, sides: sides, vectorPlacement: vectorPlacement)
@@ -163,7 +168,8 @@ struct QuadricSimplifier: ~Copyable {
             if halves { core.tagSeam(triangleSlots) }
             let nsorted = core.sortCandidates(count, limitKey: limit, sides: halves)
             // 5. Collapse in cost order.
-            var done = halves
+            var done =
+                halves
                 ? core.collapsePassSplit(nsorted, budget: budget, pass: pass, stamp: &stamp)
                 : core.collapsePass(nsorted, budget: budget, pass: pass, stamp: &stamp)
             if done == 0 { done = collapseAnyCost(count, budget: budget, pass: pass) }
@@ -176,8 +182,9 @@ struct QuadricSimplifier: ~Copyable {
 
     /// The share of a pass's ranked edges whose cost (× 1.5) bounds the edges it sorts and tries.
     private func passFraction(candidates count: Int, budget: Int) -> Double {
-        min(Tuning.decimationPassFraction,
-                   max(Tuning.budgetShare * Double(budget), Double(budget + Tuning.tailCandidates)) / Double(count))
+        min(
+            Tuning.decimationPassFraction,
+            max(Tuning.budgetShare * Double(budget), Double(budget + Tuning.tailCandidates)) / Double(count))
     }
 
     /// When every cheap edge is blocked: a pass over all `count` ranked edges at any cost, trying
@@ -212,7 +219,9 @@ struct QuadricSimplifier: ~Copyable {
         // A per-vertex array's values at the live vertices, in their new order.
         func liveValues<T>(_ values: UnsafeMutablePointer<T>) -> [T] {
             [T](unsafeUninitializedCapacity: live) { out, count in
-                for v in 0..<n where remap[v] != UInt32.max { (out.baseAddress! + Int(remap[v])).initialize(to: values[v]) }
+                for v in 0..<n where remap[v] != UInt32.max {
+                    (out.baseAddress! + Int(remap[v])).initialize(to: values[v])
+                }
                 count = live
             }
         }

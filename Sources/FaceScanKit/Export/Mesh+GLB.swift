@@ -20,17 +20,21 @@ extension Mesh {
         var bin = [UInt8](repeating: 0, count: (indexOffset + indexBytes + 3) & ~3)
         bin.withUnsafeMutableBytes { raw in
             let base = raw.baseAddress!
-            func store(_ f: Float, _ off: Int) { base.storeBytes(of: f.bitPattern.littleEndian, toByteOffset: off, as: UInt32.self) }
+            func store(_ f: Float, _ off: Int) {
+                base.storeBytes(of: f.bitPattern.littleEndian, toByteOffset: off, as: UInt32.self)
+            }
             positions.withUnsafeBufferPointer { p in
                 normals.withUnsafeBufferPointer { q in
                     for i in 0..<n {
-                        let v = SIMD3<Float>(Float(Double(p[i].x) * metresPerUnit), Float(Double(p[i].y) * metresPerUnit),
-                                             Float(Double(p[i].z) * metresPerUnit))
+                        let v = SIMD3<Float>(
+                            Float(Double(p[i].x) * metresPerUnit), Float(Double(p[i].y) * metresPerUnit),
+                            Float(Double(p[i].z) * metresPerUnit))
                         lo = pointwiseMin(lo, v)
                         hi = pointwiseMax(hi, v)
                         store(v.x, 12 * i); store(v.y, 12 * i + 4); store(v.z, 12 * i + 8)
                         let u = q[i] == .zero ? SIMD3<Float>(0, 0, 1) : q[i]
-                        store(u.x, positionBytes + 12 * i); store(u.y, positionBytes + 12 * i + 4); store(u.z, positionBytes + 12 * i + 8)
+                        store(u.x, positionBytes + 12 * i); store(u.y, positionBytes + 12 * i + 4);
+                        store(u.z, positionBytes + 12 * i + 8)
                     }
                 }
             }
@@ -43,7 +47,9 @@ extension Mesh {
                 }
             }
             triangles.withUnsafeBufferPointer { t in
-                for i in 0..<t.count { base.storeBytes(of: t[i].littleEndian, toByteOffset: indexOffset + 4 * i, as: UInt32.self) }
+                for i in 0..<t.count {
+                    base.storeBytes(of: t[i].littleEndian, toByteOffset: indexOffset + 4 * i, as: UInt32.self)
+                }
             }
         }
         if n == 0 { lo = .zero; hi = .zero }
@@ -63,12 +69,15 @@ extension Mesh {
         ]
         var attributes = #""POSITION":0,"NORMAL":1"#
         if uvBytes > 0 {
-            views.append(#"{"buffer":0,"byteOffset":\#(positionBytes + normalBytes),"byteLength":\#(uvBytes),"byteStride":8,"target":34962}"#)
+            views.append(
+                #"{"buffer":0,"byteOffset":\#(positionBytes + normalBytes),"byteLength":\#(uvBytes),"byteStride":8,"target":34962}"#
+            )
             accessors.append(#"{"bufferView":2,"componentType":5126,"count":\#(n),"type":"VEC2"}"#)
             attributes += #","TEXCOORD_0":2"#
         }
         views.append(#"{"buffer":0,"byteOffset":\#(indexOffset),"byteLength":\#(indexBytes),"target":34963}"#)
-        accessors.append(#"{"bufferView":\#(views.count - 1),"componentType":5125,"count":\#(triangles.count),"type":"SCALAR"}"#)
+        accessors.append(
+            #"{"bufferView":\#(views.count - 1),"componentType":5125,"count":\#(triangles.count),"type":"SCALAR"}"#)
         let json = """
             {"asset":{"version":"2.0","generator":"facescan"},"scene":0,"scenes":[{"nodes":[0]}],\
             "nodes":[{"mesh":0,"name":"face"}],\

@@ -59,9 +59,12 @@ struct TextBuffer {
             bytes.append(UInt8(48 + n))
             return
         }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var digits:
+            (
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+            ) =
+                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         var k = 0
         var v = n
         withUnsafeMutableBytes(of: &digits) { d in
@@ -163,7 +166,9 @@ extension Mesh {
                     }
                     texcoords.append(SIMD2(u, v))
                 } else if head.count == 1 && head.base[0] == UInt8(ascii: "f") {
-                    if uvOf.count < positions.count { uvOf.append(contentsOf: repeatElement(-2, count: positions.count - uvOf.count)) }
+                    if uvOf.count < positions.count {
+                        uvOf.append(contentsOf: repeatElement(-2, count: positions.count - uvOf.count))
+                    }
                     var corners = 0
                     let faceStart = tris.count
                     var first: UInt32 = 0
@@ -199,7 +204,9 @@ extension Mesh {
                         prev = corner
                         corners += 1
                     }
-                    guard corners >= 3 else { throw InputError(file: name, field: "f", "line \(lineNo): a face needs at least 3 corners") }
+                    guard corners >= 3 else {
+                        throw InputError(file: name, field: "f", "line \(lineNo): a face needs at least 3 corners")
+                    }
                     if corners > maxFanCorners { restrip(&tris, from: faceStart, corners: corners) }
                 }
                 s.nextLine()
@@ -207,7 +214,9 @@ extension Mesh {
         }
         var uvs: [SIMD2<Float>]? = nil
         if let d = danglingTexture {
-            MeshWarnings.emit("\(name): line \(d.line): texture coordinate index \(d.index) out of range (\(d.defined) defined); texture coordinates ignored")
+            MeshWarnings.emit(
+                "\(name): line \(d.line): texture coordinate index \(d.index) out of range (\(d.defined) defined); texture coordinates ignored"
+            )
         } else if uvConsistent, !texcoords.isEmpty, uvOf.count == positions.count, !uvOf.contains(where: { $0 < 0 }) {
             uvs = uvOf.map { texcoords[Int($0)] }
         }

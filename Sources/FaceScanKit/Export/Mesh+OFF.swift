@@ -33,7 +33,9 @@ enum OFFCheck {
                 if words.isEmpty { continue }
             }
             if vertices < 0 {
-                guard words.count >= 2, let v = int(words[words.startIndex]), let f = int(words[words.startIndex + 1]), v >= 0, f >= 0 else {
+                guard words.count >= 2, let v = int(words[words.startIndex]), let f = int(words[words.startIndex + 1]),
+                    v >= 0, f >= 0
+                else {
                     throw InputError(file: name, "line \(lineNo): expected the vertex and face counts")
                 }
                 vertices = v
@@ -47,12 +49,15 @@ enum OFFCheck {
             }
             guard face < faces else { return }
             guard let n = int(words[words.startIndex]), n >= 0, words.count > n else {
-                throw InputError(file: name, "line \(lineNo): face \(face): expected a corner count and that many indices")
+                throw InputError(
+                    file: name, "line \(lineNo): face \(face): expected a corner count and that many indices")
             }
             for k in 1...max(n, 1) where n > 0 {
                 guard let i = int(words[words.startIndex + k]), i >= 0, i < vertices else {
                     let text = String(decoding: words[words.startIndex + k], as: UTF8.self)
-                    throw InputError(file: name, "line \(lineNo): face \(face): vertex index \(text) out of range (\(vertices) vertices)")
+                    throw InputError(
+                        file: name,
+                        "line \(lineNo): face \(face): vertex index \(text) out of range (\(vertices) vertices)")
                 }
             }
             face += 1

@@ -16,8 +16,8 @@ enum PLYCheck {
     }
 
     struct Property {
-        var size: Int          // scalar size, or the list's item size
-        var countSize: Int?    // a list's count size
+        var size: Int  // scalar size, or the list's item size
+        var countSize: Int?  // a list's count size
     }
 
     struct Element {
@@ -30,7 +30,8 @@ enum PLYCheck {
     /// naming the element, record and byte. Anything that is not a binary PLY passes.
     static func check(_ bytes: [UInt8], name: String) throws(InputError) {
         guard bytes.starts(with: Array("ply".utf8)),
-              let end = bytes.firstRange(of: Array("end_header".utf8)) else { return }
+            let end = bytes.firstRange(of: Array("end_header".utf8))
+        else { return }
         // `end_header` ends its line (assimp reads garbage headers out of bounds).
         var bodyStart = end.upperBound
         if bodyStart < bytes.count && bytes[bodyStart] == 0x0D { bodyStart += 1 }
@@ -50,7 +51,9 @@ enum PLYCheck {
                 continue
             case "format":
                 guard w.count == 3, ["ascii", "binary_little_endian", "binary_big_endian"].contains(w[1]) else {
-                    throw InputError(file: name, "header line \(line): expected 'format ascii|binary_little_endian|binary_big_endian 1.0'")
+                    throw InputError(
+                        file: name,
+                        "header line \(line): expected 'format ascii|binary_little_endian|binary_big_endian 1.0'")
                 }
                 binary = w[1] != "ascii"
                 littleEndian = w[1] != "binary_big_endian"
@@ -60,7 +63,9 @@ enum PLYCheck {
                 }
                 elements.append(Element(name: String(w[1]), count: c))
             case "property":
-                guard !elements.isEmpty else { throw InputError(file: name, "header line \(line): property before any element") }
+                guard !elements.isEmpty else {
+                    throw InputError(file: name, "header line \(line): property before any element")
+                }
                 if w.count >= 5 && w[1] == "list" {
                     guard let cs = size(of: w[2]), let s = size(of: w[3]) else {
                         throw InputError(file: name, "header line \(line): unknown list type")
@@ -73,7 +78,10 @@ enum PLYCheck {
                     elements[elements.count - 1].properties.append(Property(size: s, countSize: nil))
                 }
             default:
-                throw InputError(file: name, "header line \(line): unknown keyword '\(head.prefix(32))' (a PLY header holds format, element, property, comment and obj_info lines)")
+                throw InputError(
+                    file: name,
+                    "header line \(line): unknown keyword '\(head.prefix(32))' (a PLY header holds format, element, property, comment and obj_info lines)"
+                )
             }
         }
         guard elements.contains(where: { $0.name == "vertex" }) else {
@@ -87,20 +95,26 @@ enum PLYCheck {
                 let record = e.properties.reduce(0) { $0 + $1.size }
                 let (need, overflow) = e.count.multipliedReportingOverflow(by: record)
                 guard !overflow, need <= total - at else {
-                    throw InputError(file: name, "element '\(e.name)': \(e.count) records of \(record) bytes run past the end of the file (byte \(total))")
+                    throw InputError(
+                        file: name,
+                        "element '\(e.name)': \(e.count) records of \(record) bytes run past the end of the file (byte \(total))"
+                    )
                 }
                 at += need
                 continue
             }
             // At least one byte per list count: a count beyond what is left is refused at once.
             guard e.count <= total - at else {
-                throw InputError(file: name, "element '\(e.name)': \(e.count) records cannot fit in the \(total - at) bytes left")
+                throw InputError(
+                    file: name, "element '\(e.name)': \(e.count) records cannot fit in the \(total - at) bytes left")
             }
             for r in 0..<e.count {
                 for p in e.properties {
                     if let cs = p.countSize {
                         guard cs <= total - at else {
-                            throw InputError(file: name, "element '\(e.name)' record \(r): list count past the end of the file (byte \(at))")
+                            throw InputError(
+                                file: name,
+                                "element '\(e.name)' record \(r): list count past the end of the file (byte \(at))")
                         }
                         var c = 0
                         for k in 0..<cs {
@@ -109,16 +123,22 @@ enum PLYCheck {
                         }
                         if cs > 1, c >> (8 * cs - 1) == 1, cs < 8 { c = -1 }  // a negative signed count
                         guard c >= 0 else {
-                            throw InputError(file: name, "element '\(e.name)' record \(r): negative list count (byte \(at))")
+                            throw InputError(
+                                file: name, "element '\(e.name)' record \(r): negative list count (byte \(at))")
                         }
                         at += cs
                         guard c <= (total - at) / p.size else {
-                            throw InputError(file: name, "element '\(e.name)' record \(r): list of \(c) values runs past the end of the file (byte \(at))")
+                            throw InputError(
+                                file: name,
+                                "element '\(e.name)' record \(r): list of \(c) values runs past the end of the file (byte \(at))"
+                            )
                         }
                         at += c * p.size
                     } else {
                         guard p.size <= total - at else {
-                            throw InputError(file: name, "element '\(e.name)' record \(r): runs past the end of the file (byte \(at))")
+                            throw InputError(
+                                file: name,
+                                "element '\(e.name)' record \(r): runs past the end of the file (byte \(at))")
                         }
                         at += p.size
                     }

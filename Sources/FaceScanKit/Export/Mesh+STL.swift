@@ -64,9 +64,12 @@ extension Mesh {
                 for f in 0..<n {
                     for k in 0..<3 {
                         let o = 84 + 50 * f + 12 + 12 * k
-                        let x = Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: o, as: UInt32.self)))
-                        let y = Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: o + 4, as: UInt32.self)))
-                        let z = Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: o + 8, as: UInt32.self)))
+                        let x = Float(
+                            bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: o, as: UInt32.self)))
+                        let y = Float(
+                            bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: o + 4, as: UInt32.self)))
+                        let z = Float(
+                            bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: o + 8, as: UInt32.self)))
                         corners.append(SIMD3(x, y, z))
                     }
                 }
@@ -92,7 +95,10 @@ extension Mesh {
                     } else if head.count == 8 && memcmp(head.base, "endfacet", 8) == 0 {
                         let n = corners.count - facetStart
                         guard n == 3 else {
-                            throw InputError(file: name, "line \(facetLine > 0 ? facetLine : line): facet \(facets) has \(n) vertices (an STL facet is a triangle)")
+                            throw InputError(
+                                file: name,
+                                "line \(facetLine > 0 ? facetLine : line): facet \(facets) has \(n) vertices (an STL facet is a triangle)"
+                            )
                         }
                         facets += 1
                         facetStart = corners.count
@@ -103,7 +109,9 @@ extension Mesh {
             }
             guard corners.count % 3 == 0 else { throw InputError(file: name, "ASCII STL has an incomplete facet") }
         } else {
-            throw InputError(file: name, "not an STL file (binary size does not match its facet count, and it does not begin with 'solid')")
+            throw InputError(
+                file: name,
+                "not an STL file (binary size does not match its facet count, and it does not begin with 'solid')")
         }
         for c in corners where !(c.x.isFinite && c.y.isFinite && c.z.isFinite) {
             throw InputError(file: name, field: "vertex", "non-finite coordinate")

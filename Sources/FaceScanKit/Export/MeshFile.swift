@@ -7,7 +7,9 @@ extension Mesh {
         switch format {
         case .obj: return try parseOBJ(text, name: name)
         case .stl: return try parseSTL(text, name: name)
-        default: throw InputError(file: name, "\(format.fileExtension) is not one of the formats FaceScanKit parses itself (stl, obj)")
+        default:
+            throw InputError(
+                file: name, "\(format.fileExtension) is not one of the formats FaceScanKit parses itself (stl, obj)")
         }
     }
 

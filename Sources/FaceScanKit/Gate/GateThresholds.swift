@@ -11,8 +11,10 @@ public struct GateThresholds: Sendable, Equatable {
     public var maxSmile: Double
     public var maxBrowInnerUp: Double
 
-    public init(minDistance: Double = 0.3, maxDistance: Double = 0.5, minAmbientIntensity: Double = 500,
-                maxJawOpen: Double = 0.4, maxSmile: Double = 0.5, maxBrowInnerUp: Double = 0.5) {
+    public init(
+        minDistance: Double = 0.3, maxDistance: Double = 0.5, minAmbientIntensity: Double = 500,
+        maxJawOpen: Double = 0.4, maxSmile: Double = 0.5, maxBrowInnerUp: Double = 0.5
+    ) {
         self.minDistance = minDistance
         self.maxDistance = maxDistance
         self.minAmbientIntensity = minAmbientIntensity

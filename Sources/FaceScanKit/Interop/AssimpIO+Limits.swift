@@ -43,7 +43,10 @@ extension AssimpIO {
         guard counts.count == 2 else { return }
         let left = dataLines(bytes, from: start)
         if counts[0].value > left || counts[1].value > left - counts[0].value {
-            throw InputError(file: name, "line \(countLine): \(text(counts[0].text)) vertices and \(text(counts[1].text)) faces declared, more than the \(left) lines that follow")
+            throw InputError(
+                file: name,
+                "line \(countLine): \(text(counts[0].text)) vertices and \(text(counts[1].text)) faces declared, more than the \(left) lines that follow"
+            )
         }
     }
 
@@ -51,17 +54,25 @@ extension AssimpIO {
     /// first element that does not fit.
     static func checkPLYCounts(_ bytes: [UInt8], name: String) throws(InputError) {
         guard looksLikePLY(bytes[...]),
-              let end = MeshIO.find("end_header", in: bytes, from: 0, to: min(bytes.count, plyHeaderLimit)) else { return }
+            let end = MeshIO.find("end_header", in: bytes, from: 0, to: min(bytes.count, plyHeaderLimit))
+        else { return }
         let header = bytes[0..<end.lowerBound].split(separator: 0x0A, omittingEmptySubsequences: false)
         let words = header.map { $0.split(whereSeparator: { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) }
-        guard words.contains(where: { $0.count >= 2 && $0[0].elementsEqual("format".utf8) && $0[1].elementsEqual("ascii".utf8) }) else { return }
+        guard
+            words.contains(where: {
+                $0.count >= 2 && $0[0].elementsEqual("format".utf8) && $0[1].elementsEqual("ascii".utf8)
+            })
+        else { return }
         let left = dataLines(bytes, from: lineEnd(bytes, from: end.upperBound) + 1)
         var declared = 0
         for (i, w) in words.enumerated() where w.count >= 3 && w[0].elementsEqual("element".utf8) {
             let count = leadingCount(w[2]) ?? 0
             declared = count > Int.max - declared ? Int.max : declared + count
             if declared > left {
-                throw InputError(file: name, "PLY header line \(i + 1): element '\(text(w[1]))' declares \(text(w[2])) records, more than the \(left) lines after the header hold")
+                throw InputError(
+                    file: name,
+                    "PLY header line \(i + 1): element '\(text(w[1]))' declares \(text(w[2])) records, more than the \(left) lines after the header hold"
+                )
             }
         }
     }

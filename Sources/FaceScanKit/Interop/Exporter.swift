@@ -3,7 +3,9 @@
 /// rest through assimp).
 package enum Exporter {
     /// Every format name `process` accepts.
-    package static var supportedFormats: [String] { ["stl", "obj", "png"] + MeshIO.writableExtensions.filter { $0 != "stl" && $0 != "obj" } }
+    package static var supportedFormats: [String] {
+        ["stl", "obj", "png"] + MeshIO.writableExtensions.filter { $0 != "stl" && $0 != "obj" }
+    }
 
     /// Normalises a user-given list (lower case, trimmed, duplicates dropped), rejecting unknown names.
     package static func parseList(_ names: [String]) throws(UsageError) -> [String] {
@@ -11,7 +13,8 @@ package enum Exporter {
         for raw in names {
             let n = raw.lowercased().trimmingSpaces
             guard supportedFormats.contains(n) else {
-                throw UsageError("unknown output format '\(raw)' (supported: \(supportedFormats.joined(separator: ", ")))")
+                throw UsageError(
+                    "unknown output format '\(raw)' (supported: \(supportedFormats.joined(separator: ", ")))")
             }
             if !out.contains(n) { out.append(n) }
         }
@@ -25,8 +28,10 @@ package enum Exporter {
     /// (``MeshIO/statedUnitMillimetres(format:)``). For `png` the mesh is rendered with `render`
     /// (front view); `3mf` embeds `thumbnail` (PNG bytes), or such a rendering when nil.
     /// Throws ``UsageError`` or ``IOFailure``.
-    package static func bytes(_ mesh: Mesh, format: String, unit: LengthUnit = .mm, render: RenderOptions = RenderOptions(),
-                             thumbnail: [UInt8]? = nil) throws -> [UInt8] {
+    package static func bytes(
+        _ mesh: Mesh, format: String, unit: LengthUnit = .mm, render: RenderOptions = RenderOptions(),
+        thumbnail: [UInt8]? = nil
+    ) throws -> [UInt8] {
         switch format {
         case "stl": return mesh.stlBytes()
         case "obj": return mesh.objBytes()

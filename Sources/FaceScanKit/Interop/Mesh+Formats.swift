@@ -31,13 +31,16 @@ extension Mesh {
             mesh = MeshIO.converted(mesh, factor: stated / unit.millimetres, name: name)
         }
         guard mesh.positions.allSatisfy({ $0.x.isFinite && $0.y.isFinite && $0.z.isFinite }) else {
-            throw .badInput(InputError(file: name, field: "vertex", "coordinates do not fit 32-bit floats in \(unit.rawValue)"))
+            throw .badInput(
+                InputError(file: name, field: "vertex", "coordinates do not fit 32-bit floats in \(unit.rawValue)"))
         }
         self = mesh
     }
 
     /// Parses bytes from any sequence (`Data`, an `ArraySlice`, …); see ``init(bytes:format:unit:name:)``.
-    public init(bytes: some Sequence<UInt8>, format: MeshFormat, unit: LengthUnit = .mm, name: String? = nil) throws(FaceScanError) {
+    public init(bytes: some Sequence<UInt8>, format: MeshFormat, unit: LengthUnit = .mm, name: String? = nil)
+        throws(FaceScanError)
+    {
         try self.init(bytes: Array(bytes), format: format, unit: unit, name: name)
     }
 
@@ -71,7 +74,10 @@ extension Mesh {
     /// default the one the path's extension names. Encoding as in ``encoded(as:unit:)``.
     public func write(to path: String, format: MeshFormat? = nil, unit: LengthUnit = .mm) throws(FaceScanError) {
         guard let format = format ?? MeshFormat(path: path) else {
-            throw .badSetting(UsageError("\(path): cannot tell the mesh format from the name; use one of \(MeshFormat.allCases.map(\.fileExtension).joined(separator: ", "))"))
+            throw .badSetting(
+                UsageError(
+                    "\(path): cannot tell the mesh format from the name; use one of \(MeshFormat.allCases.map(\.fileExtension).joined(separator: ", "))"
+                ))
         }
         let bytes = try encoded(as: format, unit: unit)
         try lift { () throws in try OutputTransaction.write(bytes, to: path) }

@@ -24,7 +24,9 @@ package enum MeshIO {
     static let ownFormats: [String: String] = ["obj": "obj", "stl": "stl", "glb": "glb", "glb2": "glb", "3mf": "3mf"]
 
     /// File extensions ``write(_:to:format:unit:)`` understands.
-    package static var writableExtensions: [String] { ["obj", "stl"] + (Array(assimpExportIDs.keys) + ["glb", "3mf"]).sorted() }
+    package static var writableExtensions: [String] {
+        ["obj", "stl"] + (Array(assimpExportIDs.keys) + ["glb", "3mf"]).sorted()
+    }
 
     /// Millimetres per unit of the length unit a format states, by file extension or export id;
     /// nil for unit-less formats (their coordinates are in whatever unit the run uses).
@@ -42,7 +44,9 @@ package enum MeshIO {
     /// comes back in `unit`; a unit-less file is taken to be in `unit` already. A file without a
     /// triangle is an error. Throws ``IOFailure`` or ``InputError``.
     package static func read(path: String, unit: LengthUnit = .mm) throws -> Mesh {
-        if path != "-" && OutputTransaction.isDirectoryFollowingLinks(path) { throw IOFailure(path: path, "is a directory") }
+        if path != "-" && OutputTransaction.isDirectoryFollowingLinks(path) {
+            throw IOFailure(path: path, "is a directory")
+        }
         if path == "-" || MeshFormat(path: path)?.isNative == true {
             let mesh = try Mesh.read(path: path)
             guard mesh.triangleCount > 0 else { throw InputError(file: path, "the file holds no triangles") }
@@ -73,7 +77,9 @@ package enum MeshIO {
     /// written in it (see the type's notes); 3MF embeds `thumbnail` (PNG bytes) as its package
     /// thumbnail, or renders one (256 pixels, front view) when nil. Formats that need more than
     /// one file are refused. Throws ``UsageError`` or ``IOFailure``.
-    package static func bytes(_ mesh: Mesh, format: String, unit: LengthUnit = .mm, thumbnail: [UInt8]? = nil) throws -> [UInt8] {
+    package static func bytes(_ mesh: Mesh, format: String, unit: LengthUnit = .mm, thumbnail: [UInt8]? = nil) throws
+        -> [UInt8]
+    {
         let files = try encode(mesh, format: format, unit: unit, thumbnail: thumbnail)
         guard files.count == 1 else {
             throw UsageError("format '\(format)' writes \(files.count) files; facescan writes single-file formats only")
@@ -85,7 +91,9 @@ package enum MeshIO {
     /// path's extension); `-` writes to standard output (OBJ unless `format` says otherwise).
     package static func write(_ mesh: Mesh, to path: String, format: String? = nil, unit: LengthUnit = .mm) throws {
         guard let format = format ?? (path == "-" ? "obj" : fileExtension(path)) else {
-            throw UsageError("\(path): cannot tell the mesh format from the name; use one of \(writableExtensions.joined(separator: ", "))")
+            throw UsageError(
+                "\(path): cannot tell the mesh format from the name; use one of \(writableExtensions.joined(separator: ", "))"
+            )
         }
         try OutputTransaction.write(try bytes(mesh, format: format, unit: unit), to: path)
     }
@@ -102,7 +110,8 @@ package enum MeshIO {
         if bytes.starts(with: Array("Kaydara FBX Binary".utf8)) {
             // The key as a string property ('S', UInt32 length 15, bytes), three more strings,
             // then 'D' and the double.
-            guard let key = bytes.firstRange(of: [UInt8(ascii: "S"), 15, 0, 0, 0] + Array("UnitScaleFactor".utf8)) else { return nil }
+            guard let key = bytes.firstRange(of: [UInt8(ascii: "S"), 15, 0, 0, 0] + Array("UnitScaleFactor".utf8))
+            else { return nil }
             var i = key.upperBound
             for _ in 0..<3 {
                 guard i + 5 <= bytes.count, bytes[i] == UInt8(ascii: "S") else { return nil }
@@ -117,7 +126,8 @@ package enum MeshIO {
             // The fifth comma-separated field after the key, up to the end of the line.
             guard let key = find("\"UnitScaleFactor\"", in: bytes, from: 0, to: bytes.count) else { return nil }
             let end = bytes[key.upperBound...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
-            let fields = String(decoding: bytes[key.upperBound..<end], as: UTF8.self).split(separator: ",", omittingEmptySubsequences: false)
+            let fields = String(decoding: bytes[key.upperBound..<end], as: UTF8.self).split(
+                separator: ",", omittingEmptySubsequences: false)
             guard fields.count >= 5 else { return nil }
             value = Double(String(fields[4].filter { $0 != " " && $0 != "\t" && $0 != "\r" }))
         }
@@ -135,24 +145,35 @@ package enum MeshIO {
         return out
     }
 
-    static func encode(_ mesh: Mesh, format: String, unit: LengthUnit, thumbnail: [UInt8]?) throws -> [AssimpIO.ExportedFile] {
+    static func encode(_ mesh: Mesh, format: String, unit: LengthUnit, thumbnail: [UInt8]?) throws -> [AssimpIO
+        .ExportedFile]
+    {
         let f = format.lowercased()
         // The factor from the mesh's unit to the unit the format states (1 for unit-less formats).
         let factor = statedUnitMillimetres(format: f).map { unit.millimetres / $0 } ?? 1
         switch ownFormats[f] {
         case "obj": return [AssimpIO.ExportedFile(name: "", bytes: mesh.objBytes())]
         case "stl": return [AssimpIO.ExportedFile(name: "", bytes: mesh.stlBytes())]
-        case "glb": return [AssimpIO.ExportedFile(name: "", bytes: mesh.glbBytes(metresPerUnit: unit.millimetres / 1000))]
+        case "glb":
+            return [AssimpIO.ExportedFile(name: "", bytes: mesh.glbBytes(metresPerUnit: unit.millimetres / 1000))]
         case "3mf":
-            let png = try thumbnail ?? PNGEncoder.encode(Rasterizer.render(mesh, options: RenderOptions(size: 256)), name: "thumbnail")
-            return [AssimpIO.ExportedFile(name: "", bytes: try Lib3MFIO.bytes(converted(mesh, factor: factor, name: format), thumbnail: png))]
+            let png =
+                try thumbnail
+                ?? PNGEncoder.encode(Rasterizer.render(mesh, options: RenderOptions(size: 256)), name: "thumbnail")
+            return [
+                AssimpIO.ExportedFile(
+                    name: "", bytes: try Lib3MFIO.bytes(converted(mesh, factor: factor, name: format), thumbnail: png))
+            ]
         default:
             let id = assimpExportIDs[f] ?? f
             guard assimpExportIDs.values.contains(id) else {
-                throw UsageError("unknown mesh format '\(format)'; use one of \(writableExtensions.joined(separator: ", "))")
+                throw UsageError(
+                    "unknown mesh format '\(format)'; use one of \(writableExtensions.joined(separator: ", "))")
             }
             guard !brokenAssimpExports.contains(id) else {
-                throw UsageError("facescan does not write '\(format)' (assimp's exporter for it is unusable); use one of \(writableExtensions.joined(separator: ", "))")
+                throw UsageError(
+                    "facescan does not write '\(format)' (assimp's exporter for it is unusable); use one of \(writableExtensions.joined(separator: ", "))"
+                )
             }
             var exported = converted(mesh, factor: factor, name: format)
             if id == "3ds" {
@@ -181,24 +202,31 @@ package enum MeshIO {
             guard let assetEnd = find("</asset>", in: bytes, from: 0, to: header) else { return }
             for tag in ["created", "modified"] {
                 guard let open = find("<\(tag)>", in: bytes, from: 0, to: assetEnd.lowerBound),
-                      let close = find("</\(tag)>", in: bytes, from: open.upperBound, to: assetEnd.lowerBound)
+                    let close = find("</\(tag)>", in: bytes, from: open.upperBound, to: assetEnd.lowerBound)
                 else { continue }
                 edits.append((open.upperBound..<close.lowerBound, fixedTimestamp.date))
             }
         case "fbxa":
             if let block = find("CreationTimeStamp:", in: bytes, from: 0, to: header),
-               let blockEnd = find("}", in: bytes, from: block.upperBound, to: header) {
+                let blockEnd = find("}", in: bytes, from: block.upperBound, to: header)
+            {
                 let t = fixedTimestamp
-                for (field, value) in [("Year", t.year), ("Month", t.month), ("Day", t.day), ("Hour", "0"),
-                                       ("Minute", "0"), ("Second", "0"), ("Millisecond", "0")] {
-                    guard let key = find("\t\(field): ", in: bytes, from: block.upperBound, to: blockEnd.lowerBound) else { continue }
+                for (field, value) in [
+                    ("Year", t.year), ("Month", t.month), ("Day", t.day), ("Hour", "0"),
+                    ("Minute", "0"), ("Second", "0"), ("Millisecond", "0"),
+                ] {
+                    guard let key = find("\t\(field): ", in: bytes, from: block.upperBound, to: blockEnd.lowerBound)
+                    else { continue }
                     var end = key.upperBound
-                    while end < blockEnd.lowerBound, bytes[end] >= UInt8(ascii: "0"), bytes[end] <= UInt8(ascii: "9") { end += 1 }
+                    while end < blockEnd.lowerBound, bytes[end] >= UInt8(ascii: "0"), bytes[end] <= UInt8(ascii: "9") {
+                        end += 1
+                    }
                     edits.append((key.upperBound..<end, value))
                 }
             }
             if let key = find("CreationTime: \"", in: bytes, from: 0, to: header),
-               let close = find("\"", in: bytes, from: key.upperBound, to: header) {
+                let close = find("\"", in: bytes, from: key.upperBound, to: header)
+            {
                 edits.append((key.upperBound..<close.lowerBound, "1970-01-01 00:00:00:000"))
             }
         default:

@@ -83,7 +83,9 @@ public struct MeshInspection: Sendable, Equatable {
             "self-intersecting:    \(selfIntersectingTriangles) triangles",
             "watertight:           \(check.isWatertight ? "yes" : "no")",
         ]
-        if let volume { lines.append("volume:               \(volume) \(u)³ (\(fmt(volume * pow3(unit.millimetres) / 1000)) cm³)") }
+        if let volume {
+            lines.append("volume:               \(volume) \(u)³ (\(fmt(volume * pow3(unit.millimetres) / 1000)) cm³)")
+        }
         return lines.joined(separator: "\n")
     }
 

@@ -5,7 +5,9 @@
 /// Degenerate (zero-area) triangles fall back to the nearest of their three edges.
 enum ClosestPoint {
     /// The point of triangle `a, b, c` nearest to `p` (any winding; units of the inputs).
-    static func onTriangle(_ p: SIMD3<Double>, _ a: SIMD3<Double>, _ b: SIMD3<Double>, _ c: SIMD3<Double>) -> SIMD3<Double> {
+    static func onTriangle(_ p: SIMD3<Double>, _ a: SIMD3<Double>, _ b: SIMD3<Double>, _ c: SIMD3<Double>) -> SIMD3<
+        Double
+    > {
         let ab = b - a, ac = c - a
         // Vertex region a.
         let ap = p - a
@@ -46,7 +48,9 @@ enum ClosestPoint {
         return a + t * ab
     }
 
-    static func onDegenerate(_ p: SIMD3<Double>, _ a: SIMD3<Double>, _ b: SIMD3<Double>, _ c: SIMD3<Double>) -> SIMD3<Double> {
+    static func onDegenerate(_ p: SIMD3<Double>, _ a: SIMD3<Double>, _ b: SIMD3<Double>, _ c: SIMD3<Double>) -> SIMD3<
+        Double
+    > {
         var best = onSegment(p, a, b)
         var bestD = lengthSquared(p - best)
         for q in [onSegment(p, b, c), onSegment(p, c, a)] {
@@ -60,7 +64,9 @@ enum ClosestPoint {
     }
 
     /// Squared distance from `p` to triangle `a, b, c`.
-    static func distanceSquared(_ p: SIMD3<Double>, _ a: SIMD3<Double>, _ b: SIMD3<Double>, _ c: SIMD3<Double>) -> Double {
+    static func distanceSquared(_ p: SIMD3<Double>, _ a: SIMD3<Double>, _ b: SIMD3<Double>, _ c: SIMD3<Double>)
+        -> Double
+    {
         lengthSquared(p - onTriangle(p, a, b, c))
     }
 

@@ -42,7 +42,8 @@ public enum SurfaceDistance {
             DispatchQueue.concurrentPerform(iterations: 2) { k in
                 let mesh = k == 0 ? a : b
                 slots.base[k] = Side(
-                    samples: SurfaceSampler.sample(mesh, count: samplesPerMesh, seed: seed &+ UInt64(k)), bvh: TriangleBVH(mesh))
+                    samples: SurfaceSampler.sample(mesh, count: samplesPerMesh, seed: seed &+ UInt64(k)),
+                    bvh: TriangleBVH(mesh))
             }
         }
         let onA = sides[0]!.samples, bvhA = sides[0]!.bvh
@@ -62,7 +63,8 @@ public enum SurfaceDistance {
                 let i0 = c * chunk
                 var stack = TriangleBVH.makeStack(depth: depth)
                 for i in i0..<Swift.min(total, i0 + chunk) {
-                    let d2 = i < onA.count
+                    let d2 =
+                        i < onA.count
                         ? bvhB.distanceSquared(to: onA[i], stack: &stack)
                         : bvhA.distanceSquared(to: onB[i - onA.count], stack: &stack)
                     out.base[i] = d2.squareRoot()
@@ -95,4 +97,3 @@ private struct Side: Sendable {
     var samples: [SIMD3<Double>]
     var bvh: TriangleBVH
 }
-

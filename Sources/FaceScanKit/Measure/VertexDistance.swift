@@ -18,7 +18,9 @@ extension SurfaceDistance {
             DispatchQueue.concurrentPerform(iterations: (n + chunk - 1) / chunk) { c in
                 var stack = TriangleBVH.makeStack(depth: bvh.depth)
                 for i in (c * chunk)..<Swift.min(n, (c + 1) * chunk) {
-                    slots.base[i] = bvh.distanceSquared(to: SIMD3<Double>(positions[i]), stack: &stack).squareRoot() * unitToMicrometres
+                    slots.base[i] =
+                        bvh.distanceSquared(to: SIMD3<Double>(positions[i]), stack: &stack).squareRoot()
+                        * unitToMicrometres
                 }
             }
         }

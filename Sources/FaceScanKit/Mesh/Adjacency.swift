@@ -12,7 +12,9 @@ public struct Adjacency: Sendable, Equatable {
     public let isBoundary: [Bool]
 
     public init(triangles: [UInt32], vertexCount: Int) {
-        self.init(triangles: triangles, vertexCount: vertexCount, edges: EdgeNumbering(triangles: triangles, vertexCount: vertexCount))
+        self.init(
+            triangles: triangles, vertexCount: vertexCount,
+            edges: EdgeNumbering(triangles: triangles, vertexCount: vertexCount))
     }
 
     /// The adjacency of `triangles`, whose undirected edges `edges` numbered (see ``EdgeNumbering``).

@@ -22,7 +22,9 @@ public struct Mesh: Sendable, Equatable {
     /// assumes — a whole number of triangles, every index below `positions.count`, one UV per
     /// vertex when present, finite coordinates — and throws ``FaceScanError/badInput(_:)`` naming
     /// the first problem instead of stopping the program.
-    public init(validatingPositions positions: [SIMD3<Float>], triangles: [UInt32], uvs: [SIMD2<Float>]? = nil) throws(FaceScanError) {
+    public init(validatingPositions positions: [SIMD3<Float>], triangles: [UInt32], uvs: [SIMD2<Float>]? = nil)
+        throws(FaceScanError)
+    {
         func bad(_ field: String, _ message: String) -> FaceScanError {
             .badInput(InputError(file: "mesh", field: field, message))
         }
@@ -30,7 +32,8 @@ public struct Mesh: Sendable, Equatable {
             throw bad("triangles", "\(triangles.count) indices is not a multiple of 3")
         }
         if let i = triangles.firstIndex(where: { Int($0) >= positions.count }) {
-            throw bad("triangles", "index \(triangles[i]) at position \(i) is out of range (\(positions.count) vertices)")
+            throw bad(
+                "triangles", "index \(triangles[i]) at position \(i) is out of range (\(positions.count) vertices)")
         }
         if let uvs, uvs.count != positions.count {
             throw bad("uvs", "has \(uvs.count) coordinates, expected one per vertex (\(positions.count))")

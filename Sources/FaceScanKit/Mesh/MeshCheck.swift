@@ -27,7 +27,8 @@ public struct MeshCheck: Sendable, Equatable {
     /// Closed (no boundary), edge-manifold and consistently wound, with no triangle that repeats a
     /// corner (such a triangle closes nothing).
     public var isWatertight: Bool {
-        triangleCount > 0 && boundaryEdges == 0 && nonManifoldEdges == 0 && inconsistentEdges == 0 && outOfRangeTriangles == 0
+        triangleCount > 0 && boundaryEdges == 0 && nonManifoldEdges == 0 && inconsistentEdges == 0
+            && outOfRangeTriangles == 0
             && repeatedCornerTriangles == 0
     }
 
@@ -119,7 +120,8 @@ public struct MeshCheck: Sendable, Equatable {
                 if uses > 2 { nonManifold += 1 }
                 if uses == 2 {
                     // Forward: traversed from the smaller end.
-                    let h0 = Int(edges.halves[Int(edges.halfStart[e])]), h1 = Int(edges.halves[Int(edges.halfStart[e]) + 1])
+                    let h0 = Int(edges.halves[Int(edges.halfStart[e])]),
+                        h1 = Int(edges.halves[Int(edges.halfStart[e]) + 1])
                     if (t[h0] == low) == (t[h1] == low) { inconsistent += 1 }
                 }
             }

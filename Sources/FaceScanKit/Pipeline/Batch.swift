@@ -94,7 +94,8 @@ package enum Batch {
                 // A pipe or device named on the command line (`batch <(ls caps/*.json)`): a list.
                 let bytes = try FileBytes.read(a, upTo: maximumListBytes + 1)
                 if startsLikeJSONObject(bytes) {
-                    throw UsageError("\(a): a capture on a pipe or device; batch reads capture files (use facescan process \(a))")
+                    throw UsageError(
+                        "\(a): a capture on a pipe or device; batch reads capture files (use facescan process \(a))")
                 }
                 out += try listLines(bytes, name: a)
             }
@@ -117,14 +118,20 @@ package enum Batch {
         return found
     }
 
-    private static func searchDirectory(_ dir: String, recursive: Bool, into out: inout [String], found: inout Inputs,
-                                        visited: inout Set<FileIdentity>) throws {
+    private static func searchDirectory(
+        _ dir: String, recursive: Bool, into out: inout [String], found: inout Inputs,
+        visited: inout Set<FileIdentity>
+    ) throws {
         var dst = stat()
         if stat(dir, &dst) == 0 {
             // A directory reached twice (a symbolic link to a parent, or named twice) is searched once.
-            guard visited.insert(FileIdentity(device: UInt64(dst.st_dev), inode: UInt64(dst.st_ino))).inserted else { return }
+            guard visited.insert(FileIdentity(device: UInt64(dst.st_dev), inode: UInt64(dst.st_ino))).inserted else {
+                return
+            }
         }
-        guard let d = opendir(dir) else { throw IOFailure(path: dir, "cannot list the directory: \(systemErrorText())") }
+        guard let d = opendir(dir) else {
+            throw IOFailure(path: dir, "cannot list the directory: \(systemErrorText())")
+        }
         var names: [String] = []
         while let e = readdir(d) {
             // In place: a dirent record may end before a copy of its 256-byte d_name would (ASan).
@@ -156,7 +163,12 @@ package enum Batch {
             } else if let head = try? FileBytes.read(path, upTo: sniffBytes), looksLikeCapture(head) {
                 out.append(path)
             } else {
-                found.ignored.append(Ignored(path: path, reason: "not a capture (no \"facescan-capture\", \"topology\" object or \"frames\" array in its first 64 KiB)"))
+                found.ignored.append(
+                    Ignored(
+                        path: path,
+                        reason:
+                            "not a capture (no \"facescan-capture\", \"topology\" object or \"frames\" array in its first 64 KiB)"
+                    ))
             }
         }
     }
@@ -167,9 +179,14 @@ package enum Batch {
             throw UsageError("\(name): too large for a list of capture paths (over \(maximumListBytes >> 20) MiB)")
         }
         var out: [String] = []
-        for (n, line) in FileBytes.withoutByteOrderMark(bytes).split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
+        for (n, line) in FileBytes.withoutByteOrderMark(bytes).split(separator: 0x0A, omittingEmptySubsequences: false)
+            .enumerated()
+        {
             guard line.count <= maximumPathBytes, !line.contains(0) else {
-                throw InputError(file: name, field: "line \(n + 1)", "not a path (\(line.contains(0) ? "a NUL byte" : "over \(maximumPathBytes) bytes")); a list file holds one capture path per line")
+                throw InputError(
+                    file: name, field: "line \(n + 1)",
+                    "not a path (\(line.contains(0) ? "a NUL byte" : "over \(maximumPathBytes) bytes")); a list file holds one capture path per line"
+                )
             }
             let s = String(decoding: line, as: UTF8.self).trimmingCharacters(in: "\r\t ")
             if s.isEmpty || s.hasPrefix("#") { continue }
@@ -197,7 +214,8 @@ package enum Batch {
         guard path != "-" else { return false }
         var st = stat()
         guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG,
-              let head = try? FileBytes.read(path, upTo: sniffBytes) else { return false }
+            let head = try? FileBytes.read(path, upTo: sniffBytes)
+        else { return false }
         return looksLikeCapture(head)
     }
 
@@ -308,12 +326,16 @@ package enum Batch {
         let dir = options.outputDirectory
         let report = reportPath(outputDirectory: dir, name: name)
         guard let t = modificationTime(report), !(t < captureTime),
-              let stored = try? JSONValue.read(path: report),
-              case .array(let outputs)? = stored["outputs"] else { return nil }
+            let stored = try? JSONValue.read(path: report),
+            case .array(let outputs)? = stored["outputs"]
+        else { return nil }
         let formats = outputs.compactMap { $0["format"]?.stringValue }
         guard !formats.isEmpty, formats.count == outputs.count else { return nil }
         if let wanted = options.formats?.map({ $0.lowercased().trimmingSpaces }),
-           !wanted.allSatisfy(formats.contains) { return nil }
+            !wanted.allSatisfy(formats.contains)
+        {
+            return nil
+        }
         for f in formats {
             guard let ot = modificationTime(dir + "/" + name + "." + f), !(ot < captureTime) else { return nil }
         }
@@ -338,8 +360,10 @@ package enum Batch {
     /// With `resume`, a capture whose earlier outputs are still valid (``completedReport(input:name:options:)``)
     /// is not processed again: its outcome carries the stored report.
     /// `emit` receives the outcomes in input order (each as soon as it and all before it are done).
-    package static func run(_ inputs: [String], options: PipelineOptions, jobs: Int, resume: Bool = false,
-                           emit: @escaping @Sendable (Outcome) -> Void) throws {
+    package static func run(
+        _ inputs: [String], options: PipelineOptions, jobs: Int, resume: Bool = false,
+        emit: @escaping @Sendable (Outcome) -> Void
+    ) throws {
         let names = try outputNames(inputs)
         try OutputTransaction.prepareDirectory(options.outputDirectory)
         struct State: ~Copyable {
@@ -382,8 +406,9 @@ package enum Batch {
         o.name = name
         do {
             let r = try Pipeline.process(input: input, options: o)
-            try OutputTransaction.write(Array((r.json.serialized() + "\n").utf8),
-                                        to: reportPath(outputDirectory: o.outputDirectory, name: name))
+            try OutputTransaction.write(
+                Array((r.json.serialized() + "\n").utf8),
+                to: reportPath(outputDirectory: o.outputDirectory, name: name))
             return Outcome(input: input, name: name, report: r, failure: nil)
         } catch {
             let failure = FaceScanError(any: error, path: input)

@@ -31,11 +31,13 @@ public struct CaptureSettings: Sendable, Equatable {
     /// `"solid": true` or `{"thickness": mm, "base": bool}`: close the face into a printable part.
     public var solid: SolidOptions?
 
-    public init(quality: Quality? = nil, targetVertexCount: Int? = nil, smoothingIterations: Int? = nil,
-                scale: Double? = nil, units: LengthUnit? = nil, exportFormats: [String]? = nil, maxFrames: Int? = nil,
-                minDistance: Double? = nil, maxDistance: Double? = nil, minAmbientIntensity: Double? = nil,
-                maxJawOpen: Double? = nil, maxSmile: Double? = nil, maxBrowInnerUp: Double? = nil,
-                solid: SolidOptions? = nil) {
+    public init(
+        quality: Quality? = nil, targetVertexCount: Int? = nil, smoothingIterations: Int? = nil,
+        scale: Double? = nil, units: LengthUnit? = nil, exportFormats: [String]? = nil, maxFrames: Int? = nil,
+        minDistance: Double? = nil, maxDistance: Double? = nil, minAmbientIntensity: Double? = nil,
+        maxJawOpen: Double? = nil, maxSmile: Double? = nil, maxBrowInnerUp: Double? = nil,
+        solid: SolidOptions? = nil
+    ) {
         self.quality = quality
         self.targetVertexCount = targetVertexCount
         self.smoothingIterations = smoothingIterations
@@ -74,14 +76,20 @@ public struct CaptureSettings: Sendable, Equatable {
                 switch key {
                 case "quality":
                     let s = try Self.string(v, file)
-                    guard let q = Quality(rawValue: s) else { throw v.error(file, "unknown quality \(Self.quoted(s)) (expected low, medium or high)") }
+                    guard let q = Quality(rawValue: s) else {
+                        throw v.error(file, "unknown quality \(Self.quoted(s)) (expected low, medium or high)")
+                    }
                     quality = q
                 case "targetVertexCount":  // as --target-vertices
                     targetVertexCount = try Self.integer(v, file, min: 4, max: Decimation.maximumTargetVertices)
                 case "smoothingIterations":
                     if case .string(let s) = v.value {
-                        guard s.utf8.count <= 16 else { throw SpannedJSON.error(file, at: v.end - 1, "string longer than 16 bytes") }
-                        guard s == "auto" else { throw v.error(file, "expected a number of passes or \"auto\", found \"\(s)\"") }
+                        guard s.utf8.count <= 16 else {
+                            throw SpannedJSON.error(file, at: v.end - 1, "string longer than 16 bytes")
+                        }
+                        guard s == "auto" else {
+                            throw v.error(file, "expected a number of passes or \"auto\", found \"\(s)\"")
+                        }
                         smoothingIterations = ScanSettings.autoSmoothing
                     } else {
                         smoothingIterations = try Self.integer(v, file, min: 0, max: 1000)
@@ -90,11 +98,15 @@ public struct CaptureSettings: Sendable, Equatable {
                 case "scale":
                     let d = try Self.number(v, file)
                     // Bounded so that coordinates (and their cross products) stay finite in float32.
-                    guard d > 0, d <= Self.maxScale else { throw v.error(file, "scale must be positive and at most 1e6, found \(d)") }
+                    guard d > 0, d <= Self.maxScale else {
+                        throw v.error(file, "scale must be positive and at most 1e6, found \(d)")
+                    }
                     scale = d
                 case "units":
                     let s = try Self.string(v, file)
-                    guard let u = LengthUnit(rawValue: s) else { throw v.error(file, "unknown unit \(Self.quoted(s)) (expected mm or m)") }
+                    guard let u = LengthUnit(rawValue: s) else {
+                        throw v.error(file, "unknown unit \(Self.quoted(s)) (expected mm or m)")
+                    }
                     units = u
                 case "exportFormats":
                     guard case .array(let items) = v.value else { throw v.badValue(file, "an array of format names") }
@@ -142,17 +154,23 @@ public struct CaptureSettings: Sendable, Equatable {
             switch key {
             case "thickness":
                 let d = try number(m, file)
-                guard SolidOptions.thicknessRange.contains(d) else { throw m.error(file, "thickness must be \(SolidOptions.thicknessRangeText), found \(d)") }
+                guard SolidOptions.thicknessRange.contains(d) else {
+                    throw m.error(file, "thickness must be \(SolidOptions.thicknessRangeText), found \(d)")
+                }
                 o.thickness = d
             case "base":
                 switch m.value {
                 case .bool(let b): o.base = b
                 case .null: throw m.error(file, "base must be true or false")
-                default: throw SpannedJSON.error(file, at: m.start, "expected a value, found \(JSONReader.describe(m.first))")
+                default:
+                    throw SpannedJSON.error(
+                        file, at: m.start, "expected a value, found \(JSONReader.describe(m.first))")
                 }
             case "depth":
                 let d = try number(m, file)
-                guard SolidOptions.depthRange.contains(d) else { throw m.error(file, "depth must be \(SolidOptions.depthRangeText), found \(d)") }
+                guard SolidOptions.depthRange.contains(d) else {
+                    throw m.error(file, "depth must be \(SolidOptions.depthRangeText), found \(d)")
+                }
                 o.depth = d
             default:
                 break
@@ -172,7 +190,9 @@ public struct CaptureSettings: Sendable, Equatable {
         return d
     }
 
-    private static func integer(_ v: SpannedJSON, _ file: String, min: Int, max: Int = 100_000_000) throws(InputError) -> Int {
+    private static func integer(_ v: SpannedJSON, _ file: String, min: Int, max: Int = 100_000_000) throws(InputError)
+        -> Int
+    {
         let d = try number(v, file)
         guard d == d.rounded(), d >= Double(min), d <= Double(max) else {
             throw v.error(file, "expected an integer from \(min) to \(max), found \(d)")

@@ -16,40 +16,54 @@ public enum FaceScan {
     ///
     /// Throws `.badInput` (the capture breaks its format, or a setting in it is invalid),
     /// `.badSetting`, `.noAcceptedFrames` (carrying the report).
-    public static func process(capture: [UInt8], settings: ScanSettings? = nil, name: String = "<capture>") throws(FaceScanError) -> ScanResult {
+    public static func process(capture: [UInt8], settings: ScanSettings? = nil, name: String = "<capture>")
+        throws(FaceScanError) -> ScanResult
+    {
         try run(capture, settings, name, isCancelled: nil)
     }
 
     /// ``process(capture:settings:name:)`` for any bytes (a slice, `Data`, …).
-    public static func process(capture: some Sequence<UInt8>, settings: ScanSettings? = nil, name: String = "<capture>") throws(FaceScanError) -> ScanResult {
+    public static func process(capture: some Sequence<UInt8>, settings: ScanSettings? = nil, name: String = "<capture>")
+        throws(FaceScanError) -> ScanResult
+    {
         try run(Array(capture), settings, name, isCancelled: nil)
     }
 
     #if canImport(Foundation)
     /// ``process(capture:settings:name:)`` for `Data`.
-    public static func process(capture: Data, settings: ScanSettings? = nil, name: String = "<capture>") throws(FaceScanError) -> ScanResult {
+    public static func process(capture: Data, settings: ScanSettings? = nil, name: String = "<capture>")
+        throws(FaceScanError) -> ScanResult
+    {
         try run([UInt8](capture), settings, name, isCancelled: nil)
     }
     #endif
 
     /// The same, checking between frames whether the task was cancelled (then throws `.cancelled`).
     /// Runs on the caller's executor: a long capture keeps it busy (hundreds of milliseconds).
-    public static func process(capture: [UInt8], settings: ScanSettings? = nil, name: String = "<capture>") async throws(FaceScanError) -> ScanResult {
+    public static func process(capture: [UInt8], settings: ScanSettings? = nil, name: String = "<capture>")
+        async throws(FaceScanError) -> ScanResult
+    {
         try run(capture, settings, name, isCancelled: { Task.isCancelled })
     }
 
     #if canImport(Foundation)
     /// The `async` form for `Data`.
-    public static func process(capture: Data, settings: ScanSettings? = nil, name: String = "<capture>") async throws(FaceScanError) -> ScanResult {
+    public static func process(capture: Data, settings: ScanSettings? = nil, name: String = "<capture>")
+        async throws(FaceScanError) -> ScanResult
+    {
         try run([UInt8](capture), settings, name, isCancelled: { Task.isCancelled })
     }
     #endif
 
-    static func run(_ bytes: [UInt8], _ settings: ScanSettings?, _ name: String,
-                    isCancelled: (() -> Bool)?) throws(FaceScanError) -> ScanResult {
+    static func run(
+        _ bytes: [UInt8], _ settings: ScanSettings?, _ name: String,
+        isCancelled: (() -> Bool)?
+    ) throws(FaceScanError) -> ScanResult {
         if isCancelled?() == true { throw .cancelled }
         let reader = CaptureReader(bytes: bytes, name: name)
-        var session = try FaceScanSession.open(reader) { (s) throws(InputError) in settings ?? ScanSettings(options: PipelineOptions(), settings: s) }
+        var session = try FaceScanSession.open(reader) { (s) throws(InputError) in
+            settings ?? ScanSettings(options: PipelineOptions(), settings: s)
+        }
         try session.read(reader, threads: 1, progress: nil, isCancelled: isCancelled)
         if isCancelled?() == true { throw .cancelled }
         return try session.finish()
@@ -59,8 +73,10 @@ public enum FaceScan {
 extension FaceScanSession {
     /// Reads `reader`'s header and makes the session for it: `resolve` turns the capture's
     /// checked settings into the settings of the run; `check` may refuse them (before any frame).
-    static func open(_ reader: CaptureReader, resolve: (CaptureSettings) throws(InputError) -> ScanSettings,
-                     check: () throws(UsageError) -> Void = {}) throws(FaceScanError) -> FaceScanSession {
+    static func open(
+        _ reader: CaptureReader, resolve: (CaptureSettings) throws(InputError) -> ScanSettings,
+        check: () throws(UsageError) -> Void = {}
+    ) throws(FaceScanError) -> FaceScanSession {
         let settings: ScanSettings
         let topology: Topology
         do throws(InputError) {
@@ -82,8 +98,10 @@ extension FaceScanSession {
     /// checks the rest of the capture. The reader's frames are checked by the reader; this
     /// thread reads, decodes and gates, and with `threads` 2 accepted frames are folded into the
     /// average on a second thread (``ThreadedFold``: in capture order, the same result).
-    mutating func read(_ reader: CaptureReader, threads: Int, progress: ((Pipeline.Progress) -> Void)?,
-                       isCancelled: (() -> Bool)? = nil) throws(FaceScanError) {
+    mutating func read(
+        _ reader: CaptureReader, threads: Int, progress: ((Pipeline.Progress) -> Void)?,
+        isCancelled: (() -> Bool)? = nil
+    ) throws(FaceScanError) {
         var frame = Frame()
         var fold = FrameFold(rejectOutliers: settings.rejectOutliers, weighting: settings.frameWeighting)
         fold.accumulator = accumulator

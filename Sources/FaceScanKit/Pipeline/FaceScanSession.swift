@@ -25,8 +25,10 @@ public struct FrameVerdict: Sendable, Equatable {
     /// `maxFrames` frames were accepted: ``FaceScanSession/finish()`` can run; later frames are ignored.
     public var isComplete: Bool { acceptedFrames >= maxFrames }
 
-    public init(frameIndex: Int, rejection: Rejection?, instruction: String?, isAccepted: Bool, acceptedFrames: Int,
-                maxFrames: Int, newOutliers: [Int] = []) {
+    public init(
+        frameIndex: Int, rejection: Rejection?, instruction: String?, isAccepted: Bool, acceptedFrames: Int,
+        maxFrames: Int, newOutliers: [Int] = []
+    ) {
         self.frameIndex = frameIndex
         self.rejection = rejection
         self.instruction = instruction
@@ -91,8 +93,10 @@ public struct FaceScanSession: Sendable {
 
     init(topology: Topology, settings: ScanSettings, name: String) throws(FaceScanError) {
         guard !topology.triangles.isEmpty, topology.triangles.count % 3 == 0 else {
-            throw .badInput(InputError(file: name, field: "topology.triangleIndices",
-                                       "has \(topology.triangles.count) indices, expected a positive multiple of 3"))
+            throw .badInput(
+                InputError(
+                    file: name, field: "topology.triangleIndices",
+                    "has \(topology.triangles.count) indices, expected a positive multiple of 3"))
         }
         do throws(UsageError) {
             try settings.check()
@@ -126,8 +130,9 @@ public struct FaceScanSession: Sendable {
         var verdict = judge(frame)
         if verdict.isAccepted {
             if accumulator == nil {
-                accumulator = RobustAccumulator(vertexCount: frame.xyz.count / 3, rejectOutliers: settings.rejectOutliers,
-                                                weighting: settings.frameWeighting)
+                accumulator = RobustAccumulator(
+                    vertexCount: frame.xyz.count / 3, rejectOutliers: settings.rejectOutliers,
+                    weighting: settings.frameWeighting)
             }
             let found = accumulator!.add(frame.xyz, index: verdict.frameIndex)
             if found > 0 { verdict.newOutliers = Array(accumulator!.outlierIndices.suffix(found)) }
@@ -141,8 +146,9 @@ public struct FaceScanSession: Sendable {
     mutating func judge(_ frame: Frame) -> FrameVerdict {
         let index = report.frames.read
         guard !isComplete else {
-            return FrameVerdict(frameIndex: index, rejection: nil, instruction: nil, isAccepted: false,
-                                acceptedFrames: report.frames.accepted, maxFrames: settings.maxFrames)
+            return FrameVerdict(
+                frameIndex: index, rejection: nil, instruction: nil, isAccepted: false,
+                acceptedFrames: report.frames.accepted, maxFrames: settings.maxFrames)
         }
         if vertexCount == nil { vertexCount = frame.xyz.count / 3 }
         report.frames.read += 1
@@ -153,38 +159,46 @@ public struct FaceScanSession: Sendable {
             case .lighting: report.frames.rejected.lighting += 1
             case .expression: report.frames.rejected.expression += 1
             }
-            return FrameVerdict(frameIndex: index, rejection: reason, instruction: gate.instruction(for: reason, frame.metadata),
-                                isAccepted: false, acceptedFrames: report.frames.accepted, maxFrames: settings.maxFrames)
+            return FrameVerdict(
+                frameIndex: index, rejection: reason, instruction: gate.instruction(for: reason, frame.metadata),
+                isAccepted: false, acceptedFrames: report.frames.accepted, maxFrames: settings.maxFrames)
         }
         report.frames.accepted += 1
-        return FrameVerdict(frameIndex: index, rejection: nil, instruction: nil, isAccepted: true,
-                            acceptedFrames: report.frames.accepted, maxFrames: settings.maxFrames)
+        return FrameVerdict(
+            frameIndex: index, rejection: nil, instruction: nil, isAccepted: true,
+            acceptedFrames: report.frames.accepted, maxFrames: settings.maxFrames)
     }
 
     /// What the capture reader checks of a frame, for frames a caller builds.
     private func check(_ frame: Frame) throws(InputError) {
         let count = frame.xyz.count, index = report.frames.read
         guard count > 0, count % 3 == 0 else {
-            throw InputError(file: name, frame: index, field: "vertices", "has \(count) coordinates, not a positive multiple of 3")
+            throw InputError(
+                file: name, frame: index, field: "vertices", "has \(count) coordinates, not a positive multiple of 3")
         }
         let n = count / 3
         if let expected = vertexCount {
             guard n == expected else {
-                throw InputError(file: name, frame: index, field: "vertices",
-                                 "has \(n) vertices, but the first frame fixed the count at \(expected)")
+                throw InputError(
+                    file: name, frame: index, field: "vertices",
+                    "has \(n) vertices, but the first frame fixed the count at \(expected)")
             }
         } else {
             if let bad = topology.triangles.firstIndex(where: { Int($0) >= n }) {
-                throw InputError(file: name, field: "topology.triangleIndices",
-                                 "index \(topology.triangles[bad]) at position \(bad) is out of range (the frames have \(n) vertices)")
+                throw InputError(
+                    file: name, field: "topology.triangleIndices",
+                    "index \(topology.triangles[bad]) at position \(bad) is out of range (the frames have \(n) vertices)"
+                )
             }
             if let uv = topology.textureCoordinates, uv.count != 2 * n {
-                throw InputError(file: name, field: "topology.textureCoordinates",
-                                 "has \(uv.count) values, expected \(2 * n) (u, v per vertex)")
+                throw InputError(
+                    file: name, field: "topology.textureCoordinates",
+                    "has \(uv.count) values, expected \(2 * n) (u, v per vertex)")
             }
         }
         if let bad = frame.xyz.firstIndex(where: { !$0.isFinite }) {
-            throw InputError(file: name, frame: index, field: "vertices", "value \(bad) is not finite (\(frame.xyz[bad]))")
+            throw InputError(
+                file: name, frame: index, field: "vertices", "value \(bad) is not finite (\(frame.xyz[bad]))")
         }
     }
 
@@ -252,8 +266,9 @@ public struct FaceScanSession: Sendable {
             }
             let smoothed = Taubin.smooth(mesh, adjacency: adjacency, options: taubin)
             if let se = ingested.standardErrors {
-                report.accuracy = NoiseEstimate.measure(mesh: mesh, smoothed: smoothed, standardErrors: se,
-                                                        adjacency: adjacency, options: taubin)
+                report.accuracy = NoiseEstimate.measure(
+                    mesh: mesh, smoothed: smoothed, standardErrors: se,
+                    adjacency: adjacency, options: taubin)
             }
             mesh = smoothed
         } else if let se = ingested.standardErrors {
@@ -279,8 +294,11 @@ public struct FaceScanSession: Sendable {
         }
         // Float32 output coordinates: a face far from the origin, or a large scale, can overflow.
         if mesh.positions.contains(where: { !($0.x.isFinite && $0.y.isFinite && $0.z.isFinite) }) {
-            throw .badInput(InputError(file: name, field: "vertices",
-                                       "coordinates do not fit 32-bit floats once in \(settings.units.rawValue) and scaled by \(settings.scale)"))
+            throw .badInput(
+                InputError(
+                    file: name, field: "vertices",
+                    "coordinates do not fit 32-bit floats once in \(settings.units.rawValue) and scaled by \(settings.scale)"
+                ))
         }
         report.mesh.outputVertices = mesh.vertexCount
         report.mesh.outputTriangles = mesh.triangleCount

@@ -15,7 +15,8 @@ struct FrameFold: Sendable {
 
     mutating func add(_ frame: Frame) {
         if accumulator == nil {
-            accumulator = RobustAccumulator(vertexCount: frame.xyz.count / 3, rejectOutliers: rejectOutliers, weighting: weighting)
+            accumulator = RobustAccumulator(
+                vertexCount: frame.xyz.count / 3, rejectOutliers: rejectOutliers, weighting: weighting)
         }
         accumulator!.add(frame.xyz)
     }
@@ -93,14 +94,20 @@ final class ThreadedFold: Sendable {
 
     private func stop(_ mark: (inout State) -> Void) {
         state.withLock { mark(&$0) }
-        guard let running = thread.withLock({ t in defer { t = nil }; return t }) else { return }
+        guard
+            let running = thread.withLock({ t in
+                defer { t = nil }; return t
+            })
+        else { return }
         queued.signal()
         running.join()
     }
 
     /// The folding thread's loop.
     private func run() {
-        var fold = state.withLock { s in defer { s.fold = nil }; return s.fold! }
+        var fold = state.withLock { s in
+            defer { s.fold = nil }; return s.fold!
+        }
         while true {
             queued.wait()
             let next: Frame? = state.withLock { s in

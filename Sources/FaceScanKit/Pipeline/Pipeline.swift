@@ -12,8 +12,10 @@ public enum Pipeline {
     ///
     /// Throws `.badInput` or `.badSetting`, `.noAcceptedFrames` (carrying the report), `.io`.
     /// On any error no output file is created or replaced.
-    public static func process(input: String, options: PipelineOptions,
-                               progress: ((Progress) -> Void)? = nil) throws(FaceScanError) -> Report {
+    public static func process(
+        input: String, options: PipelineOptions,
+        progress: ((Progress) -> Void)? = nil
+    ) throws(FaceScanError) -> Report {
         var clock = Stopwatch()
         let total = Stopwatch()
 
@@ -49,11 +51,15 @@ public enum Pipeline {
         for format in formats {
             var formatClock = Stopwatch()
             if format == "png" || format == "3mf", thumbnail == nil {
-                thumbnail = try lift { try Exporter.bytes(mesh, format: "png", render: RenderOptions(size: options.thumbnailSize)) }
+                thumbnail = try lift {
+                    try Exporter.bytes(mesh, format: "png", render: RenderOptions(size: options.thumbnailSize))
+                }
                 renderMs = formatClock.lap()
             }
             // Formats with a stated unit are written at the true size whatever --units says.
-            let bytes = try format == "png" ? thumbnail ?? []
+            let bytes =
+                try format == "png"
+                ? thumbnail ?? []
                 : lift { try Exporter.bytes(mesh, format: format, unit: settings.units, thumbnail: thumbnail) }
             let path = options.outputDirectory + "/" + outputName + "." + format
             try lift { () throws(IOFailure) in try transaction.stage(bytes, to: path) }
@@ -72,7 +78,9 @@ public enum Pipeline {
     /// (``Solidify/part(_:options:unitInMillimetres:vertexCount:)``) comes closest below the
     /// target, and that solid's longest edges split at their middles up to the target. The count
     /// is found from the full surface's solid, then corrected by what each try gives (a few tries).
-    static func solidPart(_ smoothed: Mesh, _ solid: SolidOptions, _ settings: ScanSettings) throws(UsageError) -> Solidify.Part {
+    static func solidPart(_ smoothed: Mesh, _ solid: SolidOptions, _ settings: ScanSettings) throws(UsageError)
+        -> Solidify.Part
+    {
         let target = settings.targetVertices
         let unit = settings.units.millimetres
         let full = Solidify.fillHoles(smoothed).scaled(by: Float(settings.outputFactor))
@@ -104,8 +112,10 @@ public enum Pipeline {
     }
 
     /// Reads the capture, gating and averaging its frames. Fills `report.frames`.
-    public static func ingest(input: String, options: PipelineOptions, report: inout Report,
-                              progress: ((Progress) -> Void)? = nil) throws(FaceScanError) -> Ingested {
+    public static func ingest(
+        input: String, options: PipelineOptions, report: inout Report,
+        progress: ((Progress) -> Void)? = nil
+    ) throws(FaceScanError) -> Ingested {
         do throws(FaceScanError) {
             var (reader, session) = try Self.open(input: input, options: options)
             defer { report.frames = session.report.frames }  // also when reading fails
@@ -120,7 +130,9 @@ public enum Pipeline {
 
     /// Opens the capture at `input`, resolves its settings under `options` and reads every frame
     /// into a session. Bad options are refused before any frame is read.
-    static func read(input: String, options: PipelineOptions, progress: ((Progress) -> Void)?) throws(FaceScanError) -> FaceScanSession {
+    static func read(input: String, options: PipelineOptions, progress: ((Progress) -> Void)?) throws(FaceScanError)
+        -> FaceScanSession
+    {
         var (reader, session) = try open(input: input, options: options)
         try session.read(reader, threads: options.ingestThreads ?? defaultIngestThreads, progress: progress)
         return session
@@ -128,7 +140,8 @@ public enum Pipeline {
 
     /// Opens the capture at `input`, reads its header and makes the session for it, its settings
     /// resolved under `options`.
-    static func open(input: String, options: PipelineOptions) throws(FaceScanError) -> (CaptureReader, FaceScanSession) {
+    static func open(input: String, options: PipelineOptions) throws(FaceScanError) -> (CaptureReader, FaceScanSession)
+    {
         let reader: CaptureReader
         do throws(IOFailure) {
             reader = try CaptureReader(path: input)
@@ -170,4 +183,3 @@ public enum Pipeline {
         return base.isEmpty ? "face" : String(base)
     }
 }
-

@@ -34,12 +34,14 @@ public struct ScanSettings: Sendable, Equatable {
     /// How the kept frames are weighted in the average (inverse-variance by default).
     public var frameWeighting: FrameWeighting
 
-    public init(gate: GateThresholds = GateThresholds(), maxFrames: Int = 90,
-                targetVertices: Int = Quality.medium.vertexCount, smoothingIterations: Int = 2,
-                units: LengthUnit = .mm, scale: Double = 1, solid: SolidOptions? = nil,
-                formats: [String] = ["stl", "obj", "png"],
-                smoothingWeights: SmoothingWeights = .cotangent, noiseLimit: Double = 4, featureScale: Double = 5,
-                rejectOutliers: Bool = true, frameWeighting: FrameWeighting = .residual) {
+    public init(
+        gate: GateThresholds = GateThresholds(), maxFrames: Int = 90,
+        targetVertices: Int = Quality.medium.vertexCount, smoothingIterations: Int = 2,
+        units: LengthUnit = .mm, scale: Double = 1, solid: SolidOptions? = nil,
+        formats: [String] = ["stl", "obj", "png"],
+        smoothingWeights: SmoothingWeights = .cotangent, noiseLimit: Double = 4, featureScale: Double = 5,
+        rejectOutliers: Bool = true, frameWeighting: FrameWeighting = .residual
+    ) {
         self.gate = gate
         self.maxFrames = maxFrames
         self.targetVertices = targetVertices
@@ -63,10 +65,12 @@ public struct ScanSettings: Sendable, Equatable {
     func check() throws(UsageError) {
         guard maxFrames >= 1 else { throw UsageError("maxFrames must be at least 1, found \(maxFrames)") }
         guard (4...Decimation.maximumTargetVertices).contains(targetVertices) else {
-            throw UsageError("targetVertices must be from 4 to \(Decimation.maximumTargetVertices), found \(targetVertices)")
+            throw UsageError(
+                "targetVertices must be from 4 to \(Decimation.maximumTargetVertices), found \(targetVertices)")
         }
         guard smoothingIterations >= 0 || smoothingIterations == Self.autoSmoothing else {
-            throw UsageError("smoothingIterations must be 0 or more (or ScanSettings.autoSmoothing), found \(smoothingIterations)")
+            throw UsageError(
+                "smoothingIterations must be 0 or more (or ScanSettings.autoSmoothing), found \(smoothingIterations)")
         }
         guard scale > 0, scale.isFinite else { throw UsageError("scale must be positive and finite, found \(scale)") }
         guard noiseLimit >= 0, featureScale >= 0 else {
@@ -83,7 +87,8 @@ extension ScanSettings {
     public init(options o: PipelineOptions, settings s: CaptureSettings) {
         self.init()
         formats = o.formats ?? s.exportFormats ?? formats
-        targetVertices = o.targetVertices ?? o.quality?.vertexCount ?? s.targetVertexCount
+        targetVertices =
+            o.targetVertices ?? o.quality?.vertexCount ?? s.targetVertexCount
             ?? (s.quality ?? .medium).vertexCount
         // A --quality flag beats a targetVertexCount setting.
         if o.targetVertices == nil, let q = o.quality { targetVertices = q.vertexCount }

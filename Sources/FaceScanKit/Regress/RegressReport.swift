@@ -24,7 +24,8 @@ extension Regression {
         for sample in samples {
             let ls = bySample[sample]!
             let f = ls.filter { fails($0, allowChanged: allowChanged) }.count
-            x += "  <testsuite name=\"regress.\(xml(sample))\" tests=\"\(ls.count)\" failures=\"\(f)\" errors=\"0\" skipped=\"0\">\n"
+            x +=
+                "  <testsuite name=\"regress.\(xml(sample))\" tests=\"\(ls.count)\" failures=\"\(f)\" errors=\"0\" skipped=\"0\">\n"
             for l in ls {
                 x += "    <testcase classname=\"regress.\(xml(sample))\" name=\"\(xml(l.metric))\""
                 if !fails(l, allowChanged: allowChanged) && l.status != .changed {
@@ -33,12 +34,17 @@ extension Regression {
                 }
                 x += ">\n"
                 if fails(l, allowChanged: allowChanged) {
-                    let message = "\(l.status.rawValue): expected \(l.expected ?? "see details"), found \(l.found ?? l.detail)"
+                    let message =
+                        "\(l.status.rawValue): expected \(l.expected ?? "see details"), found \(l.found ?? l.detail)"
                     x += "      <failure type=\"\(l.status.rawValue)\" message=\"\(xml(message))\">"
-                    x += xml("\(l.metric) of \(sample)\nexpected: \(l.expected ?? "-")\nfound:    \(l.found ?? "-")\n\(l.detail)")
+                    x += xml(
+                        "\(l.metric) of \(sample)\nexpected: \(l.expected ?? "-")\nfound:    \(l.found ?? "-")\n\(l.detail)"
+                    )
                     x += "</failure>\n"
                     if let paths = attachments[sample], !paths.isEmpty {
-                        x += "      <system-out>" + paths.map { "[[ATTACHMENT|\(xml($0))]]" }.joined(separator: "\n") + "</system-out>\n"
+                        x +=
+                            "      <system-out>" + paths.map { "[[ATTACHMENT|\(xml($0))]]" }.joined(separator: "\n")
+                            + "</system-out>\n"
                     }
                 } else {
                     x += "      <system-out>\(xml("CHANGED (allowed): \(l.detail)"))</system-out>\n"
@@ -56,22 +62,28 @@ extension Regression {
     package static func json(_ lines: [Line], allowChanged: Bool, attachments: [String: [String]] = [:]) -> JSONValue {
         let failures = lines.filter { fails($0, allowChanged: allowChanged) }.count
         let results: [JSONValue] = lines.map { l in
-            var m: [(String, JSONValue)] = [("sample", .string(l.sample)), ("metric", .string(l.metric)), ("status", .string(l.status.rawValue))]
+            var m: [(String, JSONValue)] = [
+                ("sample", .string(l.sample)), ("metric", .string(l.metric)), ("status", .string(l.status.rawValue)),
+            ]
             if let e = l.expected { m.append(("expected", .string(e))) }
             if let f = l.found { m.append(("found", .string(f))) }
             m.append(("detail", .string(l.detail)))
             return .object(m)
         }
         let artifacts = attachments.keys.sorted().map { ($0, JSONValue.array(attachments[$0]!.map { .string($0) })) }
-        return .object([("failed", .bool(failures > 0)), ("tests", .int(lines.count)), ("failures", .int(failures)),
-                        ("results", .array(results)), ("artifacts", .object(artifacts))])
+        return .object([
+            ("failed", .bool(failures > 0)), ("tests", .int(lines.count)), ("failures", .int(failures)),
+            ("results", .array(results)), ("artifacts", .object(artifacts)),
+        ])
     }
 
     /// For a failing sample: `dir/SAMPLE/report.txt` (its report lines) and, when the sample has
     /// `expected.stl`, `dir/SAMPLE/heatmap.png` — this run's mesh coloured by each vertex's distance
     /// to expected.stl (µm; the scale's top is the larger of the largest distance and the tolerance,
     /// rounded up to 1, 2, 2.5 or 5 × 10ᵏ). Returns the paths written.
-    package static func writeArtifacts(_ m: Metrics, lines: [Line], sampleDir: String, toleranceUm: Double, into dir: String) throws -> [String] {
+    package static func writeArtifacts(
+        _ m: Metrics, lines: [Line], sampleDir: String, toleranceUm: Double, into dir: String
+    ) throws -> [String] {
         let sample = sampleDir.split(separator: "/").last.map(String.init) ?? sampleDir
         let out = dir + "/" + sample
         try OutputTransaction.prepareDirectory(dir)

@@ -22,7 +22,10 @@ package enum Regression {
         /// (JUnit failures); nil where the metric has no single expected value.
         package var expected: String?
         package var found: String?
-        package init(status: Status, sample: String, metric: String, detail: String, expected: String? = nil, found: String? = nil) {
+        package init(
+            status: Status, sample: String, metric: String, detail: String, expected: String? = nil,
+            found: String? = nil
+        ) {
             self.status = status
             self.sample = sample
             self.metric = metric
@@ -100,8 +103,9 @@ package enum Regression {
             let truth = try MeshIO.read(path: truthPath).scaled(by: 1000)  // metres → mm
             truthError = SurfaceDistance.symmetric(mesh, truth, samplesPerMesh: surfaceSamples, unitToMicrometres: 1000)
         }
-        return Metrics(report: report, boundsMin: SIMD3<Double>(b.min), boundsMax: SIMD3<Double>(b.max),
-                       truth: truthError, hashes: hashes, stl: stl, mesh: mesh)
+        return Metrics(
+            report: report, boundsMin: SIMD3<Double>(b.min), boundsMax: SIMD3<Double>(b.max),
+            truth: truthError, hashes: hashes, stl: stl, mesh: mesh)
     }
 
     /// `expected.json` content for `m`.
@@ -110,15 +114,28 @@ package enum Regression {
         func r3(_ v: Double) -> JSONValue { .double((v * 1000).rounded() / 1000) }
         func r5(_ v: Double) -> JSONValue { .double((v * 100_000).rounded() / 100_000) }
         var members: [(String, JSONValue)] = [
-            ("frames", .object([
-                ("read", .int(f.read)), ("accepted", .int(f.accepted)),
-                ("rejected", .object([("distance", .int(f.rejected.distance)), ("tracking", .int(f.rejected.tracking)),
-                                      ("lighting", .int(f.rejected.lighting)), ("expression", .int(f.rejected.expression))])),
-            ])),
+            (
+                "frames",
+                .object([
+                    ("read", .int(f.read)), ("accepted", .int(f.accepted)),
+                    (
+                        "rejected",
+                        .object([
+                            ("distance", .int(f.rejected.distance)), ("tracking", .int(f.rejected.tracking)),
+                            ("lighting", .int(f.rejected.lighting)), ("expression", .int(f.rejected.expression)),
+                        ])
+                    ),
+                ])
+            ),
             ("outputVertices", .int(m.report.mesh.outputVertices)),
             ("outputTriangles", .int(m.report.mesh.outputTriangles)),
-            ("boundsMm", .object([("min", .array([r5(m.boundsMin.x), r5(m.boundsMin.y), r5(m.boundsMin.z)])),
-                                  ("max", .array([r5(m.boundsMax.x), r5(m.boundsMax.y), r5(m.boundsMax.z)]))])),
+            (
+                "boundsMm",
+                .object([
+                    ("min", .array([r5(m.boundsMin.x), r5(m.boundsMin.y), r5(m.boundsMin.z)])),
+                    ("max", .array([r5(m.boundsMax.x), r5(m.boundsMax.y), r5(m.boundsMax.z)])),
+                ])
+            ),
         ]
         if let t = m.truth { members.append(("truthErrorUm", .object([("rms", r3(t.rms)), ("max", r3(t.max))]))) }
         members.append(("sha256", .object(m.hashes.map { ($0.0, .string($0.1)) })))
@@ -138,22 +155,30 @@ package enum Regression {
             return [Line(status: .updated, sample: sample, metric: "expected.json", detail: "rewritten from this run")]
         }
         guard access(expectedPath, R_OK) == 0 else {
-            return [Line(status: .fail, sample: sample, metric: "expected.json", detail: "missing (run with --update to create it)",
-                         expected: "expected.json", found: "no such file")]
+            return [
+                Line(
+                    status: .fail, sample: sample, metric: "expected.json",
+                    detail: "missing (run with --update to create it)",
+                    expected: "expected.json", found: "no such file")
+            ]
         }
         let e = try JSONValue.read(path: expectedPath)
         var lines: [Line] = []
         func exact(_ metric: String, _ got: Int, _ want: JSONValue?) {
             let w = want?.number.map { Int($0) }
-            lines.append(Line(status: w == got ? .pass : .fail, sample: sample, metric: metric,
-                              detail: "\(got) (expected \(w.map(String.init) ?? "none"))",
-                              expected: w.map(String.init) ?? "none", found: String(got)))
+            lines.append(
+                Line(
+                    status: w == got ? .pass : .fail, sample: sample, metric: metric,
+                    detail: "\(got) (expected \(w.map(String.init) ?? "none"))",
+                    expected: w.map(String.init) ?? "none", found: String(got)))
         }
         let f = m.report.frames
         exact("frames.read", f.read, e["frames"]?["read"])
         exact("frames.accepted", f.accepted, e["frames"]?["accepted"])
-        for (k, v) in [("distance", f.rejected.distance), ("tracking", f.rejected.tracking),
-                       ("lighting", f.rejected.lighting), ("expression", f.rejected.expression)] {
+        for (k, v) in [
+            ("distance", f.rejected.distance), ("tracking", f.rejected.tracking),
+            ("lighting", f.rejected.lighting), ("expression", f.rejected.expression),
+        ] {
             exact("rejected." + k, v, e["frames"]?["rejected"]?[k])
         }
         exact("outputVertices", m.report.mesh.outputVertices, e["outputVertices"])
@@ -168,30 +193,44 @@ package enum Regression {
                 worst = Swift.max(worst, abs(v[k] - w) * 1000)
             }
         }
-        lines.append(Line(status: bboxOK && worst <= toleranceUm ? .pass : .fail, sample: sample, metric: "boundsMm",
-                          detail: String(format3(m.boundsMax.x - m.boundsMin.x)) + " × " + format3(m.boundsMax.y - m.boundsMin.y) + " × "
-                              + format3(m.boundsMax.z - m.boundsMin.z) + " mm, max deviation \(format3(worst)) µm (tolerance \(format3(toleranceUm)) µm)",
-                          expected: bboxOK ? "deviation ≤ \(format3(toleranceUm)) µm" : "boundsMm min and max, 3 numbers each",
-                          found: "deviation \(format3(worst)) µm"))
+        lines.append(
+            Line(
+                status: bboxOK && worst <= toleranceUm ? .pass : .fail, sample: sample, metric: "boundsMm",
+                detail: String(format3(m.boundsMax.x - m.boundsMin.x)) + " × " + format3(m.boundsMax.y - m.boundsMin.y)
+                    + " × "
+                    + format3(m.boundsMax.z - m.boundsMin.z)
+                    + " mm, max deviation \(format3(worst)) µm (tolerance \(format3(toleranceUm)) µm)",
+                expected: bboxOK ? "deviation ≤ \(format3(toleranceUm)) µm" : "boundsMm min and max, 3 numbers each",
+                found: "deviation \(format3(worst)) µm"))
         // Error against the ground truth must not grow beyond the tolerance.
         if let t = m.truth {
             let wr = e["truthErrorUm"]?["rms"]?.number, wm = e["truthErrorUm"]?["max"]?.number
             let ok = wr != nil && wm != nil && t.rms <= wr! + toleranceUm && t.max <= wm! + toleranceUm
-            lines.append(Line(status: ok ? .pass : .fail, sample: sample, metric: "truthErrorUm",
-                              detail: "rms \(format3(t.rms)) max \(format3(t.max)) (expected rms \(wr.map(format3) ?? "none") max \(wm.map(format3) ?? "none"))",
-                              expected: "rms ≤ \(wr.map { format3($0 + toleranceUm) } ?? "none") µm, max ≤ \(wm.map { format3($0 + toleranceUm) } ?? "none") µm",
-                              found: "rms \(format3(t.rms)) µm, max \(format3(t.max)) µm"))
+            lines.append(
+                Line(
+                    status: ok ? .pass : .fail, sample: sample, metric: "truthErrorUm",
+                    detail:
+                        "rms \(format3(t.rms)) max \(format3(t.max)) (expected rms \(wr.map(format3) ?? "none") max \(wm.map(format3) ?? "none"))",
+                    expected:
+                        "rms ≤ \(wr.map { format3($0 + toleranceUm) } ?? "none") µm, max ≤ \(wm.map { format3($0 + toleranceUm) } ?? "none") µm",
+                    found: "rms \(format3(t.rms)) µm, max \(format3(t.max)) µm"))
         }
         // Distance to the last accepted output.
         if access(expectedMeshPath, R_OK) == 0 {
             let prev = try Mesh.parseSTL(try FileBytes.read(expectedMeshPath), name: expectedMeshPath)
             let d = SurfaceDistance.symmetric(m.mesh, prev, samplesPerMesh: surfaceSamples, unitToMicrometres: 1000)
-            lines.append(Line(status: d.max <= toleranceUm ? .pass : .fail, sample: sample, metric: "previousErrorUm",
-                              detail: "rms \(format3(d.rms)) max \(format3(d.max)) against expected.stl (tolerance \(format3(toleranceUm)))",
-                              expected: "max ≤ \(format3(toleranceUm)) µm from expected.stl", found: "rms \(format3(d.rms)) µm, max \(format3(d.max)) µm"))
+            lines.append(
+                Line(
+                    status: d.max <= toleranceUm ? .pass : .fail, sample: sample, metric: "previousErrorUm",
+                    detail:
+                        "rms \(format3(d.rms)) max \(format3(d.max)) against expected.stl (tolerance \(format3(toleranceUm)))",
+                    expected: "max ≤ \(format3(toleranceUm)) µm from expected.stl",
+                    found: "rms \(format3(d.rms)) µm, max \(format3(d.max)) µm"))
         } else {
-            lines.append(Line(status: .fail, sample: sample, metric: "previousErrorUm", detail: "expected.stl missing",
-                              expected: "expected.stl", found: "no such file"))
+            lines.append(
+                Line(
+                    status: .fail, sample: sample, metric: "previousErrorUm", detail: "expected.stl missing",
+                    expected: "expected.stl", found: "no such file"))
         }
         // Bytes: identical outputs are expected; a different hash is reported even when every
         // metric is within tolerance.
@@ -199,9 +238,13 @@ package enum Regression {
         for (format, hash) in m.hashes {
             let want = e["sha256"]?[format]?.stringValue
             let status: Status = want == hash ? .pass : (metricsOK ? .changed : .fail)
-            lines.append(Line(status: status, sample: sample, metric: "sha256." + format,
-                              detail: want == hash ? String(hash.prefix(16)) : "\(hash.prefix(16)) (expected \(want.map { String($0.prefix(16)) } ?? "none"))",
-                              expected: want ?? "none", found: hash))
+            lines.append(
+                Line(
+                    status: status, sample: sample, metric: "sha256." + format,
+                    detail: want == hash
+                        ? String(hash.prefix(16))
+                        : "\(hash.prefix(16)) (expected \(want.map { String($0.prefix(16)) } ?? "none"))",
+                    expected: want ?? "none", found: hash))
         }
         return lines
     }

@@ -13,8 +13,10 @@ public struct Camera: Sendable, Equatable {
     public var width: Int, height: Int
 
     /// Frames the sphere `(center, radius)` seen from `view` in a `width × height` raster.
-    public init(framing center: SIMD3<Float>, radius: Float, view: RenderView, width: Int, height: Int,
-                fieldOfView: Float = 30, margin: Float = 0.02) {
+    public init(
+        framing center: SIMD3<Float>, radius: Float, view: RenderView, width: Int, height: Int,
+        fieldOfView: Float = 30, margin: Float = 0.02
+    ) {
         let yaw = view.yaw
         right = SIMD3(cos(yaw), 0, -sin(yaw))
         up = SIMD3(0, 1, 0)
@@ -36,8 +38,9 @@ public struct Camera: Sendable, Equatable {
         var r2: Float = 0
         for p in mesh.positions { r2 = max(r2, ((p - c) * (p - c)).sum()) }
         let n = options.size * samplesPerAxis
-        self.init(framing: c, radius: r2.squareRoot(), view: options.view, width: n, height: n,
-                  fieldOfView: options.fieldOfView, margin: options.margin)
+        self.init(
+            framing: c, radius: r2.squareRoot(), view: options.view, width: n, height: n,
+            fieldOfView: options.fieldOfView, margin: options.margin)
     }
 
     /// `p` in camera space.

@@ -89,7 +89,9 @@ public enum Heatmap {
 
     /// Renders `mesh` coloured by `valuesUm` (one per vertex) on a scale from 0 to `maxUm`
     /// (default: ``niceMaximum(_:)`` of the largest value); values above it get the top colour.
-    public static func render(_ mesh: Mesh, valuesUm: [Double], maxUm: Double? = nil, options: RenderOptions = RenderOptions()) -> Rendered {
+    public static func render(
+        _ mesh: Mesh, valuesUm: [Double], maxUm: Double? = nil, options: RenderOptions = RenderOptions()
+    ) -> Rendered {
         precondition(valuesUm.count == mesh.vertexCount, "one value per vertex")
         let top = maxUm.flatMap { $0 > 0 && $0.isFinite ? $0 : nil } ?? niceMaximum(valuesUm.max() ?? 0)
         let colors = valuesUm.map { ColorMap.linear(ColorMap.viridis($0 / top)) }
@@ -123,7 +125,9 @@ public enum Heatmap {
         for y in barTop...barBottom {
             let t = Double(barBottom - y) / Double(barBottom - barTop)
             let c = ColorMap.viridis(t)
-            fill(barX, y, barW, 1, SIMD3(UInt8((c.x * 255).rounded()), UInt8((c.y * 255).rounded()), UInt8((c.z * 255).rounded())))
+            fill(
+                barX, y, barW, 1,
+                SIMD3(UInt8((c.x * 255).rounded()), UInt8((c.y * 255).rounded()), UInt8((c.z * 255).rounded())))
         }
         let ink = SIMD3<UInt8>(40, 40, 40)
         let textX = barX + barW + 3 * scale
@@ -136,9 +140,11 @@ public enum Heatmap {
             if k == 4 && (valuesUm.max() ?? 0) > top { text = ">" + text }
             labels.append(text)
             fill(barX + barW, y, 2 * scale, scale, ink)
-            Glyphs.draw(text, x: textX, y: y - 3 * scale, scale: scale, color: ink, into: &px, width: width, height: size)
+            Glyphs.draw(
+                text, x: textX, y: y - 3 * scale, scale: scale, color: ink, into: &px, width: width, height: size)
         }
-        return Rendered(image: RGBAImage(width: width, height: size, pixels: px), camera: frame.camera, maxUm: top, labels: labels)
+        return Rendered(
+            image: RGBAImage(width: width, height: size, pixels: px), camera: frame.camera, maxUm: top, labels: labels)
     }
 }
 
@@ -163,7 +169,9 @@ enum Glyphs {
     ]
 
     /// Draws `text` with its top-left corner at (x, y), each font pixel `scale` × `scale`.
-    static func draw(_ text: String, x: Int, y: Int, scale: Int, color: SIMD3<UInt8>, into px: inout [UInt8], width: Int, height: Int) {
+    static func draw(
+        _ text: String, x: Int, y: Int, scale: Int, color: SIMD3<UInt8>, into px: inout [UInt8], width: Int, height: Int
+    ) {
         var cx = x
         for ch in text {
             guard let glyph = rows[ch] else { cx += 6 * scale; continue }

@@ -42,7 +42,9 @@ public enum Rasterizer {
     }
 
     /// Renders `mesh` with a shader that may colour each vertex differently (see ``VertexShader``).
-    public static func renderFrame<S: VertexShader>(_ mesh: Mesh, options: RenderOptions, vertexShader shader: S) -> RenderedFrame {
+    public static func renderFrame<S: VertexShader>(_ mesh: Mesh, options: RenderOptions, vertexShader shader: S)
+        -> RenderedFrame
+    {
         let ss = options.supersample
         let size = options.size
         // 1. Camera at sample resolution, and the same camera at output resolution for callers.
@@ -66,7 +68,8 @@ public enum Rasterizer {
             // 3. Light every vertex, outside and inside (the normal flipped towards the camera).
             var normal = camera.directionToCamera(worldNormals[v])
             if normal == .zero { normal = SIMD3(0, 0, 1) }
-            let f = shader.shade(vertex: v, normal: normal, frontFacing: true), b = shader.shade(vertex: v, normal: -normal, frontFacing: false)
+            let f = shader.shade(vertex: v, normal: normal, frontFacing: true),
+                b = shader.shade(vertex: v, normal: -normal, frontFacing: false)
             front[v] = SIMD4(f, 0)
             back[v] = SIMD4(b, 0)
         }
@@ -74,9 +77,11 @@ public enum Rasterizer {
         // 4–6. Rasterise and resolve strip by strip.
         var pixels = [UInt8](repeating: 0, count: size * size * 4)
         var depth = [Float](repeating: .infinity, count: size * size)
-        StripRenderer.draw(triangles: mesh.triangles, screen: screen, invDepth: invDepth, front: front, back: back,
-                           size: size, supersample: ss, threads: options.threads, pixels: &pixels, depth: &depth)
-        return RenderedFrame(image: RGBAImage(width: size, height: size, pixels: pixels), depth: depth, camera: outputCamera)
+        StripRenderer.draw(
+            triangles: mesh.triangles, screen: screen, invDepth: invDepth, front: front, back: back,
+            size: size, supersample: ss, threads: options.threads, pixels: &pixels, depth: &depth)
+        return RenderedFrame(
+            image: RGBAImage(width: size, height: size, pixels: pixels), depth: depth, camera: outputCamera)
     }
 }
 

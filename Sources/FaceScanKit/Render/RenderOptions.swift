@@ -35,7 +35,10 @@ public struct RenderOptions: Sendable, Equatable {
     /// Threads drawing horizontal strips of the image; the output is byte-identical for any count.
     public var threads: Int
 
-    public init(size: Int = 512, view: RenderView = .front, supersample: Int = 2, fieldOfView: Float = 30, margin: Float = 0.02, threads: Int = 2) {
+    public init(
+        size: Int = 512, view: RenderView = .front, supersample: Int = 2, fieldOfView: Float = 30, margin: Float = 0.02,
+        threads: Int = 2
+    ) {
         precondition(size > 0 && size <= 16384, "size must be in 1...16384")
         precondition(supersample >= 1 && supersample <= 8, "supersample must be in 1...8")
         precondition(fieldOfView > 1 && fieldOfView < 170, "field of view must be in (1, 170) degrees")

@@ -32,47 +32,63 @@ enum StripRenderer {
     /// strips are split into two contiguous runs drawn concurrently (``Parallel/both(_:)``), each
     /// with its own strip buffers; a strip's pixels depend only on its own triangles, so the bytes
     /// are identical for any thread count.
-    static func draw(triangles: [UInt32], screen: [SIMD2<Float>], invDepth: [Float], front: [SIMD4<Float>], back: [SIMD4<Float>],
-                     size: Int, supersample ss: Int, threads: Int, pixels: inout [UInt8], depth: inout [Float]) {
+    static func draw(
+        triangles: [UInt32], screen: [SIMD2<Float>], invDepth: [Float], front: [SIMD4<Float>], back: [SIMD4<Float>],
+        size: Int, supersample ss: Int, threads: Int, pixels: inout [UInt8], depth: inout [Float]
+    ) {
         let w = size * ss, h = size * ss
         let stripRows = outputRowsPerStrip * ss
         let stripCount = (size + outputRowsPerStrip - 1) / outputRowsPerStrip
         triangles.withUnsafeBufferPointer { tris in
-        screen.withUnsafeBufferPointer { scr in
-        invDepth.withUnsafeBufferPointer { viz in
-        front.withUnsafeBufferPointer { front in
-        back.withUnsafeBufferPointer { back in
-        SRGB.table.withUnsafeBufferPointer { lut in
-        pixels.withUnsafeMutableBufferPointer { out in
-        depth.withUnsafeMutableBufferPointer { dout in
-            let input = Inputs(tris: tris, screen: scr, invDepth: viz, front: front, back: back, lut: lut)
-            // Bin triangles by the strips their sample rows touch: count → prefix-sum → fill.
-            let triangleCount = tris.count / 3
-            var offsets = [Int32](repeating: 0, count: stripCount + 1)
-            for t in 0..<triangleCount {
-                guard let (y0, y1) = rowRange(t, input, width: w, height: h) else { continue }
-                for s in (y0 / stripRows)...(y1 / stripRows) { offsets[s + 1] += 1 }
-            }
-            for s in 0..<stripCount { offsets[s + 1] += offsets[s] }
-            var fill = offsets
-            var bins = [Int32](repeating: 0, count: Int(offsets[stripCount]))
-            for t in 0..<triangleCount {
-                guard let (y0, y1) = rowRange(t, input, width: w, height: h) else { continue }
-                for s in (y0 / stripRows)...(y1 / stripRows) {
-                    bins[Int(fill[s])] = Int32(t)
-                    fill[s] += 1
+            screen.withUnsafeBufferPointer { scr in
+                invDepth.withUnsafeBufferPointer { viz in
+                    front.withUnsafeBufferPointer { front in
+                        back.withUnsafeBufferPointer { back in
+                            SRGB.table.withUnsafeBufferPointer { lut in
+                                pixels.withUnsafeMutableBufferPointer { out in
+                                    depth.withUnsafeMutableBufferPointer { dout in
+                                        let input = Inputs(
+                                            tris: tris, screen: scr, invDepth: viz, front: front, back: back, lut: lut)
+                                        // Bin triangles by the strips their sample rows touch: count → prefix-sum → fill.
+                                        let triangleCount = tris.count / 3
+                                        var offsets = [Int32](repeating: 0, count: stripCount + 1)
+                                        for t in 0..<triangleCount {
+                                            guard let (y0, y1) = rowRange(t, input, width: w, height: h) else {
+                                                continue
+                                            }
+                                            for s in (y0 / stripRows)...(y1 / stripRows) { offsets[s + 1] += 1 }
+                                        }
+                                        for s in 0..<stripCount { offsets[s + 1] += offsets[s] }
+                                        var fill = offsets
+                                        var bins = [Int32](repeating: 0, count: Int(offsets[stripCount]))
+                                        for t in 0..<triangleCount {
+                                            guard let (y0, y1) = rowRange(t, input, width: w, height: h) else {
+                                                continue
+                                            }
+                                            for s in (y0 / stripRows)...(y1 / stripRows) {
+                                                bins[Int(fill[s])] = Int32(t)
+                                                fill[s] += 1
+                                            }
+                                        }
+                                        bins.withUnsafeBufferPointer { bins in
+                                            let run = Run(
+                                                input: input, bins: bins, offsets: offsets, size: size, supersample: ss,
+                                                out: out, depth: dout)
+                                            if threads == 1 || stripCount < 2 {
+                                                run.strips(0..<stripCount)
+                                            } else {
+                                                let half = stripCount / 2
+                                                Parallel.both { k in run.strips(k == 0 ? 0..<half : half..<stripCount) }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
                 }
             }
-            bins.withUnsafeBufferPointer { bins in
-                let run = Run(input: input, bins: bins, offsets: offsets, size: size, supersample: ss, out: out, depth: dout)
-                if threads == 1 || stripCount < 2 {
-                    run.strips(0..<stripCount)
-                } else {
-                    let half = stripCount / 2
-                    Parallel.both { k in run.strips(k == 0 ? 0..<half : half..<stripCount) }
-                }
-            }
-        }}}}}}}}
+        }
     }
 
     /// One render's shared, read-only inputs and disjoint outputs (each strip writes only its
@@ -93,20 +109,21 @@ enum StripRenderer {
             var zbuf = [Float](repeating: 0, count: w * stripRows)
             var ibuf = [Int32](repeating: -1, count: w * stripRows)
             zbuf.withUnsafeMutableBufferPointer { z in
-            ibuf.withUnsafeMutableBufferPointer { id in
-                var strip = Strip(z: z, id: id, width: w)
-                for s in range {
-                    strip.top = s * stripRows
-                    strip.rows = min(stripRows, h - strip.top)
-                    let n = strip.rows * w
-                    z.baseAddress!.update(repeating: 0, count: n)
-                    id.baseAddress!.update(repeating: -1, count: n)
-                    for k in Int(offsets[s])..<Int(offsets[s + 1]) {
-                        rasterize(Int(bins[k]), input, strip)
+                ibuf.withUnsafeMutableBufferPointer { id in
+                    var strip = Strip(z: z, id: id, width: w)
+                    for s in range {
+                        strip.top = s * stripRows
+                        strip.rows = min(stripRows, h - strip.top)
+                        let n = strip.rows * w
+                        z.baseAddress!.update(repeating: 0, count: n)
+                        id.baseAddress!.update(repeating: -1, count: n)
+                        for k in Int(offsets[s])..<Int(offsets[s + 1]) {
+                            rasterize(Int(bins[k]), input, strip)
+                        }
+                        resolve(strip, input, size: size, supersample: supersample, pixels: out, depth: depth)
                     }
-                    resolve(strip, input, size: size, supersample: supersample, pixels: out, depth: depth)
                 }
-            }}
+            }
         }
     }
 
@@ -214,8 +231,10 @@ enum StripRenderer {
 
     /// Shades and resolves the output rows of `strip`.
     @inline(__always)
-    static func resolve(_ strip: Strip, _ input: Inputs, size: Int, supersample ss: Int,
-                                          pixels out: UnsafeMutableBufferPointer<UInt8>, depth dout: UnsafeMutableBufferPointer<Float>) {
+    static func resolve(
+        _ strip: Strip, _ input: Inputs, size: Int, supersample ss: Int,
+        pixels out: UnsafeMutableBufferPointer<UInt8>, depth dout: UnsafeMutableBufferPointer<Float>
+    ) {
         let w = strip.width
         let perPixel = ss * ss
         let lutMax = Float(input.lut.count - 1)

@@ -21,8 +21,10 @@ public enum NoiseEstimate {
         return (v.reduce(0) { $0 + $1 * $1 } / Double(v.count)).squareRoot()
     }
 
-    public static func measure(mesh: Mesh, smoothed: Mesh, standardErrors se: [Double], adjacency: Adjacency,
-                               options: TaubinOptions) -> Report.Accuracy {
+    public static func measure(
+        mesh: Mesh, smoothed: Mesh, standardErrors se: [Double], adjacency: Adjacency,
+        options: TaubinOptions
+    ) -> Report.Accuracy {
         let normals = mesh.vertexNormals()
         var noisy = mesh
         var rng = SplitMix64(seed: 0x853C_49E6_748F_EA9B)

@@ -59,7 +59,10 @@ public enum Taubin {
             let start = nbr.count
             if adjacency.isBoundary[v] {
                 let lo = Int(adjacency.boundaryOffsets[v]), hi = Int(adjacency.boundaryOffsets[v + 1])
-                if hi - lo == 2 && !isCorner(mesh.positions, v, adjacency.boundaryNeighbors[lo], adjacency.boundaryNeighbors[lo + 1]) {
+                if hi - lo == 2
+                    && !isCorner(
+                        mesh.positions, v, adjacency.boundaryNeighbors[lo], adjacency.boundaryNeighbors[lo + 1])
+                {
                     for k in lo..<hi {
                         nbr.append(adjacency.boundaryNeighbors[k])
                         wgt.append(0.5)
@@ -89,7 +92,8 @@ public enum Taubin {
         let constrain = options.normalOnly || options.displacementLimit != nil
         let featureScale = options.featureScale.map { $0.map { 1 / (2 * Double($0) * Double($0) + 1e-300) } } ?? []
         let normals = constrain || !featureScale.isEmpty ? mesh.vertexNormals().map { SIMD3<Double>($0) } : []
-        let limit = options.displacementLimit.map { $0.map { Double($0) } }
+        let limit =
+            options.displacementLimit.map { $0.map { Double($0) } }
             ?? [Double](repeating: .infinity, count: constrain ? n : 0)
         precondition(limit.count == (constrain ? n : 0), "one displacement limit per vertex")
         for _ in 0..<options.iterations {
@@ -114,8 +118,10 @@ public enum Taubin {
     }
 
     /// Applies the normal-only and displacement-limit constraints to every vertex.
-    private static func project(_ p: inout [SIMD3<Double>], _ origin: [SIMD3<Double>], _ normals: [SIMD3<Double>],
-                                _ limit: [Double], _ boundary: [Bool], _ normalOnly: Bool) {
+    private static func project(
+        _ p: inout [SIMD3<Double>], _ origin: [SIMD3<Double>], _ normals: [SIMD3<Double>],
+        _ limit: [Double], _ boundary: [Bool], _ normalOnly: Bool
+    ) {
         p.withUnsafeMutableBufferPointer { p in
             origin.withUnsafeBufferPointer { o in
                 normals.withUnsafeBufferPointer { nrm in
@@ -142,9 +148,11 @@ public enum Taubin {
     /// One Laplacian step `p += f · (Σ wᵢ pᵢ − p)`, written through `q` then swapped. With
     /// `range` (1/2s² per vertex) the weights are multiplied by the bilateral range term and
     /// renormalised.
-    private static func step(_ p: inout [SIMD3<Double>], _ q: inout [SIMD3<Double>], _ offsets: [Int32],
-                             _ nbr: [UInt32], _ wgt: [Double], _ f: Double,
-                             _ normals: [SIMD3<Double>], _ range: [Double]) {
+    private static func step(
+        _ p: inout [SIMD3<Double>], _ q: inout [SIMD3<Double>], _ offsets: [Int32],
+        _ nbr: [UInt32], _ wgt: [Double], _ f: Double,
+        _ normals: [SIMD3<Double>], _ range: [Double]
+    ) {
         let bilateral = !range.isEmpty
         p.withUnsafeBufferPointer { src in
             q.withUnsafeMutableBufferPointer { dst in

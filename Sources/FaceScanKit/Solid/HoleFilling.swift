@@ -118,8 +118,9 @@ enum HoleFilling {
             // edge is a loop edge, otherwise the patch triangle chosen for the sub-polygon a…b.
             func neighbourNormal(_ a: Int, _ b: Int) -> SIMD3<Double> {
                 if b == a + 1 {
-                    return unitNormal3(SIMD3(mesh.positions[Int(w[b])]), SIMD3(mesh.positions[Int(w[a])]),
-                                      SIMD3(mesh.positions[Int(meshOpposite[a])]))
+                    return unitNormal3(
+                        SIMD3(mesh.positions[Int(w[b])]), SIMD3(mesh.positions[Int(w[a])]),
+                        SIMD3(mesh.positions[Int(meshOpposite[a])]))
                 }
                 let s = Int(split[a * n + b])
                 return unitNormal3(pos[a], pos[s], pos[b])
@@ -146,8 +147,9 @@ enum HoleFilling {
                             worst = max(worst, dihedral(nrm, neighbourNormal(i, m)))
                             worst = max(worst, dihedral(nrm, neighbourNormal(m, k)))
                             if isClosingEdge {
-                                let outside = unitNormal3(SIMD3(mesh.positions[Int(w[0])]), SIMD3(mesh.positions[Int(w[n - 1])]),
-                                                         SIMD3(mesh.positions[Int(meshOpposite[n - 1])]))
+                                let outside = unitNormal3(
+                                    SIMD3(mesh.positions[Int(w[0])]), SIMD3(mesh.positions[Int(w[n - 1])]),
+                                    SIMD3(mesh.positions[Int(meshOpposite[n - 1])]))
                                 worst = max(worst, dihedral(nrm, outside))
                             }
                         }
@@ -324,14 +326,16 @@ enum HoleFilling {
                 let ap = apply(p)
                 var pap = SIMD3<Double>.zero
                 for k in 0..<free { pap += p[k] * ap[k] }
-                let alpha = SIMD3<Double>(pap.x > 0 ? rr.x / pap.x : 0, pap.y > 0 ? rr.y / pap.y : 0, pap.z > 0 ? rr.z / pap.z : 0)
+                let alpha = SIMD3<Double>(
+                    pap.x > 0 ? rr.x / pap.x : 0, pap.y > 0 ? rr.y / pap.y : 0, pap.z > 0 ? rr.z / pap.z : 0)
                 var rr2 = SIMD3<Double>.zero
                 for k in 0..<free {
                     xf[k] += alpha * p[k]
                     r[k] -= alpha * ap[k]
                     rr2 += r[k] * r[k]
                 }
-                let beta = SIMD3<Double>(rr.x > 0 ? rr2.x / rr.x : 0, rr.y > 0 ? rr2.y / rr.y : 0, rr.z > 0 ? rr2.z / rr.z : 0)
+                let beta = SIMD3<Double>(
+                    rr.x > 0 ? rr2.x / rr.x : 0, rr.y > 0 ? rr2.y / rr.y : 0, rr.z > 0 ? rr2.z / rr.z : 0)
                 for k in 0..<free { p[k] = r[k] + beta * p[k] }
                 rr = rr2
             }
@@ -348,7 +352,9 @@ enum HoleFilling {
         }
 
         /// [K D⁻¹ K x] on the free rows n..<m (returned 0-based), K = D − A over the rows 0..<m.
-        private func applyOperator(_ x: [SIMD3<Double>], _ offsets: [Int32], _ nbr: [Int32], n: Int, m: Int) -> [SIMD3<Double>] {
+        private func applyOperator(_ x: [SIMD3<Double>], _ offsets: [Int32], _ nbr: [Int32], n: Int, m: Int) -> [SIMD3<
+            Double
+        >] {
             var y = [SIMD3<Double>](repeating: .zero, count: m)  // D⁻¹ K x on rows 0..<m
             for r in 0..<m {
                 let lo = Int(offsets[r]), hi = Int(offsets[r + 1])

@@ -22,7 +22,8 @@ enum SelfIntersection {
         var lo = [SIMD3<Double>](repeating: .zero, count: tc), hi = lo
         var edgeSum = 0.0
         for t in 0..<tc {
-            let a = p[Int(mesh.triangles[3 * t])], b = p[Int(mesh.triangles[3 * t + 1])], c = p[Int(mesh.triangles[3 * t + 2])]
+            let a = p[Int(mesh.triangles[3 * t])], b = p[Int(mesh.triangles[3 * t + 1])],
+                c = p[Int(mesh.triangles[3 * t + 2])]
             lo[t] = pointwiseMin(a, pointwiseMin(b, c))
             hi[t] = pointwiseMax(a, pointwiseMax(b, c))
             edgeSum += norm3(b - a) + norm3(c - b) + norm3(a - c)
@@ -35,7 +36,8 @@ enum SelfIntersection {
         let dims = SIMD3<Int>(Int(extent.x / cell) + 1, Int(extent.y / cell) + 1, Int(extent.z / cell) + 1)
         func cellOf(_ q: SIMD3<Double>) -> SIMD3<Int> {
             let f = (q - bmin) / cell
-            return SIMD3(min(dims.x - 1, max(0, Int(f.x))), min(dims.y - 1, max(0, Int(f.y))), min(dims.z - 1, max(0, Int(f.z))))
+            return SIMD3(
+                min(dims.x - 1, max(0, Int(f.x))), min(dims.y - 1, max(0, Int(f.y))), min(dims.z - 1, max(0, Int(f.z))))
         }
         let cellCount = dims.x * dims.y * dims.z
         var counts = [Int32](repeating: 0, count: cellCount + 1)
@@ -43,9 +45,13 @@ enum SelfIntersection {
         for t in 0..<tc {
             cLo[t] = cellOf(lo[t])
             cHi[t] = cellOf(hi[t])
-            for z in cLo[t].z...cHi[t].z { for y in cLo[t].y...cHi[t].y { for x in cLo[t].x...cHi[t].x {
-                counts[(z * dims.y + y) * dims.x + x + 1] += 1
-            } } }
+            for z in cLo[t].z...cHi[t].z {
+                for y in cLo[t].y...cHi[t].y {
+                    for x in cLo[t].x...cHi[t].x {
+                        counts[(z * dims.y + y) * dims.x + x + 1] += 1
+                    }
+                }
+            }
         }
         for c in 0..<cellCount { counts[c + 1] += counts[c] }
         var fill = counts
@@ -54,54 +60,71 @@ enum SelfIntersection {
         for pass in 0..<(only == nil ? 1 : 2) {
             for t in 0..<tc {
                 if let only, only[t] != (pass == 0) { continue }
-                for z in cLo[t].z...cHi[t].z { for y in cLo[t].y...cHi[t].y { for x in cLo[t].x...cHi[t].x {
-                    let c = (z * dims.y + y) * dims.x + x
-                    items[Int(fill[c])] = Int32(t)
-                    fill[c] += 1
-                } } }
+                for z in cLo[t].z...cHi[t].z {
+                    for y in cLo[t].y...cHi[t].y {
+                        for x in cLo[t].x...cHi[t].x {
+                            let c = (z * dims.y + y) * dims.x + x
+                            items[Int(fill[c])] = Int32(t)
+                            fill[c] += 1
+                        }
+                    }
+                }
             }
         }
         var out: [SIMD2<Int32>] = []
         let tri = mesh.triangles
-        for z in 0..<dims.z { for y in 0..<dims.y { for x in 0..<dims.x {
-            let c = (z * dims.y + y) * dims.x + x
-            let s = Int(counts[c]), e = Int(counts[c + 1])
-            guard e - s > 1 else { continue }
-            for i in s..<e {
-                let t1 = Int(items[i])
-                // The rest of the cell is unflagged: no pair left to test here.
-                if let only, !only[t1] { break }
-                let a1 = tri[3 * t1], b1 = tri[3 * t1 + 1], c1 = tri[3 * t1 + 2]
-                for j in (i + 1)..<e {
-                    let t2 = Int(items[j])
-                    // First common cell only; boxes must overlap.
-                    let first = pointwiseMax(cLo[t1], cLo[t2])
-                    guard first == SIMD3(x, y, z) else { continue }
-                    guard all(lo[t1] .<= hi[t2]), all(lo[t2] .<= hi[t1]) else { continue }
-                    let a2 = tri[3 * t2], b2 = tri[3 * t2 + 1], c2 = tri[3 * t2 + 2]
-                    if a1 == a2 || a1 == b2 || a1 == c2 || b1 == a2 || b1 == b2 || b1 == c2 || c1 == a2 || c1 == b2 || c1 == c2 {
-                        continue
-                    }
-                    if trianglesIntersect(p[Int(a1)], p[Int(b1)], p[Int(c1)], p[Int(a2)], p[Int(b2)], p[Int(c2)]) {
-                        out.append(SIMD2(Int32(min(t1, t2)), Int32(max(t1, t2))))
-                        if out.count >= limit { return out }
+        for z in 0..<dims.z {
+            for y in 0..<dims.y {
+                for x in 0..<dims.x {
+                    let c = (z * dims.y + y) * dims.x + x
+                    let s = Int(counts[c]), e = Int(counts[c + 1])
+                    guard e - s > 1 else { continue }
+                    for i in s..<e {
+                        let t1 = Int(items[i])
+                        // The rest of the cell is unflagged: no pair left to test here.
+                        if let only, !only[t1] { break }
+                        let a1 = tri[3 * t1], b1 = tri[3 * t1 + 1], c1 = tri[3 * t1 + 2]
+                        for j in (i + 1)..<e {
+                            let t2 = Int(items[j])
+                            // First common cell only; boxes must overlap.
+                            let first = pointwiseMax(cLo[t1], cLo[t2])
+                            guard first == SIMD3(x, y, z) else { continue }
+                            guard all(lo[t1] .<= hi[t2]), all(lo[t2] .<= hi[t1]) else { continue }
+                            let a2 = tri[3 * t2], b2 = tri[3 * t2 + 1], c2 = tri[3 * t2 + 2]
+                            if a1 == a2 || a1 == b2 || a1 == c2 || b1 == a2 || b1 == b2 || b1 == c2 || c1 == a2
+                                || c1 == b2 || c1 == c2
+                            {
+                                continue
+                            }
+                            if trianglesIntersect(
+                                p[Int(a1)], p[Int(b1)], p[Int(c1)], p[Int(a2)], p[Int(b2)], p[Int(c2)])
+                            {
+                                out.append(SIMD2(Int32(min(t1, t2)), Int32(max(t1, t2))))
+                                if out.count >= limit { return out }
+                            }
+                        }
                     }
                 }
             }
-        } } }
+        }
         return out
     }
 
     /// True when the (non-coplanar) triangles abc and def cross: an edge of one meets the other.
-    static func trianglesIntersect(_ a: SIMD3<Double>, _ b: SIMD3<Double>, _ c: SIMD3<Double>,
-                                   _ d: SIMD3<Double>, _ e: SIMD3<Double>, _ f: SIMD3<Double>) -> Bool {
+    static func trianglesIntersect(
+        _ a: SIMD3<Double>, _ b: SIMD3<Double>, _ c: SIMD3<Double>,
+        _ d: SIMD3<Double>, _ e: SIMD3<Double>, _ f: SIMD3<Double>
+    ) -> Bool {
         segmentHitsTriangle(a, b, d, e, f) || segmentHitsTriangle(b, c, d, e, f) || segmentHitsTriangle(c, a, d, e, f)
-            || segmentHitsTriangle(d, e, a, b, c) || segmentHitsTriangle(e, f, a, b, c) || segmentHitsTriangle(f, d, a, b, c)
+            || segmentHitsTriangle(d, e, a, b, c) || segmentHitsTriangle(e, f, a, b, c)
+            || segmentHitsTriangle(f, d, a, b, c)
     }
 
     /// Möller–Trumbore with the ray parameter limited to the segment p → q.
-    static func segmentHitsTriangle(_ p: SIMD3<Double>, _ q: SIMD3<Double>,
-                                    _ a: SIMD3<Double>, _ b: SIMD3<Double>, _ c: SIMD3<Double>) -> Bool {
+    static func segmentHitsTriangle(
+        _ p: SIMD3<Double>, _ q: SIMD3<Double>,
+        _ a: SIMD3<Double>, _ b: SIMD3<Double>, _ c: SIMD3<Double>
+    ) -> Bool {
         let dir = q - p
         let e1 = b - a, e2 = c - a
         let h = cross3(dir, e2)

@@ -30,12 +30,15 @@ public struct SolidOptions: Sendable, Equatable {
     public static func parseBuildVolume(_ text: String) -> SIMD3<Double>? {
         let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false).map { Double($0) }
         guard parts.count == 3, let w = parts[0], let d = parts[1], let h = parts[2],
-              w > 0, d > 0, h > 0, w.isFinite, d.isFinite, h.isFinite else { return nil }
+            w > 0, d > 0, h > 0, w.isFinite, d.isFinite, h.isFinite
+        else { return nil }
         return SIMD3(w, d, h)
     }
 
-    public init(thickness: Double = 2.0, base: Bool = false, depth: Double = SolidOptions.defaultDepth,
-                fit: SIMD3<Double>? = nil) {
+    public init(
+        thickness: Double = 2.0, base: Bool = false, depth: Double = SolidOptions.defaultDepth,
+        fit: SIMD3<Double>? = nil
+    ) {
         self.thickness = thickness
         self.base = base
         self.depth = depth
@@ -115,7 +118,8 @@ public enum Solidify {
     /// adjacency and (base) the triangulation of its outline; nil when its skirt cuts into it or
     /// (base) its outline crosses itself.
     static func position(_ skirted: Mesh, skirtStart: Int, plane: Float, base: Bool) throws(UsageError)
-        -> (front: Mesh, rim: [UInt32], adjacency: Adjacency, outline: [SIMD3<Int32>]?)? {
+        -> (front: Mesh, rim: [UInt32], adjacency: Adjacency, outline: [SIMD3<Int32>]?)?
+    {
         var front = skirted
         let (lo, hi) = front.bounds
         let shift = SIMD3<Float>((lo.x + hi.x) / 2, (lo.y + hi.y) / 2, plane)
@@ -134,7 +138,9 @@ public enum Solidify {
         guard SelfIntersection.pairs(front, only: skirt, limit: 1).isEmpty else { return nil }
         if base {
             guard BoundaryLoops.xyArea(rim, front.positions) > 0 else {
-                throw UsageError("base mode needs a face looking toward +z: its rim, seen from the front, must run counter-clockwise around the face")
+                throw UsageError(
+                    "base mode needs a face looking toward +z: its rim, seen from the front, must run counter-clockwise around the face"
+                )
             }
             guard let outline = outline(front, rim: rim) else { return nil }
             return (front, rim, adjacency, outline)
@@ -150,14 +156,18 @@ public enum Solidify {
     /// consistently wound, has degenerate triangles or non-finite coordinates, when the options
     /// are out of range, when `vertexCount` is below what the solid needs, or (base mode) when the
     /// rim seen from the front is not a simple counter-clockwise outline.
-    public static func solid(_ mesh: Mesh, options: SolidOptions, unitInMillimetres: Double,
-                             vertexCount: Int? = nil) throws(UsageError) -> Mesh {
+    public static func solid(
+        _ mesh: Mesh, options: SolidOptions, unitInMillimetres: Double,
+        vertexCount: Int? = nil
+    ) throws(UsageError) -> Mesh {
         try part(mesh, options: options, unitInMillimetres: unitInMillimetres, vertexCount: vertexCount).mesh
     }
 
     /// ``solid(_:options:unitInMillimetres:vertexCount:)`` with the scale it applied.
-    public static func part(_ mesh: Mesh, options: SolidOptions, unitInMillimetres: Double,
-                            vertexCount: Int? = nil) throws(UsageError) -> Part {
+    public static func part(
+        _ mesh: Mesh, options: SolidOptions, unitInMillimetres: Double,
+        vertexCount: Int? = nil
+    ) throws(UsageError) -> Part {
         guard SolidOptions.thicknessRange.contains(options.thickness) else {
             throw UsageError("solid thickness must be \(SolidOptions.thicknessRangeText) (got \(options.thickness))")
         }
@@ -165,7 +175,8 @@ public enum Solidify {
             throw UsageError("solid depth must be \(SolidOptions.depthRangeText) (got \(options.depth))")
         }
         if let fit = options.fit, !(fit.min() > 0 && fit.max().isFinite) {
-            throw UsageError("the build volume to fit must be three positive sizes in mm (got \(fit.x)x\(fit.y)x\(fit.z))")
+            throw UsageError(
+                "the build volume to fit must be three positive sizes in mm (got \(fit.x)x\(fit.y)x\(fit.z))")
         }
         guard unitInMillimetres.isFinite, unitInMillimetres > 0 else {
             throw UsageError("the mesh unit must be a positive length in millimetres (got \(unitInMillimetres))")
@@ -190,7 +201,10 @@ public enum Solidify {
             guard let trimmed = PlaneTrim.trimAndSkirt(surface, plane: plane, plinth: plinth) else {
                 throw UsageError("nothing of the surface lies within \(depth) mm of its frontmost point")
             }
-            guard let placed = try position(trimmed.mesh, skirtStart: trimmed.skirtStart, plane: plane, base: options.base) else {
+            guard
+                let placed = try position(
+                    trimmed.mesh, skirtStart: trimmed.skirtStart, plane: plane, base: options.base)
+            else {
                 depth *= Constants.depthStep
                 continue
             }
@@ -210,7 +224,8 @@ public enum Solidify {
             if let outline {
                 solid = cap(front, rim: rim, outline: outline)
             } else {
-                solid = shell(front, adjacency: adjacency, rim: rim, thickness: thickness, skirtStart: trimmed.skirtStart)
+                solid = shell(
+                    front, adjacency: adjacency, rim: rim, thickness: thickness, skirtStart: trimmed.skirtStart)
             }
             let part = Part(mesh: solid, scale: scale, depth: depth)
             if best == nil { best = part }
@@ -222,7 +237,8 @@ public enum Solidify {
             depth *= Constants.depthStep
         }
         guard var part = best else {
-            throw UsageError("could not cut the surface into a part that stands on a plane (tried depths down to \(depth) mm)")
+            throw UsageError(
+                "could not cut the surface into a part that stands on a plane (tried depths down to \(depth) mm)")
         }
         var solid = part.mesh
         // 4. Exact vertex count: straight longest-edge splits do not change the shape.
@@ -241,7 +257,8 @@ public enum Solidify {
     /// shape does not change; no angle falls below half the smallest before).
     static func padded(_ solid: Mesh, to target: Int) throws(UsageError) -> Mesh {
         guard target >= solid.vertexCount else {
-            throw UsageError("a solid of this surface needs at least \(solid.vertexCount) vertices (\(target) requested)")
+            throw UsageError(
+                "a solid of this surface needs at least \(solid.vertexCount) vertices (\(target) requested)")
         }
         let padded = EdgeRefinement.refine(solid, to: target, curved: false)
         guard padded.vertexCount == target else {
@@ -255,14 +272,26 @@ public enum Solidify {
     static func validate(_ mesh: Mesh) throws(UsageError) {
         let c = MeshCheck(mesh)
         guard c.triangleCount > 0 else { throw UsageError("cannot make a solid of a mesh without triangles") }
-        guard c.outOfRangeTriangles == 0 else { throw UsageError("the mesh has \(c.outOfRangeTriangles) triangles with out-of-range vertex indices") }
-        guard c.nonFiniteVertices == 0 else { throw UsageError("the mesh has \(c.nonFiniteVertices) vertices with non-finite coordinates") }
+        guard c.outOfRangeTriangles == 0 else {
+            throw UsageError("the mesh has \(c.outOfRangeTriangles) triangles with out-of-range vertex indices")
+        }
+        guard c.nonFiniteVertices == 0 else {
+            throw UsageError("the mesh has \(c.nonFiniteVertices) vertices with non-finite coordinates")
+        }
         guard c.degenerateTriangles == 0, c.duplicateTriangles == 0 else {
-            throw UsageError("the mesh has \(c.degenerateTriangles) degenerate and \(c.duplicateTriangles) duplicate triangles")
+            throw UsageError(
+                "the mesh has \(c.degenerateTriangles) degenerate and \(c.duplicateTriangles) duplicate triangles")
         }
         guard c.boundaryEdges > 0 else { throw UsageError("the mesh has no boundary: it is already closed") }
-        guard c.nonManifoldEdges == 0 else { throw UsageError("the mesh is not edge-manifold (\(c.nonManifoldEdges) edges shared by more than two triangles)") }
-        guard c.inconsistentEdges == 0 else { throw UsageError("the mesh is not consistently wound (\(c.inconsistentEdges) edges traversed the same way by both triangles)") }
+        guard c.nonManifoldEdges == 0 else {
+            throw UsageError(
+                "the mesh is not edge-manifold (\(c.nonManifoldEdges) edges shared by more than two triangles)")
+        }
+        guard c.inconsistentEdges == 0 else {
+            throw UsageError(
+                "the mesh is not consistently wound (\(c.inconsistentEdges) edges traversed the same way by both triangles)"
+            )
+        }
     }
 
     // MARK: Thickness mode
@@ -270,8 +299,10 @@ public enum Solidify {
     /// Front + offset back + rim band (in the bed plane z = 0, where the rim lies).
     /// Triangles from `skirtStart` on are the plinth: its vertices are offset by the mitre rule
     /// alone (the fold between face and plinth is a crease, not a tight curve).
-    static func shell(_ surface: Mesh, adjacency: Adjacency, rim: [UInt32], thickness: Double,
-                      skirtStart: Int = Int.max) -> Mesh {
+    static func shell(
+        _ surface: Mesh, adjacency: Adjacency, rim: [UInt32], thickness: Double,
+        skirtStart: Int = Int.max
+    ) -> Mesh {
         let n = surface.vertexCount
         let p = surface.positions.map { SIMD3<Double>($0) }
         var normals = coneCorrected(surface, smoothedNormals(surface, adjacency: adjacency))
@@ -378,12 +409,16 @@ public enum Solidify {
                     }
                 }
             }
-guard any else { break }
+            guard any else { break }
             for v in 0..<n where touched[v] {
                 region[v] = true
-                for k in Int(adjacency.offsets[v])..<Int(adjacency.offsets[v + 1]) { region[Int(adjacency.neighbors[k])] = true }
+                for k in Int(adjacency.offsets[v])..<Int(adjacency.offsets[v + 1]) {
+                    region[Int(adjacency.neighbors[k])] = true
+                }
             }
-            for v in 0..<n where touched[v] { offset[v] = max(Constants.minimumOffsetFraction * thickness, offset[v] * 0.7) }
+            for v in 0..<n where touched[v] {
+                offset[v] = max(Constants.minimumOffsetFraction * thickness, offset[v] * 0.7)
+            }
             // Triangles that can move from now on: those with a back vertex in the region.
             var f = [Bool](repeating: false, count: solid.triangleCount)
             for t in 0..<solid.triangleCount {
@@ -406,7 +441,9 @@ guard any else { break }
             for v in nrm.indices {
                 guard nrm[v] != .zero else { continue }
                 var s = nrm[v]
-                for k in Int(adjacency.offsets[v])..<Int(adjacency.offsets[v + 1]) { s += nrm[Int(adjacency.neighbors[k])] }
+                for k in Int(adjacency.offsets[v])..<Int(adjacency.offsets[v + 1]) {
+                    s += nrm[Int(adjacency.neighbors[k])]
+                }
                 let l = norm3(s)
                 next[v] = l > 0 ? s / l : nrm[v]
             }
@@ -485,7 +522,8 @@ guard any else { break }
 
     /// The ear-clipping triangulation of the rim seen from +z, nil when it crosses itself.
     static func outline(_ front: Mesh, rim: [UInt32]) -> [SIMD3<Int32>]? {
-        EarClipping.triangulate(rim.map { SIMD2<Double>(Double(front.positions[Int($0)].x), Double(front.positions[Int($0)].y)) })
+        EarClipping.triangulate(
+            rim.map { SIMD2<Double>(Double(front.positions[Int($0)].x), Double(front.positions[Int($0)].y)) })
     }
 
     /// Front + the rim's outline (in the bed plane z = 0) capped, facing −z.

@@ -166,7 +166,8 @@ package final class OutputTransaction {
             case S_IFREG: break
             case S_IFLNK: throw IOFailure(path: path, "refusing to replace a symbolic link")
             case S_IFDIR: throw IOFailure(path: path, "is a directory")
-            case S_IFCHR, S_IFBLK: throw IOFailure(path: path, "refusing to replace a device (outputs are regular files)")
+            case S_IFCHR, S_IFBLK:
+                throw IOFailure(path: path, "refusing to replace a device (outputs are regular files)")
             case S_IFIFO: throw IOFailure(path: path, "refusing to replace a FIFO (outputs are regular files)")
             default: throw IOFailure(path: path, "refusing to replace something that is not a regular file")
             }
@@ -277,8 +278,10 @@ final class OutputJournal {
     /// The `(temporary, final)` names of a complete journal, nil for an empty or partial one.
     static func parse(_ bytes: [UInt8]) -> [(temp: String, final: String)]? {
         guard bytes.starts(with: header), bytes.count >= header.count + endMark.count,
-              Array(bytes.suffix(endMark.count)) == endMark else { return nil }
-        let fields = bytes[header.count..<(bytes.count - endMark.count)].split(separator: 0, omittingEmptySubsequences: false)
+            Array(bytes.suffix(endMark.count)) == endMark
+        else { return nil }
+        let fields = bytes[header.count..<(bytes.count - endMark.count)].split(
+            separator: 0, omittingEmptySubsequences: false)
         // Each entry is two NUL-terminated names: fields end with one empty piece.
         guard fields.count % 2 == 1, fields.last?.isEmpty == true else { return nil }
         var out: [(String, String)] = []
@@ -336,7 +339,8 @@ final class OutputJournal {
             guard !live.contains(prefix), access(directory + "/" + prefix + suffix, F_OK) != 0 else { continue }
             var st = stat()
             guard lstat(directory + "/" + name, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG,
-                  Int(now - st.modificationTime.tv_sec) >= staleAfter else { continue }
+                Int(now - st.modificationTime.tv_sec) >= staleAfter
+            else { continue }
             unlink(directory + "/" + name)
         }
     }

@@ -91,7 +91,9 @@ struct ByteScanner {
     /// Indices of more than 18 digits, possibly beyond `Int`: the library decides, as before.
     @inline(never)
     static func slowIndex(_ p: UnsafePointer<UInt8>, _ count: Int) -> Int? {
-        guard let v = Int(String(decoding: UnsafeBufferPointer(start: p, count: count), as: UTF8.self)), v != 0 else { return nil }
+        guard let v = Int(String(decoding: UnsafeBufferPointer(start: p, count: count), as: UTF8.self)), v != 0 else {
+            return nil
+        }
         return v
     }
 }

@@ -76,7 +76,9 @@ final class ByteSource {
     /// source into an unlinked temporary file and continues from it: afterwards the source is
     /// seekable and its offset 0 is the first pending byte. `scratch` is used to copy;
     /// `sourceEnded`: the source already reported its end (a terminal is not read again).
-    func spoolToTemporaryFile(pending: UnsafeBufferPointer<UInt8>, scratch: UnsafeMutableBufferPointer<UInt8>, sourceEnded: Bool) throws(Failure) {
+    func spoolToTemporaryFile(
+        pending: UnsafeBufferPointer<UInt8>, scratch: UnsafeMutableBufferPointer<UInt8>, sourceEnded: Bool
+    ) throws(Failure) {
         let tmpdir = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
         var template = Array("\(tmpdir)/facescan-spool.XXXXXX".utf8CString)
         let tfd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }

@@ -132,7 +132,8 @@ public struct NoAcceptedFrames: Error, CustomStringConvertible, Sendable {
     }
     public var description: String {
         let r = report.frames.rejected
-        return oneLine("\(file)") + ": no frame passed the quality gate (\(report.frames.read) read; rejected: distance \(r.distance), tracking \(r.tracking), lighting \(r.lighting), expression \(r.expression))"
+        return oneLine("\(file)")
+            + ": no frame passed the quality gate (\(report.frames.read) read; rejected: distance \(r.distance), tracking \(r.tracking), lighting \(r.lighting), expression \(r.expression))"
     }
 }
 

@@ -72,6 +72,8 @@ extension FileBytes {
     }
 
     static func tooLarge(_ path: String) -> InputError {
-        InputError(file: path == "-" ? "<stdin>" : path, "larger than \(maxMeshFileBytes >> 20) MiB, facescan's limit for a mesh file")
+        InputError(
+            file: path == "-" ? "<stdin>" : path,
+            "larger than \(maxMeshFileBytes >> 20) MiB, facescan's limit for a mesh file")
     }
 }

@@ -44,16 +44,18 @@ enum Parallel {
             #else
             var tid = pthread_t()
             #endif
-            let rc = pthread_create(&tid, nil, { context in
-                #if canImport(Darwin)
-                let box = Unmanaged<ThreadBody>.fromOpaque(context).takeRetainedValue()
-                #else
-                let box = Unmanaged<ThreadBody>.fromOpaque(context!).takeRetainedValue()
-                #endif
-                Parallel.nameThisThread()
-                box.body()
-                return nil
-            }, context)
+            let rc = pthread_create(
+                &tid, nil,
+                { context in
+                    #if canImport(Darwin)
+                    let box = Unmanaged<ThreadBody>.fromOpaque(context).takeRetainedValue()
+                    #else
+                    let box = Unmanaged<ThreadBody>.fromOpaque(context!).takeRetainedValue()
+                    #endif
+                    Parallel.nameThisThread()
+                    box.body()
+                    return nil
+                }, context)
             guard rc == 0 else {
                 Unmanaged<ThreadBody>.fromOpaque(context).release()
                 return nil

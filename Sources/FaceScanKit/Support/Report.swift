@@ -77,25 +77,42 @@ public struct Report: Sendable, Equatable {
 
     public var json: JSONValue {
         let r = frames.rejected
-        return .object([
-            ("input", .string(input)),
-            ("frames", .object([
-                ("read", .int(frames.read)), ("accepted", .int(frames.accepted)),
-                ("rejected", .object([
-                    ("distance", .int(r.distance)), ("tracking", .int(r.tracking)),
-                    ("lighting", .int(r.lighting)), ("expression", .int(r.expression)),
-                ])),
-                ("outlier", .int(r.outlier)),
-                ("averaged", .int(frames.accepted - r.outlier)),
-            ])),
-            ("mesh", meshJSON),
-            ("accuracy", accuracy.map { a in
-                .object([("noiseBeforeUm", .ms(a.noiseBeforeUm)), ("noiseAfterUm", .ms(a.noiseAfterUm))])
-            } ?? .null),
-            ("timingsMs", timingsJSON),
-            ("outputs", .array(outputs.map {
-                .object([("format", .string($0.format)), ("path", .string($0.path)), ("bytes", .int($0.bytes))])
-            })),
-        ] + (scale.map { [("scale", JSONValue.ms($0))] } ?? []) + (depthMm.map { [("depthMm", JSONValue.ms($0))] } ?? []))
+        return .object(
+            [
+                ("input", .string(input)),
+                (
+                    "frames",
+                    .object([
+                        ("read", .int(frames.read)), ("accepted", .int(frames.accepted)),
+                        (
+                            "rejected",
+                            .object([
+                                ("distance", .int(r.distance)), ("tracking", .int(r.tracking)),
+                                ("lighting", .int(r.lighting)), ("expression", .int(r.expression)),
+                            ])
+                        ),
+                        ("outlier", .int(r.outlier)),
+                        ("averaged", .int(frames.accepted - r.outlier)),
+                    ])
+                ),
+                ("mesh", meshJSON),
+                (
+                    "accuracy",
+                    accuracy.map { a in
+                        .object([("noiseBeforeUm", .ms(a.noiseBeforeUm)), ("noiseAfterUm", .ms(a.noiseAfterUm))])
+                    } ?? .null
+                ),
+                ("timingsMs", timingsJSON),
+                (
+                    "outputs",
+                    .array(
+                        outputs.map {
+                            .object([
+                                ("format", .string($0.format)), ("path", .string($0.path)), ("bytes", .int($0.bytes)),
+                            ])
+                        })
+                ),
+            ] + (scale.map { [("scale", JSONValue.ms($0))] } ?? [])
+                + (depthMm.map { [("depthMm", JSONValue.ms($0))] } ?? []))
     }
 }
