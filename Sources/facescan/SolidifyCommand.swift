@@ -48,9 +48,10 @@ struct SolidifyCommand: ParsableCommand {
         }
         let solid: Mesh
         do {
-            solid = try Solidify.solid(
+            solid = try Solidify.makePart(
                 mesh, options: SolidOptions(thickness: thickness, base: base),
-                unitInMillimetres: unit.millimetres)
+                unitInMillimetres: unit.millimetres
+            ).mesh
         } catch {
             throw error.naming(input: input)
         }

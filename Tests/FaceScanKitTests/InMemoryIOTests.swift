@@ -94,6 +94,15 @@ import Testing
         #expect(try mesh.encodedData(as: format) == Data(bytes))
     }
 
+    @Test func thumbnailIsTheProcessRendering() throws {
+        let mesh = Self.tetrahedron()
+        let png = try mesh.thumbnail(RenderOptions(size: 64))
+        #expect(Array(png.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        #expect(png == (try Exporter.bytes(mesh, format: "png", render: RenderOptions(size: 64))))
+        let image = try PNGEncoder.decode(png, name: "thumbnail")
+        #expect(image.width == 64 && image.height == 64)
+    }
+
     @Test func filesAreASeparateStep() throws {
         let path = makeTempDir() + "/t.stl"
         let mesh = Self.tetrahedron()

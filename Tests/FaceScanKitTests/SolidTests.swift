@@ -284,7 +284,7 @@ private func plane(_ pts: [SIMD3<Double>]) -> (SIMD3<Double>, SIMD3<Double>) {
                 abs(MeshInspection.signedVolume(s) - MeshInspection.signedVolume(plain)) < 1e-6
                     * MeshInspection.signedVolume(plain))
         }
-        #expect(throws: UsageError.self) {
+        #expect(throws: FaceScanError.self) {
             try Solidify.solid(
                 m, options: SolidOptions(base: base, depth: 30), unitInMillimetres: unit,
                 vertexCount: plain.vertexCount - 1)
@@ -295,31 +295,38 @@ private func plane(_ pts: [SIMD3<Double>]) -> (SIMD3<Double>, SIMD3<Double>) {
         let tet = Mesh(
             positions: [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1)],
             triangles: [0, 2, 1, 0, 1, 3, 1, 2, 3, 0, 3, 2])
-        #expect(throws: UsageError("the mesh has no boundary: it is already closed")) {
-            try Solidify.solid(tet, options: SolidOptions(), unitInMillimetres: 1)
+        do {
+            _ = try Solidify.solid(tet, options: SolidOptions(), unitInMillimetres: 1)
+            Issue.record("a closed mesh was solidified")
+        } catch {
+            guard case .badSetting(let usage) = error else {
+                Issue.record("expected .badSetting, got \(error)")
+                return
+            }
+            #expect(usage.message == "the mesh has no boundary: it is already closed")
         }
         // Three triangles on one edge.
         let fin = Mesh(
             positions: [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, -1, 0), SIMD3(0, 0, 1)],
             triangles: [0, 1, 2, 1, 0, 3, 0, 1, 4])
-        #expect(throws: UsageError.self) { try Solidify.solid(fin, options: SolidOptions(), unitInMillimetres: 1) }
-        #expect(throws: UsageError.self) {
+        #expect(throws: FaceScanError.self) { try Solidify.solid(fin, options: SolidOptions(), unitInMillimetres: 1) }
+        #expect(throws: FaceScanError.self) {
             try Solidify.solid(Mesh(positions: [], triangles: []), options: SolidOptions(), unitInMillimetres: 1)
         }
         let m = capWithHoles()
-        #expect(throws: UsageError.self) {
+        #expect(throws: FaceScanError.self) {
             try Solidify.solid(m, options: SolidOptions(thickness: 0), unitInMillimetres: 1)
         }
-        #expect(throws: UsageError.self) {
+        #expect(throws: FaceScanError.self) {
             try Solidify.solid(m, options: SolidOptions(thickness: .nan), unitInMillimetres: 1)
         }
-        #expect(throws: UsageError.self) {
+        #expect(throws: FaceScanError.self) {
             try Solidify.solid(m, options: SolidOptions(depth: 0), unitInMillimetres: 1)
         }
-        #expect(throws: UsageError.self) {
+        #expect(throws: FaceScanError.self) {
             try Solidify.solid(m, options: SolidOptions(fit: SIMD3(1, -1, 1)), unitInMillimetres: 1)
         }
-        #expect(throws: UsageError.self) { try Solidify.solid(m, options: SolidOptions(), unitInMillimetres: 0) }
+        #expect(throws: FaceScanError.self) { try Solidify.solid(m, options: SolidOptions(), unitInMillimetres: 0) }
     }
 
     /// The ICT face at several targets, shell and relief: exact counts, closed, clean, on the bed.

@@ -60,6 +60,13 @@ extension Mesh {
         }
     }
 
+    /// A PNG thumbnail of the mesh: the clay rendering `facescan process` writes (front view,
+    /// `options.size` pixels square, 512 by default). PNG through libpng, or without the `PNG`
+    /// trait through FaceScanKit's own encoder (uncompressed blocks). Same mesh, same bytes.
+    public func thumbnail(_ options: RenderOptions = RenderOptions()) throws(FaceScanError) -> [UInt8] {
+        try PNGEncoder.encode(Rasterizer.render(self, options: options), name: "thumbnail")
+    }
+
     /// Reads a mesh file: STL and OBJ by FaceScanKit (also `-` for standard input), 3MF through
     /// lib3mf, any other format assimp reads (PLY, OFF, GLB, DAE, FBX, …) through assimp. Units as
     /// in ``init(bytes:format:unit:name:)-([UInt8],_,_,_)``.

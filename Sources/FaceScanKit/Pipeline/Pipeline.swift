@@ -84,14 +84,14 @@ public enum Pipeline {
         let target = settings.targetVertices
         let unit = settings.units.millimetres
         let full = Solidify.fillHoles(smoothed).scaled(by: Float(settings.outputFactor))
-        let probe = try Solidify.part(full, options: solid, unitInMillimetres: unit)
+        let probe = try Solidify.makePart(full, options: solid, unitInMillimetres: unit)
         var want = Int(Double(full.vertexCount) * Double(target) / Double(probe.mesh.vertexCount))
         var smallest = probe.mesh.vertexCount
         for _ in 0..<8 {
             want = min(want, Decimation.maximumTargetVertices)
             guard want >= Decimation.minimumVertices else { break }
             let surface = try Decimation.simplify(full, exactly: want)
-            var part = try Solidify.part(surface, options: solid, unitInMillimetres: unit)
+            var part = try Solidify.makePart(surface, options: solid, unitInMillimetres: unit)
             smallest = min(smallest, part.mesh.vertexCount)
             if part.mesh.vertexCount <= target {
                 part.mesh = try Solidify.padded(part.mesh, to: target)

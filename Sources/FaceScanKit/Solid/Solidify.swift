@@ -159,12 +159,25 @@ public enum Solidify {
     public static func solid(
         _ mesh: Mesh, options: SolidOptions, unitInMillimetres: Double,
         vertexCount: Int? = nil
-    ) throws(UsageError) -> Mesh {
+    ) throws(FaceScanError) -> Mesh {
         try part(mesh, options: options, unitInMillimetres: unitInMillimetres, vertexCount: vertexCount).mesh
     }
 
     /// ``solid(_:options:unitInMillimetres:vertexCount:)`` with the scale it applied.
     public static func part(
+        _ mesh: Mesh, options: SolidOptions, unitInMillimetres: Double,
+        vertexCount: Int? = nil
+    ) throws(FaceScanError) -> Part {
+        do {
+            return try makePart(mesh, options: options, unitInMillimetres: unitInMillimetres, vertexCount: vertexCount)
+        } catch {
+            throw .badSetting(error)
+        }
+    }
+
+    /// ``part(_:options:unitInMillimetres:vertexCount:)`` with the narrow error, for callers that
+    /// name the input themselves (``UsageError/naming(input:)``).
+    package static func makePart(
         _ mesh: Mesh, options: SolidOptions, unitInMillimetres: Double,
         vertexCount: Int? = nil
     ) throws(UsageError) -> Part {
