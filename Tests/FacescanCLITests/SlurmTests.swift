@@ -73,8 +73,8 @@ import Testing
 
     @Test func kubernetesIndexedJobCommandCoversEveryCaptureOnce() throws {
         let command = try line(in: "deploy/kubernetes/facescan-job.yaml", startingWith: "- facescan batch").dropFirst(2)
-        // The README shows the same command line.
-        #expect(try String(contentsOfFile: packageRoot + "/README.md", encoding: .utf8).contains(String(command)))
+        // The command-line reference (docs/CLI.md) shows the same command line.
+        #expect(try String(contentsOfFile: packageRoot + "/docs/CLI.md", encoding: .utf8).contains(String(command)))
         let dir = tempDir()
         try writeCaptures(in: dir, count: 7)
         try oneMachineRun(in: dir)
@@ -99,8 +99,8 @@ import Testing
         defer { cluster.stop() }
         let script = packageRoot + "/deploy/slurm/facescan.sbatch"
         let command = try line(in: "deploy/slurm/facescan.sbatch", startingWith: "facescan batch")
-        let readme = try String(contentsOfFile: packageRoot + "/README.md", encoding: .utf8)
-        #expect(readme.contains(command), "README's Slurm example differs from deploy/slurm/facescan.sbatch")
+        let reference = try String(contentsOfFile: packageRoot + "/docs/CLI.md", encoding: .utf8)
+        #expect(reference.contains(command), "docs/CLI.md's Slurm example differs from deploy/slurm/facescan.sbatch")
         #expect(
             try line(in: "deploy/slurm/facescan.sbatch", startingWith: "#SBATCH --array=")
                 == "#SBATCH --array=0-\(Self.shards - 1)")
