@@ -186,8 +186,8 @@ enum EdgeRefinement {
         }
 
         mutating func split(_ h: Int, at p: SIMD3<Float>, normal n: SIMD3<Float>) {
+            // The new vertex m is the next index.
             let x = triangles[h], y = triangles[State.next(h)]
-            let m = UInt32(positions.count)
             positions.append(p)
             normals.append(n)
             if !uvs.isEmpty { uvs.append((uvs[Int(x)] + uvs[Int(y)]) / 2) }

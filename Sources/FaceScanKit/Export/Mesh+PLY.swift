@@ -42,7 +42,8 @@ enum PLYCheck {
         let header = String(decoding: bytes[..<end.lowerBound], as: UTF8.self)
         var littleEndian = true, binary = false
         var elements: [Element] = []
-        for (n, raw) in header.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).enumerated() {
+        // "\r\n" is one Character in a Swift string: a CRLF header's lines end there too.
+        for (n, raw) in header.split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }).enumerated() {
             let w = raw.split(whereSeparator: { $0 == " " || $0 == "\t" })
             guard let head = w.first else { continue }
             let line = n + 1

@@ -7,18 +7,23 @@ extension Mesh {
         switch format {
         case .obj: return try parseOBJ(text, name: name)
         case .stl: return try parseSTL(text, name: name)
+        case .off: return try OFFReader.parse(text, name: name)
         default:
             throw InputError(
-                file: name, "\(format.fileExtension) is not one of the formats FaceScanKit parses itself (stl, obj)")
+                file: name,
+                "\(format.fileExtension) is not one of the formats FaceScanKit parses itself (stl, obj, off)")
         }
     }
 
-    /// Reads an OBJ or STL file (by extension; by content for `-`).
+    /// Reads an OBJ, STL or OFF file (by extension; by content for `-`).
     /// Throws ``IOFailure`` or ``InputError``.
     package static func read(path: String) throws -> Mesh {
         let bytes = try FileBytes.readMesh(path)
         let named = MeshFormat(path: path).flatMap { $0.isNative ? $0 : nil }
-        let format = named ?? (looksLikeBinarySTL(bytes) || bytes.starts(with: Array("solid".utf8)) ? .stl : .obj)
+        let format =
+            named
+            ?? (looksLikeBinarySTL(bytes) || bytes.starts(with: Array("solid".utf8))
+                ? .stl : OFFReader.looksLikeOFF(FileBytes.withoutByteOrderMark(bytes).prefix(256)) ? .off : .obj)
         return try parse(bytes, format: format, name: path)
     }
 }

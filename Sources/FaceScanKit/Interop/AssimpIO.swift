@@ -91,6 +91,7 @@ extension AssimpIO {
         guard access(path, R_OK) == 0 else {
             throw IOFailure(path: path, "cannot open: \(systemErrorText())")
         }
+        if try isOFF(path) { return try OFFReader.parse(FileBytes.readMesh(path), name: path) }
         try checkPLYHeader(path)
         return try lock.withLock { () throws(InputError) -> Mesh in
             let store = aiCreatePropertyStore()
@@ -111,8 +112,14 @@ extension AssimpIO {
         let head = try FileBytes.read(path, upTo: plyHeaderLimit)
         try checkPLYHeader(head[...], name: path)
         if looksLikePLY(head[...]) { try checkPLYBody(FileBytes.read(path), name: path) }
-        let hinted = path.lowercased().hasSuffix(".off")
-        if hinted || OFFCheck.looksLikeOFF(head[...]) { try checkOFF(FileBytes.read(path), name: path, hinted: hinted) }
+    }
+
+    /// Whether the file is OFF (by its extension or its first bytes): FaceScanKit reads OFF itself.
+    /// assimp's OFF loader crashed on fuzzed files (a zero-corner face followed by more lines
+    /// wraps its face count) and takes any file whose first three bytes are `off`.
+    static func isOFF(_ path: String) throws -> Bool {
+        if MeshFormat(path: path) == .off { return true }
+        return OFFReader.looksLikeOFF(try FileBytes.read(path, upTo: 256)[...])
     }
 
     static let plyHeaderLimit = 1 << 16
@@ -159,9 +166,11 @@ extension AssimpIO {
     {
         // assimp aborts the process on an empty buffer (fuzz finding).
         guard !bytes.isEmpty else { throw InputError(file: name, "empty file: no mesh") }
+        if formatHint.lowercased() == "off" || OFFReader.looksLikeOFF(bytes.prefix(256)) {
+            return try OFFReader.parse(bytes, name: name)
+        }
         try checkPLYHeader(bytes.prefix(plyHeaderLimit), name: name)
         try checkPLYBody(bytes, name: name)
-        try checkOFF(bytes, name: name, hinted: formatHint.lowercased() == "off")
         return try lock.withLock { () throws(InputError) -> Mesh in
             let store = aiCreatePropertyStore()
             defer { aiReleasePropertyStore(store) }

@@ -18,10 +18,10 @@ extension Mesh {
         let name = name ?? "mesh.\(format.fileExtension)"
         var mesh: Mesh
         switch format {
-        case .stl, .obj:
+        case .stl, .obj, .off:
             guard bytes.count <= FileBytes.maxMeshFileBytes else { throw .badInput(FileBytes.tooLarge(name)) }
             do { mesh = try Mesh.parse(bytes, format: format, name: name) } catch { throw .badInput(error) }
-        case .ply, .off, .glb:
+        case .ply, .glb:
             mesh = try lift { () throws in try AssimpIO.parse(bytes, formatHint: format.fileExtension, name: name) }
         case .threeMF:
             mesh = try lift { () throws in try Lib3MFIO.parse(bytes, name: name) }

@@ -1,8 +1,8 @@
 /// A mesh file format FaceScanKit reads and writes, in memory (``Mesh/init(bytes:format:unit:name:)-([UInt8],_,_,_)``,
 /// ``Mesh/encoded(as:unit:)``) or as files (``Mesh/init(contentsOf:unit:)``, ``Mesh/write(to:format:unit:)``).
 ///
-/// STL, OBJ and GLB are written by FaceScanKit itself; PLY and OFF (and reading GLB) go through
-/// assimp, 3MF through lib3mf. When the package is built without the `Assimp` or `Lib3MF` trait
+/// STL, OBJ and OFF are read and written by FaceScanKit itself, GLB written; PLY (and reading GLB)
+/// go through assimp, 3MF through lib3mf. When the package is built without the `Assimp` or `Lib3MF` trait
 /// those formats throw ``FaceScanError/unavailable(_:)``.
 ///
 /// Units: STL, OBJ, PLY and OFF carry no unit (coordinates are in whatever unit you pass); GLB
@@ -14,7 +14,7 @@ public enum MeshFormat: String, Sendable, CaseIterable {
     case obj
     /// Binary little-endian PLY (through assimp).
     case ply
-    /// Object File Format (read through assimp; written through assimp).
+    /// Object File Format, ASCII (read and written by FaceScanKit).
     case off
     /// Binary glTF 2.0, in metres.
     case glb
@@ -35,6 +35,6 @@ public enum MeshFormat: String, Sendable, CaseIterable {
         self.init(fileExtension: String(path[path.index(after: dot)...]))
     }
 
-    /// True for the formats FaceScanKit parses itself (STL and OBJ): no C library involved.
-    public var isNative: Bool { self == .stl || self == .obj }
+    /// True for the formats FaceScanKit parses itself (STL, OBJ and OFF): no C library involved.
+    public var isNative: Bool { self == .stl || self == .obj || self == .off }
 }
