@@ -142,4 +142,26 @@ import Testing
             check.duplicateTriangles == 1 && check.nonManifoldEdges == 2 && check.inconsistentEdges == 1
                 && check.boundaryLoops == 1)
     }
+
+    /// `inspect` answers at once on a polygon of 100 000 corners (read from OBJ as a strip of
+    /// slivers whose boxes all overlap, which made the crossing search quadratic: 24 s): the
+    /// search declines (nil, "not checked") instead of running; a scan is still searched.
+    @Test func inspectionDeclinesAQuadraticCrossingSearch() throws {
+        let n = 100_000
+        var text = ""
+        for i in 0..<n {
+            let a = 2 * Double.pi * Double(i) / Double(n)
+            text += "v \(cos(a) * 50) \(sin(a) * 50) 0\n"
+        }
+        text += "f " + (1...n).map(String.init).joined(separator: " ") + "\n"
+        let polygon = try Mesh(bytes: Array(text.utf8), format: .obj)
+        #expect(polygon.triangleCount == n - 2)
+        let declined = MeshInspection(polygon, unit: .mm)
+        #expect(declined.selfIntersectingTriangles == nil)
+        #expect(declined.text.contains("self-intersecting:    not checked"))
+        #expect(declined.json.serialized().contains("\"selfIntersectingTriangles\":null"))
+        // The ICT face's lips cross: the search runs and finds them.
+        let face = MeshInspection(try ictFixture())
+        #expect((face.selfIntersectingTriangles ?? 0) > 0)
+    }
 }

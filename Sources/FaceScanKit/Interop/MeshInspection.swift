@@ -9,8 +9,11 @@ public struct MeshInspection: Sendable, Equatable {
     public var volume: Double?
     public var unit: LengthUnit
     /// Triangles that cross another triangle of the mesh (not sharing a vertex with it), as
-    /// mesh checkers such as MeshLab count self-intersecting faces.
-    public var selfIntersectingTriangles: Int
+    /// mesh checkers such as MeshLab count self-intersecting faces; nil when not checked: the
+    /// indices or coordinates are unsound, or the triangles' boxes overlap so much that the
+    /// search would be quadratic (``SelfIntersection/defaultBudget``; e.g. one polygon of 100 000
+    /// corners cut into slivers).
+    public var selfIntersectingTriangles: Int?
 
     /// - Complexity: O(t log t) for t triangles (``MeshCheck``, the crossing search on a grid).
     public init(_ mesh: Mesh, unit: LengthUnit = .m) {
@@ -18,15 +21,16 @@ public struct MeshInspection: Sendable, Equatable {
         (boundsMin, boundsMax) = mesh.bounds
         volume = check.isWatertight ? MeshInspection.signedVolume(mesh) : nil
         self.unit = unit
-        if check.outOfRangeTriangles == 0 && check.nonFiniteVertices == 0 {
+        selfIntersectingTriangles = nil
+        if check.outOfRangeTriangles == 0 && check.nonFiniteVertices == 0,
+            let pairs = SelfIntersection.pairs(mesh, budget: SelfIntersection.defaultBudget)
+        {
             var crossing = Set<Int32>()
-            for p in SelfIntersection.pairs(mesh) {
+            for p in pairs {
                 crossing.insert(p.x)
                 crossing.insert(p.y)
             }
             selfIntersectingTriangles = crossing.count
-        } else {
-            selfIntersectingTriangles = 0
         }
     }
 
@@ -60,7 +64,7 @@ public struct MeshInspection: Sendable, Equatable {
             ("inconsistentEdges", .int(check.inconsistentEdges)),
             ("degenerateTriangles", .int(check.degenerateTriangles)),
             ("duplicateTriangles", .int(check.duplicateTriangles)),
-            ("selfIntersectingTriangles", .int(selfIntersectingTriangles)),
+            ("selfIntersectingTriangles", selfIntersectingTriangles.map { .int($0) } ?? .null),
             ("watertight", .bool(check.isWatertight)),
             ("volume", volume.map { .double($0) } ?? .null),
             ("volumeCm3", volume.map { .double($0 * pow3(unit.millimetres) / 1000) } ?? .null),
@@ -80,7 +84,9 @@ public struct MeshInspection: Sendable, Equatable {
             "non-manifold edges:   \(check.nonManifoldEdges)",
             "inconsistent edges:   \(check.inconsistentEdges)",
             "degenerate triangles: \(check.degenerateTriangles)",
-            "self-intersecting:    \(selfIntersectingTriangles) triangles",
+            "self-intersecting:    "
+                + (selfIntersectingTriangles.map { "\($0) triangles" }
+                    ?? "not checked (the triangles' boxes overlap too much for the search)"),
             "watertight:           \(check.isWatertight ? "yes" : "no")",
         ]
         if let volume {

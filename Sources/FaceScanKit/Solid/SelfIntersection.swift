@@ -16,6 +16,20 @@ enum SelfIntersection {
     /// With `only`, a pair is tested only when at least one of its triangles is flagged (within a
     /// cell, pairs then come flagged triangle by flagged triangle).
     static func pairs(_ mesh: Mesh, only: [Bool]? = nil, limit: Int = .max) -> [SIMD2<Int32>] {
+        search(mesh, only: only, limit: limit, budget: .max) ?? []
+    }
+
+    /// The crossing pairs, or nil when the search would list more than `budget` triangle–cell
+    /// entries or test more than `budget` pairs of boxes (triangles whose boxes all overlap, e.g.
+    /// a polygon of 100 000 corners cut into long slivers: the search is quadratic there).
+    static func pairs(_ mesh: Mesh, budget: Int) -> [SIMD2<Int32>]? {
+        search(mesh, only: nil, limit: .max, budget: budget)
+    }
+
+    /// The default budget of ``pairs(_:budget:)``: about a second of work.
+    static let defaultBudget = 50_000_000
+
+    private static func search(_ mesh: Mesh, only: [Bool]?, limit: Int, budget: Int) -> [SIMD2<Int32>]? {
         let tc = mesh.triangleCount
         guard tc > 1 else { return [] }
         let p = mesh.positions.map { SIMD3<Double>($0) }
@@ -42,9 +56,15 @@ enum SelfIntersection {
         let cellCount = dims.x * dims.y * dims.z
         var counts = [Int32](repeating: 0, count: cellCount + 1)
         var cLo = [SIMD3<Int>](repeating: .zero, count: tc), cHi = cLo
+        var entries = 0
         for t in 0..<tc {
             cLo[t] = cellOf(lo[t])
             cHi[t] = cellOf(hi[t])
+            let span = cHi[t] &- cLo[t] &+ 1
+            entries += span.x * span.y * span.z
+        }
+        guard entries <= budget else { return nil }
+        for t in 0..<tc {
             for z in cLo[t].z...cHi[t].z {
                 for y in cLo[t].y...cHi[t].y {
                     for x in cLo[t].x...cHi[t].x {
@@ -52,6 +72,14 @@ enum SelfIntersection {
                     }
                 }
             }
+        }
+        if budget < .max {
+            var boxPairs = 0
+            for c in 0..<cellCount {
+                let k = Int(counts[c + 1])
+                boxPairs += k * (k - 1) / 2
+            }
+            guard boxPairs <= budget else { return nil }
         }
         for c in 0..<cellCount { counts[c + 1] += counts[c] }
         var fill = counts
