@@ -135,3 +135,30 @@ import Testing
         #endif
     }
 }
+
+/// Polygons read through assimp are cut by FaceScanKit (assimp's ear clipping ran for minutes on
+/// one PLY face of 100 000 corners): a fan, or a strip beyond 64 corners.
+@Suite struct PLYPolygonTests {
+    @Test func hugePolygonIsAStrip() throws {
+        #if Assimp
+        let n = 100_000
+        var text =
+            "ply\nformat ascii 1.0\nelement vertex \(n)\nproperty float x\nproperty float y\nproperty float z\n"
+            + "element face 2\nproperty list uint int vertex_indices\nend_header\n"
+        for i in 0..<n {
+            let a = 2 * Double.pi * Double(i) / Double(n)
+            text += "\(cos(a) * 50) \(sin(a) * 50) 0\n"
+        }
+        text += "\(n) " + (0..<n).map(String.init).joined(separator: " ") + "\n4 0 1 2 3\n"
+        let m = try Mesh(bytes: Array(text.utf8), format: .ply)
+        #expect(m.triangleCount == (n - 2) + 2)
+        var uses = [Int](repeating: 0, count: m.vertexCount)
+        for t in m.triangles { uses[Int(t)] += 1 }
+        #expect(uses.max()! <= 6)
+        // The quad: a fan from its first corner.
+        #expect(Array(m.triangles.suffix(6)) == [0, 1, 2, 0, 2, 3])
+        #else
+        print("PLYPolygonTests skipped: built without the Assimp trait (PLY is read through assimp)")
+        #endif
+    }
+}

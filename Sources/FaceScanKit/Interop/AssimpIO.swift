@@ -297,9 +297,9 @@ extension AssimpIO {
         }
     }
 
-    static let importSteps =
-        aiProcess_Triangulate.rawValue | aiProcess_JoinIdenticalVertices.rawValue
-        | aiProcess_RemoveComponent.rawValue
+    /// No `aiProcess_Triangulate`: ``convert(_:name:)`` cuts polygons itself, as the OBJ reader
+    /// does (assimp's ear clipping ran for minutes on a PLY face of 100 000 corners).
+    static let importSteps = aiProcess_JoinIdenticalVertices.rawValue | aiProcess_RemoveComponent.rawValue
 
     static let removedComponents =
         aiComponent_NORMALS.rawValue | aiComponent_TANGENTS_AND_BITANGENTS.rawValue
@@ -344,23 +344,30 @@ extension AssimpIO {
                 if let uv { uvs.append(SIMD2(uv[i].x, uv[i].y)) }
             }
             guard let faces = m.mFaces else { return }
-            for f in 0..<Int(m.mNumFaces) where faces[f].mNumIndices == 3 {
+            // Points and lines are skipped; a polygon is cut into a fan of triangles, or a strip
+            // beyond 64 corners (as the OBJ reader does: no vertex in hundreds of its triangles).
+            for f in 0..<Int(m.mNumFaces) where faces[f].mNumIndices >= 3 {
+                let corners = Int(faces[f].mNumIndices)
                 guard let idx = faces[f].mIndices else {
                     throw InputError(file: name, "\(place)face \(f): no indices")
                 }
-                for k in 0..<3 where Int(idx[k]) >= n {
+                for k in 0..<corners where Int(idx[k]) >= n {
                     throw InputError(
                         file: name,
                         "\(place)face \(f): vertex index \(idx[k]) out of range (\(n) vertices)")
                 }
-                guard triangles.count < 3 * maxTriangles else {
+                guard triangles.count + 3 * (corners - 2) <= 3 * maxTriangles else {
                     throw InputError(
                         file: name,
                         "more than \(maxTriangles) triangles (facescan's limit for a mesh file)")
                 }
-                triangles.append(base + idx[0])
-                triangles.append(base + idx[1])
-                triangles.append(base + idx[2])
+                let start = triangles.count
+                for k in 2..<corners {
+                    triangles.append(base + idx[0])
+                    triangles.append(base + idx[k - 1])
+                    triangles.append(base + idx[k])
+                }
+                if corners > Mesh.maxFanCorners { Mesh.restrip(&triangles, from: start, corners: corners) }
             }
         }
         func visit(_ node: UnsafeMutablePointer<aiNode>, _ parent: aiMatrix4x4, depth: Int)
