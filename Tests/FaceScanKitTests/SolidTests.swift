@@ -218,6 +218,30 @@ private func plane(_ pts: [SIMD3<Double>]) -> (SIMD3<Double>, SIMD3<Double>) {
         return out
     }
 
+    /// The share of a shell's back surface (triangles `tc ..< 2 tc`) closer to its front (the
+    /// first `n` vertices and `tc` triangles) than `wall`, in mesh units: each back triangle is
+    /// measured at four points (its centroid and the midpoints between it and the corners), each
+    /// standing for a quarter of its area.
+    static func thinShare(_ solid: Mesh, frontVertices n: Int, frontTriangles tc: Int, under wall: Double) -> Double {
+        let front = Mesh(positions: Array(solid.positions[0..<n]), triangles: Array(solid.triangles[0..<(3 * tc)]))
+        let bvh = TriangleBVH(front)
+        var stack = TriangleBVH.makeStack(depth: 64)
+        var thin = 0.0, total = 0.0
+        for t in tc..<(2 * tc) {
+            let (i, j, k) = solid.triangle(t)
+            let a = SIMD3<Double>(solid.positions[Int(i)]), b = SIMD3<Double>(solid.positions[Int(j)]),
+                c = SIMD3<Double>(solid.positions[Int(k)])
+            let area = 0.5 * length(cr(b - a, c - a))
+            let g = (a + b + c) / 3
+            total += area
+            for q in [g, (g + a) / 2, (g + b) / 2, (g + c) / 2]
+            where bvh.distanceSquared(to: q, stack: &stack) < wall * wall {
+                thin += area / 4
+            }
+        }
+        return total > 0 ? thin / total : 1
+    }
+
     /// Vertices of a shell on the bed (z = 0) that belong to its front (the first half).
     static func rimCount(_ solid: Mesh) -> Int {
         solid.positions[0..<(solid.vertexCount / 2)].filter { $0.z == 0 }.count
@@ -241,16 +265,15 @@ private func plane(_ pts: [SIMD3<Double>]) -> (SIMD3<Double>, SIMD3<Double>) {
             let frontTriangles = (solid.triangleCount - 2 * Self.rimCount(solid)) / 2
             let walls = Self.wallThickness(solid, frontVertices: n, frontTriangles: frontTriangles)
             let thin = walls.filter { $0 * unit < 0.9 * 2 }.count
-            // Known: the skirt's fold and the rim band thin the wall (issue 22, item 3, open).
-            withKnownIssue("walls thinner than 0.9 × thickness near the skirt fold") {
-                #expect(
-                    Double(thin) <= 0.01 * Double(walls.count),
-                    "\(thin) of \(walls.count) back vertices closer than 1.8 mm")
+            let share = Self.thinShare(solid, frontVertices: n, frontTriangles: frontTriangles, under: 0.9 * 2 / unit)
+            // Known: where the inside is narrower than two thicknesses (near the rim's corners)
+            // the back cannot lie a thickness behind the front without folding (issue 22, item 3).
+            withKnownIssue("walls thinner than 0.9 × thickness on more than 1 % of the back") {
+                #expect(share <= 0.01, "\(share * 100) % of the back closer than 1.8 mm")
             }
-            // What holds today: most of the wall is as thick as asked.
-            // A guard against getting worse than today (about a third on this face).
-            #expect(
-                Double(thin) <= 0.4 * Double(walls.count), "\(thin) of \(walls.count) back vertices closer than 1.8 mm")
+            // What holds today (measured 0 vertices, 3.9 % of the area): a guard against getting worse.
+            #expect(thin <= walls.count / 100, "\(thin) of \(walls.count) back vertices closer than 1.8 mm")
+            #expect(share <= 0.06, "\(share * 100) % of the back closer than 1.8 mm")
         }
     }
 
@@ -359,14 +382,15 @@ private func plane(_ pts: [SIMD3<Double>]) -> (SIMD3<Double>, SIMD3<Double>) {
             let frontTriangles = (part.mesh.triangleCount - 2 * Self.rimCount(part.mesh)) / 2
             let walls = Self.wallThickness(part.mesh, frontVertices: n, frontTriangles: frontTriangles)
             let thin = walls.filter { $0 < 0.9 * 2 }.count
-            withKnownIssue("walls thinner than 0.9 × thickness near the plinth fold and tight curves") {
-                #expect(
-                    Double(thin) <= 0.01 * Double(walls.count),
-                    "\(thin) of \(walls.count) back vertices closer than 1.8 mm")
+            let share = Self.thinShare(part.mesh, frontVertices: n, frontTriangles: frontTriangles, under: 0.9 * 2)
+            print("walls: \(thin) of \(walls.count) back vertices, \(share * 100) % of the back closer than 1.8 mm")
+            withKnownIssue("walls thinner than 0.9 × thickness on more than 1 % of the back (issue 22, item 3)") {
+                #expect(share <= 0.01, "\(share * 100) % of the back closer than 1.8 mm")
             }
-            // A guard against getting worse than today (about a third on this face).
-            #expect(
-                Double(thin) <= 0.4 * Double(walls.count), "\(thin) of \(walls.count) back vertices closer than 1.8 mm")
+            // A guard against getting worse than today (285 of 2 396 vertices, 11.2 % of the area;
+            // before the back was pushed out: 680 vertices).
+            #expect(thin <= walls.count * 15 / 100, "\(thin) of \(walls.count) back vertices closer than 1.8 mm")
+            #expect(share <= 0.15, "\(share * 100) % of the back closer than 1.8 mm")
         }
     }
 }

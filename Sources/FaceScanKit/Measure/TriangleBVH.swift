@@ -114,7 +114,30 @@ struct TriangleBVH: Sendable {
     /// Squared distance from `p` to the nearest point of any triangle, or `.infinity` when empty.
     /// `stack` is scratch space reused across queries (see ``makeStack(depth:)``, at least this tree's ``depth``).
     func distanceSquared(to p: SIMD3<Double>, stack: inout [(node: Int32, distance: Double)]) -> Double {
-        guard !nodes.isEmpty else { return .infinity }
+        nearest(to: p, stack: &stack).distanceSquared
+    }
+
+    /// The point of the surface nearest to `p` and the unit normal of the triangle it lies on
+    /// (corners in the mesh's order: counter-clockwise seen from outside); the tree must not be
+    /// empty.
+    func closestPoint(
+        to p: SIMD3<Double>, stack: inout [(node: Int32, distance: Double)]
+    ) -> (point: SIMD3<Double>, normal: SIMD3<Double>) {
+        precondition(!nodes.isEmpty, "empty tree")
+        let t = triangles[nearest(to: p, stack: &stack).triangle]
+        let a = SIMD3<Double>(t.a), b = SIMD3<Double>(t.b), c = SIMD3<Double>(t.c)
+        let u = b - a, w = c - a
+        let nrm = SIMD3(u.y * w.z - u.z * w.y, u.z * w.x - u.x * w.z, u.x * w.y - u.y * w.x)
+        let l = (nrm * nrm).sum().squareRoot()
+        return (ClosestPoint.onTriangle(p, a, b, c), l > 0 ? nrm / l : .zero)
+    }
+
+    /// The squared distance to the nearest triangle and that triangle's index in ``triangles``
+    /// (`.infinity` and 0 when empty).
+    func nearest(
+        to p: SIMD3<Double>, stack: inout [(node: Int32, distance: Double)]
+    ) -> (distanceSquared: Double, triangle: Int) {
+        guard !nodes.isEmpty else { return (.infinity, 0) }
         precondition(stack.count > depth, "stack too small for this tree")
         return nodes.withUnsafeBufferPointer { nodes in
             triangles.withUnsafeBufferPointer { tris in
@@ -135,8 +158,9 @@ struct TriangleBVH: Sendable {
     static func query(
         _ p: SIMD3<Double>, nodes: UnsafeBufferPointer<Node>, tris: UnsafeBufferPointer<Triangle>,
         stack: UnsafeMutableBufferPointer<(node: Int32, distance: Double)>
-    ) -> Double {
+    ) -> (distanceSquared: Double, triangle: Int) {
         var best = Double.infinity
+        var bestTriangle = 0
         var top = 0
         var current = 0
         while true {
@@ -146,7 +170,10 @@ struct TriangleBVH: Sendable {
                 for k in s..<(s + Int(node.count)) {
                     let t = tris[k]
                     let d = ClosestPoint.distanceSquared(p, SIMD3<Double>(t.a), SIMD3<Double>(t.b), SIMD3<Double>(t.c))
-                    if d < best { best = d }
+                    if d < best {
+                        best = d
+                        bestTriangle = k
+                    }
                 }
             } else {
                 let l = current + 1, r = Int(node.first)
@@ -170,7 +197,7 @@ struct TriangleBVH: Sendable {
                     break
                 }
             }
-            if current < 0 { return best }
+            if current < 0 { return (best, bestTriangle) }
         }
     }
 

@@ -84,6 +84,8 @@ public enum Solidify {
         static let creaseLimit = 3.0
         /// Height of a shell's plinth (the vertical wall it stands on), in thicknesses.
         static let plinthThicknesses = 2.0
+        /// Lowest height of a shell's back surface off its rim, in thicknesses.
+        static let bedMarginFraction = 0.05
         /// A repair never lowers an offset below this fraction of the thickness.
         static let minimumOffsetFraction = 0.02
     }
@@ -206,6 +208,7 @@ public enum Solidify {
         let thickness = options.thickness / unitInMillimetres
         var depth = options.depth
         var best: Part? = nil
+        var bestFront: (mesh: Mesh, rim: [UInt32], adjacency: Adjacency)? = nil
         for _ in 0..<Constants.depthTries {
             let plane = Float(Double(frontmost) - depth / unitInMillimetres)
             // A shell stands on a vertical wall twice its thickness tall, so its back surface
@@ -241,10 +244,10 @@ public enum Solidify {
                     front, adjacency: adjacency, rim: rim, thickness: thickness, skirtStart: trimmed.skirtStart)
             }
             let part = Part(mesh: solid, scale: scale, depth: depth)
-            if best == nil { best = part }
+            if best == nil { (best, bestFront) = (part, (front, rim, adjacency)) }
             // No more crossing pairs than the face itself had (a scan's lips may overlap).
             if SelfIntersection.pairs(solid, limit: ownCrossings + 1).count <= ownCrossings {
-                best = part
+                (best, bestFront) = (part, (front, rim, adjacency))
                 break
             }
             depth *= Constants.depthStep
@@ -252,6 +255,15 @@ public enum Solidify {
         guard var part = best else {
             throw UsageError(
                 "could not cut the surface into a part that stands on a plane (tried depths down to \(depth) mm)")
+        }
+        // The shell's wall as thick as asked: the back pushed out to the thickness where it lies
+        // closer (no crossing added: the crossing check above still holds).
+        if !options.base, let front = bestFront {
+            var onRim = [Bool](repeating: false, count: front.mesh.vertexCount)
+            for v in front.rim { onRim[Int(v)] = true }
+            WallThickness.thicken(
+                &part.mesh, front: front.mesh, adjacency: front.adjacency, fixed: onRim, thickness: thickness,
+                bed: Constants.bedMarginFraction * thickness)
         }
         var solid = part.mesh
         // 4. Exact vertex count: straight longest-edge splits do not change the shape.
@@ -319,7 +331,7 @@ public enum Solidify {
         let n = surface.vertexCount
         let p = surface.positions.map { SIMD3<Double>($0) }
         var normals = coneCorrected(surface, smoothedNormals(surface, adjacency: adjacency))
-        let bedMargin = 0.05 * thickness
+        let bedMargin = Constants.bedMarginFraction * thickness
         // Offset per vertex: the thickness, limited by the convex radius of curvature (a point
         // offset further than the radius of the sphere touching the surface from inside folds).
         var offset = [Double](repeating: thickness, count: n)
