@@ -169,10 +169,8 @@ extension Mesh {
                     if uvOf.count < positions.count {
                         uvOf.append(contentsOf: repeatElement(-2, count: positions.count - uvOf.count))
                     }
-                    var corners = 0
+                    var fan = PolygonFan()
                     let faceStart = tris.count
-                    var first: UInt32 = 0
-                    var prev: UInt32 = 0
                     while s.skipBlanks(), !s.atEndOfLine {
                         let wordStart = s.i
                         guard let vi = s.index() else { throw objBadIndex(name, lineNo, s, wordStart) }
@@ -193,17 +191,9 @@ extension Mesh {
                         }
                         _ = s.word()  // a normal index (or anything after the second '/') is not read
                         if uvOf[v] == -2 { uvOf[v] = Int32(t) } else if uvOf[v] != Int32(t) { uvConsistent = false }
-                        let corner = UInt32(v)
-                        if corners == 0 {
-                            first = corner
-                        } else if corners >= 2 {
-                            tris.append(first)
-                            tris.append(prev)
-                            tris.append(corner)
-                        }
-                        prev = corner
-                        corners += 1
+                        fan.add(UInt32(v), to: &tris)
                     }
+                    let corners = fan.corners
                     guard corners >= 3 else {
                         throw InputError(file: name, field: "f", "line \(lineNo): a face needs at least 3 corners")
                     }
@@ -269,5 +259,26 @@ extension Mesh {
     @inline(never)
     static func objIndexOutOfRange(_ name: String, _ line: Int, _ i: Int, _ count: Int) -> InputError {
         InputError(file: name, field: "f", "line \(line): index \(i) out of range (\(count) defined)")
+    }
+}
+
+/// Cuts a polygon into triangles as its corners come: a fan from the first corner (first,
+/// previous, this) from the third corner on. The readers of OBJ, OFF and assimp's meshes share it.
+struct PolygonFan {
+    private(set) var corners = 0
+    private var first: UInt32 = 0
+    private var previous: UInt32 = 0
+
+    @inline(__always)
+    mutating func add(_ corner: UInt32, to triangles: inout [UInt32]) {
+        if corners == 0 {
+            first = corner
+        } else if corners >= 2 {
+            triangles.append(first)
+            triangles.append(previous)
+            triangles.append(corner)
+        }
+        previous = corner
+        corners += 1
     }
 }

@@ -128,8 +128,8 @@ enum OFFReader {
                 throw fail(lines.number, "face \(f): expected a corner count and that many indices")
             }
             let faceStart = triangles.count
-            var first: UInt32 = 0, prev: UInt32 = 0
-            for k in 0..<n {
+            var fan = PolygonFan()
+            for _ in 0..<n {
                 s.skipBlanks()
                 let w = s.word()
                 guard w.count > 0 else {
@@ -140,15 +140,7 @@ enum OFFReader {
                     throw fail(
                         lines.number, "face \(f): vertex index \(text(w)) out of range (\(vertexCount) vertices)")
                 }
-                let corner = UInt32(i)
-                if k == 0 {
-                    first = corner
-                } else if k >= 2 {
-                    triangles.append(first)
-                    triangles.append(prev)
-                    triangles.append(corner)
-                }
-                prev = corner
+                fan.add(UInt32(i), to: &triangles)
             }
             if n > Mesh.maxFanCorners { Mesh.restrip(&triangles, from: faceStart, corners: n) }
             guard triangles.count <= 3 * maxTriangles else {

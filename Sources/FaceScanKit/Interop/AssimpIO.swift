@@ -362,11 +362,8 @@ extension AssimpIO {
                         "more than \(maxTriangles) triangles (facescan's limit for a mesh file)")
                 }
                 let start = triangles.count
-                for k in 2..<corners {
-                    triangles.append(base + idx[0])
-                    triangles.append(base + idx[k - 1])
-                    triangles.append(base + idx[k])
-                }
+                var fan = PolygonFan()
+                for k in 0..<corners { fan.add(base + idx[k], to: &triangles) }
                 if corners > Mesh.maxFanCorners { Mesh.restrip(&triangles, from: start, corners: corners) }
             }
         }
