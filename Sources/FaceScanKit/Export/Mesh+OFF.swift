@@ -174,9 +174,7 @@ enum OFFReader {
     }
 
     /// A word as a message quotes it (at most 24 bytes).
-    static func text<C: Collection<UInt8>>(_ w: C) -> String {
-        String(decoding: w.prefix(24), as: UTF8.self) + (w.count > 24 ? "…" : "")
-    }
+    static func text(_ w: some Collection<UInt8>) -> String { ByteScanner.quoted(w) }
 
     static func text(_ w: (base: UnsafePointer<UInt8>, count: Int)) -> String {
         text(UnsafeBufferPointer(start: w.base, count: w.count))

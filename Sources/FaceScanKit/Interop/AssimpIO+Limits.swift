@@ -26,7 +26,7 @@ extension AssimpIO {
             if declared > left {
                 throw InputError(
                     file: name,
-                    "PLY header line \(i + 1): element '\(text(w[1]))' declares \(text(w[2])) records, more than the \(left) lines after the header hold"
+                    "PLY header line \(i + 1): element '\(ByteScanner.quoted(w[1]))' declares \(ByteScanner.quoted(w[2])) records, more than the \(left) lines after the header hold"
                 )
             }
         }
@@ -66,11 +66,6 @@ extension AssimpIO {
         guard !digits.isEmpty else { return nil }
         guard digits.count <= 18 else { return Int.max }
         return digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
-    }
-
-    /// A token as a message quotes it (at most 24 bytes).
-    static func text(_ token: ArraySlice<UInt8>) -> String {
-        String(decoding: token.prefix(24), as: UTF8.self) + (token.count > 24 ? "…" : "")
     }
 }
 #endif

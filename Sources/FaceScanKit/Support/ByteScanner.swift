@@ -14,6 +14,11 @@ struct ByteScanner {
     @inline(__always) static func isBlank(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0D }
     @inline(__always) static func isDelimiter(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0D || c == 0x0A }
 
+    /// A word as an error message quotes it: at most 24 bytes, then `…`.
+    static func quoted(_ w: some Collection<UInt8>) -> String {
+        String(decoding: w.prefix(24), as: UTF8.self) + (w.count > 24 ? "…" : "")
+    }
+
     var atEnd: Bool { i >= n }
     var atEndOfLine: Bool { i >= n || p[i] == 0x0A }
     /// The byte at the cursor, or `\n` at the end of the buffer.
