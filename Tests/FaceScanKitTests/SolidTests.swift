@@ -437,3 +437,61 @@ private func plane(_ pts: [SIMD3<Double>]) -> (SIMD3<Double>, SIMD3<Double>) {
         #expect(MeshInspection(part).selfIntersectingTriangles == 0)
     }
 }
+
+@Suite struct UntangleTests {
+    /// The ICT face crosses itself at the corners of its closed lips. Smoothed there, it crosses
+    /// itself nowhere (by the tests' own search), its rim and every vertex far from the crossings
+    /// stay where they were, and no vertex moves by as much as 2 mm (the decimated face's edges
+    /// there are about 3 mm long).
+    @Test func lipCornersNoLongerCross() throws {
+        let m = Solidify.fillHoles(try Decimation.simplify(try ictFixture(), targetVertices: 5_000).scaled(by: 1000))
+        let before = intersectingPairs(m)
+        #expect(before.count > 10, "the fixture's lips should cross (\(before.count) pairs)")
+        let (u, left) = Untangle.untangled(m)
+        #expect(left == 0)
+        #expect(intersectingPairs(u).isEmpty)
+        #expect(u.triangles == m.triangles)
+        #expect(MeshCheck(u).degenerateTriangles == 0)
+        // Vertices near a crossing: those of crossing triangles and two rings around them.
+        let adjacency = Adjacency(triangles: m.triangles, vertexCount: m.vertexCount)
+        var near = [Bool](repeating: false, count: m.vertexCount)
+        for pair in before {
+            for t in [pair.x, pair.y] {
+                for c in 0..<3 { near[Int(m.triangles[3 * t + c])] = true }
+            }
+        }
+        var moved = 0
+        var farthest = 0.0
+        for v in 0..<m.vertexCount where u.positions[v] != m.positions[v] {
+            moved += 1
+            let d = SIMD3<Double>(u.positions[v] - m.positions[v])
+            farthest = max(farthest, (d * d).sum().squareRoot())
+            let isBoundary = adjacency.boundaryOffsets[v + 1] > adjacency.boundaryOffsets[v]
+            #expect(!isBoundary, "boundary vertex \(v) moved")
+        }
+        #expect(moved > 0)
+        #expect(moved < m.vertexCount / 20, "\(moved) of \(m.vertexCount) vertices moved")
+        #expect(farthest < 2, "a vertex moved \(farthest) mm")
+        print("untangle: \(before.count) crossing pairs -> 0; \(moved) vertices moved, at most \(farthest) mm")
+    }
+
+    /// A surface that does not cross itself is returned unchanged.
+    @Test func cleanSurfaceIsLeftAlone() {
+        let cap = capWithHoles()
+        let (u, left) = Untangle.untangled(cap)
+        #expect(left == 0)
+        #expect(u == cap)
+    }
+
+    /// With its lips no longer crossing, the ICT shell keeps its mouth and chin: the cut stays
+    /// near the depth asked (before: 26 mm of 40, a nose).
+    @Test func shellKeepsTheMouth() throws {
+        let m = try Decimation.simplify(try ictFixture(), targetVertices: 5_000).scaled(by: 1000)
+        let part = try Solidify.part(m, options: SolidOptions(thickness: 2), unitInMillimetres: 1)
+        print("untangle: ICT shell cut at \(part.depth) mm of \(SolidOptions.defaultDepth)")
+        #expect(part.depth >= 32)
+        // The mouth's corners (about 50 mm apart, 70 mm below the nose tip) lie within the part.
+        let (lo, hi) = part.mesh.bounds
+        #expect(hi.y - lo.y > 150, "the part is \(hi.y - lo.y) mm tall")
+    }
+}

@@ -50,7 +50,9 @@ public struct SolidOptions: Sendable, Equatable {
 ///
 /// The surface (CCW seen from outside, +z out of the face) must be edge-manifold, consistently
 /// wound and have at least one boundary loop. Its longest boundary loop is the outer rim; every
-/// other loop (eyes, mouth, nostrils) is filled with a fair patch (``fillHoles(_:)``). Then:
+/// other loop (eyes, mouth, nostrils) is filled with a fair patch (``fillHoles(_:)``). Where the
+/// surface crosses itself (the corners of closed lips), it is smoothed locally until it does not
+/// (`Untangle`). Then:
 /// 1. **Cut** by the plane ``SolidOptions/depth`` behind the frontmost point; the rim above the
 ///    plane is carried straight down onto it by a skirt, so the part stands on the plane
 ///    (`PlaneTrim`). With ``SolidOptions/fit``, scaled down uniformly to fit the build volume.
@@ -202,9 +204,10 @@ public enum Solidify {
         //    or its outline would cross itself, the cut moves forward until it does not: a
         //    cut that leaves the whole rim behind it is a plane section, always clean.
         //    The same when the closed part would cross itself where the face did not.
-        let surface = fillHoles(mesh)
+        //    Where the face crosses itself (closed lips), it is first smoothed there until it does
+        //    not: a back surface behind a crossing would cross the front as well.
+        let (surface, ownCrossings) = Untangle.untangled(fillHoles(mesh))
         let frontmost = surface.bounds.max.z
-        let ownCrossings = SelfIntersection.pairs(surface).count
         let thickness = options.thickness / unitInMillimetres
         var depth = options.depth
         var best: Part? = nil
