@@ -57,26 +57,10 @@ struct PipelineFlags: ParsableArguments {
         help: "Thumbnail width and height in pixels (16 to 8192).")
     var thumbnailSize = 512
 
-    @Flag(help: "Close the face into a watertight, printable solid (see --thickness, --base).")
+    @Flag(help: "Close the face into a watertight, printable solid (see --thickness, --base, --depth, --fit).")
     var solid = false
 
-    @Option(
-        parsing: .unconditional,
-        help: "Solid: wall thickness, or with --base the distance of the base behind the face, in mm. (default: 2)")
-    var thickness: Double?
-
-    @Flag(help: "Solid: fill the space behind the face down to the cut plane (a relief) instead of a shell.")
-    var base = false
-
-    @Option(
-        parsing: .unconditional,
-        help: "Solid: cut plane this many mm behind the frontmost point; the part stands on it. (default: 40)")
-    var depth: Double?
-
-    @Option(
-        parsing: .unconditional,
-        help: "Solid: scale down uniformly to fit a build volume WxDxH in mm, e.g. 250x210x210. (default: life size)")
-    var fit: String?
+    @OptionGroup var solidFlags: SolidFlags
 
     @Option(
         name: .customLong("min-distance"), parsing: .unconditional,
@@ -134,15 +118,6 @@ struct PipelineFlags: ParsableArguments {
             throw ValidationError("--scale must be a positive number, at most 1e6")
         }
         if let m = maxFrames, m < 1 { throw ValidationError("--max-frames must be at least 1") }
-        if let t = thickness, !SolidOptions.thicknessRange.contains(t) {
-            throw ValidationError("--thickness must be \(SolidOptions.thicknessRangeText)")
-        }
-        if let d = depth, !SolidOptions.depthRange.contains(d) {
-            throw ValidationError("--depth must be \(SolidOptions.depthRangeText)")
-        }
-        if let f = fit, SolidOptions.parseBuildVolume(f) == nil {
-            throw ValidationError("--fit must be three positive sizes in mm, WxDxH (e.g. 250x210x210), found '\(f)'")
-        }
         if !(16...8192).contains(thumbnailSize) { throw ValidationError("--thumbnail-size must be from 16 to 8192") }
         if let formats {
             let known = Exporter.supportedFormats
@@ -176,11 +151,7 @@ struct PipelineFlags: ParsableArguments {
         options.maxJawOpen = maxJawOpen
         options.maxSmile = maxSmile
         options.maxBrowInnerUp = maxBrowUp
-        if solid || thickness != nil || base || depth != nil || fit != nil {
-            options.solid = SolidOptions(
-                thickness: thickness ?? 2.0, base: base, depth: depth ?? SolidOptions.defaultDepth,
-                fit: fit.flatMap(SolidOptions.parseBuildVolume))
-        }
+        if solid || solidFlags.isSet { options.solid = solidFlags.options }
         return options
     }
 }

@@ -1,0 +1,53 @@
+import ArgumentParser
+import FaceScanKit
+
+/// The options of a solid part, shared by `process` and `batch` (in ``PipelineFlags``) and
+/// `solidify`: one help text and one check for each. Unset options keep ``SolidOptions``'s defaults.
+struct SolidFlags: ParsableArguments {
+    @Option(
+        parsing: .unconditional,
+        help: "Solid: wall thickness of the shell in mm (unused with --base). (default: \(SolidFlags.defaultThickness))"
+    )
+    var thickness: Double?
+
+    @Flag(help: "Solid: fill the space behind the face down to the cut plane (a relief) instead of a shell.")
+    var base = false
+
+    @Option(
+        parsing: .unconditional,
+        help:
+            "Solid: cut plane this many mm behind the frontmost point; the part stands on it. (default: \(SolidFlags.defaultDepth))"
+    )
+    var depth: Double?
+
+    @Option(
+        parsing: .unconditional,
+        help: "Solid: scale down uniformly to fit a build volume WxDxH in mm, e.g. 250x210x210. (default: life size)")
+    var fit: String?
+
+    private static let defaultThickness = MeshInput.format(SolidOptions().thickness)
+    private static let defaultDepth = MeshInput.format(SolidOptions.defaultDepth)
+
+    /// Whether any of these options was given (for `process`, each implies `--solid`).
+    var isSet: Bool { thickness != nil || base || depth != nil || fit != nil }
+
+    func validate() throws {
+        if let t = thickness, !SolidOptions.thicknessRange.contains(t) {
+            throw ValidationError("--thickness must be \(SolidOptions.thicknessRangeText)")
+        }
+        if let d = depth, !SolidOptions.depthRange.contains(d) {
+            throw ValidationError("--depth must be \(SolidOptions.depthRangeText)")
+        }
+        if let f = fit, SolidOptions.parseBuildVolume(f) == nil {
+            throw ValidationError("--fit must be three positive sizes in mm, WxDxH (e.g. 250x210x210), found '\(f)'")
+        }
+    }
+
+    /// The library's options for these flags.
+    var options: SolidOptions {
+        let defaults = SolidOptions()
+        return SolidOptions(
+            thickness: thickness ?? defaults.thickness, base: base, depth: depth ?? defaults.depth,
+            fit: fit.flatMap(SolidOptions.parseBuildVolume))
+    }
+}
