@@ -88,6 +88,8 @@ public enum Solidify {
         static let plinthThicknesses = 2.0
         /// Lowest height of a shell's back surface off its rim, in thicknesses.
         static let bedMarginFraction = 0.05
+        /// Times the front is smoothed where the back still crosses it, before the cut moves.
+        static let frontRelaxTries = 4
         /// A repair never lowers an offset below this fraction of the thickness.
         static let minimumOffsetFraction = 0.02
     }
@@ -239,12 +241,36 @@ public enum Solidify {
                 if scale < 1 { front = front.scaled(by: Float(scale)) }
             }
             // 3. Back surface or cap; what the solid adds must not cross anything.
-            let solid: Mesh
+            var solid: Mesh
             if let outline {
                 solid = cap(front, rim: rim, outline: outline)
             } else {
                 solid = shell(
                     front, adjacency: adjacency, rim: rim, thickness: thickness, skirtStart: trimmed.skirtStart)
+                // Where the back still crosses the front (a fold tighter than the repair can
+                // follow, as at a mouth's corner), the front is smoothed there and the back made
+                // again, a few times, before the cut moves forward.
+                var fixed = [Bool](repeating: false, count: front.vertexCount)
+                for v in rim { fixed[Int(v)] = true }
+                for t in trimmed.skirtStart..<front.triangleCount {
+                    for c in 0..<3 { fixed[Int(front.triangles[3 * t + c])] = true }
+                }
+                for _ in 0..<Constants.frontRelaxTries {
+                    let pairs = SelfIntersection.pairs(solid)
+                    guard pairs.count > ownCrossings else { break }
+                    var seeds: [Int] = []
+                    for pair in pairs {
+                        let (a, b) = (Int(min(pair.x, pair.y)), Int(max(pair.x, pair.y)))
+                        if a < trimmed.skirtStart && b >= front.triangleCount { seeds.append(a) }
+                    }
+                    guard !seeds.isEmpty else { break }
+                    var relaxed = front
+                    Untangle.relax(&relaxed, around: seeds, adjacency: adjacency, fixed: fixed)
+                    guard MeshCheck(relaxed).degenerateTriangles == 0 else { break }
+                    front = relaxed
+                    solid = shell(
+                        front, adjacency: adjacency, rim: rim, thickness: thickness, skirtStart: trimmed.skirtStart)
+                }
             }
             let part = Part(mesh: solid, scale: scale, depth: depth)
             if best == nil { (best, bestFront) = (part, (front, rim, adjacency)) }

@@ -29,28 +29,9 @@ enum Untangle {
         var best = (mesh: surface, crossings: crossings.count)
         var mesh = surface
         for _ in 0..<Constants.rounds {
-            var seed = [Bool](repeating: false, count: n)
-            for pair in crossings {
-                for t in [Int(pair.x), Int(pair.y)] {
-                    for c in 0..<3 { seed[Int(mesh.triangles[3 * t + c])] = true }
-                }
-            }
-            var region = seed
-            for v in 0..<n where seed[v] {
-                for k in Int(adjacency.offsets[v])..<Int(adjacency.offsets[v + 1]) {
-                    region[Int(adjacency.neighbors[k])] = true
-                }
-            }
-            let src = mesh.positions
-            src.withUnsafeBufferPointer { p in
-                for v in 0..<n where region[v] && !boundary[v] {
-                    let lo = Int(adjacency.offsets[v]), hi = Int(adjacency.offsets[v + 1])
-                    guard hi > lo else { continue }
-                    var mean = SIMD3<Float>.zero
-                    for k in lo..<hi { mean += p[Int(adjacency.neighbors[k])] }
-                    mesh.positions[v] = p[v] + Constants.step * (mean / Float(hi - lo) - p[v])
-                }
-            }
+            var seeds: [Int] = []
+            for pair in crossings { seeds += [Int(pair.x), Int(pair.y)] }
+            relax(&mesh, around: seeds, adjacency: adjacency, fixed: boundary)
             // Smoothing may fold a sliver flat: such a state is not kept.
             crossings = SelfIntersection.pairs(mesh)
             if crossings.count < best.crossings, MeshCheck(mesh).degenerateTriangles == 0 {
@@ -59,5 +40,31 @@ enum Untangle {
             if crossings.isEmpty { break }
         }
         return best
+    }
+
+    /// One smoothing round: the vertices of `triangles` and their neighbours (but `fixed` ones)
+    /// move ``Constants/step`` of the way to the mean of their neighbours.
+    static func relax(_ mesh: inout Mesh, around triangles: [Int], adjacency: Adjacency, fixed: [Bool]) {
+        let n = mesh.vertexCount
+        var seed = [Bool](repeating: false, count: n)
+        for t in triangles {
+            for c in 0..<3 { seed[Int(mesh.triangles[3 * t + c])] = true }
+        }
+        var region = seed
+        for v in 0..<n where seed[v] {
+            for k in Int(adjacency.offsets[v])..<Int(adjacency.offsets[v + 1]) {
+                region[Int(adjacency.neighbors[k])] = true
+            }
+        }
+        let src = mesh.positions
+        src.withUnsafeBufferPointer { p in
+            for v in 0..<n where region[v] && !fixed[v] {
+                let lo = Int(adjacency.offsets[v]), hi = Int(adjacency.offsets[v + 1])
+                guard hi > lo else { continue }
+                var mean = SIMD3<Float>.zero
+                for k in lo..<hi { mean += p[Int(adjacency.neighbors[k])] }
+                mesh.positions[v] = p[v] + Constants.step * (mean / Float(hi - lo) - p[v])
+            }
+        }
     }
 }
