@@ -45,26 +45,25 @@ import Testing
         return (depth, asked, scale)
     }
 
-    /// On the fixture today a 30 mm cut moves forward (27 mm used) and a 20 mm one holds; the default
-    /// 40 mm gives 26.2, so 20 also tells an ignored --depth by the part's height alone.
-    @Test(arguments: [30.0, 20.0])
-    func depthCutsThePartWhichStandsOnZero(depth: Double) throws {
+    /// A shell and a relief cut 30 mm behind the face; where the rim overhangs the cut, it moves
+    /// forward and the line says so.
+    @Test(arguments: [[], ["--base"]])
+    func depthCutsThePartWhichStandsOnZero(mode: [String]) throws {
+        let depth = 30.0
         let dir = tempDir()
         let face = try smallFace(in: dir)
-        let r = try runFacescan([
-            "solidify", face, dir + "/part.obj", "--units", "m", "--depth", String(Int(depth)), "-v",
-        ])
-        #expect(r.status == 0, "\(r.stderr)")
+        let r = try runFacescan(["solidify", face, dir + "/part.obj", "--units", "m", "--depth", "30", "-v"] + mode)
+        #expect(r.status == 0, "\(mode): \(r.stderr)")
         let (lo, hi) = try bounds(ofOBJ: dir + "/part.obj")
         let mm = 1000.0  // the part is in metres, as its input
         // 1 µm: float32 coordinates in metres.
-        #expect(abs(lo.z * mm) <= 1e-3, "lowest z \(lo.z * mm) mm")
-        #expect(hi.z * mm <= depth + 1e-3, "highest z \(hi.z * mm) mm")
+        #expect(abs(lo.z * mm) <= 1e-3, "\(mode): lowest z \(lo.z * mm) mm")
+        #expect(hi.z * mm <= depth + 1e-3, "\(mode): highest z \(hi.z * mm) mm")
         // The verbose line states the depth used: the frontmost point's height.
         let solid = try solidLine(r.stderr)
-        #expect(solid.depth <= depth && solid.scale == 1, "\(r.stderr)")
-        #expect(abs(hi.z * mm - solid.depth) <= 0.005 * solid.depth, "highest z \(hi.z * mm) mm, \(r.stderr)")
-        #expect(solid.asked == (solid.depth == depth ? nil : depth), "\(r.stderr)")
+        #expect(solid.depth <= depth && solid.scale == 1, "\(mode): \(r.stderr)")
+        #expect(abs(hi.z * mm - solid.depth) <= 0.005 * solid.depth, "\(mode): highest z \(hi.z * mm) mm, \(r.stderr)")
+        #expect(solid.asked == (solid.depth == depth ? nil : depth), "\(mode): \(r.stderr)")
     }
 
     @Test(arguments: [[], ["--base"]])
