@@ -242,6 +242,7 @@ public enum Solidify {
             }
             // 3. Back surface or cap; what the solid adds must not cross anything.
             var solid: Mesh
+            var crossings: Int? = nil  // known when the front was checked below
             if let outline {
                 solid = cap(front, rim: rim, outline: outline)
             } else {
@@ -257,6 +258,7 @@ public enum Solidify {
                 }
                 for _ in 0..<Constants.frontRelaxTries {
                     let pairs = SelfIntersection.pairs(solid)
+                    crossings = pairs.count
                     guard pairs.count > ownCrossings else { break }
                     var seeds: [Int] = []
                     for pair in pairs {
@@ -270,12 +272,13 @@ public enum Solidify {
                     front = relaxed
                     solid = shell(
                         front, adjacency: adjacency, rim: rim, thickness: thickness, skirtStart: trimmed.skirtStart)
+                    crossings = nil
                 }
             }
             let part = Part(mesh: solid, scale: scale, depth: depth)
             if best == nil { (best, bestFront) = (part, (front, rim, adjacency)) }
             // No more crossing pairs than the face itself had (a scan's lips may overlap).
-            if SelfIntersection.pairs(solid, limit: ownCrossings + 1).count <= ownCrossings {
+            if (crossings ?? SelfIntersection.pairs(solid, limit: ownCrossings + 1).count) <= ownCrossings {
                 (best, bestFront) = (part, (front, rim, adjacency))
                 break
             }
