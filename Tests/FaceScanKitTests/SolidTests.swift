@@ -460,6 +460,14 @@ private func plane(_ pts: [SIMD3<Double>]) -> (SIMD3<Double>, SIMD3<Double>) {
                 for c in 0..<3 { near[Int(m.triangles[3 * t + c])] = true }
             }
         }
+        for _ in 0..<2 {
+            let seed = near
+            for v in 0..<m.vertexCount where seed[v] {
+                for k in Int(adjacency.offsets[v])..<Int(adjacency.offsets[v + 1]) {
+                    near[Int(adjacency.neighbors[k])] = true
+                }
+            }
+        }
         var moved = 0
         var farthest = 0.0
         for v in 0..<m.vertexCount where u.positions[v] != m.positions[v] {
@@ -468,6 +476,7 @@ private func plane(_ pts: [SIMD3<Double>]) -> (SIMD3<Double>, SIMD3<Double>) {
             farthest = max(farthest, (d * d).sum().squareRoot())
             let isBoundary = adjacency.boundaryOffsets[v + 1] > adjacency.boundaryOffsets[v]
             #expect(!isBoundary, "boundary vertex \(v) moved")
+            #expect(near[v], "vertex \(v), more than two rings from any crossing, moved")
         }
         #expect(moved > 0)
         #expect(moved < m.vertexCount / 20, "\(moved) of \(m.vertexCount) vertices moved")

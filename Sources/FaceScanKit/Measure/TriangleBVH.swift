@@ -117,19 +117,11 @@ struct TriangleBVH: Sendable {
         nearest(to: p, stack: &stack).distanceSquared
     }
 
-    /// The point of the surface nearest to `p` and the unit normal of the triangle it lies on
-    /// (corners in the mesh's order: counter-clockwise seen from outside); the tree must not be
-    /// empty.
-    func closestPoint(
-        to p: SIMD3<Double>, stack: inout [(node: Int32, distance: Double)]
-    ) -> (point: SIMD3<Double>, normal: SIMD3<Double>) {
+    /// The point of the surface nearest to `p`; the tree must not be empty.
+    func closestPoint(to p: SIMD3<Double>, stack: inout [(node: Int32, distance: Double)]) -> SIMD3<Double> {
         precondition(!nodes.isEmpty, "empty tree")
         let t = triangles[nearest(to: p, stack: &stack).triangle]
-        let a = SIMD3<Double>(t.a), b = SIMD3<Double>(t.b), c = SIMD3<Double>(t.c)
-        let u = b - a, w = c - a
-        let nrm = SIMD3(u.y * w.z - u.z * w.y, u.z * w.x - u.x * w.z, u.x * w.y - u.y * w.x)
-        let l = (nrm * nrm).sum().squareRoot()
-        return (ClosestPoint.onTriangle(p, a, b, c), l > 0 ? nrm / l : .zero)
+        return ClosestPoint.onTriangle(p, SIMD3<Double>(t.a), SIMD3<Double>(t.b), SIMD3<Double>(t.c))
     }
 
     /// The squared distance to the nearest triangle and that triangle's index in ``triangles``

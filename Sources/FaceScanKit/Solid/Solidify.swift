@@ -268,7 +268,7 @@ public enum Solidify {
                     guard !seeds.isEmpty else { break }
                     var relaxed = front
                     Untangle.relax(&relaxed, around: seeds, adjacency: adjacency, fixed: fixed)
-                    guard MeshCheck(relaxed).degenerateTriangles == 0 else { break }
+                    guard !Untangle.hasFlatTriangle(relaxed) else { break }
                     front = relaxed
                     solid = shell(
                         front, adjacency: adjacency, rim: rim, thickness: thickness, skirtStart: trimmed.skirtStart)

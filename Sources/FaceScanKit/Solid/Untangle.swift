@@ -34,7 +34,7 @@ enum Untangle {
             relax(&mesh, around: seeds, adjacency: adjacency, fixed: boundary)
             // Smoothing may fold a sliver flat: such a state is not kept.
             crossings = SelfIntersection.pairs(mesh)
-            if crossings.count < best.crossings, MeshCheck(mesh).degenerateTriangles == 0 {
+            if crossings.count < best.crossings, !hasFlatTriangle(mesh) {
                 best = (mesh, crossings.count)
             }
             if crossings.isEmpty { break }
@@ -66,5 +66,12 @@ enum Untangle {
                 mesh.positions[v] = p[v] + Constants.step * (mean / Float(hi - lo) - p[v])
             }
         }
+    }
+
+    /// Whether a triangle has lost its area: after ``relax(_:around:adjacency:fixed:)``, which
+    /// moves vertices but keeps the triangles, the only way to become degenerate (as ``MeshCheck``
+    /// counts it, without its edge analysis).
+    static func hasFlatTriangle(_ mesh: Mesh) -> Bool {
+        (0..<mesh.triangleCount).contains { mesh.faceNormal($0) == .zero }
     }
 }

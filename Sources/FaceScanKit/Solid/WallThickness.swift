@@ -45,7 +45,7 @@ enum WallThickness {
         for pass in 0...Constants.passes {
             var moved = false
             for v in 0..<n where !fixed[v] {
-                let (c, _) = bvh.closestPoint(to: x[v], stack: &stack)
+                let c = bvh.closestPoint(to: x[v], stack: &stack)
                 let d = x[v] - c
                 let l = norm3(d)
                 // On the front: no direction to move in.
