@@ -70,6 +70,16 @@ public enum Decimation {
         return simplifier.mesh()
     }
 
+    /// `mesh` (clean: edge-manifold, no degenerate or repeated triangle, every vertex referenced)
+    /// decimated to `target` vertices, or as close as collapses allow, with the vertices flagged
+    /// in `keep` left where they are.
+    package static func simplify(_ mesh: Mesh, toward target: Int, keeping keep: [Bool], threads: Int = 1) -> Mesh {
+        var simplifier = QuadricSimplifier(mesh, threads: threads)
+        simplifier.lock(keep)
+        _ = simplifier.decimate(to: target, floor: minimumVertices)
+        return simplifier.mesh()
+    }
+
     /// Refuses a mesh with an edge shared by more than two triangles or a repeated triangle.
     static func requireManifold(_ mesh: Mesh) throws(UsageError) {
         let check = MeshCheck(mesh)

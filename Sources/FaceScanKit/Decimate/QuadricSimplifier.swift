@@ -142,6 +142,12 @@ struct QuadricSimplifier: ~Copyable {
         return false
     }
 
+    /// Keeps the vertices flagged in `keep` where they are: no collapse moves or removes them.
+    mutating func lock(_ keep: [Bool]) {
+        let flags = core.flags
+        for v in 0..<min(core.vertexCount, keep.count) where keep[v] { flags[v] |= DecimationCore.Flag.locked }
+    }
+
     /// Collapses edges until `max(target, floor)` vertices remain or no collapse is allowed.
     /// Returns the number of vertices reached. Each pass: compact → adjacency → rank → sort →
     /// collapse the cheapest edges, each vertex at most once.

@@ -125,16 +125,17 @@ struct TriangleBVH: Sendable {
     }
 
     /// The squared distance to the nearest triangle and that triangle's index in ``triangles``
-    /// (`.infinity` and 0 when empty).
+    /// (`.infinity` and 0 when empty). With a `bound` (squared), only triangles nearer than it
+    /// are looked for: farther, the answer is (`bound`, 0).
     func nearest(
-        to p: SIMD3<Double>, stack: inout [(node: Int32, distance: Double)]
+        to p: SIMD3<Double>, stack: inout [(node: Int32, distance: Double)], bound: Double = .infinity
     ) -> (distanceSquared: Double, triangle: Int) {
         guard !nodes.isEmpty else { return (.infinity, 0) }
         precondition(stack.count > depth, "stack too small for this tree")
         return nodes.withUnsafeBufferPointer { nodes in
             triangles.withUnsafeBufferPointer { tris in
                 stack.withUnsafeMutableBufferPointer { stack in
-                    Self.query(p, nodes: nodes, tris: tris, stack: stack)
+                    Self.query(p, nodes: nodes, tris: tris, stack: stack, bound: bound)
                 }
             }
         }
@@ -149,9 +150,9 @@ struct TriangleBVH: Sendable {
     /// distance so far. A node is pushed with its box distance, so it is not measured twice.
     static func query(
         _ p: SIMD3<Double>, nodes: UnsafeBufferPointer<Node>, tris: UnsafeBufferPointer<Triangle>,
-        stack: UnsafeMutableBufferPointer<(node: Int32, distance: Double)>
+        stack: UnsafeMutableBufferPointer<(node: Int32, distance: Double)>, bound: Double = .infinity
     ) -> (distanceSquared: Double, triangle: Int) {
-        var best = Double.infinity
+        var best = bound
         var bestTriangle = 0
         var top = 0
         var current = 0

@@ -10,14 +10,24 @@ enum EarClipping {
     /// Triangles (indices into `points`) of the polygon `points`, which must be counter-clockwise;
     /// every triangle is counter-clockwise. Nil when the polygon is not simple (no ear left).
     static func triangulate(_ points: [SIMD2<Double>]) -> [SIMD3<Int32>]? {
-        let n = points.count
+        triangulate(points, polygon: (0..<points.count).map { Int32($0) })
+    }
+
+    /// Triangles (indices into `points`) of the counter-clockwise polygon that visits
+    /// `points[polygon[0]]`, `points[polygon[1]]`, …: a point may be visited twice, as the ends of
+    /// a bridge that joins a hole (clockwise) to the outline. An ear is refused when a remaining
+    /// corner lies inside or on it, other than its own three points. Every triangle is
+    /// counter-clockwise, so together they cover the polygon once. Nil when no ear is left.
+    static func triangulate(_ points: [SIMD2<Double>], polygon: [Int32]) -> [SIMD3<Int32>]? {
+        let n = polygon.count
         guard n >= 3 else { return nil }
+        let p = polygon.map { points[Int($0)] }
         var prev = (0..<n).map { Int32(($0 + n - 1) % n) }
         var next = (0..<n).map { Int32(($0 + 1) % n) }
         var alive = [Bool](repeating: true, count: n)
         var score = [Double](repeating: -1, count: n)  // < 0: not an ear
         var remaining = n
-        for i in 0..<n { score[i] = earScore(i, points, prev, next) }
+        for i in 0..<n { score[i] = earScore(i, p, polygon, prev, next) }
         var out: [SIMD3<Int32>] = []
         out.reserveCapacity(n - 2)
         while remaining > 3 {
@@ -29,25 +39,25 @@ enum EarClipping {
             }
             guard best >= 0 else { return nil }
             let a = Int(prev[best]), c = Int(next[best])
-            out.append(SIMD3(Int32(a), Int32(best), Int32(c)))
+            out.append(SIMD3(polygon[a], polygon[best], polygon[c]))
             alive[best] = false
             next[a] = Int32(c)
             prev[c] = Int32(a)
             remaining -= 1
-            score[a] = earScore(a, points, prev, next)
-            score[c] = earScore(c, points, prev, next)
+            score[a] = earScore(a, p, polygon, prev, next)
+            score[c] = earScore(c, p, polygon, prev, next)
         }
         var i = 0
         while !alive[i] { i += 1 }
-        let last = SIMD3(prev[i], Int32(i), next[i])
-        guard orient(points[Int(last.x)], points[Int(last.y)], points[Int(last.z)]) > 0 else { return nil }
-        out.append(last)
+        guard orient(p[Int(prev[i])], p[i], p[Int(next[i])]) > 0 else { return nil }
+        out.append(SIMD3(polygon[Int(prev[i])], polygon[i], polygon[Int(next[i])]))
         return out
     }
 
-    /// Smallest angle of the ear at `i` (radians), or −1 when `i` is not an ear: reflex, flat, or
-    /// another remaining vertex lies inside or on the ear.
-    static func earScore(_ i: Int, _ p: [SIMD2<Double>], _ prev: [Int32], _ next: [Int32]) -> Double {
+    /// Smallest angle of the ear at slot `i` (radians), or −1 when `i` is not an ear: reflex,
+    /// flat, or another remaining corner lies inside or on the ear (a corner repeated at a
+    /// position counts as inside unless it is one of the ear's own points).
+    static func earScore(_ i: Int, _ p: [SIMD2<Double>], _ id: [Int32], _ prev: [Int32], _ next: [Int32]) -> Double {
         let ia = Int(prev[i]), ic = Int(next[i])
         let a = p[ia], b = p[i], c = p[ic]
         let area2 = orient(a, b, c)
@@ -56,9 +66,11 @@ enum EarClipping {
         var j = Int(next[ic])
         while j != ia {
             let q = p[j]
-            // Inside or on the boundary (a vertex repeated at a corner's position counts as inside
-            // unless it is that corner's twin on the other side, which cannot be clipped safely either).
-            if orient(a, b, q) >= 0 && orient(b, c, q) >= 0 && orient(c, a, q) >= 0 { return -1 }
+            if id[j] != id[ia] && id[j] != id[i] && id[j] != id[ic]
+                && orient(a, b, q) >= 0 && orient(b, c, q) >= 0 && orient(c, a, q) >= 0
+            {
+                return -1
+            }
             j = Int(next[j])
         }
         return min(angle(a, b, c), angle(b, c, a), angle(c, a, b))

@@ -118,6 +118,8 @@ public enum Solidify {
         /// Millimetres from the frontmost point to the cut: ``SolidOptions/depth``, or less where
         /// the rim overhung the cut asked for.
         public var depth: Double
+        /// The front's triangles: the first ones of ``mesh`` (nil once padded to a vertex count).
+        package var frontTriangles: Int? = nil
     }
 
     /// The skirted surface in printing position (centred on x/y, the cut at z = 0), its rim,
@@ -275,7 +277,7 @@ public enum Solidify {
                     crossings = nil
                 }
             }
-            let part = Part(mesh: solid, scale: scale, depth: depth)
+            let part = Part(mesh: solid, scale: scale, depth: depth, frontTriangles: front.triangleCount)
             if best == nil { (best, bestFront) = (part, (front, rim, adjacency)) }
             // No more crossing pairs than the face itself had (a scan's lips may overlap).
             if (crossings ?? SelfIntersection.pairs(solid, limit: ownCrossings + 1).count) <= ownCrossings {
@@ -288,19 +290,29 @@ public enum Solidify {
             throw UsageError(
                 "could not cut the surface into a part that stands on a plane (tried depths down to \(depth) mm)")
         }
-        // The shell's wall as thick as asked: the back pushed out to the thickness where it lies
-        // closer (no crossing added: the crossing check above still holds).
+        // The shell's wall as thick as asked: the back made again as the level set of the distance
+        // to the front (solid where the face folds tighter than the wall), unless that crosses
+        // anything; then the offset back pushed out to the thickness where it lies closer (no
+        // crossing added: the crossing check above still holds).
         if !options.base, let front = bestFront {
-            var onRim = [Bool](repeating: false, count: front.mesh.vertexCount)
-            for v in front.rim { onRim[Int(v)] = true }
-            WallThickness.thicken(
-                &part.mesh, front: front.mesh, adjacency: front.adjacency, fixed: onRim, thickness: thickness,
-                bed: Constants.bedMarginFraction * thickness)
+            if let levelSet = LevelSetShell.shell(
+                front.mesh, rim: front.rim, thickness: thickness, backVertices: front.mesh.vertexCount),
+                SelfIntersection.pairs(levelSet, limit: ownCrossings + 1).count <= ownCrossings
+            {
+                part.mesh = levelSet
+            } else {
+                var onRim = [Bool](repeating: false, count: front.mesh.vertexCount)
+                for v in front.rim { onRim[Int(v)] = true }
+                WallThickness.thicken(
+                    &part.mesh, front: front.mesh, adjacency: front.adjacency, fixed: onRim, thickness: thickness,
+                    bed: Constants.bedMarginFraction * thickness)
+            }
         }
         var solid = part.mesh
         // 4. Exact vertex count: straight longest-edge splits do not change the shape.
         if let target = vertexCount {
             solid = try padded(solid, to: target)
+            part.frontTriangles = nil
         }
         let check = MeshCheck(solid)
         guard check.isWatertight, check.isClean else {
