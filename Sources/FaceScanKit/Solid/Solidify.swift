@@ -60,7 +60,10 @@ public struct SolidOptions: Sendable, Equatable {
 ///    (rim vertices within the plane), wound the other way and joined to the front along the rim
 ///    by a band of quads in the plane. The offset is reduced where the surface curves more tightly
 ///    than the thickness (convex radius below the offset) and, iteratively, wherever the back
-///    surface would cross itself or the front.
+///    surface would cross itself or the front. That back decides the cut; then the back is made
+///    again as the level set of the distance to the front (`LevelSetShell`), so the wall is as
+///    thick as asked and solid where the face folds tighter than two walls, joined to the rim by
+///    a ring in the plane (the offset back, pushed out to the thickness, where that fails).
 ///    **base**: the rim, which lies in the plane, is capped by ear clipping: a solid relief.
 /// 3. **Placed**: centred on x and y, the plane at z = 0, the face looking up (+z).
 /// 4. With a vertex count: the longest edges are split at their middles (the shape does not
