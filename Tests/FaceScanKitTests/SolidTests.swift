@@ -490,3 +490,89 @@ private func plane(_ pts: [SIMD3<Double>]) -> (SIMD3<Double>, SIMD3<Double>) {
         #expect(hi.y - lo.y > 150, "the part is \(hi.y - lo.y) mm tall")
     }
 }
+
+/// The level-set back of a shell (`LevelSetShell`) and the ring that joins it to the rim.
+@Suite struct LevelSetShellTests {
+    /// A dome (mm, 56 × 56 mm, 0.8 mm grid) with a V-groove 8 mm deep and 3.2 mm wide across it:
+    /// the face folds tighter than two 2 mm walls, where an offset back's two sheets would meet.
+    static func groovedDome() -> Mesh {
+        let n = 70
+        let h = 0.8
+        var positions: [SIMD3<Float>] = []
+        var triangles: [UInt32] = []
+        for j in 0...n {
+            for i in 0...n {
+                let x = -28 + Double(i) * h, y = -28 + Double(j) * h
+                var z = 25 - (x * x + y * y) / 60
+                z -= 8 * max(0, 1 - abs(x) / 1.6)
+                positions.append(SIMD3(Float(x), Float(y), Float(z)))
+            }
+        }
+        for j in 0..<n {
+            for i in 0..<n {
+                let a = UInt32(j * (n + 1) + i), b = a + 1, c = a + UInt32(n + 2), d = a + UInt32(n + 1)
+                triangles += [a, b, c, a, c, d]
+            }
+        }
+        return Mesh(positions: positions, triangles: triangles)
+    }
+
+    @Test func grooveBecomesSolidAndWallsHold() throws {
+        let part = try Solidify.part(
+            Self.groovedDome(), options: SolidOptions(thickness: 2, depth: 30), unitInMillimetres: 1)
+        let solid = part.mesh
+        let c = MeshCheck(solid)
+        #expect(c.isWatertight && c.isClean, "\(c.summary)")
+        #expect(MeshInspection.signedVolume(solid) > 0)
+        #expect(intersectingPairs(solid).isEmpty)
+        let frontTriangles = try #require(part.frontTriangles)
+        let walls = SolidSolidifyTests.wallThickness(solid, frontTriangles: frontTriangles)
+        #expect(walls.count > 100, "the shell has \(walls.count) back vertices")
+        let share = SolidSolidifyTests.thinShare(solid, frontTriangles: frontTriangles, under: 0.9 * 2)
+        #expect(share <= 0.01, "\(share * 100) % of the back closer than 1.8 mm")
+        #expect(walls.min()! >= 0.9 * 2, "nearest back vertex \(walls.min()!) mm from the front")
+    }
+
+    /// A square with two square holes: the bridged polygon's ear clipping covers the area between
+    /// them exactly once, every triangle counter-clockwise.
+    @Test func ringWithHolesIsCoveredOnce() throws {
+        var points: [SIMD2<Double>] = [SIMD2(0, 0), SIMD2(10, 0), SIMD2(10, 10), SIMD2(0, 10)]
+        var holes: [[Int32]] = []
+        for (x, y) in [(2.0, 2.0), (6.0, 5.0)] {
+            let base = Int32(points.count)
+            // Clockwise.
+            points += [SIMD2(x, y), SIMD2(x, y + 2), SIMD2(x + 2, y + 2), SIMD2(x + 2, y)]
+            holes.append([base, base + 1, base + 2, base + 3])
+        }
+        var outline: [Int32] = [0, 1, 2, 3]
+        #expect(LevelSetShell.bridge(&outline, holes: holes, points: points))
+        let triangles = try #require(EarClipping.triangulate(points, polygon: outline))
+        var area = 0.0
+        for t in triangles {
+            let a = EarClipping.orient(points[Int(t.x)], points[Int(t.y)], points[Int(t.z)])
+            #expect(a > 0)
+            area += a / 2
+        }
+        #expect(abs(area - (100 - 8)) < 1e-9, "area \(area)")
+        #expect(triangles.count == outline.count - 2)
+        // A hole that crosses the outline has no valid triangulation.
+        var crossing: [Int32] = [0, 1, 2, 3]
+        let outside = Int32(points.count)
+        points += [SIMD2(8, 8), SIMD2(8, 12), SIMD2(9, 12), SIMD2(9, 8)]
+        let bridged = LevelSetShell.bridge(
+            &crossing, holes: [[outside, outside + 1, outside + 2, outside + 3]], points: points)
+        #expect(!bridged || EarClipping.triangulate(points, polygon: crossing) == nil)
+    }
+
+    /// The ICT face at the fronts the low and high presets give (about 2 700 and 9 800 vertices;
+    /// medium's, about 4 800, is `ictSolidAddsNoCrossing`'s 5 000): the wall holds at every preset.
+    @Test(arguments: [2_700, 9_800]) func ictWallsAtThePresets(front: Int) throws {
+        let m = try ictFixture().scaled(by: 1000)
+        let surface = try Decimation.simplify(Solidify.fillHoles(m), targetVertices: front)
+        let part = try Solidify.part(surface, options: SolidOptions(thickness: 2), unitInMillimetres: 1)
+        let frontTriangles = try #require(part.frontTriangles)
+        let share = SolidSolidifyTests.thinShare(part.mesh, frontTriangles: frontTriangles, under: 0.9 * 2)
+        #expect(share <= 0.01, "\(front) vertices: \(share * 100) % of the back closer than 1.8 mm")
+        #expect(SelfIntersection.pairs(part.mesh).count <= SelfIntersection.pairs(Solidify.fillHoles(m)).count)
+    }
+}

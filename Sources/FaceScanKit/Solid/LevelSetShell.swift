@@ -6,16 +6,21 @@
 /// 1. **Field** on a grid of spacing ``Constants/spacing`` × thickness whose first layer is the
 ///    bed: a point is inside the part's hull when the front, crossed upwards from it, winds around
 ///    it (vertical rays per grid column, the crossings sorted once). Inside, the field is the
-///    distance to the front (``TriangleBVH``) minus ``Constants/margin`` × thickness; outside it is
-///    negative. Going down a column the distance falls by at most one spacing per layer, so far
-///    inside it is bounded, not measured.
-/// 2. **Back**: the zero set by marching tetrahedra (each cell cut into the six tetrahedra around
+///    distance to the front (``TriangleBVH``) minus a margin × thickness; outside it is negative.
+///    Going down a column the distance falls by at most one spacing per layer, so far inside it
+///    is bounded, not measured.
+/// 2. **Opening**: the hollow keeps only what a ball reaches without touching the wall, so slots
+///    narrower than the ball (between a nostril's tube and its wing) fill up.
+/// 3. **Back**: the zero set by marching tetrahedra (each cell cut into the six tetrahedra around
 ///    its main diagonal, so neighbouring cells agree and the surface is closed and manifold with no
 ///    case table ambiguity), facing the hollow. Closed pieces (pockets sealed inside a thick nose)
-///    are dropped: the part is solid there. Then decimated (quadric collapses, the boundary on the
-///    bed kept on it) to at most the front's vertex count.
-/// 3. **Ring**: the bed between the rim and the back's loops on it, triangulated by ear clipping
+///    are dropped: the part is solid there. Then decimated (quadric collapses, every k-th vertex
+///    of its loops on the bed locked) to at most the front's vertex count.
+/// 4. **Ring**: the bed between the rim and the back's loops on it, triangulated by ear clipping
 ///    with the loops bridged to the rim, facing −z.
+/// 5. **Checks**: where the back crosses the front it is pushed off; what still crosses is
+///    refused. Margins and balls are tried in turn (see ``shell(_:rim:thickness:backVertices:)``)
+///    until the back keeps clear of the front.
 ///
 /// Returns nil (the caller keeps its offset back) when the grid would be too large, a step cannot
 /// be done cleanly, or the result is not a closed, clean solid.
@@ -26,7 +31,7 @@ enum LevelSetShell {
         /// Distances of the back from the front tried, in thicknesses: a little over one, so that
         /// the back's flat triangles between level-set points stay at least the thickness away
         /// where the back is curved; more where a coarse back cuts corners.
-        static let margins = [1.04, 1.2, 1.4]
+        static let margins = [1.04, 1.2, 1.4, 1.7]
         /// Share of the back's area allowed within 0.9 thickness of the front before a larger
         /// margin is tried.
         static let thinShare = 0.004
@@ -42,21 +47,36 @@ enum LevelSetShell {
         static let pushStep = 0.25
         /// Radius of the ball that opens the hollow, in thicknesses.
         static let opening = 0.75
+        /// Radius of the ball for a coarse back, in the back's expected edge lengths.
+        static let coarseOpening = 0.5
     }
 
     /// Front + level-set back + ring on the bed; the back has at most `backVertices` vertices.
-    /// The level set lies ``Constants/margins`` thicknesses behind the front, the first whose
-    /// coarse back keeps ``Constants/thinShare`` of its area at most within 0.9 thickness of the
-    /// front (a back decimated hard cuts corners behind tight curves), else the one that comes
-    /// closest.
+    /// Tried in turn until the back keeps at most ``Constants/thinShare`` of its area within
+    /// 0.9 thickness of the front, else the one that comes closest: the level set
+    /// ``Constants/margins`` thicknesses behind the front, the hollow opened by a ball of
+    /// ``Constants/opening`` thickness; then, for a coarse back (a back decimated hard cuts
+    /// corners behind tight curves and crosses itself in narrow parts of the hollow), the larger
+    /// margins again with the ball as wide as half the back's edges.
     static func shell(_ front: Mesh, rim: [UInt32], thickness: Double, backVertices: Int) -> Mesh? {
         guard thickness > 0, front.triangleCount > 0, rim.count >= 3 else { return nil }
         let bvh = TriangleBVH(front)
+        var frontArea = 0.0
+        for t in 0..<front.triangleCount {
+            let (i, j, k) = front.triangle(t)
+            let a = SIMD3<Double>(front.positions[Int(i)]), b = SIMD3<Double>(front.positions[Int(j)])
+            frontArea += 0.5 * norm3(cross3(b - a, SIMD3<Double>(front.positions[Int(k)]) - a))
+        }
+        let edge = (1.155 * frontArea / Double(max(backVertices, 1))).squareRoot()
+        let small = Constants.opening * thickness, wide = Constants.coarseOpening * edge
+        var tries = Constants.margins.map { ($0, small) }
+        if wide > 1.1 * small { tries += Constants.margins.dropFirst().map { ($0, wide) } }
         var best: (solid: Mesh, share: Double)? = nil
-        for margin in Constants.margins {
+        for (margin, opening) in tries {
             guard
                 let solid = shell(
-                    front, rim: rim, thickness: thickness, margin: margin, backVertices: backVertices, bvh: bvh)
+                    front, rim: rim, thickness: thickness, margin: margin, opening: opening,
+                    backVertices: backVertices, bvh: bvh)
             else { continue }
             let share = thinShare(solid, front: front, wall: 0.9 * thickness, bvh: bvh)
             if best == nil || share < best!.share { best = (solid, share) }
@@ -88,9 +108,11 @@ enum LevelSetShell {
     }
 
     static func shell(
-        _ front: Mesh, rim: [UInt32], thickness: Double, margin: Double, backVertices: Int, bvh: TriangleBVH
+        _ front: Mesh, rim: [UInt32], thickness: Double, margin: Double, opening: Double, backVertices: Int,
+        bvh: TriangleBVH
     ) -> Mesh? {
-        guard var back = backSurface(front, thickness: thickness, margin: margin, bvh: bvh) else { return nil }
+        guard var back = backSurface(front, thickness: thickness, margin: margin, opening: opening, bvh: bvh)
+        else { return nil }
         // Decimated with its loops on the bed kept in shape: every k-th loop vertex stays, k as
         // small as the budget allows (the loops take at most a third of it).
         let budget = min(backVertices, Int(Double(back.vertexCount) * Constants.decimation))
@@ -272,7 +294,9 @@ enum LevelSetShell {
 
     /// The level set's back surface, facing the hollow, closed pieces dropped; nil when the grid
     /// would be too large or nothing lies inside.
-    static func backSurface(_ front: Mesh, thickness: Double, margin: Double, bvh: TriangleBVH) -> Mesh? {
+    static func backSurface(
+        _ front: Mesh, thickness: Double, margin: Double, opening: Double, bvh: TriangleBVH
+    ) -> Mesh? {
         let h = Constants.spacing * thickness
         let level = margin * thickness
         let (lo, hi) = front.bounds
@@ -359,47 +383,26 @@ enum LevelSetShell {
             start = end
         }
         guard anyHollow else { return nil }
-        opened(&field, nx: nx, ny: ny, nz: nz, h: h, radius: Constants.opening * thickness)
+        opened(&field, nx: nx, ny: ny, nz: nz, h: h, radius: opening)
         // 3. Marching tetrahedra.
-        var positions: [SIMD3<Float>] = []
-        var triangles: [UInt32] = []
-        var cut: [UInt64: UInt32] = [:]
-        func vertex(_ g0: Int, _ g1: Int) -> UInt32 {
-            let (a, b) = g0 < g1 ? (g0, g1) : (g1, g0)
-            let key = UInt64(a) << 32 | UInt64(b)
-            if let v = cut[key] { return v }
-            let fa = Double(field[a]), fb = Double(field[b])
-            let s = fa / (fa - fb)
-            func point(_ g: Int) -> SIMD3<Double> {
-                let i = g % nx, j = (g / nx) % ny, k = g / (nx * ny)
-                return SIMD3(x0 + Double(i) * h, y0 + Double(j) * h, Double(k) * h)
-            }
-            let pa = point(a), pb = point(b)
-            var q = pa + s * (pb - pa)
-            if pa.z == 0 && pb.z == 0 { q.z = 0 }
-            let v = UInt32(positions.count)
-            positions.append(SIMD3<Float>(q))
-            cut[key] = v
-            return v
-        }
+        var extractor = Extractor(
+            field: field, nx: nx, ny: ny, origin: SIMD3(x0, y0, 0), spacing: h)
         let corner = (0..<8).map { c in (c & 1) + ((c >> 1) & 1) * nx + ((c >> 2) & 1) * nx * ny }
-        let tets = kuhnTetrahedra()
-        for k in 0..<(nz - 1) {
-            for j in 0..<(ny - 1) {
-                for i in 0..<(nx - 1) {
-                    let base = (k * ny + j) * nx + i
-                    var positive = 0
-                    for c in 0..<8 where field[base + corner[c]] > 0 { positive += 1 }
-                    guard positive > 0, positive < 8 else { continue }
-                    for tet in tets {
-                        let g = [
-                            base + corner[tet.0], base + corner[tet.1], base + corner[tet.2], base + corner[tet.3],
-                        ]
-                        emit(g, field: field, triangles: &triangles, vertex: vertex)
+        let tets = kuhnTetrahedra().map { t in SIMD4(corner[t.0], corner[t.1], corner[t.2], corner[t.3]) }
+        field.withUnsafeBufferPointer { f in
+            for k in 0..<(nz - 1) {
+                for j in 0..<(ny - 1) {
+                    for i in 0..<(nx - 1) {
+                        let base = (k * ny + j) * nx + i
+                        var positive = 0
+                        for c in 0..<8 where f[base + corner[c]] > 0 { positive += 1 }
+                        guard positive > 0, positive < 8 else { continue }
+                        for tet in tets { extractor.emit(SIMD4(repeating: base) &+ tet) }
                     }
                 }
             }
         }
+        let (positions, triangles) = (extractor.positions, extractor.triangles)
         guard !triangles.isEmpty else { return nil }
         let surface = Mesh(positions: positions, triangles: triangles)
         return withoutClosedPieces(surface)
@@ -470,37 +473,91 @@ enum LevelSetShell {
         return out
     }
 
-    /// The piece of the zero set inside one positively oriented tetrahedron `g` (grid indices),
-    /// facing the positive side.
-    static func emit(
-        _ g: [Int], field: [Float], triangles: inout [UInt32], vertex: (Int, Int) -> UInt32
-    ) {
-        var inside: [Int] = [], outside: [Int] = []
-        for c in 0..<4 {
-            if field[g[c]] > 0 { inside.append(c) } else { outside.append(c) }
+    /// Marching tetrahedra's output so far: a vertex per grid edge the zero set cuts (found again
+    /// by the edge's two grid points), triangles facing the positive side.
+    struct Extractor {
+        let field: [Float]
+        let nx: Int, ny: Int
+        let origin: SIMD3<Double>
+        let spacing: Double
+        var positions: [SIMD3<Float>] = []
+        var triangles: [UInt32] = []
+        var cut: [UInt64: UInt32] = [:]
+
+        init(field: [Float], nx: Int, ny: Int, origin: SIMD3<Double>, spacing: Double) {
+            (self.field, self.nx, self.ny, self.origin, self.spacing) = (field, nx, ny, origin, spacing)
         }
-        switch inside.count {
-        case 1, 3:
-            // (s, x, y, z) an even permutation: triangle (sx, sy, sz) faces away from s.
-            let s = inside.count == 1 ? inside[0] : outside[0]
-            let order = [[0, 1, 2, 3], [1, 0, 3, 2], [2, 3, 0, 1], [3, 2, 1, 0]][s]
-            let a = vertex(g[s], g[order[1]]), b = vertex(g[s], g[order[2]]), c = vertex(g[s], g[order[3]])
-            // Toward the positive side: toward s when s is the positive one.
-            triangles += inside.count == 1 ? [a, c, b] : [a, b, c]
-        case 2:
-            // (a, b, c, d) an even permutation with a, b positive: the quad ac, bc, bd, ad faces them.
-            var (a, b, c, d) = (inside[0], inside[1], outside[0], outside[1])
-            if !isEven([a, b, c, d]) { swap(&c, &d) }
-            let ac = vertex(g[a], g[c]), bc = vertex(g[b], g[c]), bd = vertex(g[b], g[d]), ad = vertex(g[a], g[d])
-            triangles += [ac, bc, bd, ac, bd, ad]
-        default:
-            break
+
+        func point(_ g: Int) -> SIMD3<Double> {
+            let i = g % nx, j = (g / nx) % ny, k = g / (nx * ny)
+            return origin + spacing * SIMD3(Double(i), Double(j), Double(k))
         }
+
+        /// The vertex where the zero set cuts the edge between grid points `g0` and `g1`.
+        mutating func vertex(_ g0: Int, _ g1: Int) -> UInt32 {
+            let (a, b) = g0 < g1 ? (g0, g1) : (g1, g0)
+            let key = UInt64(a) << 32 | UInt64(b)
+            if let v = cut[key] { return v }
+            let fa = Double(field[a]), fb = Double(field[b])
+            let pa = point(a), pb = point(b)
+            var q = pa + (fa / (fa - fb)) * (pb - pa)
+            if pa.z == 0 && pb.z == 0 { q.z = 0 }  // on the bed exactly
+            let v = UInt32(positions.count)
+            positions.append(SIMD3<Float>(q))
+            cut[key] = v
+            return v
+        }
+
+        /// The piece of the zero set inside the positively oriented tetrahedron `g` (grid points).
+        mutating func emit(_ g: SIMD4<Int>) {
+            var inside = SIMD4<Int>.zero, outside = SIMD4<Int>.zero
+            var ni = 0, no = 0
+            for c in 0..<4 {
+                if field[g[c]] > 0 {
+                    inside[ni] = c
+                    ni += 1
+                } else {
+                    outside[no] = c
+                    no += 1
+                }
+            }
+            switch ni {
+            case 1, 3:
+                // (s, x, y, z) an even permutation: triangle (sx, sy, sz) faces away from s.
+                let s = ni == 1 ? inside[0] : outside[0]
+                let order = Self.evenFrom[s]
+                let a = vertex(g[s], g[order[1]]), b = vertex(g[s], g[order[2]]), c = vertex(g[s], g[order[3]])
+                // Toward the positive side: toward s when s is the positive one.
+                if ni == 1 { add(a, c, b) } else { add(a, b, c) }
+            case 2:
+                // (a, b, c, d) an even permutation with a, b positive: quad ac, bc, bd, ad faces them.
+                let a = inside[0], b = inside[1]
+                var c = outside[0], d = outside[1]
+                if !LevelSetShell.isEven(SIMD4(a, b, c, d)) { swap(&c, &d) }
+                let ac = vertex(g[a], g[c]), bc = vertex(g[b], g[c])
+                let bd = vertex(g[b], g[d]), ad = vertex(g[a], g[d])
+                add(ac, bc, bd)
+                add(ac, bd, ad)
+            default:
+                break
+            }
+        }
+
+        mutating func add(_ a: UInt32, _ b: UInt32, _ c: UInt32) {
+            triangles.append(a)
+            triangles.append(b)
+            triangles.append(c)
+        }
+
+        /// Even permutations of (0, 1, 2, 3) starting with each corner.
+        static let evenFrom: [SIMD4<Int>] = [
+            SIMD4(0, 1, 2, 3), SIMD4(1, 0, 3, 2), SIMD4(2, 3, 0, 1), SIMD4(3, 2, 1, 0),
+        ]
     }
 
-    static func isEven(_ p: [Int]) -> Bool {
+    static func isEven(_ p: SIMD4<Int>) -> Bool {
         var inversions = 0
-        for i in 0..<p.count { for j in (i + 1)..<p.count where p[i] > p[j] { inversions += 1 } }
+        for i in 0..<4 { for j in (i + 1)..<4 where p[i] > p[j] { inversions += 1 } }
         return inversions % 2 == 0
     }
 
