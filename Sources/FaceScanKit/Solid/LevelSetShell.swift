@@ -564,30 +564,17 @@ enum LevelSetShell {
     /// `mesh` without its connected pieces that have no boundary edge.
     static func withoutClosedPieces(_ mesh: Mesh) -> Mesh {
         let adjacency = Adjacency(triangles: mesh.triangles, vertexCount: mesh.vertexCount)
-        var parent = Array(0..<mesh.vertexCount)
-        func find(_ v: Int) -> Int {
-            var v = v
-            while parent[v] != v {
-                parent[v] = parent[parent[v]]
-                v = parent[v]
-            }
-            return v
-        }
-        for t in 0..<mesh.triangleCount {
-            let (a, b, c) = mesh.triangle(t)
-            parent[find(Int(b))] = find(Int(a))
-            parent[find(Int(c))] = find(Int(a))
-        }
+        let piece = PlaneTrim.pieces(mesh)
         var open = [Bool](repeating: false, count: mesh.vertexCount)
         for t in 0..<mesh.triangleCount {
             let (a, b, c) = mesh.triangle(t)
             for (u, v) in [(a, b), (b, c), (c, a)] where BoundaryLoops.isBoundaryEdge(adjacency, u, v) {
-                open[find(Int(u))] = true
+                open[piece[Int(u)]] = true
             }
         }
         var kept: [UInt32] = []
         kept.reserveCapacity(mesh.triangles.count)
-        for t in 0..<mesh.triangleCount where open[find(Int(mesh.triangles[3 * t]))] {
+        for t in 0..<mesh.triangleCount where open[piece[Int(mesh.triangles[3 * t])]] {
             kept += [mesh.triangles[3 * t], mesh.triangles[3 * t + 1], mesh.triangles[3 * t + 2]]
         }
         var out = mesh

@@ -90,6 +90,23 @@ enum PlaneTrim {
     /// The connected piece (triangles sharing vertices) with the most triangles; ties to the
     /// first in triangle order.
     static func largestPiece(_ mesh: Mesh) -> Mesh {
+        let piece = pieces(mesh)
+        var size = [Int](repeating: 0, count: mesh.vertexCount)
+        for t in 0..<mesh.triangleCount { size[piece[Int(mesh.triangles[3 * t])]] += 1 }
+        var best = 0
+        for v in size.indices where size[v] > size[best] { best = v }
+        var kept: [UInt32] = []
+        for t in 0..<mesh.triangleCount where piece[Int(mesh.triangles[3 * t])] == best {
+            kept += [mesh.triangles[3 * t], mesh.triangles[3 * t + 1], mesh.triangles[3 * t + 2]]
+        }
+        var out = mesh
+        out.triangles = kept
+        return Decimation.referencedOnly(out)
+    }
+
+    /// For every vertex, a representative vertex of its connected piece (triangles sharing
+    /// vertices): union–find over the triangles, in triangle order.
+    static func pieces(_ mesh: Mesh) -> [Int] {
         var parent = Array(0..<mesh.vertexCount)
         func find(_ v: Int) -> Int {
             var v = v
@@ -105,17 +122,8 @@ enum PlaneTrim {
             parent[rb] = ra
             parent[find(rc)] = find(ra)
         }
-        var size = [Int](repeating: 0, count: mesh.vertexCount)
-        for t in 0..<mesh.triangleCount { size[find(Int(mesh.triangles[3 * t]))] += 1 }
-        var best = 0
-        for v in size.indices where size[v] > size[best] { best = v }
-        var kept: [UInt32] = []
-        for t in 0..<mesh.triangleCount where find(Int(mesh.triangles[3 * t])) == best {
-            kept += [mesh.triangles[3 * t], mesh.triangles[3 * t + 1], mesh.triangles[3 * t + 2]]
-        }
-        var out = mesh
-        out.triangles = kept
-        return Decimation.referencedOnly(out)
+        for v in parent.indices { parent[v] = find(v) }
+        return parent
     }
 
     // MARK: Skirt
