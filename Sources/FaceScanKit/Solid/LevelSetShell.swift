@@ -219,12 +219,10 @@ enum LevelSetShell {
         return solid
     }
 
-    /// Where a back triangle still crosses the front, or a point of it lies nearer the front than
-    /// ``Constants/goal`` × thickness (a coarse back's flat triangle over a bump of the front, as
-    /// behind a mouth's corner), its vertices move on away from the front: crossing, a quarter
-    /// thickness at a time; too near, by what it lacks (sampled at the centroid, the edges'
-    /// middles and half way to the corners). At most ``Constants/pushRounds`` rounds, each looking
-    /// only at triangles the last one moved: the wall only thickens.
+    /// Where a back triangle crosses the front (a coarse back's flat triangle over a bump of the
+    /// front, as behind a mouth's corner), its vertices move away from their nearest front points
+    /// by ``Constants/pushStep`` thickness, for at most ``Constants/pushRounds`` rounds, each
+    /// looking only at the triangles around what the last one moved: the wall only thickens.
     static func pushOut(
         _ solid: inout Mesh, front: Mesh, backTriangles: Range<Int>, fixed: [Bool], thickness: Double,
         bvh: TriangleBVH

@@ -294,13 +294,13 @@ public enum Solidify {
                 "could not cut the surface into a part that stands on a plane (tried depths down to \(depth) mm)")
         }
         // The shell's wall as thick as asked: the back made again as the level set of the distance
-        // to the front (solid where the face folds tighter than the wall), unless that crosses
-        // anything; then the offset back pushed out to the thickness where it lies closer (no
+        // to the front (solid where the face folds tighter than the wall; `LevelSetShell` refuses
+        // a back or ring that crosses anything, so the front's own crossings are all there are);
+        // where that fails, the offset back pushed out to the thickness where it lies closer (no
         // crossing added: the crossing check above still holds).
         if !options.base, let front = bestFront {
             if let levelSet = LevelSetShell.shell(
-                front.mesh, rim: front.rim, thickness: thickness, backVertices: front.mesh.vertexCount),
-                SelfIntersection.pairs(levelSet, limit: ownCrossings + 1).count <= ownCrossings
+                front.mesh, rim: front.rim, thickness: thickness, backVertices: front.mesh.vertexCount)
             {
                 part.mesh = levelSet
             } else {
