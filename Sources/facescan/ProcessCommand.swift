@@ -66,7 +66,10 @@ struct ProcessCommand: ParsableCommand {
         }
         if showProgress { Console.raw("\r\u{1B}[K") }
         if json { print(report.json.serialized()) }
-        if !verbosity.quiet { Console.error(Summary.text(report)) }
+        if !verbosity.quiet {
+            for warning in report.warnings { verbosity.warn("\(report.input): \(warning)") }
+            Console.error(Summary.text(report))
+        }
     }
 }
 

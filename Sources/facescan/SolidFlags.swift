@@ -25,11 +25,19 @@ struct SolidFlags: ParsableArguments {
         help: "Solid: scale down uniformly to fit a build volume WxDxH in mm, e.g. 250x210x210. (default: life size)")
     var fit: String?
 
+    @Option(
+        name: .customLong("fit-margin"), parsing: .unconditional,
+        help:
+            "Solid: mm kept free on each side of the bed with --fit, room for the slicer's skirt or brim. (default: \(SolidFlags.defaultFitMargin))"
+    )
+    var fitMargin: Double?
+
+    private static let defaultFitMargin = MeshInput.format(SolidOptions.defaultFitMargin)
     private static let defaultThickness = MeshInput.format(SolidOptions().thickness)
     private static let defaultDepth = MeshInput.format(SolidOptions.defaultDepth)
 
     /// Whether any of these options was given (for `process`, each implies `--solid`).
-    var isSet: Bool { thickness != nil || base || depth != nil || fit != nil }
+    var isSet: Bool { thickness != nil || base || depth != nil || fit != nil || fitMargin != nil }
 
     func validate() throws {
         if let t = thickness, !SolidOptions.thicknessRange.contains(t) {
@@ -37,6 +45,9 @@ struct SolidFlags: ParsableArguments {
         }
         if let d = depth, !SolidOptions.depthRange.contains(d) {
             throw ValidationError("--depth must be \(SolidOptions.depthRangeText)")
+        }
+        if let m = fitMargin, !SolidOptions.fitMarginRange.contains(m) {
+            throw ValidationError("--fit-margin must be \(SolidOptions.fitMarginRangeText)")
         }
         if let f = fit, SolidOptions.parseBuildVolume(f) == nil {
             throw ValidationError("--fit must be three positive sizes in mm, WxDxH (e.g. 250x210x210), found '\(f)'")
@@ -48,6 +59,6 @@ struct SolidFlags: ParsableArguments {
         let defaults = SolidOptions()
         return SolidOptions(
             thickness: thickness ?? defaults.thickness, base: base, depth: depth ?? defaults.depth,
-            fit: fit.flatMap(SolidOptions.parseBuildVolume))
+            fit: fit.flatMap(SolidOptions.parseBuildVolume), fitMargin: fitMargin ?? defaults.fitMargin)
     }
 }

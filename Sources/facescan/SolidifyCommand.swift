@@ -54,8 +54,10 @@ struct SolidifyCommand: ParsableCommand {
         }
         try MeshIO.write(part.mesh, to: output, format: format, unit: unit)
         // The report's depthMm and scale (process --json), in words.
-        let asked = MeshInput.format(options.depth), used = MeshInput.format(part.depth)
+        if !part.cutAsAsked { verbosity.warn("\(input): \(Solidify.movedCutWarning(part))") }
+        let t = part.turn
         verbosity.note(
-            "solid: depth \(used) mm\(used == asked ? "" : " (asked \(asked))"), scale \(MeshInput.format(part.scale))")
+            "solid: depth \(MeshInput.format(part.depth)) mm, scale \(MeshInput.format(part.scale)), turned yaw \(MeshInput.format(t.yaw))°, pitch \(MeshInput.format(t.pitch))°, roll \(MeshInput.format(t.roll))°"
+        )
     }
 }

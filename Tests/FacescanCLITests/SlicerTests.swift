@@ -32,7 +32,18 @@ import Testing
         }
     }
 
-    static let profile = packageRoot + "/Tests/printer/prusa-250x210x210.ini"
+    /// A printer profile of Tests/printer/ and its bed (x, y), mm.
+    struct Printer: Sendable, CustomTestStringConvertible {
+        var profile: String
+        var bed: (x: Double, y: Double)
+        var fit: String
+        var testDescription: String { fit }
+        static let large = Printer(
+            profile: packageRoot + "/Tests/printer/prusa-250x210x210.ini", bed: (250, 210), fit: "250x210x210")
+        /// A skirt one loop 6 mm from the part, stated in the profile: --fit must leave room for it.
+        static let small = Printer(
+            profile: packageRoot + "/Tests/printer/prusa-180x180x180.ini", bed: (180, 180), fit: "180x180x180")
+    }
 
     struct Sliced {
         var gcode: String
@@ -40,11 +51,13 @@ import Testing
         var status: Int32
     }
 
-    static func slice(_ stl: String, in dir: String) throws -> Sliced? {
+    static func slice(_ stl: String, in dir: String, on printer: Printer = .large) throws -> Sliced? {
         guard let slicer = ClientImportTests.client("prusa-slicer") else { return nil }
         let out = dir + "/part.gcode"
+        let center = "\(Int(printer.bed.x / 2)),\(Int(printer.bed.y / 2))"
         let (status, stdout, stderr) = try ClientImportTests.run(
-            slicer, ["--export-gcode", "--load", profile, "--center", "125,105", "--loglevel", "2", "-o", out, stl],
+            slicer,
+            ["--export-gcode", "--load", printer.profile, "--center", center, "--loglevel", "2", "-o", out, stl],
             cwd: dir)
         let gcode = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
         return Sliced(gcode: gcode, log: stdout + stderr, status: status)
@@ -58,14 +71,16 @@ import Testing
         return nil
     }
 
-    @Test(arguments: [[] as [String], ["--base"]])
-    func samplePartsSliceCleanly(mode: [String]) throws {
+    /// Every sample's shell and relief, fitted to each printer, sliced: part and skirt on the bed
+    /// (`--fit` leaves ``SolidOptions/defaultFitMargin`` on each side for the skirt).
+    @Test(arguments: [[] as [String], ["--base"]], [Printer.large, Printer.small])
+    func samplePartsSliceCleanly(mode: [String], printer: Printer) throws {
         for sample in sampleCaptures() {
             let dir = tempDir()
             let r = try Self.facescan(
                 ["process", sample.capture, "--solid"] + mode
                     + [
-                        "--fit", "250x210x210", "--quality", "low", "--output-dir", dir, "--formats", "stl", "--json",
+                        "--fit", printer.fit, "--quality", "low", "--output-dir", dir, "--formats", "stl", "--json",
                         "--quiet",
                     ])
             #expect(r.status == 0, "\(sample.capture) \(mode): \(r.stderr)")
@@ -73,7 +88,7 @@ import Testing
             guard r.status == 0, let stl = (json?["outputs"] as? [[String: Any]])?.first?["path"] as? String else {
                 continue
             }
-            guard let sliced = try Self.slice(stl, in: dir) else { return }
+            guard let sliced = try Self.slice(stl, in: dir, on: printer) else { return }
             #expect(sliced.status == 0, "\(sample.capture) \(mode): \(sliced.log)")
             let lower = sliced.log.lowercased()
             #expect(!lower.contains("error") && !lower.contains("warning"), "\(sample.capture) \(mode): \(sliced.log)")
@@ -88,12 +103,13 @@ import Testing
                 }
                 #expect(extrudes, "\(sample.capture) \(mode): no extrusion in the first layer")
             }
-            // Every extruding move on the bed.
+            // Every extruding move on the bed, the skirt's included.
             var outside = 0
+            let (bedX, bedY) = printer.bed
             for line in sliced.gcode.split(separator: "\n") where line.hasPrefix("G1 ") && line.contains(" E") {
                 for word in line.split(separator: " ") {
-                    if word.hasPrefix("X"), let x = Double(word.dropFirst()), !(0...250).contains(x) { outside += 1 }
-                    if word.hasPrefix("Y"), let y = Double(word.dropFirst()), !(0...210).contains(y) { outside += 1 }
+                    if word.hasPrefix("X"), let x = Double(word.dropFirst()), !(0...bedX).contains(x) { outside += 1 }
+                    if word.hasPrefix("Y"), let y = Double(word.dropFirst()), !(0...bedY).contains(y) { outside += 1 }
                 }
             }
             #expect(outside == 0, "\(sample.capture) \(mode): \(outside) moves off the bed")
@@ -101,7 +117,7 @@ import Testing
             let time = Self.comment("estimated printing time (normal mode)", in: sliced.gcode) ?? "?"
             #expect(Double(volume).map { $0 > 0 } ?? false, "no filament volume in the G-code")
             print(
-                "SlicerTests: \((sample.dir as NSString).lastPathComponent) \(mode.isEmpty ? "shell" : "base"): \(volume) cm³ of filament, \(time)"
+                "SlicerTests: \((sample.dir as NSString).lastPathComponent) \(mode.isEmpty ? "shell" : "base") on \(printer.fit): \(volume) cm³ of filament, \(time)"
             )
         }
     }

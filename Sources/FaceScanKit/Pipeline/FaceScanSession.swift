@@ -285,6 +285,11 @@ public struct FaceScanSession: Sendable {
                 mesh = part.mesh
                 report.scale = part.scale
                 report.depthMm = part.depth
+                report.rotationDeg = SIMD3(part.turn.yaw, part.turn.pitch, part.turn.roll)
+                if !part.cutAsAsked {
+                    report.depthAskedMm = part.askedDepth
+                    report.warnings.append(Solidify.movedCutWarning(part))
+                }
             } else {
                 mesh = try Decimation.simplify(mesh, exactly: settings.targetVertices)
                 mesh = mesh.scaled(by: Float(settings.outputFactor))

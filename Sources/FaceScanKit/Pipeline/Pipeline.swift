@@ -73,33 +73,13 @@ public enum Pipeline {
     }
 
     /// A closed, printable part with exactly `settings.targetVertices` vertices, in printing
-    /// position: interior holes filled on the smoothed surface, scaled to the output unit, then
-    /// the surface decimated (or refined) to the count whose solid
-    /// (``Solidify/part(_:options:unitInMillimetres:vertexCount:)``) comes closest below the
-    /// target, and that solid's longest edges split at their middles up to the target. The count
-    /// is found from the full surface's solid, then corrected by what each try gives (a few tries).
+    /// position, scaled to the output unit (``Solidify/part(_:options:unitInMillimetres:vertexCount:)``).
     static func solidPart(_ smoothed: Mesh, _ solid: SolidOptions, _ settings: ScanSettings) throws(UsageError)
         -> Solidify.Part
     {
-        let target = settings.targetVertices
-        let unit = settings.units.millimetres
-        let full = Solidify.fillHoles(smoothed).scaled(by: Float(settings.outputFactor))
-        let probe = try Solidify.makePart(full, options: solid, unitInMillimetres: unit)
-        var want = Int(Double(full.vertexCount) * Double(target) / Double(probe.mesh.vertexCount))
-        var smallest = probe.mesh.vertexCount
-        for _ in 0..<8 {
-            want = min(want, Decimation.maximumTargetVertices)
-            guard want >= Decimation.minimumVertices else { break }
-            let surface = try Decimation.simplify(full, exactly: want)
-            var part = try Solidify.makePart(surface, options: solid, unitInMillimetres: unit)
-            smallest = min(smallest, part.mesh.vertexCount)
-            if part.mesh.vertexCount <= target {
-                part.mesh = try Solidify.padded(part.mesh, to: target)
-                return part
-            }
-            want = min(want - 1, Int(Double(want) * Double(target) / Double(part.mesh.vertexCount) * 0.98))
-        }
-        throw UsageError("cannot reach \(target) vertices for a solid part: the fewest found is \(smallest)")
+        try Solidify.makePart(
+            smoothed.scaled(by: Float(settings.outputFactor)), options: solid,
+            unitInMillimetres: settings.units.millimetres, vertexCount: settings.targetVertices)
     }
 
     /// The result of reading a capture: the mean face (metres) and the settings in force.

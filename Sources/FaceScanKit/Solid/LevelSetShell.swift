@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A shell whose wall is as thick as asked everywhere: its back is the level set of the distance to
 /// the front, so where the face folds more tightly than the thickness (a nose wing around its
 /// nostril, the corner of a mouth) the part is solid instead of two back sheets meeting.
@@ -35,8 +43,9 @@ enum LevelSetShell {
         /// Share of the back's area allowed within 0.9 thickness of the front before a larger
         /// margin is tried.
         static let thinShare = 0.004
-        /// Largest grid tried, in points (about 160 MB of field).
-        static let maximumGridPoints = 40_000_000
+        /// Largest grid, in points (about 50 MB of distances, 50 MB per field tried); a larger
+        /// part gets a coarser spacing.
+        static let maximumGridPoints = 12_000_000
         /// Down to this fraction of the marching-tetrahedra vertices the back is always decimated
         /// (marching tetrahedra leave slivers; the collapses' shape term removes them).
         static let decimation = 0.35
@@ -71,12 +80,23 @@ enum LevelSetShell {
         let small = Constants.opening * thickness, wide = Constants.coarseOpening * edge
         var tries = Constants.margins.map { ($0, small) }
         if wide > 1.1 * small { tries += Constants.margins.dropFirst().map { ($0, wide) } }
+        // The margin a back this coarse usually needs first (its flat triangles cut corners by
+        // about their edge length past one thickness), then the others by nearness to it: most
+        // parts need one try.
+        let likely = min(Constants.margins.max()!, 1.04 + 0.8 * max(0, edge / thickness - 1))
+        tries = tries.enumerated().sorted { a, b in
+            let da = abs(a.element.0 - likely), db = abs(b.element.0 - likely)
+            return da != db ? da < db : a.offset < b.offset
+        }.map(\.element)
+        // The distance to the front, measured once for every try (out to the largest margin).
+        guard let grid = DistanceGrid(front, thickness: thickness, level: Constants.margins.max()! * thickness, bvh: bvh)
+        else { return nil }
         var best: (solid: Mesh, share: Double)? = nil
         for (margin, opening) in tries {
             guard
                 let solid = shell(
                     front, rim: rim, thickness: thickness, margin: margin, opening: opening,
-                    backVertices: backVertices, bvh: bvh)
+                    backVertices: backVertices, grid: grid, bvh: bvh)
             else { continue }
             let share = thinShare(solid, front: front, wall: 0.9 * thickness, bvh: bvh)
             if best == nil || share < best!.share { best = (solid, share) }
@@ -109,10 +129,9 @@ enum LevelSetShell {
 
     static func shell(
         _ front: Mesh, rim: [UInt32], thickness: Double, margin: Double, opening: Double, backVertices: Int,
-        bvh: TriangleBVH
+        grid: DistanceGrid, bvh: TriangleBVH
     ) -> Mesh? {
-        guard var back = backSurface(front, thickness: thickness, margin: margin, opening: opening, bvh: bvh)
-        else { return nil }
+        guard var back = backSurface(grid, level: margin * thickness, opening: opening) else { return nil }
         // Decimated with its loops on the bed kept in shape: every k-th loop vertex stays, k as
         // small as the budget allows (the loops take at most a third of it).
         let budget = min(backVertices, Int(Double(back.vertexCount) * Constants.decimation))
@@ -290,95 +309,128 @@ enum LevelSetShell {
 
     // MARK: Field and marching tetrahedra
 
-    /// The level set's back surface, facing the hollow, closed pieces dropped; nil when the grid
-    /// would be too large or nothing lies inside.
-    static func backSurface(
-        _ front: Mesh, thickness: Double, margin: Double, opening: Double, bvh: TriangleBVH
-    ) -> Mesh? {
-        let h = Constants.spacing * thickness
-        let level = margin * thickness
-        let (lo, hi) = front.bounds
-        // Columns off the mesh's Float grid (an irrational fraction of a spacing), so a vertical
-        // ray practically never meets an edge; the first layer is the bed.
-        let x0 = Double(lo.x) - 1.318_309_886 * h, y0 = Double(lo.y) - 1.318_309_886 * h
-        let nx = Int(((Double(hi.x) - x0) / h).rounded(.up)) + 2
-        let ny = Int(((Double(hi.y) - y0) / h).rounded(.up)) + 2
-        let nz = Int((Double(hi.z) / h).rounded(.up)) + 2
-        guard nx > 2, ny > 2, nz > 2, nx * ny * nz <= Constants.maximumGridPoints else { return nil }
-        let columnCount = nx * ny
-        // 1. Upward crossings of every column by the front: (column, z, ±1 = facing up/down).
-        var hits: [(column: Int32, z: Double, sign: Int8)] = []
-        hits.reserveCapacity(2 * columnCount)
-        for t in 0..<front.triangleCount {
-            let (i0, i1, i2) = front.triangle(t)
-            let a = SIMD3<Double>(front.positions[Int(i0)])
-            let b = SIMD3<Double>(front.positions[Int(i1)])
-            let c = SIMD3<Double>(front.positions[Int(i2)])
-            let area2 = (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x)
-            guard area2 != 0 else { continue }  // vertical: no column crosses it
-            let iLo = max(0, Int(((min(a.x, b.x, c.x) - x0) / h).rounded(.up)))
-            let iHi = min(nx - 1, Int(((max(a.x, b.x, c.x) - x0) / h).rounded(.down)))
-            let jLo = max(0, Int(((min(a.y, b.y, c.y) - y0) / h).rounded(.up)))
-            let jHi = min(ny - 1, Int(((max(a.y, b.y, c.y) - y0) / h).rounded(.down)))
-            guard iLo <= iHi, jLo <= jHi else { continue }
-            let s: Double = area2 > 0 ? 1 : -1
-            for j in jLo...jHi {
-                let y = y0 + Double(j) * h
-                for i in iLo...iHi {
-                    let x = x0 + Double(i) * h
-                    let wa = ((b.x - x) * (c.y - y) - (b.y - y) * (c.x - x)) * s
-                    let wb = ((c.x - x) * (a.y - y) - (c.y - y) * (a.x - x)) * s
-                    let wc = ((a.x - x) * (b.y - y) - (a.y - y) * (b.x - x)) * s
-                    guard wa >= 0, wb >= 0, wc >= 0 else { continue }
-                    let z = (wa * a.z + wb * b.z + wc * c.z) / (wa + wb + wc)
-                    hits.append((Int32(j * nx + i), z, Int8(s)))
+    /// The distance to the front on a grid whose first layer is the bed, inside the part's hull
+    /// (outside: 0, the wall); measured out to `level` and a few spacings, beyond that bounded
+    /// from below (so any level up to `level` has the right sign everywhere).
+    struct DistanceGrid {
+        var distance: [Float]
+        var nx: Int, ny: Int, nz: Int
+        var x0: Double, y0: Double, h: Double
+        /// Whether the grid point lies inside the hull (the front winds around it).
+        var inside: [Bool]
+
+        /// nil when nothing lies inside. The spacing is ``Constants/spacing`` thicknesses, or
+        /// coarser when that grid would exceed ``Constants/maximumGridPoints``.
+        init?(_ front: Mesh, thickness: Double, level: Double, bvh: TriangleBVH) {
+            let (lo, hi) = front.bounds
+            let volume = Double(hi.x - lo.x) * Double(hi.y - lo.y) * Double(hi.z)
+            var h = Constants.spacing * thickness
+            if volume / (h * h * h) > Double(Constants.maximumGridPoints) * 0.8 {
+                h = max(h, cbrt(volume / (Double(Constants.maximumGridPoints) * 0.8)))
+            }
+            // Columns off the mesh's Float grid (an irrational fraction of a spacing), so a
+            // vertical ray practically never meets an edge; the first layer is the bed.
+            let x0 = Double(lo.x) - 1.318_309_886 * h, y0 = Double(lo.y) - 1.318_309_886 * h
+            let nx = Int(((Double(hi.x) - x0) / h).rounded(.up)) + 2
+            let ny = Int(((Double(hi.y) - y0) / h).rounded(.up)) + 2
+            let nz = Int((Double(hi.z) / h).rounded(.up)) + 2
+            guard nx > 2, ny > 2, nz > 2, nx * ny * nz <= Constants.maximumGridPoints else { return nil }
+            (self.nx, self.ny, self.nz, self.x0, self.y0, self.h) = (nx, ny, nz, x0, y0, h)
+            let columnCount = nx * ny
+            // 1. Upward crossings of every column by the front: (column, z, ±1 = facing up/down).
+            var hits: [(column: Int32, z: Double, sign: Int8)] = []
+            hits.reserveCapacity(2 * columnCount)
+            for t in 0..<front.triangleCount {
+                let (i0, i1, i2) = front.triangle(t)
+                let a = SIMD3<Double>(front.positions[Int(i0)])
+                let b = SIMD3<Double>(front.positions[Int(i1)])
+                let c = SIMD3<Double>(front.positions[Int(i2)])
+                let area2 = (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x)
+                guard area2 != 0 else { continue }  // vertical: no column crosses it
+                let iLo = max(0, Int(((min(a.x, b.x, c.x) - x0) / h).rounded(.up)))
+                let iHi = min(nx - 1, Int(((max(a.x, b.x, c.x) - x0) / h).rounded(.down)))
+                let jLo = max(0, Int(((min(a.y, b.y, c.y) - y0) / h).rounded(.up)))
+                let jHi = min(ny - 1, Int(((max(a.y, b.y, c.y) - y0) / h).rounded(.down)))
+                guard iLo <= iHi, jLo <= jHi else { continue }
+                let s: Double = area2 > 0 ? 1 : -1
+                for j in jLo...jHi {
+                    let y = y0 + Double(j) * h
+                    for i in iLo...iHi {
+                        let x = x0 + Double(i) * h
+                        let wa = ((b.x - x) * (c.y - y) - (b.y - y) * (c.x - x)) * s
+                        let wb = ((c.x - x) * (a.y - y) - (c.y - y) * (a.x - x)) * s
+                        let wc = ((a.x - x) * (b.y - y) - (a.y - y) * (b.x - x)) * s
+                        guard wa >= 0, wb >= 0, wc >= 0 else { continue }
+                        let z = (wa * a.z + wb * b.z + wc * c.z) / (wa + wb + wc)
+                        hits.append((Int32(j * nx + i), z, Int8(s)))
+                    }
                 }
             }
+            guard !hits.isEmpty else { return nil }
+            hits.sort { $0.column != $1.column ? $0.column < $1.column : $0.z > $1.z }
+            // 2. The distance, layer-major (index (k · ny + j) · nx + i).
+            var stack = TriangleBVH.makeStack(depth: bvh.depth)
+            var distance = [Float](repeating: 0, count: nx * ny * nz)
+            var inside = [Bool](repeating: false, count: nx * ny * nz)
+            let reach = level + 6 * h  // measured out to here; beyond, bounded
+            let diagonal = 3.0.squareRoot() * h
+            var start = 0
+            while start < hits.count {
+                let column = Int(hits[start].column)
+                var end = start
+                while end < hits.count && Int(hits[end].column) == column { end += 1 }
+                let i = column % nx, j = column / nx
+                let x = x0 + Double(i) * h, y = y0 + Double(j) * h
+                var winding = 0
+                var next = start
+                var lowerBound = 0.0  // of the distance at the layer above
+                for k in stride(from: nz - 1, through: 0, by: -1) {
+                    let z = Double(k) * h
+                    while next < end && hits[next].z > z {
+                        winding += Int(hits[next].sign)
+                        next += 1
+                    }
+                    lowerBound -= h
+                    guard winding > 0 else {
+                        lowerBound = 0
+                        continue
+                    }
+                    let d: Double
+                    if lowerBound > level + diagonal {
+                        d = lowerBound
+                    } else {
+                        let found = bvh.nearest(to: SIMD3(x, y, z), stack: &stack, bound: reach * reach)
+                        d = found.distanceSquared.squareRoot()
+                        lowerBound = d
+                    }
+                    distance[(k * ny + j) * nx + i] = Float(d)
+                    inside[(k * ny + j) * nx + i] = true
+                }
+                start = end
+            }
+            self.distance = distance
+            self.inside = inside
         }
-        guard !hits.isEmpty else { return nil }
-        hits.sort { $0.column != $1.column ? $0.column < $1.column : $0.z > $1.z }
-        // 2. The field, layer-major (index (k · ny + j) · nx + i), positive in the hollow.
-        var stack = TriangleBVH.makeStack(depth: bvh.depth)
+    }
+
+    /// The level set `level` behind the front's back surface, facing the hollow, the hollow
+    /// opened by a ball of `opening`, closed pieces dropped; nil when nothing lies inside.
+    static func backSurface(_ grid: DistanceGrid, level: Double, opening: Double) -> Mesh? {
+        let (nx, ny, nz, x0, y0, h) = (grid.nx, grid.ny, grid.nz, grid.x0, grid.y0, grid.h)
         var field = [Float](repeating: Float(-level), count: nx * ny * nz)
-        let reach = level + 6 * h  // measured out to here; beyond, bounded
-        let diagonal = 3.0.squareRoot() * h
         var anyHollow = false
-        var start = 0
-        while start < hits.count {
-            let column = Int(hits[start].column)
-            var end = start
-            while end < hits.count && Int(hits[end].column) == column { end += 1 }
-            let i = column % nx, j = column / nx
-            let x = x0 + Double(i) * h, y = y0 + Double(j) * h
-            var winding = 0
-            var next = start
-            var lowerBound = 0.0  // of the distance at the layer above
-            for k in stride(from: nz - 1, through: 0, by: -1) {
-                let z = Double(k) * h
-                while next < end && hits[next].z > z {
-                    winding += Int(hits[next].sign)
-                    next += 1
+        let tiny = Float(-1e-6 * h)
+        grid.distance.withUnsafeBufferPointer { d in
+            grid.inside.withUnsafeBufferPointer { inside in
+                field.withUnsafeMutableBufferPointer { f in
+                    for index in 0..<f.count where inside[index] {
+                        let v = d[index] - Float(level)
+                        // Never exactly zero: a cut point on a grid point would give a flat triangle.
+                        f[index] = v == 0 ? tiny : v
+                        if v > 0 { anyHollow = true }
+                    }
                 }
-                lowerBound -= h
-                guard winding > 0 else {
-                    lowerBound = 0
-                    continue
-                }
-                let f: Double
-                if lowerBound > level + diagonal {
-                    f = lowerBound - level
-                } else {
-                    let found = bvh.nearest(to: SIMD3(x, y, z), stack: &stack, bound: reach * reach)
-                    let d = found.distanceSquared.squareRoot()
-                    lowerBound = d
-                    f = d - level
-                }
-                // Never exactly zero: a cut point on a grid point would give a flat triangle.
-                let value = f == 0 ? Float(-1e-6 * h) : Float(f)
-                field[(k * ny + j) * nx + i] = value
-                if value > 0 { anyHollow = true }
             }
-            start = end
         }
         guard anyHollow else { return nil }
         opened(&field, nx: nx, ny: ny, nz: nz, h: h, radius: opening)

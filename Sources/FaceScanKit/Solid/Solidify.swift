@@ -7,20 +7,36 @@ public struct SolidOptions: Sendable, Equatable {
     /// false: a shell of constant thickness standing on its rim. true: a relief, the space between
     /// the face and the cut plane filled solid.
     public var base = false
-    /// Millimetres: the cut plane lies this far behind the frontmost point (the face looks +z);
-    /// everything behind it is cut away and the rim above it is carried down onto it.
+    /// Millimetres: the cut plane lies this far behind the frontmost point, along the face's
+    /// forward axis; everything behind it is cut away and the rim above it is carried down onto it.
     public var depth = SolidOptions.defaultDepth
     /// Printer build volume in millimetres (width x, depth y, height z): the part is scaled down
-    /// uniformly, never up, to fit it. nil: life size.
+    /// uniformly, never up, to fit it less ``fitMargin`` on each side of the bed. nil: life size.
     public var fit: SIMD3<Double>? = nil
+    /// Millimetres kept free on each side of the bed (x and y) when fitting: room for the slicer's
+    /// skirt or brim (PrusaSlicer's skirt lies 6 mm from the part, Cura's brim is 8 mm wide).
+    public var fitMargin = SolidOptions.defaultFitMargin
+    /// true: the part is cut and laid on the bed along the face's own forward axis and symmetry
+    /// plane, found from the surface. false: along the capture's axes (+z forward, +y up).
+    public var align = true
 
     /// Accepted thickness, millimetres: thinner walls would fall below 32-bit float resolution on
     /// a face-sized part.
     public static let thicknessRange = 0.01...1000.0
     /// ``thicknessRange`` as messages state it.
     public static let thicknessRangeText = "from 0.01 to 1000 mm"
-    /// Default ``depth``: a face mask from the nose tip back to the cheeks and the temples.
-    public static let defaultDepth = 40.0
+    /// Default ``depth``, the rule: a face is about 45 mm deep from its nose tip to where its
+    /// cheeks turn toward the ears; the cut lies behind that, plus a shell's plinth (two
+    /// thicknesses) and a margin for the eye sockets' outer corners and the jaw line, so the whole
+    /// face, eyes, cheeks and forehead, is on the part. A scan that ends sooner is carried down to
+    /// the cut by a vertical skirt; one that overhangs the cut (under the chin) moves it forward,
+    /// and ``Solidify/Part`` says so.
+    public static let defaultDepth = 60.0
+    /// Default ``fitMargin``, millimetres.
+    public static let defaultFitMargin = 10.0
+    /// Accepted ``fitMargin``, millimetres.
+    public static let fitMarginRange = 0.0...100.0
+    public static let fitMarginRangeText = "from 0 to 100 mm"
     /// Accepted depth, millimetres.
     public static let depthRange = 1.0...1000.0
     public static let depthRangeText = "from 1 to 1000 mm"
@@ -37,64 +53,71 @@ public struct SolidOptions: Sendable, Equatable {
 
     public init(
         thickness: Double = 2.0, base: Bool = false, depth: Double = SolidOptions.defaultDepth,
-        fit: SIMD3<Double>? = nil
+        fit: SIMD3<Double>? = nil, fitMargin: Double = SolidOptions.defaultFitMargin, align: Bool = true
     ) {
         self.thickness = thickness
         self.base = base
         self.depth = depth
         self.fit = fit
+        self.fitMargin = fitMargin
+        self.align = align
     }
 }
 
 /// Closes an open face surface into a watertight, outward-oriented solid in printing position.
 ///
-/// The surface (CCW seen from outside, +z out of the face) must be edge-manifold, consistently
-/// wound and have at least one boundary loop. Its longest boundary loop is the outer rim; every
-/// other loop (eyes, mouth, nostrils) is filled with a fair patch (``fillHoles(_:)``). Where the
-/// surface crosses itself (the corners of closed lips), it is smoothed locally until it does not
-/// (`Untangle`). Then:
-/// 1. **Cut** by the plane ``SolidOptions/depth`` behind the frontmost point; the rim above the
-///    plane is carried straight down onto it by a skirt, so the part stands on the plane
-///    (`PlaneTrim`). With ``SolidOptions/fit``, scaled down uniformly to fit the build volume.
-/// 2. **thickness**: a copy of the surface is offset behind it along smoothed vertex normals
-///    (rim vertices within the plane), wound the other way and joined to the front along the rim
-///    by a band of quads in the plane. The offset is reduced where the surface curves more tightly
-///    than the thickness (convex radius below the offset) and, iteratively, wherever the back
-///    surface would cross itself or the front. That back decides the cut; then the back is made
-///    again as the level set of the distance to the front (`LevelSetShell`), so the wall is as
-///    thick as asked and solid where the face folds tighter than two walls, joined to the rim by
-///    a ring in the plane (the offset back, pushed out to the thickness, where that fails).
-///    **base**: the rim, which lies in the plane, is capped by ear clipping: a solid relief.
-/// 3. **Placed**: centred on x and y, the plane at z = 0, the face looking up (+z).
-/// 4. With a vertex count: the longest edges are split at their middles (the shape does not
-///    change) until the count is reached.
+/// The surface (CCW seen from outside) must be edge-manifold, consistently wound and have at least
+/// one boundary loop. Its longest boundary loop is the outer rim. The recipe, one named step each:
+/// 1. **Openings closed**: every other loop (eyes, mouth, nostrils) is filled with a fair patch
+///    (``fillHoles(_:)``), so the part has no hole where the face has an opening.
+/// 2. **Face frame**: the face's own forward axis and symmetry plane (`FaceFrame`); the part is
+///    cut and laid on the bed along them, so a face turned in its capture's coordinates comes out
+///    straight and its two halves alike.
+/// 3. **Untangled**: where the surface crosses itself (the corners of closed lips) it is smoothed
+///    locally until it does not (`Untangle`).
+/// 4. **Cut** by the plane ``SolidOptions/depth`` behind the frontmost point, along the forward
+///    axis; the rim above the plane is carried straight down onto it by a skirt (`PlaneTrim`).
+///    Only where that skirt would cut into the face (a rim overhanging the cut) does the cut move
+///    forward, and the part says so (``Part/depth`` below ``Part/askedDepth``).
+/// 5. **Budget**: with a vertex count, the surface is decimated until the cut front leaves room for
+///    the back (a shell's front takes at most half the count).
+/// 6. **Fit**: with ``SolidOptions/fit``, scaled down uniformly to the build volume less
+///    ``SolidOptions/fitMargin`` on every side of the bed, room for the slicer's skirt or brim.
+/// 7. **Back**: a shell's back is the level set of the distance to the front (`LevelSetShell`), so
+///    the wall is as thick as asked everywhere and solid where the face folds tighter than two
+///    walls; a relief's rim, which lies in the plane, is capped by ear clipping.
+/// 8. **Count**: the longest edges are split at their middles (the shape does not change) until the
+///    count is reached.
 ///
-/// The result has no boundary, no non-manifold or inconsistent edge and positive signed volume.
+/// Placed: centred on x and y, the plane at z = 0, the face looking up (+z). The result has no
+/// boundary, no non-manifold or inconsistent edge and positive signed volume.
 public enum Solidify {
     enum Constants {
-        /// Smoothing passes over the offset directions (each averages a vertex normal with its
-        /// neighbours').
-        static let normalSmoothing = 4
-        /// Fraction of the local convex radius of curvature an offset may use.
-        static let curvatureFraction = 0.7
-        /// Rounds of "find crossings → reduce the offsets there" in thickness mode.
-        static let repairRounds = 12
-        /// Smallest cosine allowed between an offset direction and an incident face normal.
-        static let coneMargin = 0.2
-        static let conePasses = 8
         /// Cuts tried, each ``depthStep`` times the depth of the one before.
         static let depthTries = 16
         static let depthStep = 0.9
-        /// Largest factor a crease may lengthen an offset by.
-        static let creaseLimit = 3.0
+        /// Tries to make a shell's back, the cut moved forward by ``depthStep`` after each failure.
+        static let backTries = 3
         /// Height of a shell's plinth (the vertical wall it stands on), in thicknesses.
         static let plinthThicknesses = 2.0
-        /// Lowest height of a shell's back surface off its rim, in thicknesses.
-        static let bedMarginFraction = 0.05
-        /// Times the front is smoothed where the back still crosses it, before the cut moves.
-        static let frontRelaxTries = 4
-        /// A repair never lowers an offset below this fraction of the thickness.
-        static let minimumOffsetFraction = 0.02
+        /// Decimations tried to bring the cut front within its share of a vertex count.
+        static let budgetTries = 8
+        /// A shell's front's share of a vertex count (its back, smooth and unseen, needs fewer).
+        static let frontShare = 0.6
+    }
+
+    /// How far the face frame turned the surface, in degrees, in the capture's axes: yaw (the
+    /// forward axis turned toward +x), pitch (raised toward +y), roll (the right axis raised
+    /// toward +y). Zero for a face that already looked along +z, upright.
+    public struct Turn: Sendable, Equatable, Hashable, Codable {
+        public var yaw: Double
+        public var pitch: Double
+        public var roll: Double
+        public init(yaw: Double, pitch: Double, roll: Double) {
+            self.yaw = yaw
+            self.pitch = pitch
+            self.roll = roll
+        }
     }
 
     // MARK: Public API
@@ -114,22 +137,240 @@ public enum Solidify {
         return HoleFilling.fill(mesh, adjacency: adjacency, loops: loops, keep: loops.rimIndex(mesh.positions))
     }
 
-    /// A solid part and the uniform scale ``SolidOptions/fit`` applied (1 at life size).
+    /// A solid part, how it was placed, and the uniform scale ``SolidOptions/fit`` applied.
     public struct Part: Sendable {
         public var mesh: Mesh
+        /// The uniform scale ``SolidOptions/fit`` applied (1 at life size).
         public var scale: Double
-        /// Millimetres from the frontmost point to the cut: ``SolidOptions/depth``, or less where
-        /// the rim overhung the cut asked for.
+        /// Millimetres from the frontmost point to the cut the part stands on: ``askedDepth``, or
+        /// less where the rim overhung the cut asked for (the cut then moved forward).
         public var depth: Double
+        /// ``SolidOptions/depth`` as asked.
+        public var askedDepth: Double
+        /// How far the part was turned into the face's own frame (zero with ``SolidOptions/align`` off).
+        public var turn: Turn
         /// The front's triangles: the first ones of ``mesh`` (nil once padded to a vertex count).
         package var frontTriangles: Int? = nil
+        /// Whether the cut lies where it was asked.
+        public var cutAsAsked: Bool { depth >= askedDepth }
     }
 
-    /// The skirted surface in printing position (centred on x/y, the cut at z = 0), its rim,
-    /// adjacency and (base) the triangulation of its outline; nil when its skirt cuts into it or
-    /// (base) its outline crosses itself.
+    /// Closes `mesh` into a solid in printing position (see ``Solidify``). `unitInMillimetres` is
+    /// the length of one mesh unit in millimetres (1 for a mesh in mm, 1000 in metres); the result
+    /// is in the same unit. With `vertexCount`, the surface is decimated as needed and the result
+    /// has exactly that many vertices.
+    ///
+    /// Throws ``UsageError`` when the mesh is empty, already closed, not edge-manifold, not
+    /// consistently wound, has degenerate triangles or non-finite coordinates, when the options
+    /// are out of range, when `vertexCount` cannot be reached, or (base mode) when the rim seen
+    /// from the front is not a simple counter-clockwise outline.
+    public static func solid(
+        _ mesh: Mesh, options: SolidOptions, unitInMillimetres: Double,
+        vertexCount: Int? = nil
+    ) throws(FaceScanError) -> Mesh {
+        try part(mesh, options: options, unitInMillimetres: unitInMillimetres, vertexCount: vertexCount).mesh
+    }
+
+    /// ``solid(_:options:unitInMillimetres:vertexCount:)`` with how the part was placed.
+    public static func part(
+        _ mesh: Mesh, options: SolidOptions, unitInMillimetres: Double,
+        vertexCount: Int? = nil
+    ) throws(FaceScanError) -> Part {
+        do {
+            return try makePart(mesh, options: options, unitInMillimetres: unitInMillimetres, vertexCount: vertexCount)
+        } catch {
+            throw .badSetting(error)
+        }
+    }
+
+    /// ``part(_:options:unitInMillimetres:vertexCount:)`` with the narrow error, for callers that
+    /// name the input themselves (``UsageError/naming(input:)``).
+    package static func makePart(
+        _ mesh: Mesh, options: SolidOptions, unitInMillimetres: Double,
+        vertexCount: Int? = nil
+    ) throws(UsageError) -> Part {
+        try check(options, unitInMillimetres: unitInMillimetres)
+        try validate(mesh)
+        let unit = unitInMillimetres
+        let thickness = options.thickness / unit
+        // 1. Openings closed, 2. the face's frame (from the whole surface).
+        let closed = fillHoles(mesh)
+        let frame = options.align ? FaceFrame.estimate(closed) : .identity
+        // 3.–4. Untangled, turned, cut (moved forward only where the skirt would cut into the face);
+        // 5. with a vertex count, of the surface decimated until the front leaves room for the back.
+        var front: Front
+        if let target = vertexCount {
+            front = try budgeted(closed, frame: frame, options: options, unit: unit, target: target)
+        } else {
+            front = try cut(closed, frame: frame, options: options, unit: unit, from: options.depth)
+        }
+        // 6. Fit, 7. back (a shell's made once; the cut moves forward only when it cannot be made).
+        var part: Part? = nil
+        var tries = 0
+        while part == nil {
+            let scale = try fitScale(front.mesh, options: options, unit: unit)
+            let placed = scale < 1 ? front.mesh.scaled(by: Float(scale)) : front.mesh
+            let backBudget = vertexCount.map { $0 - placed.vertexCount } ?? placed.vertexCount
+            let solid: Mesh?
+            if let outline = front.outline {
+                solid = cap(placed, rim: front.rim, outline: outline)
+            } else {
+                solid = LevelSetShell.shell(
+                    placed, rim: front.rim, thickness: thickness, backVertices: max(backBudget, 0))
+            }
+            if let solid {
+                part = Part(
+                    mesh: solid, scale: scale, depth: front.depth, askedDepth: options.depth,
+                    turn: frame.degrees, frontTriangles: placed.triangleCount)
+                break
+            }
+            tries += 1
+            guard tries < Constants.backTries else {
+                throw UsageError(
+                    "could not make a shell's back behind this surface (cut tried down to \(front.depth) mm; try --base or a smaller --thickness)"
+                )
+            }
+            let surface = vertexCount == nil ? closed : front.surface
+            front = try cut(
+                surface, frame: frame, options: options, unit: unit, from: front.depth * Constants.depthStep)
+        }
+        guard var part else { throw UsageError("could not close the surface into a solid") }
+        // 8. Exact vertex count: straight longest-edge splits do not change the shape.
+        if let target = vertexCount {
+            part.mesh = try padded(part.mesh, to: target)
+            part.frontTriangles = nil
+        }
+        let check = MeshCheck(part.mesh)
+        guard check.isWatertight, check.isClean else {
+            throw UsageError("could not close the surface into a solid (\(check.summary))")
+        }
+        return part
+    }
+
+    /// The one-line warning for a part whose cut moved forward from where it was asked.
+    public static func movedCutWarning(_ part: Part) -> String {
+        func mm(_ x: Double) -> String { String((x * 10).rounded() / 10) }
+        return
+            "the cut moved forward to \(mm(part.depth)) mm (asked \(mm(part.askedDepth)) mm): the scan's rim overhangs a deeper cut; give --depth to choose it"
+    }
+
+    // MARK: Steps
+
+    /// The options' ranges, before any work.
+    static func check(_ options: SolidOptions, unitInMillimetres: Double) throws(UsageError) {
+        guard SolidOptions.thicknessRange.contains(options.thickness) else {
+            throw UsageError("solid thickness must be \(SolidOptions.thicknessRangeText) (got \(options.thickness))")
+        }
+        guard SolidOptions.depthRange.contains(options.depth) else {
+            throw UsageError("solid depth must be \(SolidOptions.depthRangeText) (got \(options.depth))")
+        }
+        guard SolidOptions.fitMarginRange.contains(options.fitMargin) else {
+            throw UsageError(
+                "the margin around a fitted part must be \(SolidOptions.fitMarginRangeText) (got \(options.fitMargin))")
+        }
+        if let fit = options.fit {
+            guard fit.min() > 0, fit.max().isFinite else {
+                throw UsageError(
+                    "the build volume to fit must be three positive sizes in mm (got \(fit.x)x\(fit.y)x\(fit.z))")
+            }
+            guard min(fit.x, fit.y) > 2 * options.fitMargin else {
+                throw UsageError(
+                    "the build volume \(fit.x)x\(fit.y)x\(fit.z) mm leaves no room inside a margin of \(options.fitMargin) mm on each side"
+                )
+            }
+        }
+        guard unitInMillimetres.isFinite, unitInMillimetres > 0 else {
+            throw UsageError("the mesh unit must be a positive length in millimetres (got \(unitInMillimetres))")
+        }
+    }
+
+    /// A cut front in printing position: the surface it was cut from (turned, untangled), the cut
+    /// depth in millimetres, the skirted front, its rim and (base) the rim's triangulation.
+    struct Front {
+        var surface: Mesh
+        var depth: Double
+        var mesh: Mesh
+        var rim: [UInt32]
+        var outline: [SIMD3<Int32>]?
+    }
+
+    /// `surface` untangled, turned into `frame`, cut `depth` millimetres behind its frontmost point
+    /// (or, where the skirt would cut into the face there, the first cut in front of it that stands
+    /// cleanly, each ``Constants/depthStep`` of the one before) and placed.
+    static func cut(_ surface: Mesh, frame: FaceFrame.Rotation, options: SolidOptions, unit: Double, from depth: Double)
+        throws(UsageError) -> Front
+    {
+        var turned = Untangle.untangled(surface).mesh
+        if frame != .identity {
+            for i in turned.positions.indices {
+                turned.positions[i] = SIMD3<Float>(frame.apply(SIMD3<Double>(turned.positions[i])))
+            }
+        }
+        let frontmost = turned.bounds.max.z
+        // A shell stands on a vertical wall twice its thickness tall, so its back never reaches the bed.
+        let plinth = options.base ? 0 : Float(Constants.plinthThicknesses * options.thickness / unit)
+        var depth = depth
+        for _ in 0..<Constants.depthTries {
+            let plane = Float(Double(frontmost) - depth / unit)
+            guard let trimmed = PlaneTrim.trimAndSkirt(turned, plane: plane, plinth: plinth) else {
+                throw UsageError("nothing of the surface lies within \(depth) mm of its frontmost point")
+            }
+            if let placed = try position(
+                trimmed.mesh, skirtStart: trimmed.skirtStart, plane: plane, base: options.base)
+            {
+                return Front(
+                    surface: surface, depth: depth, mesh: placed.front, rim: placed.rim, outline: placed.outline)
+            }
+            depth *= Constants.depthStep
+        }
+        throw UsageError(
+            "could not cut the surface into a part that stands on a plane (tried depths down to \(depth) mm)")
+    }
+
+    /// The cut of `closed` decimated so the front takes at most its share of `target`: all of it
+    /// for a relief, ``Constants/frontShare`` for a shell (its back takes the rest). The first
+    /// decimation is guessed from the share of the vertices in front of the cut.
+    static func budgeted(
+        _ closed: Mesh, frame: FaceFrame.Rotation, options: SolidOptions, unit: Double, target: Int
+    ) throws(UsageError) -> Front {
+        let share = options.base ? target : Int(Double(target) * Constants.frontShare)
+        var frontmost = -Double.infinity
+        for p in closed.positions { frontmost = max(frontmost, frame.apply(SIMD3<Double>(p)).z) }
+        let plane = frontmost - options.depth / unit
+        var kept = 0
+        for p in closed.positions where frame.apply(SIMD3<Double>(p)).z >= plane { kept += 1 }
+        // The skirt adds about a tenth.
+        var want = Int(Double(closed.vertexCount) * Double(share) / (1.1 * Double(max(kept, 1))))
+        var depth = options.depth
+        var fewest = Int.max
+        for _ in 0..<Constants.budgetTries {
+            want = min(want, Decimation.maximumTargetVertices)
+            guard want >= Decimation.minimumVertices else { break }
+            let surface = want == closed.vertexCount ? closed : try Decimation.simplify(closed, exactly: want)
+            let cut = try cut(surface, frame: frame, options: options, unit: unit, from: depth)
+            depth = cut.depth
+            fewest = min(fewest, cut.mesh.vertexCount)
+            if cut.mesh.vertexCount <= share { return cut }
+            want = min(want - 1, Int(Double(want) * Double(share) / Double(cut.mesh.vertexCount) * 0.98))
+        }
+        let needs = options.base ? fewest : Int((Double(fewest) / Constants.frontShare).rounded(.up))
+        throw UsageError("cannot reach \(target) vertices for a solid part: the fewest found is \(needs)")
+    }
+
+    /// The uniform scale (at most 1) that fits `front`'s part into the build volume less the margin.
+    static func fitScale(_ front: Mesh, options: SolidOptions, unit: Double) throws(UsageError) -> Double {
+        guard let fit = options.fit else { return 1 }
+        let (lo, hi) = front.bounds
+        let size = SIMD3<Double>(hi - lo) * unit
+        let room = SIMD3<Double>(fit.x - 2 * options.fitMargin, fit.y - 2 * options.fitMargin, fit.z)
+        return min(1, min(room.x / size.x, min(room.y / size.y, room.z / size.z)))
+    }
+
+    /// The skirted surface in printing position (centred on x/y, the cut at z = 0), its rim and
+    /// (base) the triangulation of its outline; nil when its skirt cuts into it or (base) its
+    /// outline crosses itself.
     static func position(_ skirted: Mesh, skirtStart: Int, plane: Float, base: Bool) throws(UsageError)
-        -> (front: Mesh, rim: [UInt32], adjacency: Adjacency, outline: [SIMD3<Int32>]?)?
+        -> (front: Mesh, rim: [UInt32], outline: [SIMD3<Int32>]?)?
     {
         var front = skirted
         let (lo, hi) = front.bounds
@@ -154,175 +395,9 @@ public enum Solidify {
                 )
             }
             guard let outline = outline(front, rim: rim) else { return nil }
-            return (front, rim, adjacency, outline)
+            return (front, rim, outline)
         }
-        return (front, rim, adjacency, nil)
-    }
-
-    /// Closes `mesh` into a solid in printing position (see ``Solidify``). `unitInMillimetres` is
-    /// the length of one mesh unit in millimetres (1 for a mesh in mm, 1000 in metres); the result
-    /// is in the same unit. With `vertexCount`, the result has exactly that many vertices.
-    ///
-    /// Throws ``UsageError`` when the mesh is empty, already closed, not edge-manifold, not
-    /// consistently wound, has degenerate triangles or non-finite coordinates, when the options
-    /// are out of range, when `vertexCount` is below what the solid needs, or (base mode) when the
-    /// rim seen from the front is not a simple counter-clockwise outline.
-    public static func solid(
-        _ mesh: Mesh, options: SolidOptions, unitInMillimetres: Double,
-        vertexCount: Int? = nil
-    ) throws(FaceScanError) -> Mesh {
-        try part(mesh, options: options, unitInMillimetres: unitInMillimetres, vertexCount: vertexCount).mesh
-    }
-
-    /// ``solid(_:options:unitInMillimetres:vertexCount:)`` with the scale it applied.
-    public static func part(
-        _ mesh: Mesh, options: SolidOptions, unitInMillimetres: Double,
-        vertexCount: Int? = nil
-    ) throws(FaceScanError) -> Part {
-        do {
-            return try makePart(mesh, options: options, unitInMillimetres: unitInMillimetres, vertexCount: vertexCount)
-        } catch {
-            throw .badSetting(error)
-        }
-    }
-
-    /// ``part(_:options:unitInMillimetres:vertexCount:)`` with the narrow error, for callers that
-    /// name the input themselves (``UsageError/naming(input:)``).
-    package static func makePart(
-        _ mesh: Mesh, options: SolidOptions, unitInMillimetres: Double,
-        vertexCount: Int? = nil
-    ) throws(UsageError) -> Part {
-        guard SolidOptions.thicknessRange.contains(options.thickness) else {
-            throw UsageError("solid thickness must be \(SolidOptions.thicknessRangeText) (got \(options.thickness))")
-        }
-        guard SolidOptions.depthRange.contains(options.depth) else {
-            throw UsageError("solid depth must be \(SolidOptions.depthRangeText) (got \(options.depth))")
-        }
-        if let fit = options.fit, !(fit.min() > 0 && fit.max().isFinite) {
-            throw UsageError(
-                "the build volume to fit must be three positive sizes in mm (got \(fit.x)x\(fit.y)x\(fit.z))")
-        }
-        guard unitInMillimetres.isFinite, unitInMillimetres > 0 else {
-            throw UsageError("the mesh unit must be a positive length in millimetres (got \(unitInMillimetres))")
-        }
-        try validate(mesh)
-        // 1. Close every hole but the rim, cut behind the face and skirt the rim down to the cut.
-        //    Where the skirt would cut into the face (a rim overhanging the cut, as under a chin)
-        //    or its outline would cross itself, the cut moves forward until it does not: a
-        //    cut that leaves the whole rim behind it is a plane section, always clean.
-        //    The same when the closed part would cross itself where the face did not.
-        //    Where the face crosses itself (closed lips), it is first smoothed there until it does
-        //    not: a back surface behind a crossing would cross the front as well.
-        let (surface, ownCrossings) = Untangle.untangled(fillHoles(mesh))
-        let frontmost = surface.bounds.max.z
-        let thickness = options.thickness / unitInMillimetres
-        var depth = options.depth
-        var best: Part? = nil
-        var bestFront: (mesh: Mesh, rim: [UInt32], adjacency: Adjacency)? = nil
-        for _ in 0..<Constants.depthTries {
-            let plane = Float(Double(frontmost) - depth / unitInMillimetres)
-            // A shell stands on a vertical wall twice its thickness tall, so its back surface
-            // never reaches the bed.
-            let plinth = options.base ? 0 : Float(Constants.plinthThicknesses * thickness)
-            guard let trimmed = PlaneTrim.trimAndSkirt(surface, plane: plane, plinth: plinth) else {
-                throw UsageError("nothing of the surface lies within \(depth) mm of its frontmost point")
-            }
-            guard
-                let placed = try position(
-                    trimmed.mesh, skirtStart: trimmed.skirtStart, plane: plane, base: options.base)
-            else {
-                depth *= Constants.depthStep
-                continue
-            }
-            var front = placed.front
-            let (rim, adjacency, outline) = (placed.rim, placed.adjacency, placed.outline)
-            // 2. Scaled down to fit the build volume.
-            var scale = 1.0
-            if let fit = options.fit {
-                let (lo, hi) = front.bounds
-                let size = SIMD3<Double>(hi - lo) * unitInMillimetres
-                scale = min(1, min(fit.x / size.x, min(fit.y / size.y, fit.z / size.z)))
-                // Uniform: the adjacency and the outline's triangulation still hold.
-                if scale < 1 { front = front.scaled(by: Float(scale)) }
-            }
-            // 3. Back surface or cap; what the solid adds must not cross anything.
-            var solid: Mesh
-            var crossings: Int? = nil  // known when the front was checked below
-            if let outline {
-                solid = cap(front, rim: rim, outline: outline)
-            } else {
-                solid = shell(
-                    front, adjacency: adjacency, rim: rim, thickness: thickness, skirtStart: trimmed.skirtStart)
-                // Where the back still crosses the front (a fold tighter than the repair can
-                // follow, as at a mouth's corner), the front is smoothed there and the back made
-                // again, a few times, before the cut moves forward.
-                var fixed = [Bool](repeating: false, count: front.vertexCount)
-                for v in rim { fixed[Int(v)] = true }
-                for t in trimmed.skirtStart..<front.triangleCount {
-                    for c in 0..<3 { fixed[Int(front.triangles[3 * t + c])] = true }
-                }
-                for _ in 0..<Constants.frontRelaxTries {
-                    let pairs = SelfIntersection.pairs(solid)
-                    crossings = pairs.count
-                    guard pairs.count > ownCrossings else { break }
-                    var seeds: [Int] = []
-                    for pair in pairs {
-                        let (a, b) = (Int(min(pair.x, pair.y)), Int(max(pair.x, pair.y)))
-                        if a < trimmed.skirtStart && b >= front.triangleCount { seeds.append(a) }
-                    }
-                    guard !seeds.isEmpty else { break }
-                    var relaxed = front
-                    Untangle.relax(&relaxed, around: seeds, adjacency: adjacency, fixed: fixed)
-                    guard !Untangle.hasFlatTriangle(relaxed) else { break }
-                    front = relaxed
-                    solid = shell(
-                        front, adjacency: adjacency, rim: rim, thickness: thickness, skirtStart: trimmed.skirtStart)
-                    crossings = nil
-                }
-            }
-            let part = Part(mesh: solid, scale: scale, depth: depth, frontTriangles: front.triangleCount)
-            if best == nil { (best, bestFront) = (part, (front, rim, adjacency)) }
-            // No more crossing pairs than the face itself had (a scan's lips may overlap).
-            if (crossings ?? SelfIntersection.pairs(solid, limit: ownCrossings + 1).count) <= ownCrossings {
-                (best, bestFront) = (part, (front, rim, adjacency))
-                break
-            }
-            depth *= Constants.depthStep
-        }
-        guard var part = best else {
-            throw UsageError(
-                "could not cut the surface into a part that stands on a plane (tried depths down to \(depth) mm)")
-        }
-        // The shell's wall as thick as asked: the back made again as the level set of the distance
-        // to the front (solid where the face folds tighter than the wall; `LevelSetShell` refuses
-        // a back or ring that crosses anything, so the front's own crossings are all there are);
-        // where that fails, the offset back pushed out to the thickness where it lies closer (no
-        // crossing added: the crossing check above still holds).
-        if !options.base, let front = bestFront {
-            if let levelSet = LevelSetShell.shell(
-                front.mesh, rim: front.rim, thickness: thickness, backVertices: front.mesh.vertexCount)
-            {
-                part.mesh = levelSet
-            } else {
-                var onRim = [Bool](repeating: false, count: front.mesh.vertexCount)
-                for v in front.rim { onRim[Int(v)] = true }
-                WallThickness.thicken(
-                    &part.mesh, front: front.mesh, adjacency: front.adjacency, fixed: onRim, thickness: thickness,
-                    bed: Constants.bedMarginFraction * thickness)
-            }
-        }
-        var solid = part.mesh
-        // 4. Exact vertex count: straight longest-edge splits do not change the shape.
-        if let target = vertexCount {
-            solid = try padded(solid, to: target)
-            part.frontTriangles = nil
-        }
-        let check = MeshCheck(solid)
-        guard check.isWatertight, check.isClean else {
-            throw UsageError("could not close the surface into a solid (\(check.summary))")
-        }
-        part.mesh = solid
-        return part
+        return (front, rim, nil)
     }
 
     /// `solid` with exactly `target` vertices: its longest edges split at their middles (the
@@ -363,230 +438,6 @@ public enum Solidify {
             throw UsageError(
                 "the mesh is not consistently wound (\(c.inconsistentEdges) edges traversed the same way by both triangles)"
             )
-        }
-    }
-
-    // MARK: Thickness mode
-
-    /// Front + offset back + rim band (in the bed plane z = 0, where the rim lies).
-    /// Triangles from `skirtStart` on are the plinth: its vertices are offset by the mitre rule
-    /// alone (the fold between face and plinth is a crease, not a tight curve).
-    static func shell(
-        _ surface: Mesh, adjacency: Adjacency, rim: [UInt32], thickness: Double,
-        skirtStart: Int = Int.max
-    ) -> Mesh {
-        let n = surface.vertexCount
-        let p = surface.positions.map { SIMD3<Double>($0) }
-        var normals = coneCorrected(surface, smoothedNormals(surface, adjacency: adjacency))
-        let bedMargin = Constants.bedMarginFraction * thickness
-        // Offset per vertex: the thickness, limited by the convex radius of curvature (a point
-        // offset further than the radius of the sphere touching the surface from inside folds).
-        var offset = [Double](repeating: thickness, count: n)
-        // Rim vertices lie on the bed (z = 0): they move within it, as far as makes the wall as
-        // thick as asked across a surface meeting the bed at a slant (at most three times).
-        var onRim = [Bool](repeating: false, count: n)
-        for v in rim { onRim[Int(v)] = true }
-        for v in rim {
-            let nv = normals[Int(v)]
-            let flat = SIMD3<Double>(nv.x, nv.y, 0)
-            let l = norm3(flat)
-            normals[Int(v)] = l > 1e-6 ? flat / l : .zero
-            offset[Int(v)] = l > 1e-6 ? min(3 * thickness, thickness / l) : 0
-        }
-        // At a crease (the fold between the face and its plinth) a vertex moves further, so that
-        // every incident face's plane moves back by the thickness (at most three times).
-        var leastCosine = [Double](repeating: 1, count: n)
-        for t in 0..<surface.triangleCount {
-            let f = SIMD3<Double>(surface.faceNormal(t))
-            for c in 0..<3 {
-                let v = Int(surface.triangles[3 * t + c])
-                leastCosine[v] = min(leastCosine[v], dot3(normals[v], f))
-            }
-        }
-        // Plinth vertices (on a plinth triangle) skip the curvature limit; those on plinth
-        // triangles only (the wall below the fold) move straight in, level, by the thickness.
-        var onPlinth = [Bool](repeating: false, count: n)
-        var offPlinth = [Bool](repeating: false, count: n)
-        for t in 0..<surface.triangleCount {
-            for c in 0..<3 {
-                let v = Int(surface.triangles[3 * t + c])
-                if t >= skirtStart { onPlinth[v] = true } else { offPlinth[v] = true }
-            }
-        }
-        for v in 0..<n where onPlinth[v] && !offPlinth[v] && !onRim[v] {
-            let flat = SIMD3<Double>(normals[v].x, normals[v].y, 0)
-            let l = norm3(flat)
-            if l > 1e-6 {
-                normals[v] = flat / l
-                leastCosine[v] = 1
-            }
-        }
-        for v in 0..<n where !onRim[v] {
-            offset[v] = thickness / max(leastCosine[v], 1 / Constants.creaseLimit)
-        }
-        for v in 0..<n where !onRim[v] && !onPlinth[v] {
-            let nv = normals[v]
-            guard nv != .zero else {
-                offset[v] = 0
-                continue
-            }
-            for k in Int(adjacency.offsets[v])..<Int(adjacency.offsets[v + 1]) {
-                let d = p[Int(adjacency.neighbors[k])] - p[v]
-                let h = dot3(d, nv)
-                if h < 0 { offset[v] = min(offset[v], Constants.curvatureFraction * dot3(d, d) / (-2 * h)) }
-            }
-        }
-        smoothMinimum(&offset, adjacency: adjacency)
-        // Topology: front, back reversed, band.
-        let tc = surface.triangleCount
-        var triangles = surface.triangles
-        triangles.reserveCapacity(6 * tc + 6 * rim.count)
-        for t in 0..<tc {
-            let (a, b, c) = surface.triangle(t)
-            triangles.append(a + UInt32(n))
-            triangles.append(c + UInt32(n))
-            triangles.append(b + UInt32(n))
-        }
-        appendBand(&triangles, rim: rim, offset: UInt32(n))
-        var uvs = surface.uvs
-        if let u = uvs { uvs = u + u }
-        var solid = Mesh(positions: surface.positions + surface.positions, triangles: triangles, uvs: uvs)
-        // Place the back surface. Where it crosses anything (a thin fold such as an eyelid margin
-        // meeting its patch, an ear), lower the offsets of the back vertices involved by 30 % and
-        // test again; later rounds test only triangles with a back vertex in the region touched
-        // so far (the rest cannot have changed). The first round tests every triangle with a
-        // back vertex (back and band): crossings of the front with itself are the surface's own
-        // and touch no back vertex.
-        var region = [Bool](repeating: false, count: n)
-        var flagged = [Bool](repeating: false, count: tc) + [Bool](repeating: true, count: solid.triangleCount - tc)
-        for round in 0...Constants.repairRounds {
-            for v in 0..<n {
-                var q = p[v] - offset[v] * normals[v]
-                // Nothing of the back surface below the bed; its rim on it.
-                q.z = onRim[v] ? 0 : max(q.z, bedMargin)
-                solid.positions[n + v] = SIMD3<Float>(q)
-            }
-            guard round < Constants.repairRounds else { break }
-            let crossings = SelfIntersection.pairs(solid, only: flagged)
-            var touched = [Bool](repeating: false, count: n)
-            var any = false
-            for pair in crossings {
-                for t in [Int(pair.x), Int(pair.y)] {
-                    for c in 0..<3 {
-                        let v = Int(solid.triangles[3 * t + c])
-                        if v >= n {
-                            touched[v - n] = true
-                            any = true
-                        }
-                    }
-                }
-            }
-            guard any else { break }
-            for v in 0..<n where touched[v] {
-                region[v] = true
-                for k in Int(adjacency.offsets[v])..<Int(adjacency.offsets[v + 1]) {
-                    region[Int(adjacency.neighbors[k])] = true
-                }
-            }
-            for v in 0..<n where touched[v] {
-                offset[v] = max(Constants.minimumOffsetFraction * thickness, offset[v] * 0.7)
-            }
-            // Triangles that can move from now on: those with a back vertex in the region.
-            var f = [Bool](repeating: false, count: solid.triangleCount)
-            for t in 0..<solid.triangleCount {
-                for c in 0..<3 {
-                    let v = Int(solid.triangles[3 * t + c])
-                    if v >= n && region[v - n] { f[t] = true }
-                }
-            }
-            flagged = f
-        }
-        return solid
-    }
-
-    /// Area-weighted vertex normals averaged with their neighbours' ``Constants/normalSmoothing``
-    /// times (double precision, renormalised each pass).
-    static func smoothedNormals(_ mesh: Mesh, adjacency: Adjacency) -> [SIMD3<Double>] {
-        var nrm = mesh.vertexNormals().map { SIMD3<Double>($0) }
-        var next = nrm
-        for _ in 0..<Constants.normalSmoothing {
-            for v in nrm.indices {
-                guard nrm[v] != .zero else { continue }
-                var s = nrm[v]
-                for k in Int(adjacency.offsets[v])..<Int(adjacency.offsets[v + 1]) {
-                    s += nrm[Int(adjacency.neighbors[k])]
-                }
-                let l = norm3(s)
-                next[v] = l > 0 ? s / l : nrm[v]
-            }
-            swap(&nrm, &next)
-        }
-        return nrm
-    }
-
-    /// Turns each vertex normal, where needed, until it makes an angle below ~78° with every
-    /// incident face normal (n · n_f ≥ ``Constants/coneMargin``): offsetting along −n then enters
-    /// the solid through every incident face, also at creases and crumpled spots where the mean
-    /// normal points out through one of the faces. A few projection passes (each pushes n away
-    /// from the worst face); a vertex with no such direction keeps its best attempt.
-    static func coneCorrected(_ mesh: Mesh, _ normals: [SIMD3<Double>]) -> [SIMD3<Double>] {
-        let n = mesh.vertexCount
-        // Incident triangles per vertex, CSR.
-        var offs = [Int32](repeating: 0, count: n + 1)
-        for i in mesh.triangles { offs[Int(i) + 1] += 1 }
-        for v in 0..<n { offs[v + 1] += offs[v] }
-        var fill = offs
-        var inc = [Int32](repeating: 0, count: mesh.triangles.count)
-        for (k, i) in mesh.triangles.enumerated() {
-            inc[Int(fill[Int(i)])] = Int32(k / 3)
-            fill[Int(i)] += 1
-        }
-        var faceNormal = [SIMD3<Double>](repeating: .zero, count: mesh.triangleCount)
-        for t in 0..<mesh.triangleCount { faceNormal[t] = SIMD3<Double>(mesh.faceNormal(t)) }
-        var out = normals
-        for v in 0..<n where out[v] != .zero {
-            var d = out[v]
-            for _ in 0..<Constants.conePasses {
-                var worst = Double.infinity, worstFace = -1
-                for k in Int(offs[v])..<Int(offs[v + 1]) {
-                    let c = dot3(d, faceNormal[Int(inc[k])])
-                    if c < worst {
-                        worst = c
-                        worstFace = Int(inc[k])
-                    }
-                }
-                guard worstFace >= 0, worst < Constants.coneMargin else { break }
-                d += (Constants.coneMargin + 0.05 - worst) * faceNormal[worstFace]
-                let l = norm3(d)
-                guard l > 0 else { break }
-                d /= l
-            }
-            out[v] = d
-        }
-        return out
-    }
-
-    /// Two passes of `x[v] = min(x[v], mean(x[v], mean of neighbours))`: a lowered offset spreads
-    /// a little so the back surface does not step.
-    static func smoothMinimum(_ x: inout [Double], adjacency: Adjacency) {
-        for _ in 0..<2 {
-            let src = x
-            for v in src.indices {
-                let lo = Int(adjacency.offsets[v]), hi = Int(adjacency.offsets[v + 1])
-                guard hi > lo else { continue }
-                var s = 0.0
-                for k in lo..<hi { s += src[Int(adjacency.neighbors[k])] }
-                x[v] = min(src[v], 0.5 * (src[v] + s / Double(hi - lo)))
-            }
-        }
-    }
-
-    /// The quads joining rim half-edge a → b (front) to a' → b' (a' = a + offset): triangles
-    /// (b, a, a') and (b, a', b'), which use a → b and a' → b' the other way round.
-    static func appendBand(_ triangles: inout [UInt32], rim: [UInt32], offset: UInt32) {
-        for i in rim.indices {
-            let a = rim[i], b = rim[(i + 1) % rim.count]
-            triangles += [b, a, a + offset, b, a + offset, b + offset]
         }
     }
 

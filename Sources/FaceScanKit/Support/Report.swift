@@ -56,6 +56,13 @@ public struct Report: Sendable, Equatable {
     public var scale: Double?
     /// Solid parts only: millimetres from the frontmost point to the cut the part stands on.
     public var depthMm: Double?
+    /// Solid parts only, when the cut could not be made where asked: the depth asked for, mm.
+    public var depthAskedMm: Double?
+    /// Solid parts only: how far the part was turned into the face's own frame, degrees
+    /// (x: yaw toward +x, y: pitch toward +y, z: roll of the right axis toward +y).
+    public var rotationDeg: SIMD3<Double>?
+    /// What the user should know about the result (one line each), e.g. a cut moved forward.
+    public var warnings: [String] = []
 
     public init(input: String) { self.input = input }
 
@@ -113,6 +120,11 @@ public struct Report: Sendable, Equatable {
                         })
                 ),
             ] + (scale.map { [("scale", JSONValue.ms($0))] } ?? [])
-                + (depthMm.map { [("depthMm", JSONValue.ms($0))] } ?? []))
+                + (depthMm.map { [("depthMm", JSONValue.ms($0))] } ?? [])
+                + (depthAskedMm.map { [("depthAskedMm", JSONValue.ms($0))] } ?? [])
+                + (rotationDeg.map { r in
+                    [("rotationDeg", JSONValue.object([("yaw", .ms(r.x)), ("pitch", .ms(r.y)), ("roll", .ms(r.z))]))]
+                } ?? [])
+                + (warnings.isEmpty ? [] : [("warnings", JSONValue.array(warnings.map { .string($0) }))]))
     }
 }
