@@ -128,35 +128,61 @@ import Testing
         let partTip = part.corners.max { $0.z < $1.z }!
         var shift = partTip - faceTip
         for k in f.corners.indices { f.corners[k] += shift }
-        let cell = 2.0
+        // Point-to-plane: part vertices against the face's triangle centroids and normals.
+        let cell = 3.0
         func key(_ p: SIMD3<Double>) -> SIMD3<Int> {
             SIMD3(Int((p.x / cell).rounded(.down)), Int((p.y / cell).rounded(.down)), Int((p.z / cell).rounded(.down)))
         }
         let sample = Swift.stride(from: 0, to: part.corners.count, by: max(1, part.corners.count / 6000)).map {
             part.corners[$0]
         }.filter { $0.z > partTip.z - 45 }
-        for _ in 0..<6 {
-            var grid: [SIMD3<Int>: [SIMD3<Double>]] = [:]
-            for p in f.corners { grid[key(p), default: []].append(p) }
-            var sum = SIMD3<Double>.zero
-            var n = 0.0
+        for _ in 0..<8 {
+            var grid: [SIMD3<Int>: [(SIMD3<Double>, SIMD3<Double>)]] = [:]
+            for t in 0..<(f.corners.count / 3) {
+                let a = f.corners[3 * t], b = f.corners[3 * t + 1], c = f.corners[3 * t + 2]
+                let u = b - a, v = c - a
+                let n = SIMD3(u.y * v.z - u.z * v.y, u.z * v.x - u.x * v.z, u.x * v.y - u.y * v.x)
+                let l = (n * n).sum().squareRoot()
+                guard l > 0 else { continue }
+                let g = (a + b + c) / 3
+                grid[key(g), default: []].append((g, n / l))
+            }
+            var m = [Double](repeating: 0, count: 9), r = SIMD3<Double>.zero
             for q in sample {
                 let k = key(q)
-                var best = Double.infinity, nearest = q
+                var best = Double.infinity
+                var nearest = (q, SIMD3<Double>.zero)
                 for dz in -1...1 {
                     for dy in -1...1 {
                         for dx in -1...1 {
-                            for p in grid[k &+ SIMD3(dx, dy, dz)] ?? [] {
-                                let d = ((p - q) * (p - q)).sum()
-                                if d < best { (best, nearest) = (d, p) }
+                            for e in grid[k &+ SIMD3(dx, dy, dz)] ?? [] {
+                                let d = ((e.0 - q) * (e.0 - q)).sum()
+                                if d < best { (best, nearest) = (d, e) }
                             }
                         }
                     }
                 }
-                if best < 1 { (sum, n) = (sum + (q - nearest), n + 1) }
+                guard best < 9 else { continue }
+                let n = nearest.1
+                let e = (n * (q - nearest.0)).sum()
+                for i in 0..<3 { for j in 0..<3 { m[3 * i + j] += n[i] * n[j] } }
+                r += n * e
             }
-            guard n > 0 else { break }
-            shift = sum / n
+            // Solve m · shift = r (Cramer); a tiny ridge keeps it regular.
+            for i in 0..<3 { m[4 * i] += 1e-6 }
+            func det(_ a: [Double]) -> Double {
+                a[0] * (a[4] * a[8] - a[5] * a[7]) - a[1] * (a[3] * a[8] - a[5] * a[6])
+                    + a[2] * (a[3] * a[7] - a[4] * a[6])
+            }
+            let d = det(m)
+            guard abs(d) > 1e-12 else { break }
+            var step = SIMD3<Double>.zero
+            for col in 0..<3 {
+                var mc = m
+                for row in 0..<3 { mc[3 * row + col] = r[row] }
+                step[col] = det(mc) / d
+            }
+            shift = step
             for k in f.corners.indices { f.corners[k] += shift }
         }
         // Depth maps over the face's extent.

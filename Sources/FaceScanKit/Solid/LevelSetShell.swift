@@ -46,6 +46,8 @@ enum LevelSetShell {
         /// Largest grid, in points (about 50 MB of distances, 50 MB per field tried); a larger
         /// part gets a coarser spacing.
         static let maximumGridPoints = 12_000_000
+        /// Coarsest grid spacing, in thicknesses: a shell that needs a coarser grid is refused.
+        static let coarsestSpacing = 1.0
         /// Down to this fraction of the marching-tetrahedra vertices the back is always decimated
         /// (marching tetrahedra leave slivers; the collapses' shape term removes them).
         static let decimation = 0.35
@@ -319,15 +321,22 @@ enum LevelSetShell {
         /// Whether the grid point lies inside the hull (the front winds around it).
         var inside: [Bool]
 
+        /// The grid spacing for `front` and `thickness`: ``Constants/spacing`` thicknesses, coarser
+        /// (up to ``Constants/coarsestSpacing`` thicknesses) when the grid would exceed
+        /// ``Constants/maximumGridPoints``; nil when even that would.
+        static func spacing(_ front: Mesh, thickness: Double) -> Double? {
+            let (lo, hi) = front.bounds
+            let volume = Double(hi.x - lo.x) * Double(hi.y - lo.y) * Double(hi.z)
+            let budget = Double(Constants.maximumGridPoints) * 0.8
+            let h = max(Constants.spacing * thickness, cbrt(max(volume, 0) / budget))
+            return h <= Constants.coarsestSpacing * thickness ? h : nil
+        }
+
         /// nil when nothing lies inside. The spacing is ``Constants/spacing`` thicknesses, or
         /// coarser when that grid would exceed ``Constants/maximumGridPoints``.
         init?(_ front: Mesh, thickness: Double, level: Double, bvh: TriangleBVH) {
             let (lo, hi) = front.bounds
-            let volume = Double(hi.x - lo.x) * Double(hi.y - lo.y) * Double(hi.z)
-            var h = Constants.spacing * thickness
-            if volume / (h * h * h) > Double(Constants.maximumGridPoints) * 0.8 {
-                h = max(h, cbrt(volume / (Double(Constants.maximumGridPoints) * 0.8)))
-            }
+            guard let h = DistanceGrid.spacing(front, thickness: thickness) else { return nil }
             // Columns off the mesh's Float grid (an irrational fraction of a spacing), so a
             // vertical ray practically never meets an edge; the first layer is the bed.
             let x0 = Double(lo.x) - 1.318_309_886 * h, y0 = Double(lo.y) - 1.318_309_886 * h

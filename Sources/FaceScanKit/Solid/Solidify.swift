@@ -205,6 +205,17 @@ public enum Solidify {
             front = try cut(closed, frame: frame, options: options, unit: unit, from: options.depth)
         }
         // 6. Fit, 7. back (a shell's made once; the cut moves forward only when it cannot be made).
+        if front.outline == nil {
+            let scale = try fitScale(front.mesh, options: options, unit: unit)
+            let placed = scale < 1 ? front.mesh.scaled(by: Float(scale)) : front.mesh
+            guard LevelSetShell.DistanceGrid.spacing(placed, thickness: thickness) != nil else {
+                let (lo, hi) = placed.bounds
+                let size = SIMD3<Double>(hi - lo) * unit
+                throw UsageError(
+                    "a shell \(Int(size.x))x\(Int(size.y))x\(Int(size.z)) mm with a \(options.thickness) mm wall needs more than \(LevelSetShell.Constants.maximumGridPoints) points of distance field (the limit, about 1 GB and 5 s): give --fit, a thicker --thickness, or --base"
+                )
+            }
+        }
         var part: Part? = nil
         var tries = 0
         while part == nil {
@@ -340,7 +351,9 @@ public enum Solidify {
         var kept = 0
         for p in closed.positions where frame.apply(SIMD3<Double>(p)).z >= plane { kept += 1 }
         // The skirt adds about a tenth.
+        // Refined at most to twice the target: a cut keeping a sliver of the surface is padded.
         var want = Int(Double(closed.vertexCount) * Double(share) / (1.1 * Double(max(kept, 1))))
+        want = min(want, max(closed.vertexCount, 2 * target))
         var depth = options.depth
         var fewest = Int.max
         for _ in 0..<Constants.budgetTries {
