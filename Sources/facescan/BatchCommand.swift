@@ -54,6 +54,11 @@ struct BatchCommand: ParsableCommand {
     }
 
     func run() throws {
+        if inputs.contains("-") && Terminal.stdinIsTerminal {
+            verbosity.warn(
+                "reading capture paths from the terminal, one per line; end with Ctrl-D (or pipe a list: ls caps/*.json | facescan batch -)"
+            )
+        }
         let found = try Batch.collect(inputs, recursive: recursive)
         for d in found.duplicates.prefix(5) {
             verbosity.warn("skipped '\(d.path)': the same file as '\(d.sameAs)'")

@@ -135,6 +135,7 @@ final class BatchReporter: Sendable {
 
     /// `m:ss`, or `h:mm:ss` from an hour.
     static func clock(_ ms: Double) -> String {
+        guard ms.isFinite, abs(ms) < 1e15 else { return "?:??" }
         let t = Int((ms / 1000).rounded())
         let (h, m, sec) = (t / 3600, (t / 60) % 60, t % 60)
         let ss = sec < 10 ? "0\(sec)" : "\(sec)"

@@ -21,6 +21,10 @@ struct ConvertCommand: ParsableCommand {
     var units: LengthUnit?
     @OptionGroup var verbosity: Verbosity
 
+    func validate() throws {
+        try Terminal.refuseBinaryOutput(output, format: format ?? MeshInput.formatOf(output))
+    }
+
     func run() throws {
         let unit = units ?? .mm
         let mesh = try MeshInput.read(input, command: "convert", unit: unit)

@@ -42,6 +42,8 @@ struct ProcessCommand: ParsableCommand {
     @OptionGroup var verbosity: Verbosity
 
     func run() throws {
+        try Terminal.refuseTerminalInput(
+            input, what: "a capture", example: "facescan process - < capture.json, or cat capture.ndjson | facescan process -")
         var options = pipeline.options()
         options.name = name
 

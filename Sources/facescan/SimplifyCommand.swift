@@ -41,6 +41,10 @@ struct SimplifyCommand: ParsableCommand {
     @OptionGroup var verbosity: Verbosity
 
     /// Errors are printed and mapped to exit codes by `FaceScan.main()`.
+    func validate() throws {
+        try Terminal.refuseBinaryOutput(output, format: format ?? MeshInput.formatOf(output))
+    }
+
     func run() throws {
         var clock = Stopwatch()
         let total = Stopwatch()

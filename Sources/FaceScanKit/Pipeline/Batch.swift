@@ -264,7 +264,12 @@ package enum Batch {
     package static func parseShard(_ text: String) throws(UsageError) -> (index: Int, count: Int) {
         let parts = text.split(separator: "/")
         guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n >= 1, k >= 0, k < n else {
-            throw UsageError("--shard expects K/N with 0 ≤ K < N, e.g. 0/4 (got '\(text)')")
+            if parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n >= 1, k == n {
+                throw UsageError(
+                    "--shard \(text): shards count from 0, so K runs from 0 to \(n - 1) for N = \(n) (a Slurm array: --array=0-\(n - 1) with --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT)"
+                )
+            }
+            throw UsageError("--shard expects K/N with 0 ≤ K < N, counting from 0, e.g. 0/4 (got '\(text)')")
         }
         return (k, n)
     }

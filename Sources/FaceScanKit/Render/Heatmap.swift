@@ -81,6 +81,8 @@ public enum Heatmap {
 
     /// `x` µm as a legend label: whole numbers from 10 µm up, else up to two decimals.
     public static func label(_ x: Double) -> String {
+        // Beyond 15 digits: the shortest form (no Int conversion, which traps past Int.max).
+        guard x.isFinite, x < 1e15 else { return "\(x)" }
         if x >= 10 { return String(Int(x.rounded())) }
         var s = String((x * 100).rounded() / 100)
         if s.hasSuffix(".0") { s.removeLast(2) }
