@@ -64,11 +64,17 @@ struct BatchCommand: ParsableCommand {
             verbosity.warn("skipped '\(d.path)': the same file as '\(d.sameAs)'")
         }
         if found.duplicates.count > 5 { verbosity.warn("skipped \(found.duplicates.count - 5) more duplicate paths") }
-        for i in found.ignored { verbosity.note("ignored \(i.path): \(i.reason)") }
+        // Files of a searched directory that are not captures (expected.json, reports, a directory
+        // named *.json) are listed with -v and counted in the summary. A file named on the
+        // command line is processed: one that is not a capture fails, saying so.
+        for i in found.ignored { verbosity.note("skipped \(i.path): \(i.reason)") }
         var list = found.captures
         if list.isEmpty {
             var why = "no capture found in \(inputs.joined(separator: " "))"
-            if !found.ignored.isEmpty { why += " (\(found.ignored.count) JSON files that are not captures ignored)" }
+            if !found.ignored.isEmpty {
+                why +=
+                    " (\(found.ignored.count) input\(found.ignored.count == 1 ? "" : "s") skipped, not captures: \(found.ignored.prefix(3).map(\.path).joined(separator: ", "))\(found.ignored.count > 3 ? ", …" : ""))"
+            }
             if !found.subdirectoriesNotSearched.isEmpty {
                 why +=
                     "; \(found.subdirectoriesNotSearched.count) subdirector\(found.subdirectoriesNotSearched.count == 1 ? "y" : "ies") not searched: add --recursive"
@@ -85,7 +91,8 @@ struct BatchCommand: ParsableCommand {
             }
         }
         let options = pipeline.options()
-        let reporter = BatchReporter(total: list.count, json: json, verbosity: verbosity)
+        let reporter = BatchReporter(
+            total: list.count, json: json, verbosity: verbosity, skippedInputs: found.ignored.count)
         BatchSignals.watch(reporter)
         reporter.start()
         try Batch.run(list, options: options, jobs: jobs, resume: resume) { reporter.emit($0) }

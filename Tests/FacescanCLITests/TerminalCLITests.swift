@@ -3,15 +3,16 @@ import Testing
 
 /// A child on a pseudo-terminal: standard input and error on the terminal (its controlling
 /// terminal, in a session of its own, so that ^C on the terminal is SIGINT to it), standard
-/// output into a file, as in `facescan batch … > log` typed at a shell.
-private final class TerminalChild: @unchecked Sendable {
+/// output into a file, as in `facescan batch … > log` typed at a shell — or, with no
+/// `stdoutPath`, on the terminal too.
+final class TerminalChild: @unchecked Sendable {
     let pid: pid_t
     let master: Int32
     private let lock = NSLock()
     private var received = Data()
     private let reader = DispatchGroup()
 
-    init(_ args: [String], stdoutPath: String) throws {
+    init(_ args: [String], stdoutPath: String?) throws {
         // posix_openpt, grantpt, unlockpt and ptsname are not in Swift's Glibc module (they need
         // _XOPEN_SOURCE): looked up by name in the C library.
         typealias IntFn = @convention(c) (Int32) -> Int32
@@ -40,7 +41,11 @@ private final class TerminalChild: @unchecked Sendable {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, slave, O_RDWR, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        if let stdoutPath {
+            posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        } else {
+            posix_spawn_file_actions_adddup2(&actions, 0, 1)
+        }
         posix_spawn_file_actions_adddup2(&actions, 0, 2)
         posix_spawn_file_actions_addclose(&actions, master)
         let argv = ([facescanBinary] + args).map { strdup($0) } + [nil]

@@ -42,6 +42,10 @@ package enum Batch {
         package var reason: String
     }
 
+    /// Why a JSON file is not taken for a capture.
+    package static let notACaptureReason =
+        "not a facescan capture (no \"facescan-capture\", \"topology\" object or \"frames\" array in its first 64 KiB)"
+
     /// How much of a file is read to tell a capture from a list of paths or another JSON file.
     static let sniffBytes = 1 << 16
     /// A list file larger than this is refused (one path per line: 64 MiB is a million long paths).
@@ -148,6 +152,10 @@ package enum Batch {
             guard stat(path, &st) == 0 else { continue }  // a dangling link
             let type = st.st_mode & S_IFMT
             if type == S_IFDIR {
+                if !recursive && (name.hasSuffix(".json") || name.hasSuffix(".ndjson")) {
+                    found.ignored.append(Ignored(path: path, reason: "a directory, not a capture file (--recursive searches it)"))
+                    continue
+                }
                 if recursive {
                     try searchDirectory(path, recursive: true, into: &out, found: &found, visited: &visited)
                 } else {
@@ -163,12 +171,7 @@ package enum Batch {
             } else if let head = try? FileBytes.read(path, upTo: sniffBytes), looksLikeCapture(head) {
                 out.append(path)
             } else {
-                found.ignored.append(
-                    Ignored(
-                        path: path,
-                        reason:
-                            "not a capture (no \"facescan-capture\", \"topology\" object or \"frames\" array in its first 64 KiB)"
-                    ))
+                found.ignored.append(Ignored(path: path, reason: notACaptureReason))
             }
         }
     }
@@ -206,6 +209,17 @@ package enum Batch {
         guard startsLikeJSONObject(head) else { return false }
         return contains(head, "\"facescan-capture\"") || keyFollowedBy(head, "\"topology\"", UInt8(ascii: "{"))
             || keyFollowedBy(head, "\"frames\"", UInt8(ascii: "["))
+    }
+
+    /// The file at `path` is a regular file holding a JSON object that does not look like a
+    /// capture (``looksLikeCapture(_:)``): `package.json`, a report. False for `-`.
+    package static func isJSONButNotCapture(atPath path: String) -> Bool {
+        guard path != "-" else { return false }
+        var st = stat()
+        guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG,
+            let head = try? FileBytes.read(path, upTo: sniffBytes)
+        else { return false }
+        return startsLikeJSONObject(head) && !looksLikeCapture(head)
     }
 
     /// The file at `path` starts like a facescan capture (not a mesh): for commands that read
