@@ -21,7 +21,7 @@ struct BatchCommand: ParsableCommand {
             (finished lines and outputs stay, unfinished outputs are removed).
             """)
 
-    @Argument(help: "Directories, list files (- for standard input) or capture files.")
+    @Argument(help: "Directories, list files (- for standard input) or capture files.", completion: Completions.anyFile)
     var inputs: [String]
 
     @Option(name: [.short, .long], parsing: .unconditional, help: "Captures processed at the same time.")

@@ -13,8 +13,12 @@ struct CompareCommand: ParsableCommand {
         commandName: "compare",
         abstract: "Symmetric surface distance between two meshes (rms, max and mean, in micrometres).")
 
-    @Argument(help: "First mesh (any format facescan reads; - for OBJ/STL on standard input).") var a: String
-    @Argument(help: "Second mesh (--units-b when its unit is not the first's).") var b: String
+    @Argument(
+        help: "First mesh (any format facescan reads; - for OBJ/STL on standard input).",
+        completion: Completions.meshFile)
+    var a: String
+    @Argument(help: "Second mesh (--units-b when its unit is not the first's).", completion: Completions.meshFile)
+    var b: String
     @Flag(help: "Print one JSON object instead of a line of text.") var json = false
     @Option(parsing: .unconditional, help: "Surface samples taken on each mesh (1 to 10 000 000).") var samples =
         100_000
@@ -29,7 +33,7 @@ struct CompareCommand: ParsableCommand {
     @Option(
         help: ArgumentHelp(
             "Also write a PNG of A with each point coloured by its distance to B (viridis, legend in µm).",
-            valueName: "PNG"))
+            valueName: "PNG"), completion: Completions.pngFile)
     var heatmap: String?
     @Option(
         name: .customLong("heatmap-max-um"), parsing: .unconditional,

@@ -21,7 +21,7 @@ struct ProcessCommand: ParsableCommand {
             no frame passed the gate, exit 3).
             """)
 
-    @Argument(help: "Capture file (JSON or NDJSON), or - for standard input.")
+    @Argument(help: "Capture file (JSON or NDJSON), or - for standard input.", completion: Completions.captureFile)
     var input: String
 
     @Option(

@@ -19,13 +19,19 @@ struct SolidifyCommand: ParsableCommand {
             the format: \(MeshIO.writableExtensions.joined(separator: ", ")).
             """)
 
-    @Argument(help: "Input surface (OBJ, STL, or any format assimp reads; - for OBJ/STL on standard input).") var input:
-        String
+    @Argument(
+        help: "Input surface (OBJ, STL, or any format assimp reads; - for OBJ/STL on standard input).",
+        completion: Completions.meshFile)
+    var input: String
     @Argument(
         help:
-            "Output solid; its extension picks the format (- for standard output: OBJ unless --format says otherwise).")
+            "Output solid; its extension picks the format (- for standard output: OBJ unless --format says otherwise).",
+        completion: Completions.anyFile)
     var output: String
-    @Option(help: "Output format (an extension or an assimp export id) instead of OUT's extension.") var format: String?
+    @Option(
+        help: "Output format (an extension or an assimp export id) instead of OUT's extension.",
+        completion: Completions.meshFormat)
+    var format: String?
     @OptionGroup var solid: SolidFlags
     @Option(
         help:
