@@ -15,7 +15,7 @@ MANPAGE   := .build/plugins/GenerateManual/outputs/facescan/facescan.1
 # The man page is dated by the last commit, so the same sources give the same page.
 MANDATE   := $(shell git log -1 --format=%cs 2>/dev/null || echo 1970-01-01)
 
-.PHONY: deps build release run test regress bench clean fuzz man install uninstall lint format examples docs
+.PHONY: deps build release run test regress bench clean fuzz man install uninstall lint format examples docs schema-venv
 
 ## deps: install the system libraries facescan links (libpng, assimp) when they are missing.
 deps:
@@ -38,7 +38,7 @@ run: release
 ## test: build and run every test (unit, end-to-end on samples/), then the sample regression.
 test: deps
 	$(SWIFT) build
-	$(MAKE) release man
+	$(MAKE) release man schema-venv
 	$(SWIFT) test
 	$(MAKE) regress
 	$(MAKE) examples
@@ -112,6 +112,14 @@ bench-venv:
 	  python3 -m venv .venv-bench && printf '*\n' > .venv-bench/.gitignore && \
 	  .venv-bench/bin/pip install -q orjson numpy scipy trimesh meshoptimizer pillow \
 	  || { rm -rf .venv-bench; echo "could not create .venv-bench: the Python reference is skipped"; }; }
+
+## schema-venv: .venv-schema, Python's jsonschema from PyPI (a few MB, once), which the tests use to
+## check every --json output against docs/schemas/ (scripts/check-json-schema); without it they say skipped.
+schema-venv:
+	@[ -x .venv-schema/bin/python ] || { echo "creating .venv-schema (PyPI: jsonschema)"; \
+	  python3 -m venv .venv-schema && printf '*\n' > .venv-schema/.gitignore && \
+	  .venv-schema/bin/pip install -q 'jsonschema>=4.18' \
+	  || { rm -rf .venv-schema; echo "could not create .venv-schema: the schema test is skipped"; }; }
 
 clean:
 	rm -rf .build out

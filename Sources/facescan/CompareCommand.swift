@@ -82,7 +82,12 @@ struct CompareCommand: ParsableCommand {
             meshA, meshB, samplesPerMesh: samples, unitToMicrometres: unit.millimetres * 1000)
         if let heatmap {
             let d = SurfaceDistance.perVertex(meshA, to: meshB, unitToMicrometres: unit.millimetres * 1000)
-            try PNGEncoder.write(Heatmap.render(meshA, valuesUm: d, maxUm: heatmapMaxUm).image, to: heatmap)
+            let caption = [
+                "A (coloured by its distance to B): \(a)", "B: \(b)",
+                "RMS \(Self.fixed1(e.rms)) µm, max \(Self.fixed1(e.max)) µm, mean \(Self.fixed1(e.mean)) µm",
+            ]
+            try PNGEncoder.write(
+                Heatmap.render(meshA, valuesUm: d, maxUm: heatmapMaxUm, caption: caption).image, to: heatmap)
         }
         if json {
             let rounded = { (x: Double) in JSONValue.double((x * 1000).rounded() / 1000) }
