@@ -83,7 +83,7 @@ struct CompareCommand: ParsableCommand {
         if let heatmap {
             let d = SurfaceDistance.perVertex(meshA, to: meshB, unitToMicrometres: unit.millimetres * 1000)
             let caption = [
-                "A (coloured by its distance to B): \(a)", "B: \(b)",
+                "A (coloured): \(a)", "B: \(b)",
                 "RMS \(Self.fixed1(e.rms)) µm, max \(Self.fixed1(e.max)) µm, mean \(Self.fixed1(e.mean)) µm",
             ]
             try PNGEncoder.write(
