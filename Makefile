@@ -11,7 +11,8 @@ MANDIR    := $(PREFIX)/share/man/man1
 BASHDIR   := $(PREFIX)/share/bash-completion/completions
 ZSHDIR    := $(PREFIX)/share/zsh/site-functions
 FISHDIR   := $(PREFIX)/share/fish/vendor_completions.d
-MANPAGE   := .build/plugins/GenerateManual/outputs/facescan/facescan.1
+GENMAN    := .build/release/generate-manual
+MANPAGE   := .build/man/facescan.1
 # The man page is dated by the last commit, so the same sources give the same page.
 MANDATE   := $(shell git log -1 --format=%cs 2>/dev/null || echo 1970-01-01)
 
@@ -28,8 +29,11 @@ deps:
 build: deps
 	$(SWIFT) build
 
+## release: the release binary, and swift-argument-parser's generate-manual tool beside it (small), so
+## that make man and make install after make run compile nothing.
 release: deps
 	$(SWIFT) build -c release --product facescan
+	$(SWIFT) build -c release --product generate-manual
 
 ## run: process the bundled sample into out/.
 run: release
@@ -76,9 +80,11 @@ FUZZ_SECONDS ?= 60
 fuzz: deps
 	scripts/fuzz-reader $(FUZZ_SECONDS)
 
-## man: the manual page, by swift-argument-parser's generate-manual plugin (builds in release).
-man: deps
-	$(SWIFT) package plugin generate-manual --date $(MANDATE)
+## man: the manual page, written by swift-argument-parser's generate-manual tool from the release
+## binary's own description of its commands (the binary make release built; nothing is compiled again).
+man: release
+	mkdir -p $(dir $(MANPAGE))
+	$(GENMAN) $(RELEASE) --date $(MANDATE) --output-directory $(dir $(MANPAGE))
 
 ## install: the release binary, its man page and bash/zsh/fish completions under PREFIX (DESTDIR honoured).
 install: release man
