@@ -12,7 +12,8 @@ struct ConvertCommand: ParsableCommand {
         completion: Completions.meshFile)
     var input: String
     @Argument(
-        help: "Output mesh; its extension picks the format (- for standard output: OBJ unless --format says otherwise).",
+        help:
+            "Output mesh; its extension picks the format (- for standard output: OBJ unless --format says otherwise).",
         completion: Completions.anyFile
     ) var output: String
     @Option(

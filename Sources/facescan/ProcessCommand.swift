@@ -43,7 +43,8 @@ struct ProcessCommand: ParsableCommand {
 
     func run() throws {
         try Terminal.refuseTerminalInput(
-            input, what: "a capture", example: "facescan process - < capture.json, or cat capture.ndjson | facescan process -")
+            input, what: "a capture",
+            example: "facescan process - < capture.json, or cat capture.ndjson | facescan process -")
         var options = pipeline.options()
         options.name = name
 

@@ -17,7 +17,9 @@ import Testing
         if ProcessInfo.processInfo.environment["CI"] != nil {
             Issue.record("\(name) is not installed (CI must run this test; `make deps` installs it)")
         } else {
-            print("CompletionCLITests: skipped, \(name) is not installed (`make deps` installs it; with CI set this fails)")
+            print(
+                "CompletionCLITests: skipped, \(name) is not installed (`make deps` installs it; with CI set this fails)"
+            )
         }
         return nil
     }
@@ -126,7 +128,8 @@ import Testing
         func tab(_ line: String, shows expected: String) {
             let offset = child.output.utf8.count
             child.type(Array("\u{15}\(line)\t".utf8))
-            #expect(child.waitFor(expected, after: offset, seconds: 10), "\(line): \(child.output.utf8.dropFirst(offset))")
+            #expect(
+                child.waitFor(expected, after: offset, seconds: 10), "\(line): \(child.output.utf8.dropFirst(offset))")
         }
         tab("facescan process cap.", shows: "facescan process cap.json")
         tab("facescan process cap.json -o o", shows: "-o outdir")

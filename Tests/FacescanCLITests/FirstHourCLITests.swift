@@ -8,8 +8,9 @@ import Testing
     let fixture = packageRoot + "/Tests/FaceScanKitTests/Fixtures/ict-neutral.obj"
 
     /// One line on standard error, with the exit code, containing every one of `texts`.
-    func expectOneLine(_ r: RunResult, status: Int32, _ texts: String..., sourceLocation: SourceLocation = #_sourceLocation)
-    {
+    func expectOneLine(
+        _ r: RunResult, status: Int32, _ texts: String..., sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(r.status == status, "exit \(r.status): \(r.stderr)", sourceLocation: sourceLocation)
         #expect(r.stderr.split(separator: "\n").count == 1, "\(r.stderr)", sourceLocation: sourceLocation)
         for t in texts { #expect(r.stderr.contains(t), "no '\(t)' in \(r.stderr)", sourceLocation: sourceLocation) }
@@ -76,7 +77,9 @@ import Testing
             for k in 0..<count {
                 let p = Process()
                 p.executableURL = URL(fileURLWithPath: fastFacescanBinary)
-                p.arguments = ["batch", "-", "-o", out, "--shard", "\(k)/\(count)", "--formats", "stl", "-n", "144", "-q"]
+                p.arguments = [
+                    "batch", "-", "-o", out, "--shard", "\(k)/\(count)", "--formats", "stl", "-n", "144", "-q",
+                ]
                 let input = Pipe(), err = Pipe()
                 p.standardInput = input
                 p.standardOutput = FileHandle.nullDevice
@@ -94,7 +97,9 @@ import Testing
                 p.waitUntilExit()
                 #expect(p.terminationStatus == 0, "round \(round), shard \(k): \(message)")
             }
-            let made = ((try? FileManager.default.contentsOfDirectory(atPath: out)) ?? []).filter { $0.hasSuffix(".stl") }
+            let made = ((try? FileManager.default.contentsOfDirectory(atPath: out)) ?? []).filter {
+                $0.hasSuffix(".stl")
+            }
             #expect(made.count == count, "round \(round): \(made)")
         }
     }
@@ -194,7 +199,8 @@ import Testing
         try smallCapture(frames: [far, far, dark]).write(toFile: dir + "/far.json", atomically: false, encoding: .utf8)
         let r = try runFacescan(["process", dir + "/far.json", "-o", dir + "/o"])
         expectOneLine(r, status: 3, "no frame passed the quality gate", "distance", "--max-distance")
-        try smallCapture(frames: [dark, dark, far]).write(toFile: dir + "/dark.json", atomically: false, encoding: .utf8)
+        try smallCapture(frames: [dark, dark, far]).write(
+            toFile: dir + "/dark.json", atomically: false, encoding: .utf8)
         let d = try runFacescan(["process", dir + "/dark.json", "-o", dir + "/o"])
         expectOneLine(d, status: 3, "most were rejected for lighting", "--min-light")
         let b = try runFacescan(["batch", dir + "/dark.json", "-o", dir + "/o"])

@@ -55,7 +55,9 @@ import Testing
         let p = try runFacescan(["process", capture, "-o", out, "-n", "144", "--formats", "stl,obj", "--json", "-q"])
         #expect(p.status == 0)
         try expectValid("process-report", save(p.stdout, "process.json"))
-        let solid = try runFacescan(["process", capture, "-o", out, "-n", "300", "--base", "--formats", "stl", "--json"])
+        let solid = try runFacescan([
+            "process", capture, "-o", out, "-n", "300", "--base", "--formats", "stl", "--json",
+        ])
         #expect(solid.status == 0, "\(solid.stderr)")
         try expectValid("process-report", save(solid.stdout, "solid.json"))
         let three = try runFacescan(["process", rejected, "-o", out, "--json", "-q"])

@@ -153,7 +153,8 @@ package enum Batch {
             let type = st.st_mode & S_IFMT
             if type == S_IFDIR {
                 if !recursive && (name.hasSuffix(".json") || name.hasSuffix(".ndjson")) {
-                    found.ignored.append(Ignored(path: path, reason: "a directory, not a capture file (--recursive searches it)"))
+                    found.ignored.append(
+                        Ignored(path: path, reason: "a directory, not a capture file (--recursive searches it)"))
                     continue
                 }
                 if recursive {

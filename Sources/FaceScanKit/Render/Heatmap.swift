@@ -166,7 +166,8 @@ public enum Heatmap {
                 width: width, height: height)
         }
         return Rendered(
-            image: RGBAImage(width: width, height: height, pixels: px), camera: frame.camera, maxUm: top, labels: labels)
+            image: RGBAImage(width: width, height: height, pixels: px), camera: frame.camera, maxUm: top, labels: labels
+        )
     }
 }
 
