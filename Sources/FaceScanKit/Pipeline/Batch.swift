@@ -212,14 +212,17 @@ package enum Batch {
             || keyFollowedBy(head, "\"frames\"", UInt8(ascii: "["))
     }
 
-    /// The file at `path` is a regular file holding a JSON object that does not look like a
-    /// capture (``looksLikeCapture(_:)``): `package.json`, a report. False for `-`.
+    /// The file at `path` is a regular file holding a JSON object with members that does not
+    /// look like a capture (``looksLikeCapture(_:)``): `package.json`, a report. False for `-`
+    /// and for `{}` (an empty capture, whose first missing field is the message).
     package static func isJSONButNotCapture(atPath path: String) -> Bool {
         guard path != "-" else { return false }
         var st = stat()
         guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG,
             let head = try? FileBytes.read(path, upTo: sniffBytes)
         else { return false }
+        let significant = FileBytes.withoutByteOrderMark(head).filter { !JSONReader.isSpace($0) }
+        guard significant.count > 1, significant[significant.startIndex + 1] != UInt8(ascii: "}") else { return false }
         return startsLikeJSONObject(head) && !looksLikeCapture(head)
     }
 
