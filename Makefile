@@ -1,6 +1,6 @@
 # facescan — two commands from a fresh clone: `make run` and `make test`.
 SWIFT     ?= swift
-APT_PKGS  := pkg-config libpng-dev libassimp-dev parallel prusa-slicer lib3mf-dev blender python3-numpy admesh man-db slurm-wlm munge
+APT_PKGS  := pkg-config libpng-dev libassimp-dev parallel prusa-slicer lib3mf-dev blender python3-numpy admesh man-db slurm-wlm munge zsh fish
 SAMPLE    ?= samples/ict-neutral/capture.json
 RELEASE   := .build/release/facescan
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -11,11 +11,12 @@ MANDIR    := $(PREFIX)/share/man/man1
 BASHDIR   := $(PREFIX)/share/bash-completion/completions
 ZSHDIR    := $(PREFIX)/share/zsh/site-functions
 FISHDIR   := $(PREFIX)/share/fish/vendor_completions.d
-MANPAGE   := .build/plugins/GenerateManual/outputs/facescan/facescan.1
+GENMAN    := .build/release/generate-manual
+MANPAGE   := .build/man/facescan.1
 # The man page is dated by the last commit, so the same sources give the same page.
 MANDATE   := $(shell git log -1 --format=%cs 2>/dev/null || echo 1970-01-01)
 
-.PHONY: deps build release run test regress bench clean fuzz man install uninstall lint format examples docs
+.PHONY: deps build release run test regress bench clean fuzz man install uninstall lint format examples docs schema-venv
 
 ## deps: install the system libraries facescan links (libpng, assimp) when they are missing.
 deps:
@@ -28,8 +29,11 @@ deps:
 build: deps
 	$(SWIFT) build
 
+## release: the release binary, and swift-argument-parser's generate-manual tool beside it (small), so
+## that make man and make install after make run compile nothing.
 release: deps
 	$(SWIFT) build -c release --product facescan
+	$(SWIFT) build -c release --product generate-manual
 
 ## run: process the bundled sample into out/.
 run: release
@@ -38,7 +42,7 @@ run: release
 ## test: build and run every test (unit, end-to-end on samples/), then the sample regression.
 test: deps
 	$(SWIFT) build
-	$(MAKE) release man
+	$(MAKE) release man schema-venv
 	$(SWIFT) test
 	$(MAKE) regress
 	$(MAKE) examples
@@ -76,9 +80,11 @@ FUZZ_SECONDS ?= 60
 fuzz: deps
 	scripts/fuzz-reader $(FUZZ_SECONDS)
 
-## man: the manual page, by swift-argument-parser's generate-manual plugin (builds in release).
-man: deps
-	$(SWIFT) package plugin generate-manual --date $(MANDATE)
+## man: the manual page, written by swift-argument-parser's generate-manual tool from the release
+## binary's own description of its commands (the binary make release built; nothing is compiled again).
+man: release
+	mkdir -p $(dir $(MANPAGE))
+	$(GENMAN) $(RELEASE) --date $(MANDATE) --output-directory $(dir $(MANPAGE))
 
 ## install: the release binary, its man page and bash/zsh/fish completions under PREFIX (DESTDIR honoured).
 install: release man
@@ -112,6 +118,14 @@ bench-venv:
 	  python3 -m venv .venv-bench && printf '*\n' > .venv-bench/.gitignore && \
 	  .venv-bench/bin/pip install -q orjson numpy scipy trimesh meshoptimizer pillow \
 	  || { rm -rf .venv-bench; echo "could not create .venv-bench: the Python reference is skipped"; }; }
+
+## schema-venv: .venv-schema, Python's jsonschema from PyPI (a few MB, once), which the tests use to
+## check every --json output against docs/schemas/ (scripts/check-json-schema); without it they say skipped.
+schema-venv:
+	@[ -x .venv-schema/bin/python ] || { echo "creating .venv-schema (PyPI: jsonschema)"; \
+	  python3 -m venv .venv-schema && printf '*\n' > .venv-schema/.gitignore && \
+	  .venv-schema/bin/pip install -q 'jsonschema>=4.18' \
+	  || { rm -rf .venv-schema; echo "could not create .venv-schema: the schema test is skipped"; }; }
 
 clean:
 	rm -rf .build out

@@ -21,7 +21,7 @@ struct BatchCommand: ParsableCommand {
             (finished lines and outputs stay, unfinished outputs are removed).
             """)
 
-    @Argument(help: "Directories, list files (- for standard input) or capture files.")
+    @Argument(help: "Directories, list files (- for standard input) or capture files.", completion: Completions.anyFile)
     var inputs: [String]
 
     @Option(name: [.short, .long], parsing: .unconditional, help: "Captures processed at the same time.")
@@ -54,16 +54,27 @@ struct BatchCommand: ParsableCommand {
     }
 
     func run() throws {
+        if inputs.contains("-") && Terminal.stdinIsTerminal {
+            verbosity.warn(
+                "reading capture paths from the terminal, one per line; end with Ctrl-D (or pipe a list: ls caps/*.json | facescan batch -)"
+            )
+        }
         let found = try Batch.collect(inputs, recursive: recursive)
         for d in found.duplicates.prefix(5) {
             verbosity.warn("skipped '\(d.path)': the same file as '\(d.sameAs)'")
         }
         if found.duplicates.count > 5 { verbosity.warn("skipped \(found.duplicates.count - 5) more duplicate paths") }
-        for i in found.ignored { verbosity.note("ignored \(i.path): \(i.reason)") }
+        // Files of a searched directory that are not captures (expected.json, reports, a directory
+        // named *.json) are listed with -v and counted in the summary. A file named on the
+        // command line is processed: one that is not a capture fails, saying so.
+        for i in found.ignored { verbosity.note("skipped \(i.path): \(i.reason)") }
         var list = found.captures
         if list.isEmpty {
             var why = "no capture found in \(inputs.joined(separator: " "))"
-            if !found.ignored.isEmpty { why += " (\(found.ignored.count) JSON files that are not captures ignored)" }
+            if !found.ignored.isEmpty {
+                why +=
+                    " (\(found.ignored.count) input\(found.ignored.count == 1 ? "" : "s") skipped, not captures: \(found.ignored.prefix(3).map(\.path).joined(separator: ", "))\(found.ignored.count > 3 ? ", …" : ""))"
+            }
             if !found.subdirectoriesNotSearched.isEmpty {
                 why +=
                     "; \(found.subdirectoriesNotSearched.count) subdirector\(found.subdirectoriesNotSearched.count == 1 ? "y" : "ies") not searched: add --recursive"
@@ -80,7 +91,8 @@ struct BatchCommand: ParsableCommand {
             }
         }
         let options = pipeline.options()
-        let reporter = BatchReporter(total: list.count, json: json, verbosity: verbosity)
+        let reporter = BatchReporter(
+            total: list.count, json: json, verbosity: verbosity, skippedInputs: found.ignored.count)
         BatchSignals.watch(reporter)
         reporter.start()
         try Batch.run(list, options: options, jobs: jobs, resume: resume) { reporter.emit($0) }

@@ -25,7 +25,11 @@ final class BatchReporter: Sendable {
     let startMs = Stopwatch.nowMs()
     private let state = Mutex(State())
 
-    init(total: Int, json: Bool, verbosity: Verbosity) {
+    /// Inputs left out as not captures (``Batch/Inputs/ignored``), for the summary.
+    let skippedInputs: Int
+
+    init(total: Int, json: Bool, verbosity: Verbosity, skippedInputs: Int = 0) {
+        self.skippedInputs = skippedInputs
         self.total = total
         self.json = json
         self.verbosity = verbosity
@@ -75,7 +79,7 @@ final class BatchReporter: Sendable {
             return
                 "OK   \(o.input): \(r.frames.accepted)/\(r.frames.read) frames, \(r.mesh.outputVertices) vertices, \(Summary.ms(r.timingsMs.total))"
         }
-        return "FAIL \(o.input): exit \(o.exitStatus): \(o.error ?? "")"
+        return "FAIL \(o.input): exit \(o.exitStatus): \(o.failure.map(GateHint.message) ?? "")"
     }
 
     /// After the last capture: the summary, and the exit code.
@@ -111,8 +115,14 @@ final class BatchReporter: Sendable {
     }
 
     private func summary(_ s: State) -> String {
-        "facescan: batch: \(s.done) capture\(s.done == 1 ? "" : "s") in \(Self.clock(Stopwatch.nowMs() - startMs)): "
+        var text =
+            "facescan: batch: \(s.done) capture\(s.done == 1 ? "" : "s") in \(Self.clock(Stopwatch.nowMs() - startMs)): "
             + counts(s)
+        if skippedInputs > 0 {
+            text +=
+                "; \(skippedInputs) input\(skippedInputs == 1 ? "" : "s") skipped, not captures\(verbosity.verbose ? "" : " (-v lists them)")"
+        }
+        return text
     }
 
     private func drawProgress(_ s: inout State) {
@@ -135,6 +145,7 @@ final class BatchReporter: Sendable {
 
     /// `m:ss`, or `h:mm:ss` from an hour.
     static func clock(_ ms: Double) -> String {
+        guard ms.isFinite, abs(ms) < 1e15 else { return "?:??" }
         let t = Int((ms / 1000).rounded())
         let (h, m, sec) = (t / 3600, (t / 60) % 60, t % 60)
         let ss = sec < 10 ? "0\(sec)" : "\(sec)"

@@ -7,12 +7,19 @@ struct ConvertCommand: ParsableCommand {
         abstract: "Convert a mesh between formats (OBJ and STL natively, others through assimp).",
         discussion: "The output format follows OUT's extension: \(MeshIO.writableExtensions.joined(separator: ", ")).")
 
-    @Argument(help: "Input mesh (any format assimp reads; OBJ and STL read natively; - for OBJ/STL on standard input).")
+    @Argument(
+        help: "Input mesh (any format assimp reads; OBJ and STL read natively; - for OBJ/STL on standard input).",
+        completion: Completions.meshFile)
     var input: String
     @Argument(
-        help: "Output mesh; its extension picks the format (- for standard output: OBJ unless --format says otherwise)."
+        help:
+            "Output mesh; its extension picks the format (- for standard output: OBJ unless --format says otherwise).",
+        completion: Completions.anyFile
     ) var output: String
-    @Option(help: "Output format (an extension or an assimp export id) instead of OUT's extension.") var format: String?
+    @Option(
+        help: "Output format (an extension or an assimp export id) instead of OUT's extension.",
+        completion: Completions.meshFormat)
+    var format: String?
 
     @Option(
         help:
@@ -20,6 +27,10 @@ struct ConvertCommand: ParsableCommand {
     )
     var units: LengthUnit?
     @OptionGroup var verbosity: Verbosity
+
+    func validate() throws {
+        try Terminal.refuseBinaryOutput(output, format: format ?? MeshInput.formatOf(output))
+    }
 
     func run() throws {
         let unit = units ?? .mm

@@ -32,3 +32,27 @@ extension Batch.Outcome {
     /// The capture's exit status as a single `process` run would end with it.
     var exitStatus: Int32 { failure.map(ExitStatus.of) ?? 0 }
 }
+
+/// Exit 3's way out: the gate reason that rejected most frames and the option that relaxes it.
+enum GateHint {
+    static func text(_ report: Report) -> String {
+        let r = report.frames.rejected
+        let reasons: [(count: Int, hint: String)] = [
+            (r.distance, "distance: --min-distance and --max-distance (metres) widen the accepted range"),
+            (r.lighting, "lighting: --min-light (lumens) accepts darker frames"),
+            (
+                r.expression,
+                "expression: --max-jaw-open, --max-smile and --max-brow-up (0 to 1) accept more expression"
+            ),
+            (r.tracking, "tracking: no option relaxes it (frames need trackingState normal); record again"),
+        ]
+        guard let most = reasons.max(by: { $0.count < $1.count }), most.count > 0 else { return "" }
+        return "; most were rejected for \(most.hint)"
+    }
+
+    /// `failure`'s one-line message, with the hint for exit 3.
+    static func message(_ failure: FaceScanError) -> String {
+        if case .noAcceptedFrames(let e) = failure { return "\(failure)" + text(e.report) }
+        return "\(failure)"
+    }
+}

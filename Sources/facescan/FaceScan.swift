@@ -36,7 +36,7 @@ struct FaceScan: ParsableCommand {
             }
         } catch {
             if let failure = ExitStatus.failure(error) {
-                Console.error("facescan: \(failure)")
+                Console.error("facescan: \(GateHint.message(failure))")
                 posixExit(ExitStatus.of(failure))
             }
             let code = exitCode(for: error)

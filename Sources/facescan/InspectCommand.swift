@@ -8,8 +8,10 @@ struct InspectCommand: ParsableCommand {
             "Print a mesh's counts, bounding box, boundary loops, non-manifold edges, degenerate triangles, watertightness and volume."
     )
 
-    @Argument(help: "Mesh file (OBJ, STL, or any format assimp reads; - for OBJ/STL on standard input).") var mesh:
-        String
+    @Argument(
+        help: "Mesh file (OBJ, STL, or any format assimp reads; - for OBJ/STL on standard input).",
+        completion: Completions.meshFile)
+    var mesh: String
     @Flag(help: "Print one JSON object instead of text.") var json = false
     @Option(
         help: "Unit of the file's coordinates: mm or m. (default: mm, with a warning when the size is not a face's)")

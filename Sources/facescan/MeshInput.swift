@@ -9,6 +9,8 @@ enum MeshInput {
 
     /// Reads the mesh at `path` (a file that states its unit, such as 3MF, converted into `unit`).
     static func read(_ path: String, command: String, unit: LengthUnit = .mm) throws -> Mesh {
+        try Terminal.refuseTerminalInput(
+            path, what: "an OBJ or STL mesh", example: "facescan \(command) - < face.stl, or … | facescan \(command) -")
         if Batch.looksLikeCapture(atPath: path) {
             throw UsageError(
                 "\(path) is a facescan capture, not a mesh: make a mesh with facescan process \(path), then \(command) its STL or OBJ"
@@ -45,7 +47,9 @@ enum MeshInput {
 
     /// Warns (unless quiet) when `unit` was assumed, not given, and the mesh's size in it is not
     /// a face's.
-    static func checkSize(_ m: Mesh, path: String, unit: LengthUnit, declared: Bool, verbosity: Verbosity) {
+    static func checkSize(
+        _ m: Mesh, path: String, unit: LengthUnit, declared: Bool, flag: String = "--units", verbosity: Verbosity
+    ) {
         let mm = largestExtent(m) * unit.millimetres
         verbosity.note(
             "\(path): \(m.vertexCount) vertices, \(m.triangleCount) triangles, \(format(mm)) mm across as \(unit.rawValue)"
@@ -54,13 +58,15 @@ enum MeshInput {
         let other: LengthUnit = unit == .mm ? .m : .mm
         let size = unit == .mm ? "\(format(mm)) mm" : "\(format(mm / 1000)) m"
         verbosity.warn(
-            "\(path) is \(size) across read as \(unit == .mm ? "millimetres" : "metres"): \(mm < plausibleFaceMillimetres.lowerBound ? "too small" : "too large") for a face; if its coordinates are in \(other == .m ? "metres" : "millimetres"), add --units \(other.rawValue) (--units \(unit.rawValue) silences this)"
+            "\(path) is \(size) across read as \(unit == .mm ? "millimetres" : "metres"): \(mm < plausibleFaceMillimetres.lowerBound ? "too small" : "too large") for a face; if its coordinates are in \(other == .m ? "metres" : "millimetres"), add \(flag) \(other.rawValue) (\(flag) \(unit.rawValue) silences this)"
         )
     }
 
     /// Three significant digits, without exponent for ordinary sizes.
     static func format(_ x: Double) -> String {
         guard x.isFinite, x != 0 else { return "\(x)" }
+        // Beyond 15 digits (a mesh 1e32 across): the shortest form, e.g. 2.9e+32; no Int conversion.
+        guard abs(x) < 1e15 else { return "\(x)" }
         var scale = 1.0
         var digits = 0
         while abs(x) * scale < 100 && digits < 9 { scale *= 10; digits += 1 }

@@ -5,13 +5,13 @@ import FaceScanKit
 struct PipelineFlags: ParsableArguments {
     @Option(
         name: [.customShort("o"), .customLong("output-dir")],
-        help: "Directory for the outputs (created if its parent exists).")
+        help: "Directory for the outputs (created if its parent exists).", completion: Completions.directory)
     var outputDir = "out"
 
     @Option(
         help:
-            "Comma-separated output formats: stl, obj, png, and ply, glb, dae, fbx, x3d, x, 3ds (through assimp). (default: the capture's settings, else stl,obj,png)"
-    )
+            "Comma-separated output formats: stl, obj, png, glb, 3mf (through lib3mf), and ply, dae, fbx, x3d, x, 3ds (through assimp). (default: the capture's settings, else stl,obj,png)",
+        completion: Completions.formatList)
     var formats: String?
 
     @Option(
@@ -32,7 +32,7 @@ struct PipelineFlags: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help:
-            "Smoothing passes (Taubin λ|μ; 0 disables), or auto (from the estimated noise). (default: the capture's settings, else 2)"
+            "Taubin smoothing passes (0 disables), or auto (from the estimated noise). (default: the capture's settings, else 2)"
     )
     var smoothing: String?
 

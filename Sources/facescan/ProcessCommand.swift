@@ -21,7 +21,7 @@ struct ProcessCommand: ParsableCommand {
             no frame passed the gate, exit 3).
             """)
 
-    @Argument(help: "Capture file (JSON or NDJSON), or - for standard input.")
+    @Argument(help: "Capture file (JSON or NDJSON), or - for standard input.", completion: Completions.captureFile)
     var input: String
 
     @Option(
@@ -42,6 +42,9 @@ struct ProcessCommand: ParsableCommand {
     @OptionGroup var verbosity: Verbosity
 
     func run() throws {
+        try Terminal.refuseTerminalInput(
+            input, what: "a capture",
+            example: "facescan process - < capture.json, or cat capture.ndjson | facescan process -")
         var options = pipeline.options()
         options.name = name
 

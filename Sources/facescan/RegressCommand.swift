@@ -20,7 +20,7 @@ struct RegressCommand: ParsableCommand {
             and DIR/SAMPLE/heatmap.png (the new mesh coloured by its distance to expected.stl, µm).
             """)
 
-    @Argument(help: "Sample directories (default: every sample under samples/).")
+    @Argument(help: "Sample directories (default: every sample under samples/).", completion: Completions.directory)
     var dirs: [String] = []
 
     @Flag(help: "Rewrite the expected files from this run.")
@@ -40,7 +40,9 @@ struct RegressCommand: ParsableCommand {
     @Flag(name: .customLong("allow-changed"), help: "Do not fail when only output bytes changed.")
     var allowChanged = false
 
-    @Option(help: ArgumentHelp("Also write the results as JUnit XML to FILE.", valueName: "FILE"))
+    @Option(
+        help: ArgumentHelp("Also write the results as JUnit XML to FILE.", valueName: "FILE"),
+        completion: Completions.anyFile)
     var junit: String?
 
     @Flag(help: "Print one JSON document instead of the report lines.")
@@ -48,7 +50,8 @@ struct RegressCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "For each failing sample, write DIR/SAMPLE/report.txt and DIR/SAMPLE/heatmap.png.", valueName: "DIR"))
+            "For each failing sample, write DIR/SAMPLE/report.txt and DIR/SAMPLE/heatmap.png.", valueName: "DIR"),
+        completion: Completions.directory)
     var artifacts: String?
 
     @OptionGroup var verbosity: Verbosity

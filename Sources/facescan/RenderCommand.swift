@@ -7,9 +7,11 @@ struct RenderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "render", abstract: "Render a mesh to a PNG thumbnail (clay shading, transparent background).")
 
-    @Argument(help: "Mesh file (OBJ, STL, or any format assimp reads; - for OBJ/STL on standard input).") var mesh:
-        String
-    @Argument(help: "Output PNG file, or - for standard output.") var output: String
+    @Argument(
+        help: "Mesh file (OBJ, STL, or any format assimp reads; - for OBJ/STL on standard input).",
+        completion: Completions.meshFile)
+    var mesh: String
+    @Argument(help: "Output PNG file, or - for standard output.", completion: Completions.pngFile) var output: String
     @Option(parsing: .unconditional, help: "Width and height of the image in pixels.") var size: Int = 512
     @Option(help: "Camera position: \(RenderView.allCases.map(\.rawValue).joined(separator: ", ")).") var view:
         RenderView = .front
@@ -24,6 +26,7 @@ struct RenderCommand: ParsableCommand {
         guard output == "-" || output.lowercased().hasSuffix(".png") else {
             throw ValidationError("render writes PNG: OUT must end in .png, or be - for standard output")
         }
+        try Terminal.refuseBinaryOutput(output, format: "png")
     }
 
     func run() throws {

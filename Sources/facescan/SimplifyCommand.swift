@@ -9,13 +9,14 @@ struct SimplifyCommand: ParsableCommand {
         abstract: "Decimate or refine a mesh (OBJ or STL) to an exact number of vertices.")
 
     @Argument(
-        help: "Input mesh (OBJ and STL natively, other formats through assimp), or - for OBJ/STL on standard input.")
+        help: "Input mesh (OBJ and STL natively, other formats through assimp), or - for OBJ/STL on standard input.",
+        completion: Completions.meshFile)
     var input: String
 
     @Argument(
         help:
-            "Output mesh (format from the extension: obj, stl, ply, glb, …), or - for standard output (OBJ unless --format says otherwise)."
-    )
+            "Output mesh (format from the extension: obj, stl, ply, glb, …), or - for standard output (OBJ unless --format says otherwise).",
+        completion: Completions.anyFile)
     var output: String
 
     @Option(
@@ -25,8 +26,8 @@ struct SimplifyCommand: ParsableCommand {
 
     @Option(
         help:
-            "Output format (an extension or an assimp export id); by default OUT's extension (obj for standard output)."
-    )
+            "Output format (an extension or an assimp export id); by default OUT's extension (obj for standard output).",
+        completion: Completions.meshFormat)
     var format: String?
 
     @Flag(help: "Print {\"mesh\": …, \"timingsMs\": …} as JSON (on standard error when OUT is -).")
@@ -41,6 +42,10 @@ struct SimplifyCommand: ParsableCommand {
     @OptionGroup var verbosity: Verbosity
 
     /// Errors are printed and mapped to exit codes by `FaceScan.main()`.
+    func validate() throws {
+        try Terminal.refuseBinaryOutput(output, format: format ?? MeshInput.formatOf(output))
+    }
+
     func run() throws {
         var clock = Stopwatch()
         let total = Stopwatch()

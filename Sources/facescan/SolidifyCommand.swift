@@ -19,19 +19,29 @@ struct SolidifyCommand: ParsableCommand {
             the format: \(MeshIO.writableExtensions.joined(separator: ", ")).
             """)
 
-    @Argument(help: "Input surface (OBJ, STL, or any format assimp reads; - for OBJ/STL on standard input).") var input:
-        String
+    @Argument(
+        help: "Input surface (OBJ, STL, or any format assimp reads; - for OBJ/STL on standard input).",
+        completion: Completions.meshFile)
+    var input: String
     @Argument(
         help:
-            "Output solid; its extension picks the format (- for standard output: OBJ unless --format says otherwise).")
+            "Output solid; its extension picks the format (- for standard output: OBJ unless --format says otherwise).",
+        completion: Completions.anyFile)
     var output: String
-    @Option(help: "Output format (an extension or an assimp export id) instead of OUT's extension.") var format: String?
+    @Option(
+        help: "Output format (an extension or an assimp export id) instead of OUT's extension.",
+        completion: Completions.meshFormat)
+    var format: String?
     @OptionGroup var solid: SolidFlags
     @Option(
         help:
             "Unit of IN's coordinates: mm or m (OUT keeps it). (default: mm, with a warning when the size is not a face's)"
     ) var units: LengthUnit?
     @OptionGroup var verbosity: Verbosity
+
+    func validate() throws {
+        try Terminal.refuseBinaryOutput(output, format: format ?? MeshInput.formatOf(output))
+    }
 
     func run() throws {
         let unit = units ?? .mm

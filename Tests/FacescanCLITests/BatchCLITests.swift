@@ -196,7 +196,8 @@ import Testing
         let names = sampleCaptures().map { ($0.dir as NSString).lastPathComponent + "-capture.stl" }.sorted()
         #expect(files(out).filter { $0.hasSuffix(".stl") } == names)
         // expected.json and expected-gate.json are not captures: ignored, named with --verbose.
-        #expect(r.stderr.contains("expected.json: not a capture"), "\(r.stderr)")
+        #expect(r.stderr.contains("expected.json: not a facescan capture"), "\(r.stderr)")
+        #expect(r.stderr.contains("inputs skipped, not captures"), "\(r.stderr)")
     }
 
     /// Issue 23, findings 7–9: a capture that starts with a byte-order mark is a capture, not a

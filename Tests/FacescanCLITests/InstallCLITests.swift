@@ -7,7 +7,7 @@ import Testing
 /// test never builds inside the checkout while `swift test` holds it.
 @Suite(.serialized) struct InstallCLITests {
     static let release = packageRoot + "/.build/release/facescan"
-    static let manPage = packageRoot + "/.build/plugins/GenerateManual/outputs/facescan/facescan.1"
+    static let manPage = packageRoot + "/.build/man/facescan.1"
 
     func run(_ path: String, _ args: [String], cwd: String? = nil, env: [String: String] = [:]) throws -> (
         status: Int32, out: String, err: String
@@ -75,6 +75,9 @@ import Testing
         for word in ["facescan", "NAME", "process", "batch", "--output-dir", "--resume", "--recursive", "inspect"] {
             #expect(page.out.contains(word), "man page lacks \(word)")
         }
+        // Every output format, 3mf too; no help text mangled (Greek letters once left "(Taubin |").
+        #expect(page.out.contains("glb, 3mf"), "man page's --formats lacks 3mf")
+        #expect(page.out.contains("Taubin smoothing passes (0 disables)"))
         // The bash completion script is valid bash and completes the subcommands.
         let bash = try run(
             "/bin/bash",

@@ -31,13 +31,15 @@ import FoundationXML
         try (bumped + faces).write(toFile: dir + "/bumped.obj", atomically: false, encoding: .utf8)
     }
 
-    /// Counts of mesh-area pixels (left square) that are yellow (top of the scale), left and right of centre.
+    /// Counts of mesh-area pixels (the top-left square, the legend's panel a quarter of its side
+    /// to its right) that are yellow (top of the scale), left and right of centre.
     func yellowPixels(_ image: RGBAImage) -> (left: Int, right: Int) {
         var left = 0, right = 0
-        for y in 0..<image.height {
-            for x in 0..<image.height {
+        let size = image.width * 4 / 5
+        for y in 0..<size {
+            for x in 0..<size {
                 let p = image[x, y]
-                if p.x > 180 && p.y > 180 && p.z < 90 { if x < image.height / 2 { left += 1 } else { right += 1 } }
+                if p.x > 180 && p.y > 180 && p.z < 90 { if x < size / 2 { left += 1 } else { right += 1 } }
             }
         }
         return (left, right)
@@ -54,6 +56,14 @@ import FoundationXML
         let image = try PNGEncoder.decode(
             Array(try Data(contentsOf: URL(fileURLWithPath: dir + "/heat.png"))), name: "heat.png")
         #expect(image.width > image.height)
+        // Under the mesh, a caption naming the files and the RMS/max: dark text pixels on white.
+        let size = image.width * 4 / 5
+        #expect(image.height > size)
+        var ink = 0
+        for y in size..<image.height {
+            for x in 0..<image.width where image[x, y].x < 100 { ink += 1 }
+        }
+        #expect(ink > 500, "\(ink) text pixels under the mesh")
         let yellow = yellowPixels(image)
         #expect(yellow.left > 20 && yellow.right == 0, "\(yellow)")
         // The other way round the bump is still where the surfaces differ (distance to the bump).

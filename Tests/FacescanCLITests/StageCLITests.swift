@@ -120,7 +120,10 @@ import Testing
         // compare prints huge distances instead of crashing.
         try "v 1e15 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\n".write(
             toFile: dir + "/far.obj", atomically: false, encoding: .utf8)
-        let c = try runFacescan(["compare", dir + "/far.obj", fixture])
+        // Sizes 1e15 apart are refused unless each file's unit is stated.
+        let refused = try runFacescan(["compare", dir + "/far.obj", fixture])
+        #expect(refused.status == 2 && refused.stderr.contains("apart"), "\(refused.stderr)")
+        let c = try runFacescan(["compare", dir + "/far.obj", fixture, "--units-a", "m", "--units-b", "m"])
         #expect(c.status == 0 && c.stdout.hasPrefix("rms_um "), "\(c.stdout)\(c.stderr)")
     }
 

@@ -3,15 +3,16 @@ import Testing
 
 /// A child on a pseudo-terminal: standard input and error on the terminal (its controlling
 /// terminal, in a session of its own, so that ^C on the terminal is SIGINT to it), standard
-/// output into a file, as in `facescan batch … > log` typed at a shell.
-private final class TerminalChild: @unchecked Sendable {
+/// output into a file, as in `facescan batch … > log` typed at a shell — or, with no
+/// `stdoutPath`, on the terminal too.
+final class TerminalChild: @unchecked Sendable {
     let pid: pid_t
     let master: Int32
     private let lock = NSLock()
     private var received = Data()
     private let reader = DispatchGroup()
 
-    init(_ args: [String], stdoutPath: String) throws {
+    init(_ args: [String], stdoutPath: String?, executable: String = facescanBinary) throws {
         // posix_openpt, grantpt, unlockpt and ptsname are not in Swift's Glibc module (they need
         // _XOPEN_SOURCE): looked up by name in the C library.
         typealias IntFn = @convention(c) (Int32) -> Int32
@@ -40,13 +41,17 @@ private final class TerminalChild: @unchecked Sendable {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, slave, O_RDWR, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        if let stdoutPath {
+            posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        } else {
+            posix_spawn_file_actions_adddup2(&actions, 0, 1)
+        }
         posix_spawn_file_actions_adddup2(&actions, 0, 2)
         posix_spawn_file_actions_addclose(&actions, master)
-        let argv = ([facescanBinary] + args).map { strdup($0) } + [nil]
+        let argv = ([executable] + args).map { strdup($0) } + [nil]
         defer { for a in argv { free(a) } }
         var p: pid_t = 0
-        let rc = posix_spawn(&p, facescanBinary, &actions, &attr, argv, environ)
+        let rc = posix_spawn(&p, executable, &actions, &attr, argv, environ)
         guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO) }
         pid = p
         reader.enter()
@@ -63,6 +68,24 @@ private final class TerminalChild: @unchecked Sendable {
             }
             reader.leave()
         }
+    }
+
+    /// What the child wrote on the terminal so far.
+    var output: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: received, as: UTF8.self)
+    }
+
+    /// Waits up to `seconds` for the terminal to show `text` after what it showed at `offset`
+    /// (bytes); true when it did.
+    func waitFor(_ text: String, after offset: Int = 0, seconds: Double = 10) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if String(output.utf8.dropFirst(offset))?.contains(text) == true { return true }
+            usleep(20_000)
+        }
+        return false
     }
 
     /// Types `bytes` on the terminal (0x03 is ^C).

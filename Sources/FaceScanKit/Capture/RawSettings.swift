@@ -31,17 +31,20 @@ package struct RawSettings: Sendable {
         guard try json.peek() == UInt8(ascii: "{") else { throw json.badValue("an object") }
         try json.expect(UInt8(ascii: "{"), "'{'")
         if try json.consume(UInt8(ascii: "}")) { return }
+        var closed = false
         repeat {
             let key = try json.readString(limit: 256)
             try json.expect(UInt8(ascii: ":"), "':'")
+            // What follows the value (`"maxFrames": 0x10` stops after the 0) belongs to it too.
             do throws(InputError) {
                 members.append((key, try SpannedJSON(json, depth: 1)))
+                closed = try json.nextOrClose(UInt8(ascii: "}"))
             } catch {
                 var e = error
                 if e.field == nil { e.field = "settings.\(key)" }
                 throw e
             }
-        } while !(try json.nextOrClose(UInt8(ascii: "}")))
+        } while !closed
     }
 }
 

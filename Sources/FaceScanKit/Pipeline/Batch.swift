@@ -42,6 +42,10 @@ package enum Batch {
         package var reason: String
     }
 
+    /// Why a JSON file is not taken for a capture.
+    package static let notACaptureReason =
+        "not a facescan capture (no \"facescan-capture\", \"topology\" object or \"frames\" array in its first 64 KiB)"
+
     /// How much of a file is read to tell a capture from a list of paths or another JSON file.
     static let sniffBytes = 1 << 16
     /// A list file larger than this is refused (one path per line: 64 MiB is a million long paths).
@@ -148,6 +152,11 @@ package enum Batch {
             guard stat(path, &st) == 0 else { continue }  // a dangling link
             let type = st.st_mode & S_IFMT
             if type == S_IFDIR {
+                if !recursive && (name.hasSuffix(".json") || name.hasSuffix(".ndjson")) {
+                    found.ignored.append(
+                        Ignored(path: path, reason: "a directory, not a capture file (--recursive searches it)"))
+                    continue
+                }
                 if recursive {
                     try searchDirectory(path, recursive: true, into: &out, found: &found, visited: &visited)
                 } else {
@@ -163,12 +172,7 @@ package enum Batch {
             } else if let head = try? FileBytes.read(path, upTo: sniffBytes), looksLikeCapture(head) {
                 out.append(path)
             } else {
-                found.ignored.append(
-                    Ignored(
-                        path: path,
-                        reason:
-                            "not a capture (no \"facescan-capture\", \"topology\" object or \"frames\" array in its first 64 KiB)"
-                    ))
+                found.ignored.append(Ignored(path: path, reason: notACaptureReason))
             }
         }
     }
@@ -206,6 +210,20 @@ package enum Batch {
         guard startsLikeJSONObject(head) else { return false }
         return contains(head, "\"facescan-capture\"") || keyFollowedBy(head, "\"topology\"", UInt8(ascii: "{"))
             || keyFollowedBy(head, "\"frames\"", UInt8(ascii: "["))
+    }
+
+    /// The file at `path` is a regular file holding a JSON object with members that does not
+    /// look like a capture (``looksLikeCapture(_:)``): `package.json`, a report. False for `-`
+    /// and for `{}` (an empty capture, whose first missing field is the message).
+    package static func isJSONButNotCapture(atPath path: String) -> Bool {
+        guard path != "-" else { return false }
+        var st = stat()
+        guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG,
+            let head = try? FileBytes.read(path, upTo: sniffBytes)
+        else { return false }
+        let significant = FileBytes.withoutByteOrderMark(head).filter { !JSONReader.isSpace($0) }
+        guard significant.count > 1, significant[significant.startIndex + 1] != UInt8(ascii: "}") else { return false }
+        return startsLikeJSONObject(head) && !looksLikeCapture(head)
     }
 
     /// The file at `path` starts like a facescan capture (not a mesh): for commands that read
@@ -264,7 +282,12 @@ package enum Batch {
     package static func parseShard(_ text: String) throws(UsageError) -> (index: Int, count: Int) {
         let parts = text.split(separator: "/")
         guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n >= 1, k >= 0, k < n else {
-            throw UsageError("--shard expects K/N with 0 ≤ K < N, e.g. 0/4 (got '\(text)')")
+            if parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n >= 1, k == n {
+                throw UsageError(
+                    "--shard \(text): shards count from 0, so K runs from 0 to \(n - 1) for N = \(n) (a Slurm array: --array=0-\(n - 1) with --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT)"
+                )
+            }
+            throw UsageError("--shard expects K/N with 0 ≤ K < N, counting from 0, e.g. 0/4 (got '\(text)')")
         }
         return (k, n)
     }

@@ -81,6 +81,8 @@ public enum Heatmap {
 
     /// `x` µm as a legend label: whole numbers from 10 µm up, else up to two decimals.
     public static func label(_ x: Double) -> String {
+        // Beyond 15 digits: the shortest form (no Int conversion, which traps past Int.max).
+        guard x.isFinite, x < 1e15 else { return "\(x)" }
         if x >= 10 { return String(Int(x.rounded())) }
         var s = String((x * 100).rounded() / 100)
         if s.hasSuffix(".0") { s.removeLast(2) }
@@ -89,8 +91,12 @@ public enum Heatmap {
 
     /// Renders `mesh` coloured by `valuesUm` (one per vertex) on a scale from 0 to `maxUm`
     /// (default: ``niceMaximum(_:)`` of the largest value); values above it get the top colour.
+    /// `caption` lines (the files compared, the RMS and maximum, say) are drawn under the image,
+    /// across its whole width; a line too long to fit keeps its label (up to the first ": ") and
+    /// its end, with "..." between.
     public static func render(
-        _ mesh: Mesh, valuesUm: [Double], maxUm: Double? = nil, options: RenderOptions = RenderOptions()
+        _ mesh: Mesh, valuesUm: [Double], maxUm: Double? = nil, caption: [String] = [],
+        options: RenderOptions = RenderOptions()
     ) -> Rendered {
         precondition(valuesUm.count == mesh.vertexCount, "one value per vertex")
         let top = maxUm.flatMap { $0 > 0 && $0.isFinite ? $0 : nil } ?? niceMaximum(valuesUm.max() ?? 0)
@@ -100,7 +106,9 @@ public enum Heatmap {
         let scale = Swift.max(1, size / 256)
         let panel = 64 * scale
         let width = size + panel
-        var px = [UInt8](repeating: 255, count: width * size * 4)
+        let lineHeight = 10 * scale
+        let height = size + (caption.isEmpty ? 0 : caption.count * lineHeight + 4 * scale)
+        var px = [UInt8](repeating: 255, count: width * height * 4)
         // The mesh over white.
         for y in 0..<size {
             for x in 0..<size {
@@ -112,7 +120,7 @@ public enum Heatmap {
             }
         }
         func fill(_ x0: Int, _ y0: Int, _ w: Int, _ h: Int, _ rgb: SIMD3<UInt8>) {
-            for y in Swift.max(0, y0)..<Swift.min(size, y0 + h) {
+            for y in Swift.max(0, y0)..<Swift.min(height, y0 + h) {
                 for x in Swift.max(0, x0)..<Swift.min(width, x0 + w) {
                     let d = 4 * (y * width + x)
                     px[d] = rgb.x; px[d + 1] = rgb.y; px[d + 2] = rgb.z
@@ -130,8 +138,9 @@ public enum Heatmap {
                 SIMD3(UInt8((c.x * 255).rounded()), UInt8((c.y * 255).rounded()), UInt8((c.z * 255).rounded())))
         }
         let ink = SIMD3<UInt8>(40, 40, 40)
-        let textX = barX + barW + 3 * scale
-        Glyphs.draw("µm", x: barX, y: 4 * scale, scale: scale, color: ink, into: &px, width: width, height: size)
+        // Ticks on the bar's left edge, labels a gap to its right: no tick reads as a minus sign.
+        let textX = barX + barW + 4 * scale
+        Glyphs.draw("µm", x: barX, y: 4 * scale, scale: scale, color: ink, into: &px, width: width, height: height)
         var labels: [String] = []
         for k in 0...4 {
             let v = top * Double(k) / 4
@@ -139,16 +148,31 @@ public enum Heatmap {
             var text = label(v)
             if k == 4 && (valuesUm.max() ?? 0) > top { text = ">" + text }
             labels.append(text)
-            fill(barX + barW, y, 2 * scale, scale, ink)
+            fill(barX - 3 * scale, y, 3 * scale, scale, ink)
             Glyphs.draw(
-                text, x: textX, y: y - 3 * scale, scale: scale, color: ink, into: &px, width: width, height: size)
+                text, x: textX, y: y - 3 * scale, scale: scale, color: ink, into: &px, width: width, height: height)
+        }
+        let columns = Swift.max(4, (width - 8 * scale) / (Glyphs.advance * scale))
+        for (k, line) in caption.enumerated() {
+            var text = line
+            if line.count > columns {
+                // Keep a short label ("A: ") and the end of the rest (a path's file name).
+                let label = line.firstRange(of: ": ").map { String(line[..<$0.upperBound]) } ?? ""
+                let keep = label.count <= columns / 2 ? label : ""
+                text = keep + "..." + String(line.suffix(Swift.max(1, columns - keep.count - 3)))
+            }
+            Glyphs.draw(
+                text, x: 4 * scale, y: size + 2 * scale + k * lineHeight, scale: scale, color: ink, into: &px,
+                width: width, height: height)
         }
         return Rendered(
-            image: RGBAImage(width: width, height: size, pixels: px), camera: frame.camera, maxUm: top, labels: labels)
+            image: RGBAImage(width: width, height: height, pixels: px), camera: frame.camera, maxUm: top, labels: labels
+        )
     }
 }
 
-/// A 5 × 7 pixel font for the legend: digits, '.', '>', 'µ', 'm' and space.
+/// A 5 × 7 pixel font for the legend and the caption: letters, digits, the punctuation of file
+/// names and numbers, 'µ' and '×'; any other character is drawn as '?'.
 enum Glyphs {
     static let rows: [Character: [String]] = [
         "0": [" ### ", "#   #", "#  ##", "# # #", "##  #", "#   #", " ### "],
@@ -161,12 +185,81 @@ enum Glyphs {
         "7": ["#####", "    #", "   # ", "  #  ", " #   ", " #   ", " #   "],
         "8": [" ### ", "#   #", "#   #", " ### ", "#   #", "#   #", " ### "],
         "9": [" ### ", "#   #", "#   #", " ####", "    #", "   # ", " ##  "],
-        ".": ["     ", "     ", "     ", "     ", "     ", " ##  ", " ##  "],
-        ">": ["#    ", " #   ", "  #  ", "   # ", "  #  ", " #   ", "#    "],
-        "µ": ["     ", "#   #", "#   #", "#   #", "#  ##", "### #", "#    "],
+        "A": [" ### ", "#   #", "#   #", "#####", "#   #", "#   #", "#   #"],
+        "B": ["#### ", "#   #", "#   #", "#### ", "#   #", "#   #", "#### "],
+        "C": [" ### ", "#   #", "#    ", "#    ", "#    ", "#   #", " ### "],
+        "D": ["###  ", "#  # ", "#   #", "#   #", "#   #", "#  # ", "###  "],
+        "E": ["#####", "#    ", "#    ", "#### ", "#    ", "#    ", "#####"],
+        "F": ["#####", "#    ", "#    ", "#### ", "#    ", "#    ", "#    "],
+        "G": [" ### ", "#   #", "#    ", "# ###", "#   #", "#   #", " ####"],
+        "H": ["#   #", "#   #", "#   #", "#####", "#   #", "#   #", "#   #"],
+        "I": [" ### ", "  #  ", "  #  ", "  #  ", "  #  ", "  #  ", " ### "],
+        "J": ["  ###", "   # ", "   # ", "   # ", "   # ", "#  # ", " ##  "],
+        "K": ["#   #", "#  # ", "# #  ", "##   ", "# #  ", "#  # ", "#   #"],
+        "L": ["#    ", "#    ", "#    ", "#    ", "#    ", "#    ", "#####"],
+        "M": ["#   #", "## ##", "# # #", "# # #", "#   #", "#   #", "#   #"],
+        "N": ["#   #", "#   #", "##  #", "# # #", "#  ##", "#   #", "#   #"],
+        "O": [" ### ", "#   #", "#   #", "#   #", "#   #", "#   #", " ### "],
+        "P": ["#### ", "#   #", "#   #", "#### ", "#    ", "#    ", "#    "],
+        "Q": [" ### ", "#   #", "#   #", "#   #", "# # #", "#  # ", " ## #"],
+        "R": ["#### ", "#   #", "#   #", "#### ", "# #  ", "#  # ", "#   #"],
+        "S": [" ####", "#    ", "#    ", " ### ", "    #", "    #", "#### "],
+        "T": ["#####", "  #  ", "  #  ", "  #  ", "  #  ", "  #  ", "  #  "],
+        "U": ["#   #", "#   #", "#   #", "#   #", "#   #", "#   #", " ### "],
+        "V": ["#   #", "#   #", "#   #", "#   #", "#   #", " # # ", "  #  "],
+        "W": ["#   #", "#   #", "#   #", "# # #", "# # #", "# # #", " # # "],
+        "X": ["#   #", "#   #", " # # ", "  #  ", " # # ", "#   #", "#   #"],
+        "Y": ["#   #", "#   #", " # # ", "  #  ", "  #  ", "  #  ", "  #  "],
+        "Z": ["#####", "    #", "   # ", "  #  ", " #   ", "#    ", "#####"],
+        "a": ["     ", "     ", " ### ", "    #", " ####", "#   #", " ####"],
+        "b": ["#    ", "#    ", "# ## ", "##  #", "#   #", "#   #", "#### "],
+        "c": ["     ", "     ", " ### ", "#    ", "#    ", "#   #", " ### "],
+        "d": ["    #", "    #", " ## #", "#  ##", "#   #", "#   #", " ####"],
+        "e": ["     ", "     ", " ### ", "#   #", "#####", "#    ", " ### "],
+        "f": ["  ## ", " #  #", " #   ", "###  ", " #   ", " #   ", " #   "],
+        "g": ["     ", " ####", "#   #", "#   #", " ####", "    #", " ### "],
+        "h": ["#    ", "#    ", "# ## ", "##  #", "#   #", "#   #", "#   #"],
+        "i": ["  #  ", "     ", " ##  ", "  #  ", "  #  ", "  #  ", " ### "],
+        "j": ["   # ", "     ", "  ## ", "   # ", "   # ", "#  # ", " ##  "],
+        "k": ["#    ", "#    ", "#  # ", "# #  ", "##   ", "# #  ", "#  # "],
+        "l": [" ##  ", "  #  ", "  #  ", "  #  ", "  #  ", "  #  ", " ### "],
         "m": ["     ", "     ", "## # ", "# # #", "# # #", "# # #", "# # #"],
+        "n": ["     ", "     ", "# ## ", "##  #", "#   #", "#   #", "#   #"],
+        "o": ["     ", "     ", " ### ", "#   #", "#   #", "#   #", " ### "],
+        "p": ["     ", "     ", "#### ", "#   #", "#### ", "#    ", "#    "],
+        "q": ["     ", "     ", " ## #", "#  ##", " ####", "    #", "    #"],
+        "r": ["     ", "     ", "# ## ", "##  #", "#    ", "#    ", "#    "],
+        "s": ["     ", "     ", " ####", "#    ", " ### ", "    #", "#### "],
+        "t": [" #   ", " #   ", "###  ", " #   ", " #   ", " #  #", "  ## "],
+        "u": ["     ", "     ", "#   #", "#   #", "#   #", "#  ##", " ## #"],
+        "v": ["     ", "     ", "#   #", "#   #", "#   #", " # # ", "  #  "],
+        "w": ["     ", "     ", "#   #", "#   #", "# # #", "# # #", " # # "],
+        "x": ["     ", "     ", "#   #", " # # ", "  #  ", " # # ", "#   #"],
+        "y": ["     ", "     ", "#   #", "#   #", " ####", "    #", " ### "],
+        "z": ["     ", "     ", "#####", "   # ", "  #  ", " #   ", "#####"],
+        ".": ["     ", "     ", "     ", "     ", "     ", " ##  ", " ##  "],
+        ",": ["     ", "     ", "     ", "     ", " ##  ", "  #  ", " #   "],
+        ":": ["     ", " ##  ", " ##  ", "     ", " ##  ", " ##  ", "     "],
+        "-": ["     ", "     ", "     ", "#####", "     ", "     ", "     "],
+        "+": ["     ", "  #  ", "  #  ", "#####", "  #  ", "  #  ", "     "],
+        "_": ["     ", "     ", "     ", "     ", "     ", "     ", "#####"],
+        "/": ["     ", "    #", "   # ", "  #  ", " #   ", "#    ", "     "],
+        "=": ["     ", "     ", "#####", "     ", "#####", "     ", "     "],
+        "(": ["   # ", "  #  ", " #   ", " #   ", " #   ", "  #  ", "   # "],
+        ")": [" #   ", "  #  ", "   # ", "   # ", "   # ", "  #  ", " #   "],
+        "%": ["##   ", "##  #", "   # ", "  #  ", " #   ", "#  ##", "   ##"],
+        "'": [" ##  ", "  #  ", " #   ", "     ", "     ", "     ", "     "],
+        "<": ["   # ", "  #  ", " #   ", "#    ", " #   ", "  #  ", "   # "],
+        ">": ["#    ", " #   ", "  #  ", "   # ", "  #  ", " #   ", "#    "],
+        "#": [" # # ", " # # ", "#####", " # # ", "#####", " # # ", " # # "],
+        "?": [" ### ", "#   #", "    #", "   # ", "  #  ", "     ", "  #  "],
+        "×": ["     ", "#   #", " # # ", "  #  ", " # # ", "#   #", "     "],
+        "µ": ["     ", "#   #", "#   #", "#   #", "#  ##", "### #", "#    "],
         " ": ["     ", "     ", "     ", "     ", "     ", "     ", "     "],
     ]
+
+    /// Width of one character cell at scale 1 (5 pixels and a gap).
+    static let advance = 6
 
     /// Draws `text` with its top-left corner at (x, y), each font pixel `scale` × `scale`.
     static func draw(
@@ -174,7 +267,7 @@ enum Glyphs {
     ) {
         var cx = x
         for ch in text {
-            guard let glyph = rows[ch] else { cx += 6 * scale; continue }
+            guard let glyph = rows[ch] ?? rows["?"] else { continue }
             for (r, row) in glyph.enumerated() {
                 for (c, bit) in row.enumerated() where bit == "#" {
                     for dy in 0..<scale {
@@ -187,7 +280,7 @@ enum Glyphs {
                     }
                 }
             }
-            cx += 6 * scale
+            cx += advance * scale
         }
     }
 }

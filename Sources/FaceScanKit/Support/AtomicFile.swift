@@ -138,13 +138,18 @@ package final class OutputTransaction {
     }
 
     /// Creates `dir` when it is missing and its parent exists; fails when it is not a writable directory.
+    /// Any number of processes may create the same directory at once (shards of one batch
+    /// starting together): `EEXIST` from a sibling that won the race is success when `dir` is
+    /// now a directory.
     package static func prepareDirectory(_ dir: String) throws(IOFailure) {
         var st = stat()
         if lstat(dir, &st) != 0 {
-            if mkdir(dir, 0o755) != 0 {
-                throw IOFailure(path: dir, "cannot create the output directory: \(systemErrorText())")
+            if mkdir(dir, 0o755) == 0 { return }
+            let lost = errno == EEXIST
+            let why = systemErrorText()
+            guard lost, lstat(dir, &st) == 0 else {
+                throw IOFailure(path: dir, "cannot create the output directory: \(why)")
             }
-            return
         }
         guard (st.st_mode & S_IFMT) == S_IFDIR || isDirectoryFollowingLinks(dir) else {
             throw IOFailure(path: dir, "the output directory is not a directory")

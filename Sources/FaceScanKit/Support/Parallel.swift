@@ -1,4 +1,5 @@
-// The one parallel seam of facescan: a computation splits its work into two sides, each writing
+// The threads of the decimation, the renderer and ingest's fold (the surface distances and batch's
+// workers use `DispatchQueue.concurrentPerform`): a computation splits its work into two sides, each writing
 // only its own memory, and joins them in a fixed order, so that the result is the same bytes on
 // one thread or two. Nothing here outlives the call or the object that made it: a thread is
 // started by its owner and joined before the owner returns (``Parallel/both(_:)``) or when it is
