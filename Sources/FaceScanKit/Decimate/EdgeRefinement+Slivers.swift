@@ -1,0 +1,136 @@
+// Sliver repair for refinement: edge flips that raise the smallest angle of a thin triangle.
+//
+// A flip replaces the diagonal of the quadrilateral two triangles form by the other one (the
+// Delaunay flip of C. L. Lawson, "Software for C¹ surface interpolation", Mathematical Software
+// III, 1977, applied only where a triangle has an angle under ``EdgeRefinement/sliverDegrees``).
+// On a surface a flip changes the shape, so it is taken only when both new triangles face the
+// way the old pair did and the crease between them is no sharper than the old one's (or than a
+// gentle 30°): it mends the flat "cap" slivers a decimator leaves (one angle near 180°), not folds.
+
+extension EdgeRefinement {
+    /// A triangle with a corner under this many degrees is a sliver: flips try to mend it.
+    static let sliverDegrees = 5.0
+    /// Largest crease (degrees) a flip may make between the two new triangles when the old pair
+    /// was flatter than that.
+    static let flipCreaseDegrees = 30.0
+}
+
+extension EdgeRefinement.State {
+    /// Flips edges of triangles with a corner under ``EdgeRefinement/sliverDegrees`` where the flip
+    /// raises the smaller of the pair's smallest angles (a few passes, in triangle order, so the
+    /// result is the same for the same input). Returns the mesh's smallest angle afterwards, in
+    /// degrees.
+    @discardableResult
+    mutating func repairSlivers(passes: Int = 4) -> Double {
+        let limit = EdgeRefinement.sliverDegrees
+        var edges: Set<UInt64>? = nil
+        for _ in 0..<passes {
+            var changed = false
+            for t in 0..<(triangles.count / 3) where smallestAngle(t) < limit {
+                if edges == nil { edges = edgeSet() }
+                // Its edges, longest first (a cap sliver is mended across its longest edge).
+                let b = 3 * t
+                let order = [b, b + 1, b + 2].sorted {
+                    let l0 = lengthSquared($0), l1 = lengthSquared($1)
+                    return l0 > l1 || (l0 == l1 && $0 < $1)
+                }
+                for h in order where flipIfBetter(h, &edges!) {
+                    changed = true
+                    break
+                }
+            }
+            if !changed { break }
+        }
+        var smallest = 180.0
+        for t in 0..<(triangles.count / 3) { smallest = min(smallest, smallestAngle(t)) }
+        return smallest
+    }
+
+    /// Every undirected edge as (low << 32 | high).
+    func edgeSet() -> Set<UInt64> {
+        var set = Set<UInt64>(minimumCapacity: triangles.count)
+        for h in 0..<triangles.count { set.insert(Self.key(triangles[h], triangles[Self.next(h)])) }
+        return set
+    }
+
+    @inline(__always) static func key(_ a: UInt32, _ b: UInt32) -> UInt64 {
+        UInt64(min(a, b)) << 32 | UInt64(max(a, b))
+    }
+
+    @inline(__always) func point(_ v: UInt32) -> SIMD3<Double> { SIMD3<Double>(positions[Int(v)]) }
+
+    func lengthSquared(_ h: Int) -> Double {
+        let d = point(triangles[Self.next(h)]) - point(triangles[h])
+        return (d * d).sum()
+    }
+
+    /// Smallest corner angle of triangle `t`, degrees (0 for a triangle without area).
+    func smallestAngle(_ t: Int) -> Double {
+        Self.smallestAngle(point(triangles[3 * t]), point(triangles[3 * t + 1]), point(triangles[3 * t + 2]))
+    }
+
+    static func smallestAngle(_ a: SIMD3<Double>, _ b: SIMD3<Double>, _ c: SIMD3<Double>) -> Double {
+        func corner(_ p: SIMD3<Double>, _ q: SIMD3<Double>, _ r: SIMD3<Double>) -> Double {
+            let u = q - p, v = r - p
+            let lu = (u * u).sum(), lv = (v * v).sum()
+            guard lu > 0 && lv > 0 else { return 0 }
+            let c = (u * v).sum() / (lu * lv).squareRoot()
+            return acos(max(-1, min(1, c))) * 180 / .pi
+        }
+        return min(corner(a, b, c), corner(b, c, a), corner(c, a, b))
+    }
+
+    static func cross(_ u: SIMD3<Double>, _ v: SIMD3<Double>) -> SIMD3<Double> {
+        SIMD3(u.y * v.z - u.z * v.y, u.z * v.x - u.x * v.z, u.x * v.y - u.y * v.x)
+    }
+
+    static func unit(_ v: SIMD3<Double>) -> SIMD3<Double> {
+        let l = (v * v).sum().squareRoot()
+        return l > 0 ? v / l : v
+    }
+
+    /// Flips the edge of slot `h` when that raises the pair's smallest angle and keeps the pair's
+    /// orientation and smoothness (see the file's header). Triangles (x, y, z) and (y, x, w)
+    /// become (x, w, z) and (w, y, z) in the same slots.
+    mutating func flipIfBetter(_ h: Int, _ edges: inout Set<UInt64>) -> Bool {
+        let g = Int(twin[h])
+        guard g >= 0 else { return false }
+        let hn = Self.next(h), hp = Self.prev(h), gn = Self.next(g), gp = Self.prev(g)
+        let x = triangles[h], y = triangles[hn], z = triangles[hp], w = triangles[gp]
+        guard z != w, !edges.contains(Self.key(z, w)) else { return false }
+        let px = point(x), py = point(y), pz = point(z), pw = point(w)
+        let before = min(Self.smallestAngle(px, py, pz), Self.smallestAngle(py, px, pw))
+        let after = min(Self.smallestAngle(px, pw, pz), Self.smallestAngle(pw, py, pz))
+        guard after > before else { return false }
+        let n1 = Self.unit(Self.cross(py - px, pz - px)), n2 = Self.unit(Self.cross(px - py, pw - py))
+        let m1 = Self.unit(Self.cross(pw - px, pz - px)), m2 = Self.unit(Self.cross(py - pw, pz - pw))
+        let mean = n1 + n2
+        guard (m1 * mean).sum() > 0, (m2 * mean).sum() > 0, (m1 * n1).sum() > 0, (m2 * n2).sum() > 0 else {
+            return false
+        }
+        let creaseLimit = cos(EdgeRefinement.flipCreaseDegrees * .pi / 180)
+        guard (m1 * m2).sum() >= min((n1 * n2).sum(), creaseLimit) else { return false }
+        // Rewrite both triangles in their own slots; the four outer edges keep their twins.
+        let b1 = h - h % 3, b2 = g - g % 3
+        let xw = twin[gn], yz = twin[hn], zx = twin[hp], wy = twin[gp]
+        triangles[b1] = x
+        triangles[b1 + 1] = w
+        triangles[b1 + 2] = z
+        triangles[b2] = y
+        triangles[b2 + 1] = z
+        triangles[b2 + 2] = w
+        func attach(_ slot: Int, _ other: Int32) {
+            twin[slot] = other
+            if other >= 0 { twin[Int(other)] = Int32(slot) }
+        }
+        attach(b1, xw)
+        attach(b1 + 2, zx)
+        attach(b2, yz)
+        attach(b2 + 2, wy)
+        twin[b1 + 1] = Int32(b2 + 1)
+        twin[b2 + 1] = Int32(b1 + 1)
+        edges.remove(Self.key(x, y))
+        edges.insert(Self.key(z, w))
+        return true
+    }
+}
