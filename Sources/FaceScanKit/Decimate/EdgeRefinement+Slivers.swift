@@ -134,3 +134,60 @@ extension EdgeRefinement.State {
         return true
     }
 }
+
+// Creases: a curved split point must not make any dihedral angle sharper than the input's
+// sharpest, so the refined surface has no crease the coarse one did not have.
+extension EdgeRefinement.State {
+    /// Cosine of the dihedral angle between triangles (a, b, c) and (b, a, d) (1: flat).
+    @inline(__always)
+    func creaseCosine(_ a: UInt32, _ b: UInt32, _ c: UInt32, _ d: UInt32, at p: SIMD3<Double>, _ m: UInt32) -> Double {
+        // `m` names the vertex about to be added at `p` (not yet in `positions`).
+        func at(_ v: UInt32) -> SIMD3<Double> { v == m ? p : point(v) }
+        let pa = at(a), pb = at(b)
+        let n1 = Self.cross(pb - pa, at(c) - pa), n2 = Self.cross(pa - pb, at(d) - pb)
+        let l = ((n1 * n1).sum() * (n2 * n2).sum()).squareRoot()
+        return l > 0 ? (n1 * n2).sum() / l : 1
+    }
+
+    /// Sets ``creaseCosine`` to the input's sharpest crease.
+    mutating func limitCreases() {
+        var sharpest = 1.0
+        let none = UInt32.max
+        for h in 0..<triangles.count where twin[h] > Int32(h) {
+            let g = Int(twin[h])
+            let c = creaseCosine(
+                triangles[h], triangles[Self.next(h)], triangles[Self.prev(h)], triangles[Self.prev(g)], at: .zero,
+                none)
+            sharpest = min(sharpest, c)
+        }
+        creaseCosine = sharpest
+    }
+
+    /// The straight middle of edge a–b.
+    func middle(_ a: UInt32, _ b: UInt32) -> SIMD3<Float> { SIMD3<Float>((point(a) + point(b)) / 2) }
+
+    /// Whether splitting the edge of slot `h` at `p` keeps every dihedral angle it changes (across
+    /// the two halves, the new inner edges and the four outer edges) within ``creaseCosine``.
+    func keepsCreases(_ h: Int, _ p: SIMD3<Float>) -> Bool {
+        let limit = creaseCosine
+        guard limit > -1 else { return true }
+        let q = SIMD3<Double>(p), m = UInt32.max  // the new vertex
+        let hn = Self.next(h), hp = Self.prev(h)
+        let x = triangles[h], y = triangles[hn], z = triangles[hp]
+        func across(_ s: Int) -> UInt32? { twin[s] >= 0 ? triangles[Self.prev(Int(twin[s]))] : nil }
+        // This side: (x, m, z) and (m, y, z).
+        guard creaseCosine(m, z, x, y, at: q, m) >= limit else { return false }
+        if let o = across(hp), creaseCosine(z, x, m, o, at: q, m) < limit { return false }
+        if let o = across(hn), creaseCosine(y, z, m, o, at: q, m) < limit { return false }
+        let g = Int(twin[h])
+        guard g >= 0 else { return true }
+        // The other side (y, x, w): (y, m, w) and (m, x, w), and the two halves of the edge.
+        let gn = Self.next(g), gp = Self.prev(g), w = triangles[gp]
+        guard creaseCosine(m, w, y, x, at: q, m) >= limit, creaseCosine(x, m, z, w, at: q, m) >= limit,
+            creaseCosine(m, y, z, w, at: q, m) >= limit
+        else { return false }
+        if let o = across(gp), creaseCosine(w, y, m, o, at: q, m) < limit { return false }
+        if let o = across(gn), creaseCosine(x, w, m, o, at: q, m) < limit { return false }
+        return true
+    }
+}

@@ -42,6 +42,7 @@ enum EdgeRefinement {
         // Input slivers first: bisection keeps at least half of the smallest angle, so a flat
         // sliver flipped away here does not come back as a fan of thinner ones.
         let smallest = state.repairSlivers()
+        state.limitCreases()
         state.pushAllEdges()
         while state.positions.count < target {
             guard state.splitLongest() else { break }
@@ -81,6 +82,9 @@ enum EdgeRefinement {
         var twin: [Int32]
         var heap: [Entry] = []
         var curved = true
+        /// Cosine of the sharpest crease (dihedral angle) a split may make: the input's sharpest
+        /// (set by ``EdgeRefinement/State/limitCreases()``; −1 allows any).
+        var creaseCosine = -1.0
 
         init(_ mesh: Mesh, capacity: Int) {
             positions = mesh.positions
@@ -159,7 +163,10 @@ enum EdgeRefinement {
             while let e = pop() {
                 let h = Int(e.slot)
                 guard triangles[h] == e.a && triangles[State.next(h)] == e.b else { continue }
-                let (p, n) = curvePoint(e.a, e.b)
+                var (p, n) = curvePoint(e.a, e.b)
+                // Near the sharpest crease a curved point could sharpen it further: the straight
+                // middle keeps every crease as it was.
+                if curved && !keepsCreases(h, p) { p = middle(e.a, e.b) }
                 // An edge whose halves would leave a triangle without area (a needle already at
                 // Float's resolution) is left as it is.
                 guard keepsArea(h, p), twin[h] < 0 || keepsArea(Int(twin[h]), p) else { continue }
