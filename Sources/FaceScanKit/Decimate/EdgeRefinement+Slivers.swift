@@ -1,11 +1,15 @@
-// Sliver repair for refinement: edge flips that raise the smallest angle of a thin triangle.
+// Sliver repair and crease guard for refinement.
 //
-// A flip replaces the diagonal of the quadrilateral two triangles form by the other one (the
-// Delaunay flip of C. L. Lawson, "Software for C¹ surface interpolation", Mathematical Software
-// III, 1977, applied only where a triangle has an angle under ``EdgeRefinement/sliverDegrees``).
-// On a surface a flip changes the shape, so it is taken only when both new triangles face the
-// way the old pair did and the crease between them is no sharper than the old one's (or than a
-// gentle 30°): it mends the flat "cap" slivers a decimator leaves (one angle near 180°), not folds.
+// Slivers: edge flips that raise the smallest angle of a thin triangle. A flip replaces the
+// diagonal of the quadrilateral two triangles form by the other one (the Delaunay flip of
+// C. L. Lawson, "Software for C¹ surface interpolation", Mathematical Software III, 1977, applied
+// only where a triangle has an angle under ``EdgeRefinement/sliverDegrees``). On a surface a flip
+// changes the shape, so it is taken only when both new triangles face the way the old pair did
+// and the crease between them is no sharper than the old one's (or than a gentle 30°): it mends
+// the flat "cap" slivers a decimator leaves (one angle near 180°), not folds.
+//
+// Creases: a curved split point must not make any dihedral angle sharper than the input's
+// sharpest, so the refined surface has no crease the coarse one did not have.
 
 extension EdgeRefinement {
     /// A triangle with a corner under this many degrees is a sliver: flips try to mend it.
@@ -13,6 +17,10 @@ extension EdgeRefinement {
     /// Largest crease (degrees) a flip may make between the two new triangles when the old pair
     /// was flatter than that.
     static let flipCreaseDegrees = 30.0
+    /// Vertices on an input crease sharper than the input's sharpest less this many degrees
+    /// (and the points later split between them) have their splits checked against creases; a
+    /// split point elsewhere, at most ``maximumBulge`` off its edge, turns no triangle that far.
+    static let creaseWatchDegrees = 90.0
 }
 
 extension EdgeRefinement.State {
@@ -22,39 +30,26 @@ extension EdgeRefinement.State {
     /// degrees.
     @discardableResult
     mutating func repairSlivers(passes: Int = 4) -> Double {
-        let limit = EdgeRefinement.sliverDegrees
-        var edges: Set<UInt64>? = nil
+        let limit = cos(EdgeRefinement.sliverDegrees * .pi / 180)
         for _ in 0..<passes {
             var changed = false
-            for t in 0..<(triangles.count / 3) where smallestAngle(t) < limit {
-                if edges == nil { edges = edgeSet() }
+            for t in 0..<(triangles.count / 3) where largestCornerCosine(t) > limit {
                 // Its edges, longest first (a cap sliver is mended across its longest edge).
                 let b = 3 * t
                 let order = [b, b + 1, b + 2].sorted {
                     let l0 = lengthSquared($0), l1 = lengthSquared($1)
                     return l0 > l1 || (l0 == l1 && $0 < $1)
                 }
-                for h in order where flipIfBetter(h, &edges!) {
+                for h in order where flipIfBetter(h) {
                     changed = true
                     break
                 }
             }
             if !changed { break }
         }
-        var smallest = 180.0
-        for t in 0..<(triangles.count / 3) { smallest = min(smallest, smallestAngle(t)) }
-        return smallest
-    }
-
-    /// Every undirected edge as (low << 32 | high).
-    func edgeSet() -> Set<UInt64> {
-        var set = Set<UInt64>(minimumCapacity: triangles.count)
-        for h in 0..<triangles.count { set.insert(Self.key(triangles[h], triangles[Self.next(h)])) }
-        return set
-    }
-
-    @inline(__always) static func key(_ a: UInt32, _ b: UInt32) -> UInt64 {
-        UInt64(min(a, b)) << 32 | UInt64(max(a, b))
+        var largest = -1.0
+        for t in 0..<(triangles.count / 3) { largest = max(largest, largestCornerCosine(t)) }
+        return acos(max(-1, min(1, largest))) * 180 / .pi
     }
 
     @inline(__always) func point(_ v: UInt32) -> SIMD3<Double> { SIMD3<Double>(positions[Int(v)]) }
@@ -64,20 +59,19 @@ extension EdgeRefinement.State {
         return (d * d).sum()
     }
 
-    /// Smallest corner angle of triangle `t`, degrees (0 for a triangle without area).
-    func smallestAngle(_ t: Int) -> Double {
-        Self.smallestAngle(point(triangles[3 * t]), point(triangles[3 * t + 1]), point(triangles[3 * t + 2]))
+    /// Cosine of triangle `t`'s smallest corner angle (1 for a triangle without area).
+    func largestCornerCosine(_ t: Int) -> Double {
+        Self.largestCornerCosine(point(triangles[3 * t]), point(triangles[3 * t + 1]), point(triangles[3 * t + 2]))
     }
 
-    static func smallestAngle(_ a: SIMD3<Double>, _ b: SIMD3<Double>, _ c: SIMD3<Double>) -> Double {
-        func corner(_ p: SIMD3<Double>, _ q: SIMD3<Double>, _ r: SIMD3<Double>) -> Double {
-            let u = q - p, v = r - p
-            let lu = (u * u).sum(), lv = (v * v).sum()
-            guard lu > 0 && lv > 0 else { return 0 }
-            let c = (u * v).sum() / (lu * lv).squareRoot()
-            return acos(max(-1, min(1, c))) * 180 / .pi
-        }
-        return min(corner(a, b, c), corner(b, c, a), corner(c, a, b))
+    static func largestCornerCosine(_ a: SIMD3<Double>, _ b: SIMD3<Double>, _ c: SIMD3<Double>) -> Double {
+        let ab = b - a, bc = c - b, ca = a - c
+        let lab = (ab * ab).sum(), lbc = (bc * bc).sum(), lca = (ca * ca).sum()
+        guard lab > 0 && lbc > 0 && lca > 0 else { return 1 }
+        let ca0 = -(ab * ca).sum() / (lab * lca).squareRoot()
+        let cb = -(ab * bc).sum() / (lab * lbc).squareRoot()
+        let cc = -(bc * ca).sum() / (lbc * lca).squareRoot()
+        return max(ca0, cb, cc)
     }
 
     static func cross(_ u: SIMD3<Double>, _ v: SIMD3<Double>) -> SIMD3<Double> {
@@ -89,27 +83,51 @@ extension EdgeRefinement.State {
         return l > 0 ? v / l : v
     }
 
+    /// Whether an edge joins `a` to `b`, found by turning around `a` from slot `s` (a → …).
+    func hasEdge(from s: Int, _ a: UInt32, to b: UInt32) -> Bool {
+        // Counter-clockwise: the slot before s in its triangle ends at a; its twin leaves a.
+        var cur = s
+        repeat {
+            if triangles[Self.next(cur)] == b { return true }
+            let t = twin[Self.prev(cur)]
+            guard t >= 0 else {
+                // A boundary: turn the other way from s.
+                var back = s
+                while true {
+                    let u = twin[back]
+                    guard u >= 0 else { return false }
+                    back = Self.next(Int(u))
+                    if triangles[Self.next(back)] == b { return true }
+                }
+            }
+            cur = Int(t)
+        } while cur != s
+        return false
+    }
+
     /// Flips the edge of slot `h` when that raises the pair's smallest angle and keeps the pair's
     /// orientation and smoothness (see the file's header). Triangles (x, y, z) and (y, x, w)
     /// become (x, w, z) and (w, y, z) in the same slots.
-    mutating func flipIfBetter(_ h: Int, _ edges: inout Set<UInt64>) -> Bool {
+    mutating func flipIfBetter(_ h: Int) -> Bool {
         let g = Int(twin[h])
         guard g >= 0 else { return false }
         let hn = Self.next(h), hp = Self.prev(h), gn = Self.next(g), gp = Self.prev(g)
         let x = triangles[h], y = triangles[hn], z = triangles[hp], w = triangles[gp]
-        guard z != w, !edges.contains(Self.key(z, w)) else { return false }
+        guard z != w else { return false }
         let px = point(x), py = point(y), pz = point(z), pw = point(w)
-        let before = min(Self.smallestAngle(px, py, pz), Self.smallestAngle(py, px, pw))
-        let after = min(Self.smallestAngle(px, pw, pz), Self.smallestAngle(pw, py, pz))
-        guard after > before else { return false }
+        let before = max(Self.largestCornerCosine(px, py, pz), Self.largestCornerCosine(py, px, pw))
+        let after = max(Self.largestCornerCosine(px, pw, pz), Self.largestCornerCosine(pw, py, pz))
+        guard after < before else { return false }
         let n1 = Self.unit(Self.cross(py - px, pz - px)), n2 = Self.unit(Self.cross(px - py, pw - py))
         let m1 = Self.unit(Self.cross(pw - px, pz - px)), m2 = Self.unit(Self.cross(py - pw, pz - pw))
         let mean = n1 + n2
         guard (m1 * mean).sum() > 0, (m2 * mean).sum() > 0, (m1 * n1).sum() > 0, (m2 * n2).sum() > 0 else {
             return false
         }
-        let creaseLimit = cos(EdgeRefinement.flipCreaseDegrees * .pi / 180)
-        guard (m1 * m2).sum() >= min((n1 * n2).sum(), creaseLimit) else { return false }
+        let gentle = max(cos(EdgeRefinement.flipCreaseDegrees * .pi / 180), creaseCosine)
+        guard (m1 * m2).sum() >= min((n1 * n2).sum(), gentle) else { return false }
+        // z–w must not be an edge already (the flip would repeat it).
+        guard !hasEdge(from: hp, z, to: w) else { return false }
         // Rewrite both triangles in their own slots; the four outer edges keep their twins.
         let b1 = h - h % 3, b2 = g - g % 3
         let xw = twin[gn], yz = twin[hn], zx = twin[hp], wy = twin[gp]
@@ -129,38 +147,45 @@ extension EdgeRefinement.State {
         attach(b2 + 2, wy)
         twin[b1 + 1] = Int32(b2 + 1)
         twin[b2 + 1] = Int32(b1 + 1)
-        edges.remove(Self.key(x, y))
-        edges.insert(Self.key(z, w))
         return true
     }
 }
 
-// Creases: a curved split point must not make any dihedral angle sharper than the input's
-// sharpest, so the refined surface has no crease the coarse one did not have.
 extension EdgeRefinement.State {
-    /// Cosine of the dihedral angle between triangles (a, b, c) and (b, a, d) (1: flat).
+    /// Cosine of the dihedral angle between triangles (a, b, c) and (b, a, d) (1: flat); the
+    /// vertex `m` (not yet in `positions`) stands at `p`.
     @inline(__always)
     func creaseCosine(_ a: UInt32, _ b: UInt32, _ c: UInt32, _ d: UInt32, at p: SIMD3<Double>, _ m: UInt32) -> Double {
-        // `m` names the vertex about to be added at `p` (not yet in `positions`).
-        func at(_ v: UInt32) -> SIMD3<Double> { v == m ? p : point(v) }
+        @inline(__always) func at(_ v: UInt32) -> SIMD3<Double> { v == m ? p : point(v) }
         let pa = at(a), pb = at(b)
         let n1 = Self.cross(pb - pa, at(c) - pa), n2 = Self.cross(pa - pb, at(d) - pb)
         let l = ((n1 * n1).sum() * (n2 * n2).sum()).squareRoot()
         return l > 0 ? (n1 * n2).sum() / l : 1
     }
 
-    /// Sets ``creaseCosine`` to the input's sharpest crease.
+    /// Sets ``creaseCosine`` to the input's sharpest crease, and ``watched`` to the vertices of
+    /// the input's creases within ``EdgeRefinement/creaseWatchDegrees`` of it.
     mutating func limitCreases() {
+        let count = triangles.count
+        var cosines = [Double](repeating: 1, count: count)
         var sharpest = 1.0
-        let none = UInt32.max
-        for h in 0..<triangles.count where twin[h] > Int32(h) {
+        for h in 0..<count where twin[h] > Int32(h) {
             let g = Int(twin[h])
             let c = creaseCosine(
                 triangles[h], triangles[Self.next(h)], triangles[Self.prev(h)], triangles[Self.prev(g)], at: .zero,
-                none)
+                .max)
+            cosines[h] = c
             sharpest = min(sharpest, c)
         }
         creaseCosine = sharpest
+        let watchAngle = acos(max(-1, min(1, sharpest))) - EdgeRefinement.creaseWatchDegrees * .pi / 180
+        let watchCosine = watchAngle > 0 ? cos(watchAngle) : 2
+        watched = [Bool](repeating: false, count: positions.count)
+        watched.reserveCapacity(positions.capacity)
+        for h in 0..<count where cosines[h] < watchCosine {
+            watched[Int(triangles[h])] = true
+            watched[Int(triangles[Self.next(h)])] = true
+        }
     }
 
     /// The straight middle of edge a–b.
@@ -168,21 +193,23 @@ extension EdgeRefinement.State {
 
     /// Whether splitting the edge of slot `h` at `p` keeps every dihedral angle it changes (across
     /// the two halves, the new inner edges and the four outer edges) within ``creaseCosine``.
+    /// Only splits touching a watched vertex are checked.
     func keepsCreases(_ h: Int, _ p: SIMD3<Float>) -> Bool {
         let limit = creaseCosine
-        guard limit > -1 else { return true }
-        let q = SIMD3<Double>(p), m = UInt32.max  // the new vertex
         let hn = Self.next(h), hp = Self.prev(h)
         let x = triangles[h], y = triangles[hn], z = triangles[hp]
+        let g = Int(twin[h])
+        let w = g >= 0 ? triangles[Self.prev(g)] : z
+        guard watched[Int(x)] || watched[Int(y)] || watched[Int(z)] || watched[Int(w)] else { return true }
+        let q = SIMD3<Double>(p), m = UInt32.max  // the new vertex
         func across(_ s: Int) -> UInt32? { twin[s] >= 0 ? triangles[Self.prev(Int(twin[s]))] : nil }
         // This side: (x, m, z) and (m, y, z).
         guard creaseCosine(m, z, x, y, at: q, m) >= limit else { return false }
         if let o = across(hp), creaseCosine(z, x, m, o, at: q, m) < limit { return false }
         if let o = across(hn), creaseCosine(y, z, m, o, at: q, m) < limit { return false }
-        let g = Int(twin[h])
         guard g >= 0 else { return true }
         // The other side (y, x, w): (y, m, w) and (m, x, w), and the two halves of the edge.
-        let gn = Self.next(g), gp = Self.prev(g), w = triangles[gp]
+        let gn = Self.next(g), gp = Self.prev(g)
         guard creaseCosine(m, w, y, x, at: q, m) >= limit, creaseCosine(x, m, z, w, at: q, m) >= limit,
             creaseCosine(m, y, z, w, at: q, m) >= limit
         else { return false }

@@ -85,6 +85,8 @@ enum EdgeRefinement {
         /// Cosine of the sharpest crease (dihedral angle) a split may make: the input's sharpest
         /// (set by ``EdgeRefinement/State/limitCreases()``; −1 allows any).
         var creaseCosine = -1.0
+        /// Per vertex: splits touching it are checked against ``creaseCosine`` (set with it).
+        var watched: [Bool] = []
 
         init(_ mesh: Mesh, capacity: Int) {
             positions = mesh.positions
@@ -166,7 +168,7 @@ enum EdgeRefinement {
                 var (p, n) = curvePoint(e.a, e.b)
                 // Near the sharpest crease a curved point could sharpen it further: the straight
                 // middle keeps every crease as it was.
-                if curved && !keepsCreases(h, p) { p = middle(e.a, e.b) }
+                if curved && !watched.isEmpty && !keepsCreases(h, p) { p = middle(e.a, e.b) }
                 // An edge whose halves would leave a triangle without area (a needle already at
                 // Float's resolution) is left as it is.
                 guard keepsArea(h, p), twin[h] < 0 || keepsArea(Int(twin[h]), p) else { continue }
@@ -210,6 +212,7 @@ enum EdgeRefinement {
             let x = triangles[h], y = triangles[State.next(h)]
             positions.append(p)
             normals.append(n)
+            if !watched.isEmpty { watched.append(watched[Int(x)] && watched[Int(y)]) }
             if !uvs.isEmpty { uvs.append((uvs[Int(x)] + uvs[Int(y)]) / 2) }
             let g = Int(twin[h])
             // This side: (x, y, z) → (x, m, z) in place + (m, y, z) appended.
@@ -250,8 +253,13 @@ enum EdgeRefinement {
             let oldYZTwin = twin[hn]
             let t2 = triangles.count
             triangles[hn] = m  // slot hn: m → z (was y → z)
-            triangles.append(contentsOf: [m, y, z])  // slots t2: m → y, t2+1: y → z, t2+2: z → m
-            twin.append(contentsOf: [-1, oldYZTwin, Int32(hn)])
+            // Slots t2: m → y, t2+1: y → z, t2+2: z → m (one append each: no temporary array).
+            triangles.append(m)
+            triangles.append(y)
+            triangles.append(z)
+            twin.append(-1)
+            twin.append(oldYZTwin)
+            twin.append(Int32(hn))
             twin[hn] = Int32(t2 + 2)
             if oldYZTwin >= 0 { twin[Int(oldYZTwin)] = Int32(t2 + 1) }
             push(hn)
