@@ -21,6 +21,10 @@ extension EdgeRefinement {
     /// (and the points later split between them) have their splits checked against creases; a
     /// split point elsewhere, at most ``maximumBulge`` off its edge, turns no triangle that far.
     static let creaseWatchDegrees = 90.0
+    /// Creases under this many degrees are never watched: on a smooth input (a sphere's 20°
+    /// creases, say) a curved point sharpens its neighbours' creases only until they are split
+    /// in turn, and the straight middle there would leave the facets.
+    static let sharpCreaseDegrees = 60.0
 }
 
 extension EdgeRefinement.State {
@@ -164,7 +168,8 @@ extension EdgeRefinement.State {
     }
 
     /// Sets ``creaseCosine`` to the input's sharpest crease, and ``watched`` to the vertices of
-    /// the input's creases within ``EdgeRefinement/creaseWatchDegrees`` of it.
+    /// the input's creases within ``EdgeRefinement/creaseWatchDegrees`` of it and over
+    /// ``EdgeRefinement/sharpCreaseDegrees`` (left empty when there is none).
     mutating func limitCreases() {
         let count = triangles.count
         var cosines = [Double](repeating: 1, count: count)
@@ -178,8 +183,11 @@ extension EdgeRefinement.State {
             sharpest = min(sharpest, c)
         }
         creaseCosine = sharpest
-        let watchAngle = acos(max(-1, min(1, sharpest))) - EdgeRefinement.creaseWatchDegrees * .pi / 180
-        let watchCosine = watchAngle > 0 ? cos(watchAngle) : 2
+        let watchAngle = max(
+            acos(max(-1, min(1, sharpest))) - EdgeRefinement.creaseWatchDegrees * .pi / 180,
+            EdgeRefinement.sharpCreaseDegrees * .pi / 180)
+        let watchCosine = cos(watchAngle)
+        guard sharpest < watchCosine else { return }  // no sharp crease: nothing watched
         watched = [Bool](repeating: false, count: positions.count)
         watched.reserveCapacity(positions.capacity)
         for h in 0..<count where cosines[h] < watchCosine {
