@@ -4,9 +4,11 @@
 // diagonal of the quadrilateral two triangles form by the other one (the Delaunay flip of
 // C. L. Lawson, "Software for C¹ surface interpolation", Mathematical Software III, 1977, applied
 // only where a triangle has an angle under ``EdgeRefinement/sliverDegrees``). On a surface a flip
-// changes the shape, so it is taken only when both new triangles face the way the old pair did
-// and the crease between them is no sharper than the old one's (or than a gentle 30°): it mends
-// the flat "cap" slivers a decimator leaves (one angle near 180°), not folds.
+// changes the shape, so it is taken only when the two diagonals nearly meet (their lines pass
+// within a tenth of the shorter one's length: the quadrilateral is nearly flat), both new
+// triangles face the way the old pair did and the crease between them is no sharper than the old
+// one's (or than a gentle 30°): it mends the flat "cap" slivers a decimator leaves (one angle
+// near 180°), not folds.
 //
 // Creases: a curved split point must not make any dihedral angle sharper than the input's
 // sharpest, so the refined surface has no crease the coarse one did not have.
@@ -17,6 +19,9 @@ extension EdgeRefinement {
     /// Largest crease (degrees) a flip may make between the two new triangles when the old pair
     /// was flatter than that.
     static let flipCreaseDegrees = 30.0
+    /// Largest distance between the lines of a quadrilateral's two diagonals, as a share of the
+    /// shorter diagonal, for a flip between them.
+    static let flipFlatness = 0.1
     /// Vertices on an input crease sharper than the input's sharpest less this many degrees
     /// (and the points later split between them) have their splits checked against creases; a
     /// split point elsewhere, at most ``maximumBulge`` off its edge, turns no triangle that far.
@@ -122,6 +127,14 @@ extension EdgeRefinement.State {
         let before = max(Self.largestCornerCosine(px, py, pz), Self.largestCornerCosine(py, px, pw))
         let after = max(Self.largestCornerCosine(px, pw, pz), Self.largestCornerCosine(pw, py, pz))
         guard after < before else { return false }
+        // Nearly flat: the diagonals' lines pass close to each other.
+        let u = py - px, v = pw - pz, c = Self.cross(u, v)
+        let shorter = min((u * u).sum(), (v * v).sum()).squareRoot()
+        let cc = (c * c).sum()
+        if cc > 0 {
+            let gap = abs(((pz - px) * c).sum()) / cc.squareRoot()
+            guard gap <= EdgeRefinement.flipFlatness * shorter else { return false }
+        }
         let n1 = Self.unit(Self.cross(py - px, pz - px)), n2 = Self.unit(Self.cross(px - py, pw - py))
         let m1 = Self.unit(Self.cross(pw - px, pz - px)), m2 = Self.unit(Self.cross(py - pw, pz - pw))
         let mean = n1 + n2

@@ -41,7 +41,8 @@ enum EdgeRefinement {
         state.curved = curved
         // Input slivers first: bisection keeps at least half of the smallest angle, so a flat
         // sliver flipped away here does not come back as a fan of thinner ones.
-        let smallest = state.repairSlivers()
+        // (Straight splits — a solid padded to its count — keep their triangles as they are.)
+        let smallest = curved ? state.repairSlivers() : 180
         state.limitCreases()
         state.pushAllEdges()
         while state.positions.count < target {
@@ -50,7 +51,7 @@ enum EdgeRefinement {
         // A sliver flips could not mend (two input vertices very close) leaves thin triangles
         // near it: try flips again there (never needed when the input's angles are all above
         // twice the limit, the bisection bound).
-        if smallest < 2 * sliverDegrees { state.repairSlivers() }
+        if curved && smallest < 2 * sliverDegrees { state.repairSlivers() }
         return state.mesh(uvs: mesh.uvs != nil)
     }
 
