@@ -358,6 +358,51 @@ def ict_sample(data, out, name, seed, identity, jitter_names, good, ndjson):
                 licence='MIT (ICT-FaceKit)')
 
 
+def ict_arkit_sample(data, out, name, seed, identity, jitter_names, good):
+    """A capture at ARKit's size: the ICT face on the 1 220-vertex topology of
+    scripts/ict-arkit-topology.json (every coarse vertex is a vertex of the dense face, so each
+    frame samples the dense surface, as a tracker's vertices do); `truth.obj` is the dense face."""
+    rng = random.Random(seed)
+    ict = os.path.join(data, 'ict-face')
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'ict-arkit-topology.json')) as f:
+        topo = json.load(f)
+    keep, F = topo['denseVertex'], topo['triangles']
+    neutral, dense_F, _ = read_obj(os.path.join(ict, 'neutral.obj'))
+    truth = neutral
+    for n, w in identity:
+        truth = add(truth, sub(read_obj(os.path.join(ict, n + '.obj'))[0], neutral), w)
+    pick = lambda V: [V[i] for i in keep]
+    modes = []
+    for n in jitter_names:
+        delta = pick(sub(read_obj(os.path.join(ict, n + '.obj'))[0], neutral))
+        modes.append(lambda V, c, delta=delta: add(V, delta, c))
+    dense_expression = ict_expression(data, neutral)
+    full = list(truth)
+
+    def expression(V, blend):
+        # The dense face's expression deltas at the kept vertices.
+        zero = [[0.0, 0.0, 0.0] for _ in full]
+        moved = pick(dense_expression(zero, blend))
+        return add(V, moved, 1.0)
+
+    plans = standard_plans(rng, good, [])
+    frames = make_frames(rng, pick(truth), plans, expression, modes, 0.05, 0.5,
+                         lambda V: ('verticesBase64', vertices_base64(V)))
+    topology = {'triangleIndices': F}
+    doc = {'format': 'facescan-capture', 'version': 1, 'topology': topology, 'frames': frames}
+    d = os.path.join(out, name)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, 'capture.json'), 'w') as f:
+        f.write(dumps(doc) + '\n')
+    mix = ', '.join(f'{n}:{w}' for n, w in identity)
+    write_obj(os.path.join(d, 'truth.obj'), truth, dense_F,
+              f'ground truth of {name}: ICT neutral + {mix}, dense (9 409 vertices), metres')
+    shutil.copyfile(os.path.join(ict, 'LICENSE'), os.path.join(d, 'LICENSE'))
+    return dict(name=name, capture='capture.json', plans=plans, frames=frames, vertices=len(keep),
+                triangles=len(F) // 3, source=f'ICT-FaceKit neutral + {mix} on a 1 220-vertex topology', seed=seed,
+                encoding='JSON document, `verticesBase64`, no UVs', licence='MIT (ICT-FaceKit)')
+
+
 def mediapipe_sample(data, out, seed):
     rng = random.Random(seed)
     mp = os.path.join(data, 'mediapipe-face')
@@ -460,6 +505,11 @@ def readme(samples):
             L += ['- Extra: a frame whose `distance` key (0.55) rejects a transform 0.4 m away; the header has `topology`',
                   '  first, `settings` `{"quality":"low"}` and an unknown key `generator` (ignored); one empty line',
                   '  between frames (skipped).']
+        if s['name'] == 'ict-arkit':
+            L += ['- ARKit\'s size: the 1 220 vertices and 2 082 triangles of `scripts/ict-arkit-topology.json` (made by',
+                  '  `scripts/make-arkit-topology.py`: the ICT neutral face decimated with quadric collapses that keep vertex',
+                  '  positions, so every vertex lies on the dense face). `truth.obj` is the dense face (9 409 vertices); the',
+                  '  default quality refines the capture to 10 000 vertices, the path a phone\'s capture takes.']
         if s['name'] == 'mediapipe':
             L += ['- Extra: a frame with `distance` exactly 0.5 (accepted); `settings` `{"smoothingIterations":1}`.']
         r = g['rejected']
@@ -474,6 +524,7 @@ LICENSES = """# Licences of the sample data
 |---|---|---|---|
 | ict-neutral/ | ICT-FaceKit face model (USC Institute for Creative Technologies) | MIT | ict-neutral/LICENSE |
 | ict-identity-ndjson/ | ICT-FaceKit face model (USC Institute for Creative Technologies) | MIT | ict-identity-ndjson/LICENSE |
+| ict-arkit/ | ICT-FaceKit face model (USC Institute for Creative Technologies) | MIT | ict-arkit/LICENSE |
 | mediapipe/ | MediaPipe canonical face model (Google, mediapipe/modules/face_geometry/data/canonical_face_model.obj) | Apache-2.0 | mediapipe/LICENSE |
 
 Modifications (Apache-2.0 §4(b)): the MediaPipe model was converted from centimetres to metres; the
@@ -493,6 +544,8 @@ def main():
         ict_sample(data, out, 'ict-identity-ndjson', 23, [('identity004', 0.8), ('identity007', -0.4)],
                    ['identity002', 'identity003'], 12, True),
         mediapipe_sample(data, out, 37),
+        ict_arkit_sample(data, out, 'ict-arkit', 41, [('identity005', 0.7), ('identity008', -0.3)],
+                         ['identity002', 'identity003'], 10),
     ]
     for s in samples:
         s['expected'] = expected_gate(s['frames'])

@@ -95,7 +95,7 @@ enum Summary {
         for o in r.outputs { lines.append("wrote \(o.path) (\(o.bytes) bytes)") }
         let t = r.timingsMs
         lines.append(
-            "time: ingest \(ms(t.ingest)), smooth \(ms(t.smooth)), decimate \(ms(t.decimate)), render \(ms(t.render)), export \(ms(t.export)), total \(ms(t.total))"
+            "time: ingest \(ms(t.ingest)), smooth \(ms(t.smooth)), \(t.refine > 0 ? "refine" : "decimate") \(ms(t.decimate)), render \(ms(t.render)), export \(ms(t.export)), total \(ms(t.total))"
         )
         return lines.joined(separator: "\n")
     }

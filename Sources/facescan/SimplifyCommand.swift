@@ -76,6 +76,7 @@ struct SimplifyCommand: ParsableCommand {
         report.mesh.outputTriangles = result.triangleCount
         report.timingsMs.ingest = readMs
         report.timingsMs.decimate = decimateMs
+        if targetVertices > mesh.vertexCount { report.timingsMs.refine = decimateMs }
         report.timingsMs.export = exportMs
         report.timingsMs.total = total.elapsed
         let text = JSONValue.object([("mesh", report.meshJSON), ("timingsMs", report.timingsJSON)]).serialized() + "\n"

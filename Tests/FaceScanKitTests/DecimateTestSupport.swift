@@ -1,5 +1,6 @@
 import FaceScanKit
 import Foundation
+import Testing
 
 /// Meshes drawn or generated in code for the decimation tests, and the checks they share.
 enum DecimateFixtures {
@@ -18,6 +19,18 @@ enum DecimateFixtures {
     /// The ICT-FaceKit neutral face area (MIT, see Fixtures/ict-LICENSE), in metres.
     static func ictNeutral() throws -> Mesh {
         try Mesh.read(path: fixtures + "/ict-neutral.obj")
+    }
+
+    /// The ARKit-sized face of scripts/ict-arkit-topology.json (1 220 of the ICT face's 9 409
+    /// vertices and their triangles) with the positions of `dense` (the ICT neutral fixture or a
+    /// mesh on its topology).
+    static func arkitSizedFace(on dense: Mesh) throws -> Mesh {
+        let file = String(#filePath)
+        let tests = file[..<(file.range(of: "/Tests/")?.lowerBound ?? file.endIndex)]
+        let data = try Data(contentsOf: URL(fileURLWithPath: tests + "/scripts/ict-arkit-topology.json"))
+        let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let keep = try #require(json["denseVertex"] as? [Int]), tris = try #require(json["triangles"] as? [Int])
+        return Mesh(positions: keep.map { dense.positions[$0] }, triangles: tris.map { UInt32($0) })
     }
 
     /// ```

@@ -43,16 +43,19 @@ import Testing
         }
     }
 
-    /// A coarse face (ARKit-sized, 1 220 vertices) refined to 10 000 is closer to the dense face it
-    /// came from than the coarse one: the new points follow the curve of the vertex normals.
+    /// A coarse face (ARKit-sized: 1 220 of the dense face's own vertices, as a tracker's lie on
+    /// the face, on the topology in scripts/ict-arkit-topology.json) refined to 10 000 is much
+    /// closer to the dense face than the coarse one: the new points follow the curve of the vertex
+    /// normals.
     @Test func refiningACoarseFaceComesCloserToTheDenseOne() throws {
         let dense = try DecimateFixtures.ictNeutral()
-        let coarse = try Decimation.simplify(dense, targetVertices: 1_220)
+        let coarse = try DecimateFixtures.arkitSizedFace(on: dense)
+        #expect(coarse.vertexCount == 1_220)
         let fine = try Decimation.simplify(coarse, targetVertices: 10_000)
         let before = SurfaceDistance.symmetric(coarse, dense, samplesPerMesh: 40_000)
         let after = SurfaceDistance.symmetric(fine, dense, samplesPerMesh: 40_000)
-        #expect(after.rms < 0.9 * before.rms, "RMS \(before.rms) → \(after.rms) µm")
-        #expect(after.mean < before.mean)
+        #expect(after.rms < 0.75 * before.rms, "RMS \(before.rms) → \(after.rms) µm")
+        #expect(after.mean < 0.75 * before.mean)
         // Interpolating: the coarse vertices are kept as they are.
         #expect(Array(fine.positions[0..<coarse.vertexCount]) == coarse.positions)
     }

@@ -40,7 +40,7 @@ import Testing
         #expect(stl.count == 84 + 50 * (mesh["outputTriangles"] ?? -1))
         #expect(outputs.first?["bytes"] as? Int == stl.count)
         let timings = try #require(j["timingsMs"] as? [String: Double])
-        for k in ["ingest", "smooth", "decimate", "export", "total"] { #expect(timings[k] != nil, "\(k)") }
+        for k in ["ingest", "smooth", "decimate", "refine", "export", "total"] { #expect(timings[k] != nil, "\(k)") }
         // Only the outputs, no temporary files.
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir + "/out").sorted() == ["cap.obj", "cap.stl"])
         // Millimetres by default; metres on request: the same mesh 1000× smaller.

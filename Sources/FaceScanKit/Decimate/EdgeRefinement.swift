@@ -17,13 +17,14 @@ enum EdgeRefinement {
     /// Largest share of an edge's length its new point may move off the straight edge (a bound
     /// for normals that disagree sharply, where the cubic would overshoot).
     static let maximumBulge = 0.25
-    /// Share of the PN cubic's offset from the straight edge that the new point takes. The full
-    /// cubic reproduces a circular arc through points on the surface; a decimated mesh's vertices
-    /// sit slightly outside its source surface (quadric placement), where the full offset
-    /// overshoots. Measured on the ICT face decimated to 600 / 1 220 / 2 500 vertices and refined
-    /// to 20 000: RMS distance to the 9 409-vertex source 227 / 95 / 45 µm at one half, against
-    /// 288 / 128 / 53 µm for straight midpoints and 262 / 109 / 55 µm at three quarters.
-    static let bulgeScale = 0.5
+    /// Share of the PN cubic's offset from the straight edge that the new point takes: all of it.
+    /// The full cubic reproduces a circular arc through points on the surface, so repeated splits
+    /// of a sphere stay on the sphere and the refined surface follows its vertex normals: no
+    /// facets of the coarse mesh show through. A scanner's (or ARKit's) vertices lie on the face,
+    /// where the full offset is also the nearest: the ICT face on a 1 220-vertex subset of its
+    /// vertices, refined to 5 000 / 20 000, is 148 / 128 µm RMS from the dense face against
+    /// 179 / 163 µm at half the offset (docs/ALGORITHMS.md, "Refinement").
+    static let bulgeScale = 1.0
 
     /// `mesh` with exactly `target` vertices (`target ≥ mesh.vertexCount`): the longest edge is
     /// split, again and again, at a point on its PN cubic curve. The input's vertices come first,
@@ -38,9 +39,19 @@ enum EdgeRefinement {
         precondition(target >= mesh.vertexCount, "refinement only adds vertices")
         var state = State(mesh, capacity: target)
         state.curved = curved
+        // Input slivers first: bisection keeps at least half of the smallest angle, so a flat
+        // sliver flipped away here does not come back as a fan of thinner ones.
+        // (Straight splits — a solid padded to its count — keep their triangles as they are.)
+        let smallest = curved ? state.repairSlivers() : 180
+        state.limitCreases()
+        state.pushAllEdges()
         while state.positions.count < target {
             guard state.splitLongest() else { break }
         }
+        // A sliver flips could not mend (two input vertices very close) leaves thin triangles
+        // near it: try flips again there (never needed when the input's angles are all above
+        // twice the limit, the bisection bound).
+        if curved && smallest < 2 * sliverDegrees { state.repairSlivers() }
         return state.mesh(uvs: mesh.uvs != nil)
     }
 
@@ -72,6 +83,11 @@ enum EdgeRefinement {
         var twin: [Int32]
         var heap: [Entry] = []
         var curved = true
+        /// Cosine of the sharpest crease (dihedral angle) a split may make: the input's sharpest
+        /// (set by ``EdgeRefinement/State/limitCreases()``; −1 allows any).
+        var creaseCosine = -1.0
+        /// Per vertex: splits touching it are checked against ``creaseCosine`` (set with it).
+        var watched: [Bool] = []
 
         init(_ mesh: Mesh, capacity: Int) {
             positions = mesh.positions
@@ -100,6 +116,10 @@ enum EdgeRefinement {
                 }
             }
             heap.reserveCapacity(triangles.count + 4 * added)
+        }
+
+        /// Queues every edge for splitting (after the input's slivers were flipped away).
+        mutating func pushAllEdges() {
             for h in 0..<triangles.count where twin[h] == -1 || twin[h] > Int32(h) { push(h) }
         }
 
@@ -146,7 +166,10 @@ enum EdgeRefinement {
             while let e = pop() {
                 let h = Int(e.slot)
                 guard triangles[h] == e.a && triangles[State.next(h)] == e.b else { continue }
-                let (p, n) = curvePoint(e.a, e.b)
+                var (p, n) = curvePoint(e.a, e.b)
+                // Near the sharpest crease a curved point could sharpen it further: the straight
+                // middle keeps every crease as it was.
+                if curved && !watched.isEmpty && !keepsCreases(h, p) { p = middle(e.a, e.b) }
                 // An edge whose halves would leave a triangle without area (a needle already at
                 // Float's resolution) is left as it is.
                 guard keepsArea(h, p), twin[h] < 0 || keepsArea(Int(twin[h]), p) else { continue }
@@ -190,6 +213,7 @@ enum EdgeRefinement {
             let x = triangles[h], y = triangles[State.next(h)]
             positions.append(p)
             normals.append(n)
+            if !watched.isEmpty { watched.append(watched[Int(x)] && watched[Int(y)]) }
             if !uvs.isEmpty { uvs.append((uvs[Int(x)] + uvs[Int(y)]) / 2) }
             let g = Int(twin[h])
             // This side: (x, y, z) → (x, m, z) in place + (m, y, z) appended.
@@ -230,8 +254,13 @@ enum EdgeRefinement {
             let oldYZTwin = twin[hn]
             let t2 = triangles.count
             triangles[hn] = m  // slot hn: m → z (was y → z)
-            triangles.append(contentsOf: [m, y, z])  // slots t2: m → y, t2+1: y → z, t2+2: z → m
-            twin.append(contentsOf: [-1, oldYZTwin, Int32(hn)])
+            // Slots t2: m → y, t2+1: y → z, t2+2: z → m (one append each: no temporary array).
+            triangles.append(m)
+            triangles.append(y)
+            triangles.append(z)
+            twin.append(-1)
+            twin.append(oldYZTwin)
+            twin.append(Int32(hn))
             twin[hn] = Int32(t2 + 2)
             if oldYZTwin >= 0 { twin[Int(oldYZTwin)] = Int32(t2 + 1) }
             push(hn)

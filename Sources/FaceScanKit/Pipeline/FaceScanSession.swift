@@ -279,6 +279,7 @@ public struct FaceScanSession: Sendable {
 
         // 2. Decimate / refine to the exact target (for a solid: the target of the whole part).
         //    An unreachable target is a property of this capture: the error names it.
+        let refines = settings.solid == nil && settings.targetVertices > mesh.vertexCount
         do throws(UsageError) {
             if let solid = settings.solid {
                 let part = try Pipeline.solidPart(mesh, solid, settings)
@@ -308,6 +309,7 @@ public struct FaceScanSession: Sendable {
         report.mesh.outputVertices = mesh.vertexCount
         report.mesh.outputTriangles = mesh.triangleCount
         report.timingsMs.decimate = clock.lap()
+        if refines { report.timingsMs.refine = report.timingsMs.decimate }
         return mesh
     }
 }
