@@ -131,6 +131,6 @@ extension Mesh {
                 tris.append(i)
             }
         }
-        return Mesh(positions: positions, triangles: tris)
+        return Mesh(uncheckedPositions: positions, triangles: tris)
     }
 }

@@ -395,7 +395,7 @@ extension AssimpIO {
             throw InputError(file: name, "assimp: the file holds no triangles")
         }
         return Mesh(
-            positions: positions, triangles: triangles,
+            uncheckedPositions: positions, triangles: triangles,
             uvs: allHaveUV && uvs.count == positions.count ? uvs : nil)
     }
 

@@ -269,7 +269,7 @@ extension Lib3MFIO {
         }) {
             throw InputError(file: name, field: "vertex \(i)", "non-finite coordinate")
         }
-        return Mesh(positions: positions, triangles: triangles)
+        return Mesh(uncheckedPositions: positions, triangles: triangles)
     }
 
     /// `body` on the model of a 3MF package read from `bytes`; nil when it cannot be read.

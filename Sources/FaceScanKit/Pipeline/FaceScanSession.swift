@@ -221,7 +221,7 @@ public struct FaceScanSession: Sendable {
                 initialized = positions.count
             }
         }
-        let mesh = Mesh(positions: positions, triangles: topology.triangles, uvs: uvs)
+        let mesh = Mesh(uncheckedPositions: positions, triangles: topology.triangles, uvs: uvs)
         report.mesh.inputVertices = mesh.vertexCount
         report.mesh.inputTriangles = mesh.triangleCount
         return (Pipeline.Ingested(mesh: mesh, settings: settings, standardErrors: acc.standardErrors()), report)
@@ -287,7 +287,7 @@ public struct FaceScanSession: Sendable {
                 report.depthMm = part.depth
             } else {
                 mesh = try Decimation.simplify(mesh, exactly: settings.targetVertices)
-                mesh = mesh.scaled(by: Float(settings.outputFactor))
+                mesh = mesh.scaledUnchecked(by: Float(settings.outputFactor))
             }
         } catch {
             throw .badInput(InputError(file: name, error.message))

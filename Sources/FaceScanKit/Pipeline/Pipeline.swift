@@ -83,7 +83,7 @@ public enum Pipeline {
     {
         let target = settings.targetVertices
         let unit = settings.units.millimetres
-        let full = Solidify.fillHoles(smoothed).scaled(by: Float(settings.outputFactor))
+        let full = Solidify.fillHoles(smoothed).scaledUnchecked(by: Float(settings.outputFactor))
         let probe = try Solidify.makePart(full, options: solid, unitInMillimetres: unit)
         var want = Int(Double(full.vertexCount) * Double(target) / Double(probe.mesh.vertexCount))
         var smallest = probe.mesh.vertexCount

@@ -100,7 +100,7 @@ package enum Regression {
         var truthError: SurfaceError?
         let truthPath = sampleDir + "/truth.obj"
         if access(truthPath, R_OK) == 0 {
-            let truth = try MeshIO.read(path: truthPath).scaled(by: 1000)  // metres → mm
+            let truth = try MeshIO.read(path: truthPath).scaledUnchecked(by: 1000)  // metres → mm
             truthError = SurfaceDistance.symmetric(mesh, truth, samplesPerMesh: surfaceSamples, unitToMicrometres: 1000)
         }
         return Metrics(

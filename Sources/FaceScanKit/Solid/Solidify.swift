@@ -243,7 +243,7 @@ public enum Solidify {
                 let size = SIMD3<Double>(hi - lo) * unitInMillimetres
                 scale = min(1, min(fit.x / size.x, min(fit.y / size.y, fit.z / size.z)))
                 // Uniform: the adjacency and the outline's triangulation still hold.
-                if scale < 1 { front = front.scaled(by: Float(scale)) }
+                if scale < 1 { front = front.scaledUnchecked(by: Float(scale)) }
             }
             // 3. Back surface or cap; what the solid adds must not cross anything.
             var solid: Mesh
@@ -450,7 +450,7 @@ public enum Solidify {
         appendBand(&triangles, rim: rim, offset: UInt32(n))
         var uvs = surface.uvs
         if let u = uvs { uvs = u + u }
-        var solid = Mesh(positions: surface.positions + surface.positions, triangles: triangles, uvs: uvs)
+        var solid = Mesh(uncheckedPositions: surface.positions + surface.positions, triangles: triangles, uvs: uvs)
         // Place the back surface. Where it crosses anything (a thin fold such as an eyelid margin
         // meeting its patch, an ear), lower the offsets of the back vertices involved by 30 % and
         // test again; later rounds test only triangles with a back vertex in the region touched
