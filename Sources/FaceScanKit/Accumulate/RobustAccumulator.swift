@@ -1,5 +1,5 @@
 /// How accepted frames are weighted in the average.
-public enum FrameWeighting: String, Sendable, CaseIterable {
+public enum FrameWeighting: String, Sendable, Hashable, Codable, CaseIterable {
     /// Every frame counts the same (the plain mean).
     case equal
     /// Inverse-variance weights, each frame's noise variance estimated from its own residual

@@ -1,14 +1,18 @@
 /// What ``FaceScanSession/add(_:)`` decided about one frame, at once.
-public struct FrameVerdict: Sendable, Equatable {
+public struct FrameVerdict: Sendable, Hashable, Codable {
     /// The frame's position among the frames added to the session, from 0 (for a capture: its
     /// index in the capture). ``newOutliers`` uses the same numbering.
     public var frameIndex: Int
     /// Why the quality gate rejected the frame; nil when it was accepted (or came after the scan
     /// was complete).
     public var rejection: Rejection?
-    /// The short instruction the FaceScanner app shows for a rejected frame: "Move back — too
-    /// close", "Move closer", "Keep face steady", "Need better lighting" or "Relax your face".
-    public var instruction: String?
+    /// What to tell the user about a rejected frame (too close, too far, …), for an app's own
+    /// text; nil when the frame was accepted or ignored.
+    public var guidance: Guidance?
+    /// The short instruction the FaceScanner app shows for a rejected frame
+    /// (``Guidance/defaultText``): "Move back — too close", "Move closer", "Keep face steady",
+    /// "Need better lighting" or "Relax your face".
+    public var instruction: String? { guidance?.defaultText }
     /// The frame passed the gate and counts toward ``maxFrames``.
     public var isAccepted: Bool
     /// Frames accepted so far, this one included.
@@ -25,13 +29,14 @@ public struct FrameVerdict: Sendable, Equatable {
     /// `maxFrames` frames were accepted: ``FaceScanSession/finish()`` can run; later frames are ignored.
     public var isComplete: Bool { acceptedFrames >= maxFrames }
 
+    /// A verdict; `guidance` says what to tell the user about a rejected frame.
     public init(
-        frameIndex: Int, rejection: Rejection?, instruction: String?, isAccepted: Bool, acceptedFrames: Int,
+        frameIndex: Int, rejection: Rejection?, guidance: Guidance?, isAccepted: Bool, acceptedFrames: Int,
         maxFrames: Int, newOutliers: [Int] = []
     ) {
         self.frameIndex = frameIndex
         self.rejection = rejection
-        self.instruction = instruction
+        self.guidance = guidance
         self.isAccepted = isAccepted
         self.acceptedFrames = acceptedFrames
         self.maxFrames = maxFrames
@@ -147,7 +152,7 @@ public struct FaceScanSession: Sendable {
         let index = report.frames.read
         guard !isComplete else {
             return FrameVerdict(
-                frameIndex: index, rejection: nil, instruction: nil, isAccepted: false,
+                frameIndex: index, rejection: nil, guidance: nil, isAccepted: false,
                 acceptedFrames: report.frames.accepted, maxFrames: settings.maxFrames)
         }
         if vertexCount == nil { vertexCount = frame.xyz.count / 3 }
@@ -160,12 +165,12 @@ public struct FaceScanSession: Sendable {
             case .expression: report.frames.rejected.expression += 1
             }
             return FrameVerdict(
-                frameIndex: index, rejection: reason, instruction: gate.instruction(for: reason, frame.metadata),
+                frameIndex: index, rejection: reason, guidance: gate.guidance(for: reason, frame.metadata),
                 isAccepted: false, acceptedFrames: report.frames.accepted, maxFrames: settings.maxFrames)
         }
         report.frames.accepted += 1
         return FrameVerdict(
-            frameIndex: index, rejection: nil, instruction: nil, isAccepted: true,
+            frameIndex: index, rejection: nil, guidance: nil, isAccepted: true,
             acceptedFrames: report.frames.accepted, maxFrames: settings.maxFrames)
     }
 

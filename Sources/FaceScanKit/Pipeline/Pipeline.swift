@@ -42,7 +42,7 @@ public enum Pipeline {
         _ = clock.lap()
 
         // 4. Encode and write every output atomically.
-        let formats = try lift { () throws(UsageError) in try Exporter.parseList(settings.formats) }
+        let formats = try lift { () throws(UsageError) in try Exporter.parseList(settings.formats.map(\.rawValue)) }
         let outputName = options.name ?? defaultName(for: input)
         try lift { () throws(IOFailure) in try OutputTransaction.prepareDirectory(options.outputDirectory) }
         let transaction = OutputTransaction()
@@ -161,7 +161,8 @@ public enum Pipeline {
             }
             return settings
         } check: { () throws(UsageError) in
-            _ = try Exporter.parseList(settings.formats)
+            if let names = options.formats { _ = try Exporter.parseList(names) }
+            _ = try Exporter.parseList(settings.formats.map(\.rawValue))
         }
         return (reader, session)
     }

@@ -1,5 +1,5 @@
 /// Neighbour weighting of the smoothing Laplacian.
-public enum SmoothingWeights: String, Sendable, CaseIterable {
+public enum SmoothingWeights: String, Sendable, Hashable, Codable, CaseIterable {
     /// Every neighbour counts the same (umbrella operator).
     case uniform
     /// Cotangent weights of the input surface (clamped at zero), which follow the surface's shape

@@ -1,6 +1,6 @@
 /// How ``Solidify/solid(_:options:unitInMillimetres:vertexCount:)`` closes a face surface and
 /// places it for printing.
-public struct SolidOptions: Sendable, Equatable {
+public struct SolidOptions: Sendable, Hashable, Codable {
     /// Millimetres. Thickness mode: the wall thickness (the back surface lies this far behind the
     /// face along the vertex normals). Base mode: unused (the back is the flat cut plane).
     public var thickness = 2.0
