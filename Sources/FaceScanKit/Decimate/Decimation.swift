@@ -48,6 +48,7 @@ public enum Decimation {
     /// ``simplify(_:targetVertices:threads:)`` with the narrow error, for callers in this package
     /// that name the input in the message themselves.
     package static func simplify(_ mesh: Mesh, exactly target: Int, threads: Int = 2) throws(UsageError) -> Mesh {
+        if Task.isCancelled { throw UsageError("cancelled") }  // an async finish was cancelled
         // 1. Only triangles with three distinct corners, and the vertices they use, count.
         let work = referencedOnly(withoutDegenerateTriangles(mesh))
         guard work.triangleCount > 0 else {

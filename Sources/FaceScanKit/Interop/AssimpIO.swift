@@ -75,6 +75,10 @@ public enum AssimpIO {
         -> [ExportedFile]
     {
         #if Assimp
+        // assimp frees parts of a scene without faces that it did not allocate (a double free).
+        guard mesh.triangleCount > 0 else {
+            throw .badInput(InputError(file: "mesh", field: "triangles", "has no triangle to export"))
+        }
         do { return try exportScene(mesh, formatID: formatID) } catch {
             throw FaceScanError(any: error, path: formatID)
         }

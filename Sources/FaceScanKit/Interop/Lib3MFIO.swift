@@ -24,6 +24,9 @@ public enum Lib3MFIO {
         -> [UInt8]
     {
         #if Lib3MF
+        guard mesh.triangleCount > 0 else {
+            throw .badInput(InputError(file: "mesh", field: "triangles", "has no triangle to export"))
+        }
         do { return try writePackage(mesh, thumbnail: thumbnail) } catch { throw .io(error) }
         #else
         throw .unavailable("writing 3MF needs lib3mf (FaceScanKit built without its Lib3MF trait)")

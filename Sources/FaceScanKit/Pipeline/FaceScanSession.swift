@@ -241,20 +241,34 @@ public struct FaceScanSession: Sendable {
     /// Throws `.noAcceptedFrames` (carrying the report) when no frame passed, `.badInput` when
     /// the target cannot be reached from this face or the coordinates overflow float32 once
     /// scaled.
+    ///
+    /// Runs on the calling thread to the end; ``finish(progress:)`` is the `async` form that can
+    /// be cancelled and watched.
     public func finish() throws(FaceScanError) -> ScanResult {
+        try finish(control: .none)
+    }
+
+    /// ``finish()`` reporting to, and stopping for, `control`.
+    func finish(control: FinishControl) throws(FaceScanError) -> ScanResult {
         let total = Stopwatch()
+        try control.enter(.averaging, solid: settings.solid != nil)
         var (ingested, report) = try mean()
-        let mesh = try Self.shape(ingested, report: &report, name: name)
+        let mesh = try Self.shape(ingested, report: &report, name: name, control: control)
+        try control.enter(.done, solid: settings.solid != nil)
         report.timingsMs.total = total.elapsed
         return ScanResult(mesh: mesh, report: report)
     }
 
     /// Smooth → decimate/refine (or solid) → unit and scale: the stages after ingest. Fills the
     /// report's accuracy, output counts, solid scale and depth, smooth and decimate timings.
-    static func shape(_ ingested: Pipeline.Ingested, report: inout Report, name: String) throws(FaceScanError) -> Mesh {
+    static func shape(
+        _ ingested: Pipeline.Ingested, report: inout Report, name: String, control: FinishControl = .none
+    ) throws(FaceScanError) -> Mesh {
         var clock = Stopwatch()
         var settings = ingested.settings
         var mesh = ingested.mesh
+        let solid = settings.solid != nil
+        try control.enter(.smoothing, solid: solid)
         // 1. Smooth.
         if settings.smoothingIterations == ScanSettings.autoSmoothing {
             settings.smoothingIterations = NoiseEstimate.autoIterations(standardErrors: ingested.standardErrors)
@@ -281,6 +295,7 @@ public struct FaceScanSession: Sendable {
             report.accuracy = Report.Accuracy(noiseBeforeUm: rms, noiseAfterUm: rms)
         }
         report.timingsMs.smooth = clock.lap()
+        try control.enter(solid ? .solidifying : .decimating, solid: solid)
 
         // 2. Decimate / refine to the exact target (for a solid: the target of the whole part).
         //    An unreachable target is a property of this capture: the error names it.
@@ -292,11 +307,15 @@ public struct FaceScanSession: Sendable {
                 report.depthMm = part.depth
             } else {
                 mesh = try Decimation.simplify(mesh, exactly: settings.targetVertices)
+                try? control.enter(.scaling, solid: solid)
                 mesh = mesh.scaledUnchecked(by: Float(settings.outputFactor))
             }
         } catch {
+            // A step stopped by a cancellation fails in its own words: the cancellation wins.
+            if control.cancelled || Task.isCancelled { throw .cancelled }
             throw .badInput(InputError(file: name, error.message))
         }
+        if control.cancelled { throw .cancelled }
         // Float32 output coordinates: a face far from the origin, or a large scale, can overflow.
         if mesh.positions.contains(where: { !($0.x.isFinite && $0.y.isFinite && $0.z.isFinite) }) {
             throw .badInput(

@@ -88,6 +88,7 @@ public enum Pipeline {
         var want = Int(Double(full.vertexCount) * Double(target) / Double(probe.mesh.vertexCount))
         var smallest = probe.mesh.vertexCount
         for _ in 0..<8 {
+            if Task.isCancelled { throw UsageError("cancelled") }  // an async finish was cancelled
             want = min(want, Decimation.maximumTargetVertices)
             guard want >= Decimation.minimumVertices else { break }
             let surface = try Decimation.simplify(full, exactly: want)

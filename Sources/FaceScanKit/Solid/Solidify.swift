@@ -220,6 +220,7 @@ public enum Solidify {
         var best: Part? = nil
         var bestFront: (mesh: Mesh, rim: [UInt32], adjacency: Adjacency)? = nil
         for _ in 0..<Constants.depthTries {
+            if Task.isCancelled { throw UsageError("cancelled") }  // an async finish was cancelled
             let plane = Float(Double(frontmost) - depth / unitInMillimetres)
             // A shell stands on a vertical wall twice its thickness tall, so its back surface
             // never reaches the bed.
