@@ -115,7 +115,10 @@ func fuzzAPI(_ bytes: [UInt8]) {
         _ = try? PNGEncoder.encode(image)
     }
     let values = (0..<(mesh.vertexCount + s.int(0...1))).map { _ in s.double() }
-    _ = try? Heatmap.render(mesh, valuesUm: values, maxUm: s.byte() % 2 == 0 ? nil : s.double(), options: options)
+    var heatmapOptions = options
+    if valid, s.byte() % 2 == 0 { heatmapOptions.size = Heatmap.minimumSize + s.int(0...8) }
+    _ = try? Heatmap.render(
+        mesh, valuesUm: values, maxUm: s.byte() % 2 == 0 ? nil : s.double(), options: heatmapOptions)
     let side = s.int(0...8)
     _ = try? RGBAImage(width: side, height: s.int(0...8), pixels: (0..<s.int(0...256)).map { _ in s.byte() })
 

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// `facescan process`: capture → gate → mean → smooth → decimate/refine → unit/scale → outputs.
 public enum Pipeline {
     /// Progress of the ingest stage, reported after every frame.

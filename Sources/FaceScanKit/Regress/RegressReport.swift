@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Machine-readable forms of a regression run: JUnit XML (read by GitLab, Jenkins, GitHub
 /// test-report actions), one JSON document, and per failing sample a report and an error heatmap.
 extension Regression {

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The regression check behind `facescan regress`: process a sample capture, measure the result
 /// and compare it with the sample's committed `expected.json` (and `expected.stl`, the last
 /// accepted output mesh).

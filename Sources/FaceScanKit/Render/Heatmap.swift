@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Colours each vertex on its own: `Rasterizer.renderUnchecked` calls it
 /// once per vertex and side, generic (specialised, no existential call per vertex).
 package protocol VertexShader: Sendable {
@@ -71,6 +79,9 @@ public enum Heatmap {
         public var labels: [String]
     }
 
+    /// The smallest ``RenderOptions/size`` a heatmap is drawn at (its legend needs the room).
+    public static let minimumSize = 64
+
     /// The smallest of 1, 2, 2.5, 5 × 10ᵏ at or above `x` (1 for x ≤ 10⁻³⁰⁰, at or above 10³⁰⁰, or not finite).
     public static func niceMaximum(_ x: Double) -> Double {
         guard x > 1e-300, x < 1e300 else { return 1 }
@@ -91,6 +102,9 @@ public enum Heatmap {
 
     /// Renders `mesh` coloured by `valuesUm` (one per vertex) on a scale from 0 to `maxUm`
     /// (default: ``niceMaximum(_:)`` of the largest value); values above it get the top colour.
+    ///
+    /// - Throws: ``FaceScanError/badSetting(_:)`` when `valuesUm` does not hold one value per
+    ///   vertex, or `options` are out of range or smaller than ``minimumSize``.
     public static func render(
         _ mesh: Mesh, valuesUm: [Double], maxUm: Double? = nil, options: RenderOptions = RenderOptions()
     ) throws(FaceScanError) -> Rendered {
@@ -99,6 +113,12 @@ public enum Heatmap {
                 UsageError("Heatmap: \(valuesUm.count) values for \(mesh.vertexCount) vertices (one per vertex needed)"))
         }
         try options.validate()
+        guard options.size >= minimumSize else {
+            throw .badSetting(
+                UsageError(
+                    "Heatmap: RenderOptions.size must be at least \(minimumSize) (room for the legend), found \(options.size)",
+                    field: "RenderOptions.size"))
+        }
         let top = maxUm.flatMap { $0 > 0 && $0.isFinite ? $0 : nil } ?? niceMaximum(valuesUm.max() ?? 0)
         let colors = valuesUm.map { ColorMap.linear(ColorMap.viridis($0 / top)) }
         let frame = Rasterizer.renderUnchecked(mesh, options: options, vertexShader: HeatmapShader(colors: colors))

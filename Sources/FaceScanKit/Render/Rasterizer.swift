@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A rendered frame: the thumbnail and, per output pixel, the distance along the viewing axis
 /// of the nearest surface (`.infinity` where nothing was drawn), in the mesh's unit.
 public struct RenderedFrame: Sendable {

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Neighbour weighting of the smoothing Laplacian.
 public enum SmoothingWeights: String, Sendable, Hashable, Codable, CaseIterable {
     /// Every neighbour counts the same (umbrella operator).

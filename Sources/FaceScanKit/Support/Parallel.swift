@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 // The one parallel seam of facescan: a computation splits its work into two sides, each writing
 // only its own memory, and joins them in a fixed order, so that the result is the same bytes on
 // one thread or two. Nothing here outlives the call or the object that made it: a thread is
