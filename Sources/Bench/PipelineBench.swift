@@ -104,7 +104,7 @@ func runPipelineBench(samplesDir: String) throws {
         print("skipped: run scripts/compare-peers once to create .venv-peers")
     }
     print("== render 512x512, 2x2 supersampling, median of 20")
-    let ms = medianMs(runs: 20) { _ = Rasterizer.render(truth, options: RenderOptions()) }
+    let ms = medianMs(runs: 20) { _ = try? Rasterizer.render(truth, options: RenderOptions()) }
     print(String(format: "%d triangles: %.1f ms", truth.triangleCount, ms))
 }
 

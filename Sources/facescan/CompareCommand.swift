@@ -69,7 +69,7 @@ struct CompareCommand: ParsableCommand {
         let unitOfB = unitsB ?? units ?? .m
         let meshA = try MeshInput.read(a, command: "compare", unit: unit)
         let rawB = try MeshInput.read(b, command: "compare", unit: unitOfB)
-        let meshB = unitOfB == unit ? rawB : rawB.scaled(by: Float(unitOfB.millimetres / unit.millimetres))
+        let meshB = unitOfB == unit ? rawB : try rawB.scaled(by: Float(unitOfB.millimetres / unit.millimetres))
         // Sizes that agree but are not a face's are likely both in the other unit: --units fixes both.
         let agree = try checkSizesAgree(meshA, meshB, unit: unit, unitOfB: unitOfB)
         MeshInput.checkSize(

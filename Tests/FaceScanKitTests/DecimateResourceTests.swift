@@ -21,7 +21,7 @@ struct DecimateResourceTests {
             guard threadsBefore > 0, residentBefore > 0 else { exit(5) }
             do {
                 let small = try! Decimation.simplify(big, targetVertices: 5_000, threads: 2)
-                _ = Rasterizer.render(small, options: RenderOptions(size: 128, threads: 2))
+                _ = try! Rasterizer.render(small, options: RenderOptions(size: 128, threads: 2))
             }
             let threadsAfter = ProcessProbe.threadCount(), residentAfter = ProcessProbe.residentBytes()
             let left = ProcessProbe.threadsNamed(ProcessProbe.sideThreadName)

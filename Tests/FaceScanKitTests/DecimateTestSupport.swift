@@ -1,4 +1,4 @@
-import FaceScanKit
+@testable import FaceScanKit
 import Foundation
 import Testing
 
@@ -43,7 +43,7 @@ enum DecimateFixtures {
     ///        1
     /// ```
     static let tetrahedron = Mesh(
-        positions: [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1)],
+        uncheckedPositions: [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1)],
         triangles: [0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3])
 
     /// An `n × n` vertex grid in the plane z = 0 (spacing 1), two CCW triangles per cell,
@@ -72,7 +72,7 @@ enum DecimateFixtures {
                 t += [a, b, d, a, d, c]
             }
         }
-        return Mesh(positions: p, triangles: t, uvs: uv)
+        return Mesh(uncheckedPositions: p, triangles: t, uvs: uv)
     }
 
     /// A closed cube `[-1, 1]³` whose faces are `n × n` grids sharing their border vertices;
@@ -107,14 +107,14 @@ enum DecimateFixtures {
                 }
             }
         }
-        return Mesh(positions: p, triangles: t)
+        return Mesh(uncheckedPositions: p, triangles: t)
     }
 
     /// A unit sphere: an octahedron midpoint-subdivided `levels` times, projected, then every
     /// vertex moved radially by up to ±`noise` (seeded).
     static func bumpySphere(levels: Int, noise: Float, seed: UInt64) -> Mesh {
         var m = Mesh(
-            positions: [
+            uncheckedPositions: [
                 SIMD3(1, 0, 0), SIMD3(-1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, -1, 0), SIMD3(0, 0, 1), SIMD3(0, 0, -1),
             ],
             triangles: [0, 2, 4, 2, 1, 4, 1, 3, 4, 3, 0, 4, 2, 0, 5, 1, 2, 5, 3, 1, 5, 0, 3, 5])

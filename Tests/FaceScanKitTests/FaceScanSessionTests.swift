@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import FaceScanKit
@@ -227,4 +228,162 @@ private func loadCapture(_ path: String) throws -> (Topology, ScanSettings, [Fra
         // Index 5 is out of range for two vertices.
         #expect(throws: FaceScanError.self) { _ = try fresh.add(Frame(xyz: [0, 0, 0, 1, 0, 0])) }
     }
+
+    /// A hostile setting is refused when the session is made, before any frame, as `.badSetting`
+    /// naming the field; valid settings survive a JSON round trip unchanged.
+    @Test func hostileSettingsAreRefusedUpFront() throws {
+        let (topology, _) = grid()
+        var cases: [(ScanSettings, String)] = []
+        func add(_ field: String, _ change: (inout ScanSettings) -> Void) {
+            var s = ScanSettings()
+            change(&s)
+            cases.append((s, field))
+        }
+        add("ScanSettings.maxFrames") { $0.maxFrames = -1 }
+        add("ScanSettings.targetVertices") { $0.targetVertices = 3 }
+        add("ScanSettings.smoothingIterations") { $0.smoothingIterations = -7 }
+        add("ScanSettings.scale") { $0.scale = .nan }
+        add("ScanSettings.noiseLimit") { $0.noiseLimit = .infinity }
+        add("ScanSettings.formats") { $0.formats = [] }
+        add("ScanSettings.gate.minDistance") { $0.gate.minDistance = .nan }
+        add("ScanSettings.gate.maxDistance") {
+            $0.gate.minDistance = 0.5
+            $0.gate.maxDistance = 0.3
+        }
+        add("ScanSettings.gate.maxSmile") { $0.gate.maxSmile = -1 }
+        add("ScanSettings.solid.thickness") { $0.solid = SolidOptions(thickness: -2) }
+        add("ScanSettings.solid.depth") { $0.solid = SolidOptions(depth: .nan) }
+        add("ScanSettings.solid.fit") { $0.solid = SolidOptions(fit: SIMD3(100, 0, 100)) }
+        for (settings, field) in cases {
+            do throws(FaceScanError) {
+                _ = try FaceScanSession(topology: topology, settings: settings)
+                Issue.record("\(field): accepted")
+            } catch .badSetting(let e) {
+                #expect(e.field == field)
+                #expect(e.message.hasPrefix(field + " must be"), "\(e.message)")
+            } catch {
+                Issue.record("\(field): \(error)")
+            }
+        }
+        var settings = ScanSettings(targetVertices: 777, solid: SolidOptions(thickness: 3, fit: SIMD3(200, 200, 100)))
+        settings.gate.maxDistance = 0.6
+        settings.formats = [.stl, .threeMF, .png]
+        try settings.validate()
+        let json = try JSONEncoder().encode(settings)
+        #expect(try JSONDecoder().decode(ScanSettings.self, from: json) == settings)
+        #expect(String(decoding: json, as: UTF8.self).contains("\"3mf\""))
+        for value in [Quality.high] { #expect(try JSONDecoder().decode(Quality.self, from: JSONEncoder().encode(value)) == value) }
+        let units = try JSONDecoder().decode([LengthUnit].self, from: JSONEncoder().encode(LengthUnit.allCases))
+        #expect(units == LengthUnit.allCases)
+        let formats = try JSONDecoder().decode([MeshFormat].self, from: JSONEncoder().encode(MeshFormat.allCases))
+        #expect(formats == MeshFormat.allCases)
+        #expect(Set([settings, settings]).count == 1)
+    }
+
+    /// Errors read as one line through `localizedDescription`, and compare equal.
+    @Test func errorsAreLocalizedAndEquatable() {
+        let errors: [FaceScanError] = [
+            .badInput(InputError(file: "f.json", frame: 3, field: "vertices", "bad\nline")),
+            .badSetting(UsageError("ScanSettings.maxFrames must be at least 1, found 0", field: "ScanSettings.maxFrames")),
+            .io(IOFailure(path: "/x", "No such file")), .cancelled, .unavailable("PLY needs assimp"),
+            .noAcceptedFrames(NoAcceptedFrames(file: "c.json", report: Report(input: "c.json"))),
+        ]
+        for e in errors {
+            let text = (e as any Error).localizedDescription
+            #expect(text == e.description)
+            #expect(!text.contains("\n") && !text.contains("FaceScanKit.FaceScanError"), "\(text)")
+            #expect(e == e)
+        }
+        #expect(errors[0] != errors[1])
+        #expect(FaceScanError.cancelled.localizedDescription == "cancelled")
+    }
+
+    /// A distance rejection says too close or too far; NaN is neither; NaN blend shapes fail.
+    @Test func guidanceSaysTooCloseOrTooFar() throws {
+        let (topology, base) = grid()
+        var session = try FaceScanSession(topology: topology)
+        let cases: [(FrameMetadata, Guidance)] = [
+            (FrameMetadata(distance: 0.1), .tooClose), (FrameMetadata(distance: 0.9), .tooFar),
+            (FrameMetadata(distance: .nan), .distanceUnknown),
+            (FrameMetadata(distance: 0.4, tracking: .notAvailable), .keepSteady),
+            (FrameMetadata(distance: 0.4, ambientIntensity: .nan), .needMoreLight),
+            (FrameMetadata(distance: 0.4, jawOpen: .nan), .relaxFace),
+        ]
+        for (i, (meta, guidance)) in cases.enumerated() {
+            let v = try session.add(frame(base, seed: UInt64(i), metadata: meta))
+            #expect(v.guidance == guidance, "case \(i)")
+            #expect(v.rejection == guidance.rejection)
+            #expect(v.instruction == guidance.defaultText)
+        }
+        #expect(Guidance.tooClose.defaultText == "Move back — too close")
+        #expect(Guidance.tooFar.defaultText == "Move closer")
+    }
+
+    /// ARKit-shaped input: Int16 indices, transforms and blend shapes by ARKit's names give the
+    /// same distance as the capture reader (translation length; relative to the camera).
+    @Test func arkitShapedInput() throws {
+        let topology = try Topology(triangleIndices: [Int16(0), 1, 2, 2, 1, 3])
+        #expect(topology.triangles == [0, 1, 2, 2, 1, 3])
+        #expect(try Topology(triangleIndices: [UInt16(0), 1, 2]).triangles == [0, 1, 2])
+        #expect(throws: FaceScanError.self) { _ = try Topology(triangleIndices: [Int16(0), -1, 2]) }
+        #expect(throws: FaceScanError.self) { _ = try Topology(triangleIndices: [Int16(0), 1]) }
+        var anchor: [Float] = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0.1, 0.2, -0.3, 1]
+        let meta = try FrameMetadata(
+            anchorTransform: anchor, ambientIntensity: 800,
+            blendShapes: ["jawOpen": 0.25, "mouthSmile_L": 0.5, "mouthSmile_R": 0.1, "eyeBlink_L": 1])
+        #expect(abs(meta.distance! - (0.01 + 0.04 + 0.09 as Double).squareRoot()) < 1e-6)
+        #expect(meta.jawOpen == 0.25 && meta.mouthSmileLeft == 0.5 && meta.mouthSmileRight == Double(Float(0.1)))
+        let camera: [Float] = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0.1, 0.2, 0.1, 1]
+        let relative = try FrameMetadata(anchorTransform: anchor, cameraTransform: camera)
+        #expect(abs(relative.distance! - 0.4) < 1e-6)
+        anchor[13] = .nan
+        #expect(throws: FaceScanError.self) { _ = try FrameMetadata(anchorTransform: anchor) }
+        #expect(throws: FaceScanError.self) { _ = try FrameMetadata(anchorTransform: [1, 2, 3]) }
+        #expect(throws: FaceScanError.self) {
+            _ = try FrameMetadata(anchorTransform: camera, blendShapes: ["jawOpen": 2])
+        }
+    }
+
+    /// finish(progress:) reports its stages in order and gives the same mesh as finish();
+    /// cancelled, it throws `.cancelled` and leaves the session usable.
+    @Test func asyncFinishReportsProgressAndCanBeCancelled() async throws {
+        let (topology, base) = grid(12)
+        let settings = ScanSettings(maxFrames: 4, targetVertices: 200)
+        var session = try FaceScanSession(topology: topology, settings: settings)
+        for i in 0..<4 { _ = try session.add(frame(base, seed: UInt64(i))) }
+        let stages = Mutex<[FinishProgress.Stage]>([])
+        let expected = try finishNow(session)
+        let result = try await session.finish { p in stages.withLock { $0.append(p.stage) } }
+        #expect(result.mesh == expected.mesh)
+        let seen = stages.withLock { $0 }
+        #expect(seen == [.averaging, .smoothing, .decimating, .scaling, .done], "\(seen)")
+
+        let frozen = session
+        let task = Task { () async -> FaceScanError? in
+            do throws(FaceScanError) {
+                _ = try await frozen.finish()
+                return nil
+            } catch {
+                return error
+            }
+        }
+        task.cancel()
+        let outcome = await task.value
+        #expect(outcome == .cancelled)
+        // Cancelled before it starts, too; the session itself is unchanged.
+        let early = await Task { () async -> FaceScanError? in
+            withUnsafeCurrentTask { $0?.cancel() }
+            do throws(FaceScanError) {
+                _ = try await frozen.finish()
+                return nil
+            } catch {
+                return error
+            }
+        }.value
+        #expect(early == .cancelled)
+        #expect(try finishNow(session).mesh == expected.mesh)
+    }
 }
+
+/// The synchronous ``FaceScanSession/finish()`` (an async context would pick the async form).
+private func finishNow(_ session: FaceScanSession) throws -> ScanResult { try session.finish() }

@@ -73,7 +73,7 @@ struct HighValenceFanTests {
         var triangles: [UInt32] = []
         triangles.reserveCapacity(3 * (n - 2))
         for i in 1..<(n - 1) { triangles += [0, UInt32(i), UInt32(i + 1)] }
-        return Mesh(positions: positions, triangles: triangles)
+        return Mesh(uncheckedPositions: positions, triangles: triangles)
     }
 
     @Test func aHundredThousandTriangleFanIsClassifiedAndDecimated() throws {

@@ -13,7 +13,7 @@ private func faceBox() -> Mesh {
     let t: [UInt32] = [
         0, 2, 1, 1, 2, 3, 4, 5, 6, 5, 7, 6, 0, 1, 4, 1, 5, 4, 2, 6, 3, 3, 6, 7, 0, 4, 2, 2, 4, 6, 1, 3, 5, 3, 7, 5,
     ]
-    return Mesh(positions: p, triangles: t, uvs: p.map { SIMD2(($0.x + 75) / 150, ($0.y + 100) / 210) })
+    return Mesh(uncheckedPositions: p, triangles: t, uvs: p.map { SIMD2(($0.x + 75) / 150, ($0.y + 100) / 210) })
 }
 
 private func bounds(_ m: Mesh) -> (SIMD3<Float>, SIMD3<Float>) {

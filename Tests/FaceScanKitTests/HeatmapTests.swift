@@ -26,7 +26,7 @@ func heatmapPlates() -> (flat: Mesh, bumped: Mesh) {
             tris += [a, b, d, a, d, c]
         }
     }
-    return (Mesh(positions: flat, triangles: tris), Mesh(positions: bumped, triangles: tris))
+    return (Mesh(uncheckedPositions: flat, triangles: tris), Mesh(uncheckedPositions: bumped, triangles: tris))
 }
 
 @Suite struct HeatmapTests {
@@ -60,10 +60,10 @@ func heatmapPlates() -> (flat: Mesh, bumped: Mesh) {
         #expect(back.allSatisfy { $0 == 0 })
     }
 
-    @Test func colorsShowWhereTheSurfaceMoved() {
+    @Test func colorsShowWhereTheSurfaceMoved() throws {
         let (flat, bumped) = heatmapPlates()
         let d = SurfaceDistance.perVertex(bumped, to: flat, unitToMicrometres: 1000)
-        let r = Heatmap.render(bumped, valuesUm: d)
+        let r = try Heatmap.render(bumped, valuesUm: d)
         #expect(r.maxUm == 500)
         #expect(r.labels == ["0", "125", "250", "375", "500"])
         #expect(r.image.width > r.image.height)  // the legend beside the mesh
@@ -99,10 +99,10 @@ func heatmapPlates() -> (flat: Mesh, bumped: Mesh) {
         #expect(r.image[barX, 18 * (size / 256)] == bytes(ColorMap.viridis(1)))
         #expect(r.image[barX, size - 10 * (size / 256)] == bytes(ColorMap.viridis(0)))
         // Same input, same bytes.
-        #expect(Heatmap.render(bumped, valuesUm: d).image == r.image)
+        #expect(try Heatmap.render(bumped, valuesUm: d).image == r.image)
     }
 
-    @Test func scaleMaximaAndLabels() {
+    @Test func scaleMaximaAndLabels() throws {
         #expect(Heatmap.niceMaximum(500) == 500)
         #expect(Heatmap.niceMaximum(501) == 1000)
         #expect(Heatmap.niceMaximum(0.37) == 0.5)
@@ -113,6 +113,6 @@ func heatmapPlates() -> (flat: Mesh, bumped: Mesh) {
         // Values above a given maximum get the top colour and a '>' on the top label.
         let (flat, bumped) = heatmapPlates()
         let d = SurfaceDistance.perVertex(bumped, to: flat, unitToMicrometres: 1000)
-        #expect(Heatmap.render(bumped, valuesUm: d, maxUm: 100).labels.last == ">100")
+        #expect(try Heatmap.render(bumped, valuesUm: d, maxUm: 100).labels.last == ">100")
     }
 }

@@ -96,7 +96,7 @@ import Testing
                 tris += [UInt32(a), UInt32(b), UInt32(c)]
             }
         }
-        return Mesh(positions: positions, triangles: tris)
+        return Mesh(uncheckedPositions: positions, triangles: tris)
     }
 
     @Test func matchesTheReferenceOnDefectiveMeshes() {
@@ -134,7 +134,7 @@ import Testing
         var tris: [UInt32] = []
         for i in 0..<spokes { tris += [0, UInt32(1 + i), UInt32(1 + (i + 1) % spokes)] }
         tris += [0, 1, 2]  // a duplicate of the first triangle
-        let mesh = Mesh(positions: positions, triangles: tris)
+        let mesh = Mesh(uncheckedPositions: positions, triangles: tris)
         let check = MeshCheck(mesh)
         #expect(check == Self.reference(mesh))
         // The copy adds a third use to spokes 0–1 and 0–2 and a same-direction second use to rim 1–2.

@@ -91,7 +91,7 @@ import Testing
         {
             uvs = uvOf.map { texcoords[Int($0)] }
         }
-        return Mesh(positions: positions, triangles: tris, uvs: uvs)
+        return Mesh(uncheckedPositions: positions, triangles: tris, uvs: uvs)
     }
 
     static func referenceSTL(_ b: [UInt8], name: String) throws(InputError) -> Mesh {
@@ -164,7 +164,7 @@ import Testing
                 tris.append(i)
             }
         }
-        return Mesh(positions: positions, triangles: tris)
+        return Mesh(uncheckedPositions: positions, triangles: tris)
     }
 
     // MARK: Comparing outcomes bit for bit
@@ -516,7 +516,7 @@ import Testing
         #expect(m.uvs == nil)  // vertex 1 has no texture coordinate in the second face
         let uv = try Mesh.parseOBJ(Array("v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0.5 0.25\nf 1/1 2/1 3/-1".utf8), name: "t.obj")
         #expect(uv.uvs == Array(repeating: SIMD2(0.5, 0.25), count: 3))
-        #expect(try Mesh.parseOBJ([], name: "t.obj") == Mesh(positions: [], triangles: []))
+        #expect(try Mesh.parseOBJ([], name: "t.obj") == Mesh(uncheckedPositions: [], triangles: []))
     }
 
     // MARK: STL

@@ -26,7 +26,7 @@ import Testing
                 px[i + 2] = UInt8((x ^ y) & 0xFF); px[i + 3] = UInt8((x + y) & 0xFF)
             }
         }
-        return RGBAImage(width: width, height: height, pixels: px)
+        return RGBAImage(uncheckedWidth: width, height: height, pixels: px)
     }
 
     @Test func layoutOfASmallImage() {

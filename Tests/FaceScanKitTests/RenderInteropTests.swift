@@ -27,7 +27,7 @@ private func cube() -> Mesh {
         2, 3, 7, 2, 7, 6,  // back (+y)
         3, 0, 4, 3, 4, 7,  // left (−x)
     ]
-    return Mesh(positions: p, triangles: t)
+    return Mesh(uncheckedPositions: p, triangles: t)
 }
 
 /// A 3×3-vertex grid in z = 0 (8 triangles), with UVs: open, one boundary loop.
@@ -52,7 +52,7 @@ private func grid() -> Mesh {
             t += [a, a + 1, a + 4, a, a + 4, a + 3]
         }
     }
-    return Mesh(positions: p, triangles: t, uvs: uv)
+    return Mesh(uncheckedPositions: p, triangles: t, uvs: uv)
 }
 
 private func tempPath(_ name: String) -> String { "/tmp/facescan-interop-\(getpid())-\(name)" }

@@ -41,9 +41,9 @@ private func square(z: Float, half: Float, offset: UInt32 = 0) -> (positions: [S
 }
 
 @Suite struct RenderTests {
-    @Test func frontViewCoversAReasonableShareOfTheFrame() {
+    @Test func frontViewCoversAReasonableShareOfTheFrame() throws {
         for view in RenderView.allCases {
-            let image = Rasterizer.render(ictNeutral, options: RenderOptions(size: 128, view: view))
+            let image = try Rasterizer.render(ictNeutral, options: RenderOptions(size: 128, view: view))
             #expect(image.width == 128 && image.height == 128)
             #expect(image.coverage > 0.2 && image.coverage < 0.8, "coverage \(image.coverage) for \(view)")
             // Corners are background: fully transparent.
@@ -52,22 +52,22 @@ private func square(z: Float, half: Float, offset: UInt32 = 0) -> (positions: [S
         }
     }
 
-    @Test func symmetricFaceGivesMirroredProfilesAndASymmetricFrontSilhouette() {
+    @Test func symmetricFaceGivesMirroredProfilesAndASymmetricFrontSilhouette() throws {
         let options = RenderOptions(size: 128)
-        let front = Rasterizer.render(ictNeutral, options: options)
+        let front = try Rasterizer.render(ictNeutral, options: options)
         #expect(maskAgreement(front, front.mirrored()) > 0.97)
         var o = options
         o.view = .left
-        let left = Rasterizer.render(ictNeutral, options: o)
+        let left = try Rasterizer.render(ictNeutral, options: o)
         o.view = .right
-        let right = Rasterizer.render(ictNeutral, options: o)
+        let right = try Rasterizer.render(ictNeutral, options: o)
         #expect(maskAgreement(left, right.mirrored()) > 0.97)
         // The lights stay with the camera, so the shading differs somewhat, but not wildly.
         #expect(meanLumaDifference(left, right.mirrored()) < 40)
     }
 
-    @Test func noseIsNearerThanTheCheeks() {
-        let frame = Rasterizer.renderFrame(ictNeutral, options: RenderOptions(size: 128), shader: ClayShader())
+    @Test func noseIsNearerThanTheCheeks() throws {
+        let frame = try Rasterizer.renderFrame(ictNeutral, options: RenderOptions(size: 128), shader: ClayShader())
         // Nose tip: the vertex farthest along +z; cheeks: points left and right of it.
         let tip = ictNeutral.positions.max { $0.z < $1.z }!
         let (p, tipDepth) = frame.camera.project(tip)
@@ -85,13 +85,13 @@ private func square(z: Float, half: Float, offset: UInt32 = 0) -> (positions: [S
         }
     }
 
-    @Test func nearerTriangleOccludesWhateverTheDrawingOrder() {
+    @Test func nearerTriangleOccludesWhateverTheDrawingOrder() throws {
         // A small near square in front of a large far one, drawn in both orders.
         let far = square(z: 0, half: 1), near = square(z: 0.5, half: 0.3, offset: 4)
-        let a = Mesh(positions: far.positions + near.positions, triangles: far.triangles + near.triangles)
-        let b = Mesh(positions: far.positions + near.positions, triangles: near.triangles + far.triangles)
-        let fa = Rasterizer.renderFrame(a, options: RenderOptions(size: 64), shader: ClayShader())
-        let fb = Rasterizer.renderFrame(b, options: RenderOptions(size: 64), shader: ClayShader())
+        let a = Mesh(uncheckedPositions: far.positions + near.positions, triangles: far.triangles + near.triangles)
+        let b = Mesh(uncheckedPositions: far.positions + near.positions, triangles: near.triangles + far.triangles)
+        let fa = try Rasterizer.renderFrame(a, options: RenderOptions(size: 64), shader: ClayShader())
+        let fb = try Rasterizer.renderFrame(b, options: RenderOptions(size: 64), shader: ClayShader())
         #expect(fa.image == fb.image)
         let centre = fa.depth[32 * 64 + 32]
         let (_, nearDepth) = fa.camera.project(SIMD3(0, 0, 0.5))
@@ -100,19 +100,19 @@ private func square(z: Float, half: Float, offset: UInt32 = 0) -> (positions: [S
         #expect(abs(fa.depth[Int(q.y) * 64 + Int(q.x)] - farDepth) < 1e-3)
     }
 
-    @Test func backFacesAreDrawnDarker() {
+    @Test func backFacesAreDrawnDarker() throws {
         // The same square, once facing the camera, once facing away.
         let s = square(z: 0, half: 1)
-        let front = Mesh(positions: s.positions, triangles: s.triangles)
-        let back = Mesh(positions: s.positions, triangles: [0, 2, 1, 0, 3, 2])
-        let a = Rasterizer.render(front, options: RenderOptions(size: 32))
-        let b = Rasterizer.render(back, options: RenderOptions(size: 32))
+        let front = Mesh(uncheckedPositions: s.positions, triangles: s.triangles)
+        let back = Mesh(uncheckedPositions: s.positions, triangles: [0, 2, 1, 0, 3, 2])
+        let a = try Rasterizer.render(front, options: RenderOptions(size: 32))
+        let b = try Rasterizer.render(back, options: RenderOptions(size: 32))
         #expect(a[16, 16][3] == 255 && b[16, 16][3] == 255)
         #expect(Int(b[16, 16][1]) < Int(a[16, 16][1]) - 40)
     }
 
-    @Test func edgesAreAntialiased() {
-        let image = Rasterizer.render(ictNeutral, options: RenderOptions(size: 128))
+    @Test func edgesAreAntialiased() throws {
+        let image = try Rasterizer.render(ictNeutral, options: RenderOptions(size: 128))
         let partial = stride(from: 3, to: image.pixels.count, by: 4).filter {
             image.pixels[$0] > 0 && image.pixels[$0] < 255
         }
@@ -121,21 +121,21 @@ private func square(z: Float, half: Float, offset: UInt32 = 0) -> (positions: [S
 
     @Test func renderingIsDeterministic() throws {
         let o = RenderOptions(size: 96, view: .threeQuarter)
-        let a = Rasterizer.render(ictNeutral, options: o)
-        let b = Rasterizer.render(ictNeutral, options: o)
+        let a = try Rasterizer.render(ictNeutral, options: o)
+        let b = try Rasterizer.render(ictNeutral, options: o)
         #expect(a == b)
         #expect(try PNGEncoder.encode(a) == PNGEncoder.encode(b))
     }
 
-    @Test func threadCountDoesNotChangeTheImage() {
+    @Test func threadCountDoesNotChangeTheImage() throws {
         var o = RenderOptions(size: 100, view: .left, threads: 1)
-        let one = Rasterizer.render(ictNeutral, options: o)
+        let one = try Rasterizer.render(ictNeutral, options: o)
         o.threads = 3
-        #expect(Rasterizer.render(ictNeutral, options: o) == one)
+        #expect(try Rasterizer.render(ictNeutral, options: o) == one)
     }
 
     @Test func pngRoundTripsThroughLibpng() throws {
-        let image = Rasterizer.render(ictNeutral, options: RenderOptions(size: 64))
+        let image = try Rasterizer.render(ictNeutral, options: RenderOptions(size: 64))
         let png = try PNGEncoder.encode(image)
         #expect(Array(png.prefix(8)) == PNGEncoder.signature)
         // No time chunk: the bytes depend on the pixels only.
@@ -150,13 +150,13 @@ private func square(z: Float, half: Float, offset: UInt32 = 0) -> (positions: [S
     @Test func pngIsWrittenAtomically() throws {
         let path = "/tmp/facescan-render-test-\(getpid()).png"
         defer { unlink(path) }
-        let image = Rasterizer.render(ictNeutral, options: RenderOptions(size: 32))
+        let image = try Rasterizer.render(ictNeutral, options: RenderOptions(size: 32))
         try PNGEncoder.write(image, to: path)
         let bytes = try FileBytes.read(path)
         #expect(try PNGEncoder.decode(bytes, name: path) == image)
     }
 
-    @Test func garbageIsNotAPNG() {
+    @Test func garbageIsNotAPNG() throws {
         #expect(throws: FaceScanError.self) { try PNGEncoder.decode(Array("not a png".utf8), name: "junk.png") }
     }
 }

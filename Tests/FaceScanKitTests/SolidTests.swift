@@ -38,7 +38,7 @@ func capWithHoles(sphere: Double = 1.3) -> Mesh {
             triangles += [a, b, c, a, c, d]
         }
     }
-    return Mesh(positions: positions, triangles: triangles)
+    return Mesh(uncheckedPositions: positions, triangles: triangles)
 }
 
 /// Loads the ICT fixture (metres).
@@ -182,10 +182,10 @@ private func plane(_ pts: [SIMD3<Double>]) -> (SIMD3<Double>, SIMD3<Double>) {
 
     @Test func closedOrEmptyMeshIsLeftAlone() {
         let tet = Mesh(
-            positions: [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1)],
+            uncheckedPositions: [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1)],
             triangles: [0, 2, 1, 0, 1, 3, 1, 2, 3, 0, 3, 2])
         #expect(Solidify.fillHoles(tet) == tet)
-        #expect(Solidify.fillHoles(Mesh(positions: [], triangles: [])).vertexCount == 0)
+        #expect(Solidify.fillHoles(Mesh(uncheckedPositions: [], triangles: [])).vertexCount == 0)
     }
 }
 
@@ -208,7 +208,7 @@ private func plane(_ pts: [SIMD3<Double>]) -> (SIMD3<Double>, SIMD3<Double>) {
     /// Distance from each back vertex of a shell (a vertex no front triangle uses, not on the bed)
     /// to the front surface (its first `tc` triangles), in mesh units: the wall measured from inside.
     static func wallThickness(_ solid: Mesh, frontTriangles tc: Int) -> [Double] {
-        let front = Mesh(positions: solid.positions, triangles: Array(solid.triangles[0..<(3 * tc)]))
+        let front = Mesh(uncheckedPositions: solid.positions, triangles: Array(solid.triangles[0..<(3 * tc)]))
         var onFront = [Bool](repeating: false, count: solid.vertexCount)
         for i in front.triangles { onFront[Int(i)] = true }
         let bvh = TriangleBVH(front)
@@ -226,7 +226,7 @@ private func plane(_ pts: [SIMD3<Double>]) -> (SIMD3<Double>, SIMD3<Double>) {
     /// standing for a quarter of its area. Every point of the back at least `wall` from the front
     /// also means every ray through the wall, from either side, is at least `wall` long.
     static func thinShare(_ solid: Mesh, frontTriangles tc: Int, under wall: Double) -> Double {
-        let front = Mesh(positions: solid.positions, triangles: Array(solid.triangles[0..<(3 * tc)]))
+        let front = Mesh(uncheckedPositions: solid.positions, triangles: Array(solid.triangles[0..<(3 * tc)]))
         let bvh = TriangleBVH(front)
         var stack = TriangleBVH.makeStack(depth: bvh.depth)
         var thin = 0.0, total = 0.0
@@ -308,7 +308,7 @@ private func plane(_ pts: [SIMD3<Double>]) -> (SIMD3<Double>, SIMD3<Double>) {
 
     @Test func refusesBadInput() {
         let tet = Mesh(
-            positions: [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1)],
+            uncheckedPositions: [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1)],
             triangles: [0, 2, 1, 0, 1, 3, 1, 2, 3, 0, 3, 2])
         do {
             _ = try Solidify.solid(tet, options: SolidOptions(), unitInMillimetres: 1)
@@ -322,11 +322,11 @@ private func plane(_ pts: [SIMD3<Double>]) -> (SIMD3<Double>, SIMD3<Double>) {
         }
         // Three triangles on one edge.
         let fin = Mesh(
-            positions: [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, -1, 0), SIMD3(0, 0, 1)],
+            uncheckedPositions: [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, -1, 0), SIMD3(0, 0, 1)],
             triangles: [0, 1, 2, 1, 0, 3, 0, 1, 4])
         #expect(throws: FaceScanError.self) { try Solidify.solid(fin, options: SolidOptions(), unitInMillimetres: 1) }
         #expect(throws: FaceScanError.self) {
-            try Solidify.solid(Mesh(positions: [], triangles: []), options: SolidOptions(), unitInMillimetres: 1)
+            try Solidify.solid(Mesh(uncheckedPositions: [], triangles: []), options: SolidOptions(), unitInMillimetres: 1)
         }
         let m = capWithHoles()
         #expect(throws: FaceScanError.self) {
@@ -410,7 +410,7 @@ private func plane(_ pts: [SIMD3<Double>]) -> (SIMD3<Double>, SIMD3<Double>) {
     /// Two triangles that pierce each other are both counted; a closed solid of the samples' kind none.
     @Test func countsCrossingTriangles() throws {
         let crossing = Mesh(
-            positions: [
+            uncheckedPositions: [
                 SIMD3(0, 0, 0), SIMD3(2, 0, 0), SIMD3(0, 2, 0),
                 SIMD3(0.5, 0.5, -1), SIMD3(0.5, 0.5, 1), SIMD3(1.5, 1.5, 0),
             ],
@@ -514,7 +514,7 @@ private func plane(_ pts: [SIMD3<Double>]) -> (SIMD3<Double>, SIMD3<Double>) {
                 triangles += [a, b, c, a, c, d]
             }
         }
-        return Mesh(positions: positions, triangles: triangles)
+        return Mesh(uncheckedPositions: positions, triangles: triangles)
     }
 
     @Test func grooveBecomesSolidAndWallsHold() throws {

@@ -93,7 +93,7 @@ func sphere(radius r: Float, rings: Int, segments: Int) -> Mesh {
     }
     let south = UInt32(p.count - 1)
     for j in 0..<segments { t += [south, ring(rings - 1, j), ring(rings - 1, j + 1)] }
-    return Mesh(positions: p, triangles: t)
+    return Mesh(uncheckedPositions: p, triangles: t)
 }
 
 @Suite struct TaubinTests {
@@ -135,7 +135,7 @@ func sphere(radius r: Float, rings: Int, segments: Int) -> Mesh {
                 t += [a, b, c, c, b, d]
             }
         }
-        let m = Mesh(positions: p, triangles: t)
+        let m = Mesh(uncheckedPositions: p, triangles: t)
         let adj = Adjacency(triangles: t, vertexCount: p.count)
         #expect(adj.boundaryEdgeCount == 4 * (n - 1))
         let s = Taubin.smooth(m, adjacency: adj, options: TaubinOptions(iterations: 10))
@@ -155,7 +155,7 @@ func sphere(radius r: Float, rings: Int, segments: Int) -> Mesh {
 
 @Suite struct ExportTests {
     let quad = Mesh(
-        positions: [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(1, 1, 0), SIMD3(2, 0, 0)],
+        uncheckedPositions: [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(1, 1, 0), SIMD3(2, 0, 0)],
         triangles: [0, 1, 2, 2, 1, 3, 0, 1, 4])  // last triangle is degenerate (collinear)
 
     @Test func stlByteLayout() {
@@ -241,7 +241,7 @@ func sphere(radius r: Float, rings: Int, segments: Int) -> Mesh {
                 t += [a, b, c, c, b, d]
             }
         }
-        return (Mesh(positions: p, triangles: t), Adjacency(triangles: t, vertexCount: p.count))
+        return (Mesh(uncheckedPositions: p, triangles: t), Adjacency(triangles: t, vertexCount: p.count))
     }
 
     func ridgeHeight(_ m: Mesh) -> Float {
@@ -271,7 +271,7 @@ func sphere(radius r: Float, rings: Int, segments: Int) -> Mesh {
         var p: [SIMD3<Float>] = []
         for y in 0..<n { for x in 0..<n { p.append(SIMD3(Float(x), Float(y), y == n / 2 ? 1 : 0)) } }
         let (noisy, _) = ridge()
-        let clean = Mesh(positions: p, triangles: noisy.triangles)
+        let clean = Mesh(uncheckedPositions: p, triangles: noisy.triangles)
         let adj = Adjacency(triangles: clean.triangles, vertexCount: p.count)
         let defaults = PipelineOptions()
         let se: Float = 0.01

@@ -26,7 +26,7 @@ func gridMesh(cols: Int, rows: Int, size: Float = 0.1, z: Float = 0, bump: Float
             triangles += [v, v + 1, up + 1, v, up + 1, up]
         }
     }
-    return Mesh(positions: positions, triangles: triangles)
+    return Mesh(uncheckedPositions: positions, triangles: triangles)
 }
 
 /// A seeded random soup of small triangles in the unit cube.
@@ -40,7 +40,7 @@ func randomMesh(triangles count: Int, seed: UInt64) -> Mesh {
                 centre + 0.05 * SIMD3<Float>(Float(rng.nextUnit()), Float(rng.nextUnit()), Float(rng.nextUnit())))
         }
     }
-    return Mesh(positions: positions, triangles: (0..<UInt32(3 * count)).map { $0 })
+    return Mesh(uncheckedPositions: positions, triangles: (0..<UInt32(3 * count)).map { $0 })
 }
 
 @Suite struct SurfaceDistanceTests {
@@ -77,7 +77,7 @@ func randomMesh(triangles count: Int, seed: UInt64) -> Mesh {
     }
 
     @Test func emptyMeshes() {
-        let empty = Mesh(positions: [], triangles: [])
+        let empty = Mesh(uncheckedPositions: [], triangles: [])
         #expect(SurfaceDistance.symmetric(empty, empty, samplesPerMesh: 10) == SurfaceError(rms: 0, max: 0, mean: 0))
         let e = SurfaceDistance.symmetric(gridMesh(cols: 1, rows: 1), empty, samplesPerMesh: 10)
         #expect(e.rms == .infinity && e.max == .infinity)
@@ -107,7 +107,7 @@ func randomMesh(triangles count: Int, seed: UInt64) -> Mesh {
     @Test func bvhHandlesCoincidentTriangles() {
         // 50 copies of one triangle: the centroid split separates nothing and falls back to the median.
         let m = Mesh(
-            positions: [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 1, 0)],
+            uncheckedPositions: [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 1, 0)],
             triangles: Array(repeating: [0, 1, 2], count: 50).flatMap { $0 })
         let bvh = TriangleBVH(m)
         var stack = TriangleBVH.makeStack(depth: bvh.depth)
@@ -117,7 +117,7 @@ func randomMesh(triangles count: Int, seed: UInt64) -> Mesh {
     @Test func samplesAreAreaWeightedAndOnTheSurface() {
         // Two triangles of areas 1.5 and 0.5: three quarters of the samples land on the first.
         let m = Mesh(
-            positions: [
+            uncheckedPositions: [
                 SIMD3(0, 0, 0), SIMD3(3, 0, 0), SIMD3(0, 1, 0), SIMD3(10, 0, 0), SIMD3(11, 0, 0), SIMD3(10, 1, 0),
             ],
             triangles: [0, 1, 2, 3, 4, 5])

@@ -139,7 +139,7 @@ struct VectorPlacementTests {
         let refined = Subdivision.midpoint(Subdivision.midpoint(mp))
         let flat = DecimateFixtures.grid(12)
         let crushed = Mesh(
-            positions: flat.positions.map { p in SIMD3(p.x, p.y >= 4 && p.y <= 6 ? 4 : p.y, p.z) },
+            uncheckedPositions: flat.positions.map { p in SIMD3(p.x, p.y >= 4 && p.y <= 6 ? 4 : p.y, p.z) },
             triangles: flat.triangles, uvs: flat.uvs)
         let cases: [(Mesh, Int)] = [(face, 5_000), (sphere, 700), (refined, 5_000), (crushed, 40)]
         for threads in [1, 2] {

@@ -179,7 +179,7 @@ import Testing
         }
 
         // The formats of the C libraries left out say so, as a typed error.
-        let mesh = Mesh(positions: [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 1, 0)], triangles: [0, 1, 2])
+        let mesh = Mesh(uncheckedPositions: [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 1, 0)], triangles: [0, 1, 2])
         for format in [MeshFormat.ply, .threeMF] {
             do throws(FaceScanError) {
                 _ = try mesh.encoded(as: format)

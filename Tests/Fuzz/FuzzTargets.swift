@@ -26,6 +26,9 @@ enum FuzzTarget: String, CaseIterable {
     case stlBinary = "stl-binary"
     /// assimp behind facescan's checks: the first byte picks PLY, OFF or OBJ, the rest is the file.
     case assimp
+    /// The public API as an app calls it: meshes, indices and options from the bytes
+    /// (`FuzzAPI.swift`).
+    case api
 
     func run(_ data: UnsafeBufferPointer<UInt8>) {
         let bytes = Array(data)
@@ -47,6 +50,7 @@ enum FuzzTarget: String, CaseIterable {
             guard let first = bytes.first else { return }
             let hint = ["ply", "off", "obj"][Int(first) % 3]
             checkMesh(try? AssimpIO.parse(Array(bytes.dropFirst()), formatHint: hint, name: "fuzz.\(hint)"))
+        case .api: fuzzAPI(bytes)
         }
     }
 }

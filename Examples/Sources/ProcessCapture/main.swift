@@ -37,7 +37,7 @@ do throws(FaceScanError) {
     print("stl: \(stl.count) bytes, obj: \(obj.count) bytes")
 
     try result.mesh.write(to: outputDirectory + "/face.stl")
-    let image = Rasterizer.render(result.mesh, options: RenderOptions(size: 256))
+    let image = try Rasterizer.render(result.mesh, options: RenderOptions(size: 256))
     let png = try PNGEncoder.encode(image)
     FileManager.default.createFile(atPath: outputDirectory + "/face.png", contents: Data(png))
     print("wrote \(outputDirectory)/face.stl and face.png")

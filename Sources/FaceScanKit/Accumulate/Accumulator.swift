@@ -4,26 +4,26 @@
 ///
 /// Weights are meant as inverse variances (up to one common factor): a frame whose noise variance
 /// is half another's counts twice as much. With every weight 1 this is the plain mean.
-public struct Accumulator: Sendable {
+package struct Accumulator: Sendable {
     /// Running weighted mean, flat xyz.
-    public private(set) var means: [Double]
+    package private(set) var means: [Double]
     /// Running weighted sum of squared deviations from the mean, Σ wᵢ(xᵢ − x̄)², flat xyz.
-    public private(set) var m2: [Double]
+    package private(set) var m2: [Double]
     /// Frames added.
-    public private(set) var count = 0
+    package private(set) var count = 0
     /// Sum of the frames' weights.
-    public private(set) var weightSum = 0.0
+    package private(set) var weightSum = 0.0
 
     /// `vertexCount` vertices (3 coordinates each).
-    public init(vertexCount: Int) {
+    package init(vertexCount: Int) {
         means = [Double](repeating: 0, count: 3 * vertexCount)
         m2 = means
     }
 
-    public var vertexCount: Int { means.count / 3 }
+    package var vertexCount: Int { means.count / 3 }
 
     /// Adds one frame's flat xyz coordinates (`3 × vertexCount` values) with `weight` (> 0).
-    public mutating func add(_ xyz: UnsafeBufferPointer<Float>, weight: Double = 1) {
+    package mutating func add(_ xyz: UnsafeBufferPointer<Float>, weight: Double = 1) {
         precondition(xyz.count == means.count, "frame size must match the accumulator")
         precondition(weight > 0 && weight.isFinite, "frame weight must be positive")
         count += 1
@@ -47,18 +47,18 @@ public struct Accumulator: Sendable {
     /// With inverse-variance weights wᵢ = c/σᵢ², Σ wᵢ(xᵢ − x̄)² has expectation c·(N − 1) and the
     /// weighted mean has variance c/Σwᵢ, so the variance of the mean is m2 / ((N − 1)·Σwᵢ); with
     /// unit weights that is the familiar m2 / ((N − 1)·N).
-    public func standardErrors() -> [Double]? {
+    package func standardErrors() -> [Double]? {
         guard count > 1 else { return nil }
         let scale = 1.0 / (3.0 * Double(count - 1) * weightSum)
         return (0..<vertexCount).map { v in ((m2[3 * v] + m2[3 * v + 1] + m2[3 * v + 2]) * scale).squareRoot() }
     }
 
-    public mutating func add(_ xyz: [Float], weight: Double = 1) {
+    package mutating func add(_ xyz: [Float], weight: Double = 1) {
         xyz.withUnsafeBufferPointer { add($0, weight: weight) }
     }
 
     /// The per-vertex mean (rounded to float32), or nil when no frame was added.
-    public func mean() -> [SIMD3<Float>]? {
+    package func mean() -> [SIMD3<Float>]? {
         guard count > 0 else { return nil }
         var out = [SIMD3<Float>](repeating: .zero, count: vertexCount)
         means.withUnsafeBufferPointer { s in

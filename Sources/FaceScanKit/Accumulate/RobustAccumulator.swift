@@ -1,5 +1,5 @@
 /// How accepted frames are weighted in the average.
-public enum FrameWeighting: String, Sendable, CaseIterable {
+public enum FrameWeighting: String, Sendable, Hashable, Codable, CaseIterable {
     /// Every frame counts the same (the plain mean).
     case equal
     /// Inverse-variance weights, each frame's noise variance estimated from its own residual
@@ -29,17 +29,17 @@ public enum FrameWeighting: String, Sendable, CaseIterable {
 ///
 /// Good frames differ from each other by sensor noise, whose level varies with distance by less
 /// than 1.5× inside the gate's 0.3–0.5 m; a threshold of 2 leaves them all in.
-public struct RobustAccumulator: Sendable {
-    public static let warmUp = 8
-    public static let threshold = 2.0
-    public static let maxWeightRatio = 8.0
+package struct RobustAccumulator: Sendable {
+    package static let warmUp = 8
+    package static let threshold = 2.0
+    package static let maxWeightRatio = 8.0
 
-    public private(set) var accumulator: Accumulator
-    public private(set) var outliers = 0
+    package private(set) var accumulator: Accumulator
+    package private(set) var outliers = 0
     /// The indices (as given to ``add(_:index:)``) of the frames found to be outliers so far, in
     /// the order they were found (warm-up frames are judged together, in capture order).
-    public private(set) var outlierIndices: [Int] = []
-    public let weighting: FrameWeighting
+    package private(set) var outlierIndices: [Int] = []
+    package let weighting: FrameWeighting
     private var buffer: [[Float]] = []
     private var bufferIndices: [Int] = []
     /// Frames offered so far (the default index of the next one).
@@ -51,7 +51,7 @@ public struct RobustAccumulator: Sendable {
     private var referenceVariance = 0.0
 
     /// With `rejectOutliers` false every frame is averaged with equal weight (the plain mean).
-    public init(vertexCount: Int, rejectOutliers: Bool = true, weighting: FrameWeighting = .residual) {
+    package init(vertexCount: Int, rejectOutliers: Bool = true, weighting: FrameWeighting = .residual) {
         accumulator = Accumulator(vertexCount: vertexCount)
         warm = !rejectOutliers
         plain = !rejectOutliers
@@ -64,7 +64,7 @@ public struct RobustAccumulator: Sendable {
     /// before it). Returns the number of frames newly found to be outliers: this one, or some of
     /// the warm-up frames (their indices end ``outlierIndices``).
     @discardableResult
-    public mutating func add(_ xyz: [Float], index: Int? = nil) -> Int {
+    package mutating func add(_ xyz: [Float], index: Int? = nil) -> Int {
         let index = index ?? offered
         offered += 1
         if !warm {
@@ -91,7 +91,7 @@ public struct RobustAccumulator: Sendable {
 
     /// Judges any frames still in the warm-up buffer. Call once after the last frame.
     @discardableResult
-    public mutating func finish() -> Int { warm ? 0 : flushWarmUp() }
+    package mutating func finish() -> Int { warm ? 0 : flushWarmUp() }
 
     /// Inverse-variance weight of a frame with `score` against a reference whose own variance
     /// (3D, per vertex) is `referenceNoise`.

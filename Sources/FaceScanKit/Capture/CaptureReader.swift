@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Streams a capture in format v1 (FORMAT.md) — a JSON document or an NDJSON stream, from a file
 /// or standard input (`-`), told apart by content — one frame at a time.
 ///

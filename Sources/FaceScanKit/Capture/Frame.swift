@@ -1,5 +1,5 @@
 /// The fixed part of a capture: triangle indices (and optional UVs) shared by every frame.
-public struct Topology: Sendable, Equatable {
+public struct Topology: Sendable, Hashable, Codable {
     /// Flat, three per triangle, counter-clockwise seen from outside.
     public var triangles: [UInt32]
     /// Flat u, v per vertex, when the capture has them.
@@ -14,13 +14,13 @@ public struct Topology: Sendable, Equatable {
 }
 
 /// ARKit camera tracking state of a frame.
-public enum TrackingState: String, Sendable, CaseIterable {
+public enum TrackingState: String, Sendable, Hashable, Codable, CaseIterable {
     case normal, limited, notAvailable
 }
 
 /// The per-frame facts the quality gate judges; `nil` means the capture did not record it (not
 /// checked). Distances in metres, light in lumens, blend-shape coefficients in 0…1.
-public struct FrameMetadata: Sendable, Equatable {
+public struct FrameMetadata: Sendable, Hashable, Codable {
     public var distance: Double?
     public var tracking: TrackingState
     public var ambientIntensity: Double?

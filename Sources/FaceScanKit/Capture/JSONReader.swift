@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A pull tokenizer over a ``ByteSource`` (a file, a pipe or bytes in memory): JSON is read in
 /// fixed-size chunks and consumed token by token, so a capture of any length is parsed in O(chunk)
 /// memory. Numbers go straight from the

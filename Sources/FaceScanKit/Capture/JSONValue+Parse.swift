@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 extension JSONValue {
     /// Reads a JSON file of facescan's own (such as `expected.json`) with the same tokenizer that
     /// reads captures. Object member order is kept; integers come back as `.int`.

@@ -22,7 +22,8 @@ public enum Decimation {
     /// no non-manifold edge). UVs, when present, follow. Deterministic: the same input gives the
     /// same output bytes.
     ///
-    /// - Throws: ``FaceScanError/badSetting(_:)`` when the count cannot be reached; its message
+    /// - Throws: ``FaceScanError/badSetting(_:)`` when `target` is outside
+    ///   ``minimumVertices``…``maximumTargetVertices`` or the count cannot be reached; its message
     ///   names the smallest count this mesh can be decimated to, e.g. "cannot reach 12 vertices:
     ///   the smallest reachable count for this mesh is 57".
     /// `threads`: 1 keeps all work on the calling thread; with more, large meshes (4 096 triangles
@@ -32,8 +33,13 @@ public enum Decimation {
     public static func simplify(_ mesh: Mesh, targetVertices target: Int, threads: Int = 2) throws(FaceScanError)
         -> Mesh
     {
+        guard (minimumVertices...maximumTargetVertices).contains(target) else {
+            throw .badSetting(
+                UsageError(
+                    "targetVertices must be from \(minimumVertices) to \(maximumTargetVertices), found \(target)"))
+        }
         do {
-            return try simplify(mesh, exactly: target, threads: threads)
+            return try simplify(mesh, exactly: target, threads: Swift.min(Swift.max(threads, 1), 64))
         } catch {
             throw .badSetting(error)
         }
@@ -42,6 +48,7 @@ public enum Decimation {
     /// ``simplify(_:targetVertices:threads:)`` with the narrow error, for callers in this package
     /// that name the input in the message themselves.
     package static func simplify(_ mesh: Mesh, exactly target: Int, threads: Int = 2) throws(UsageError) -> Mesh {
+        if Task.isCancelled { throw UsageError("cancelled") }  // an async finish was cancelled
         // 1. Only triangles with three distinct corners, and the vertices they use, count.
         let work = referencedOnly(withoutDegenerateTriangles(mesh))
         guard work.triangleCount > 0 else {
@@ -129,6 +136,6 @@ public enum Decimation {
             if let u = mesh.uvs { uvs.append(u[v]) }
         }
         return Mesh(
-            positions: positions, triangles: mesh.triangles.map { remap[Int($0)] }, uvs: mesh.uvs == nil ? nil : uvs)
+            uncheckedPositions: positions, triangles: mesh.triangles.map { remap[Int($0)] }, uvs: mesh.uvs == nil ? nil : uvs)
     }
 }

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 // Sliver repair and crease guard for refinement.
 //
 // Slivers: edge flips that raise the smallest angle of a thin triangle. A flip replaces the

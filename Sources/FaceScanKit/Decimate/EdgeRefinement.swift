@@ -269,7 +269,7 @@ enum EdgeRefinement {
         }
 
         func mesh(uvs keepUVs: Bool) -> Mesh {
-            Mesh(positions: positions, triangles: triangles, uvs: keepUVs ? uvs : nil)
+            Mesh(uncheckedPositions: positions, triangles: triangles, uvs: keepUVs ? uvs : nil)
         }
     }
 }

@@ -237,6 +237,6 @@ struct QuadricSimplifier: ~Copyable {
             for i in 0..<corners { (out.baseAddress! + i).initialize(to: remap[Int(c.tri[i])]) }
             count = corners
         }
-        return Mesh(positions: positions, triangles: triangles, uvs: uvs)
+        return Mesh(uncheckedPositions: positions, triangles: triangles, uvs: uvs)
     }
 }

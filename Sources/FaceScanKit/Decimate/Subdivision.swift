@@ -74,6 +74,6 @@ public enum Subdivision {
                 outCount = n + edgeCount
             }
         }
-        return Mesh(positions: positions, triangles: tris, uvs: uvs)
+        return Mesh(uncheckedPositions: positions, triangles: tris, uvs: uvs)
     }
 }

@@ -210,7 +210,7 @@ extension Mesh {
         } else if uvConsistent, !texcoords.isEmpty, uvOf.count == positions.count, !uvOf.contains(where: { $0 < 0 }) {
             uvs = uvOf.map { texcoords[Int($0)] }
         }
-        return Mesh(positions: positions, triangles: tris, uvs: uvs)
+        return Mesh(uncheckedPositions: positions, triangles: tris, uvs: uvs)
     }
 
     /// Polygons with more corners than this are triangulated as a zig-zag strip instead of a fan:

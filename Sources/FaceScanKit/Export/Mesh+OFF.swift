@@ -147,7 +147,7 @@ enum OFFReader {
                 throw fail(lines.number, "more than \(maxTriangles) triangles (facescan's limit for a mesh file)")
             }
         }
-        return Mesh(positions: positions, triangles: triangles)
+        return Mesh(uncheckedPositions: positions, triangles: triangles)
     }
 
     /// A count word: decimal digits only; more than 18 digits counts as `Int.max`.

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Binary STL layout constants.
 public enum STLLayout {
     public static let headerSize = 80
@@ -131,6 +139,6 @@ extension Mesh {
                 tris.append(i)
             }
         }
-        return Mesh(positions: positions, triangles: tris)
+        return Mesh(uncheckedPositions: positions, triangles: tris)
     }
 }

@@ -194,6 +194,10 @@ public enum PNGEncoder {
             png_image_free(&png)
             throw InputError(file: name, "PNG has no pixels")
         }
+        guard width <= RGBAImage.maximumSide, height <= RGBAImage.maximumSide, width * height <= 1 << 28 else {
+            png_image_free(&png)
+            throw InputError(file: name, "PNG of \(width) × \(height) pixels is larger than the 2²⁸ pixels decoded")
+        }
         var pixels = [UInt8](repeating: 0, count: width * height * 4)
         let finished = bytes.withUnsafeBytes { _ in
             pixels.withUnsafeMutableBytes { buf in
@@ -205,7 +209,7 @@ public enum PNGEncoder {
             png_image_free(&png)
             throw InputError(file: name, "PNG decoding failed: \(m)")
         }
-        return RGBAImage(width: width, height: height, pixels: pixels)
+        return RGBAImage(uncheckedWidth: width, height: height, pixels: pixels)
     }
 
     /// `PNG_FORMAT_RGBA` (a macro Swift does not import): colour + alpha, 8-bit.

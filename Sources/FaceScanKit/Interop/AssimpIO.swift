@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 #if Assimp
 import CAssimp
 #endif
@@ -75,6 +83,10 @@ public enum AssimpIO {
         -> [ExportedFile]
     {
         #if Assimp
+        // assimp frees parts of a scene without faces that it did not allocate (a double free).
+        guard mesh.triangleCount > 0 else {
+            throw .badInput(InputError(file: "mesh", field: "triangles", "has no triangle to export"))
+        }
         do { return try exportScene(mesh, formatID: formatID) } catch {
             throw FaceScanError(any: error, path: formatID)
         }
@@ -395,7 +407,7 @@ extension AssimpIO {
             throw InputError(file: name, "assimp: the file holds no triangles")
         }
         return Mesh(
-            positions: positions, triangles: triangles,
+            uncheckedPositions: positions, triangles: triangles,
             uvs: allHaveUV && uvs.count == positions.count ? uvs : nil)
     }
 

@@ -24,6 +24,9 @@ public enum Lib3MFIO {
         -> [UInt8]
     {
         #if Lib3MF
+        guard mesh.triangleCount > 0 else {
+            throw .badInput(InputError(file: "mesh", field: "triangles", "has no triangle to export"))
+        }
         do { return try writePackage(mesh, thumbnail: thumbnail) } catch { throw .io(error) }
         #else
         throw .unavailable("writing 3MF needs lib3mf (FaceScanKit built without its Lib3MF trait)")
@@ -269,7 +272,7 @@ extension Lib3MFIO {
         }) {
             throw InputError(file: name, field: "vertex \(i)", "non-finite coordinate")
         }
-        return Mesh(positions: positions, triangles: triangles)
+        return Mesh(uncheckedPositions: positions, triangles: triangles)
     }
 
     /// `body` on the model of a 3MF package read from `bytes`; nil when it cannot be read.

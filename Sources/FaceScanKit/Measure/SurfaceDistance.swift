@@ -20,6 +20,9 @@ public struct SurfaceError: Sendable, Equatable {
 /// sample points uniformly by area on each surface and take each point's exact distance to the
 /// other surface.
 public enum SurfaceDistance {
+    /// The most samples ``symmetric(_:_:samplesPerMesh:seed:unitToMicrometres:)`` takes per mesh.
+    public static let maximumSamples = 10_000_000
+
     /// Symmetric distance; `unitToMicrometres` converts the meshes' unit to µm (1e6 for metres, 1e3 for mm).
     ///
     /// Recipe: sample `samplesPerMesh` points on `a` (seed `seed`) and on `b` (seed `seed + 1`)
@@ -28,13 +31,13 @@ public enum SurfaceDistance {
     /// all 2 × `samplesPerMesh` distances, summed in sample order (so the result does not depend on
     /// how the queries were spread over threads).
     ///
-    /// A mesh without area has no samples: the result is all zeros when both have none, infinite
+    /// `samplesPerMesh` is clamped to 1…``maximumSamples``. A mesh without area has no samples: the result is all zeros when both have none, infinite
     /// when only one has none.
     /// - Complexity: O((n + m) log(n + m) + samplesPerMesh · log(n + m)) for n and m triangles.
     public static func symmetric(
         _ a: Mesh, _ b: Mesh, samplesPerMesh: Int = 100_000, seed: UInt64 = 1, unitToMicrometres: Double = 1e6
     ) -> SurfaceError {
-        precondition(samplesPerMesh > 0, "samplesPerMesh must be positive")
+        let samplesPerMesh = Swift.min(Swift.max(samplesPerMesh, 1), maximumSamples)
         // 1–2. Samples on each surface and a hierarchy over each mesh (the two meshes in parallel).
         var sides: [Side?] = [nil, nil]
         sides.withUnsafeMutableBufferPointer { slots in

@@ -4,14 +4,14 @@
 /// unique. `isBoundary[v]` is true when `v` lies on an edge used by exactly one triangle;
 /// `boundaryNeighbors` lists, in the same CSR layout, only the neighbours joined to `v` by such an edge.
 /// - Complexity: O(triangles + vertices) to build.
-public struct Adjacency: Sendable, Equatable {
-    public let offsets: [Int32]
-    public let neighbors: [UInt32]
-    public let boundaryOffsets: [Int32]
-    public let boundaryNeighbors: [UInt32]
-    public let isBoundary: [Bool]
+package struct Adjacency: Sendable, Equatable {
+    package let offsets: [Int32]
+    package let neighbors: [UInt32]
+    package let boundaryOffsets: [Int32]
+    package let boundaryNeighbors: [UInt32]
+    package let isBoundary: [Bool]
 
-    public init(triangles: [UInt32], vertexCount: Int) {
+    package init(triangles: [UInt32], vertexCount: Int) {
         self.init(
             triangles: triangles, vertexCount: vertexCount,
             edges: EdgeNumbering(triangles: triangles, vertexCount: vertexCount))
@@ -112,10 +112,10 @@ public struct Adjacency: Sendable, Equatable {
         isBoundary = boundary
     }
 
-    public var vertexCount: Int { offsets.count - 1 }
+    package var vertexCount: Int { offsets.count - 1 }
 
     /// Number of undirected boundary edges.
-    public var boundaryEdgeCount: Int { boundaryNeighbors.count / 2 }
+    package var boundaryEdgeCount: Int { boundaryNeighbors.count / 2 }
 }
 
 /// The undirected edges of a triangle list, numbered in ascending (low, high) order, low < high

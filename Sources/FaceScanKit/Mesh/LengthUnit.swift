@@ -1,5 +1,5 @@
 /// Length unit of a mesh's coordinates. Captures are always in metres.
-public enum LengthUnit: String, Sendable, CaseIterable {
+public enum LengthUnit: String, Sendable, Hashable, Codable, CaseIterable {
     case mm, m
     /// Factor from metres to this unit.
     public var fromMetres: Double { self == .mm ? 1000 : 1 }

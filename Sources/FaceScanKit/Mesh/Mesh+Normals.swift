@@ -1,8 +1,8 @@
 extension Mesh {
     /// Unit normal of triangle `t` (right-hand rule over its winding), or `(0,0,0)` when the
-    /// triangle is degenerate (zero area or non-finite). Never NaN.
-    @inlinable
+    /// triangle is degenerate (zero area or non-finite) or `t` is not in `0..<triangleCount`. Never NaN.
     public func faceNormal(_ t: Int) -> SIMD3<Float> {
+        guard t >= 0, t < triangleCount else { return .zero }
         let (a, b, c) = triangle(t)
         return Mesh.unitNormal(positions[Int(a)], positions[Int(b)], positions[Int(c)])
     }

@@ -5,12 +5,46 @@
 /// - `triangles`: flat vertex indices, three per triangle, counter-clockwise seen from outside
 ///   (ARKit's winding), every index `< positions.count`.
 /// - `uvs`: optional per-vertex texture coordinates, `uvs.count == positions.count` when present.
+///
+/// A `Mesh` always keeps these invariants, and its coordinates are finite: the public
+/// initializer ``init(positions:triangles:uvs:)`` checks them and throws
+/// ``FaceScanError/badInput(_:)`` naming the first element that breaks them, and the storage
+/// cannot be changed from outside the library. Every function that takes a `Mesh` can therefore
+/// index it without checking again.
 public struct Mesh: Sendable, Equatable {
-    public var positions: [SIMD3<Float>]
-    public var triangles: [UInt32]
-    public var uvs: [SIMD2<Float>]?
+    /// One point per vertex, in the mesh's length unit; every coordinate finite.
+    public internal(set) var positions: [SIMD3<Float>]
+    /// Flat vertex indices, three per triangle, counter-clockwise seen from outside; every index
+    /// below ``vertexCount``.
+    public internal(set) var triangles: [UInt32]
+    /// Per-vertex texture coordinates (`u`, `v`), one per vertex when present.
+    public internal(set) var uvs: [SIMD2<Float>]?
 
-    public init(positions: [SIMD3<Float>], triangles: [UInt32], uvs: [SIMD2<Float>]? = nil) {
+    /// A mesh from data you did not produce yourself, checked: a whole number of triangles, every
+    /// index below `positions.count`, one UV per vertex when present, finite coordinates.
+    ///
+    /// - Throws: ``FaceScanError/badInput(_:)`` naming the first problem, e.g. `mesh: field
+    ///   'triangles': triangle 7 (index 21): vertex 1200 is out of range (1 000 vertices)`.
+    /// - Complexity: O(vertices + triangles).
+    public init(positions: [SIMD3<Float>], triangles: [UInt32], uvs: [SIMD2<Float>]? = nil)
+        throws(FaceScanError)
+    {
+        if let problem = Self.problem(positions: positions, triangles: triangles, uvs: uvs) {
+            throw .badInput(problem)
+        }
+        self.init(uncheckedPositions: positions, triangles: triangles, uvs: uvs)
+    }
+
+    /// The same as ``init(positions:triangles:uvs:)`` (its former name).
+    public init(validatingPositions positions: [SIMD3<Float>], triangles: [UInt32], uvs: [SIMD2<Float>]? = nil)
+        throws(FaceScanError)
+    {
+        try self.init(positions: positions, triangles: triangles, uvs: uvs)
+    }
+
+    /// A mesh the library built itself, whose invariants hold by construction: not checked
+    /// beyond the counts (a broken invariant here is a bug of the library, and stops the program).
+    package init(uncheckedPositions positions: [SIMD3<Float>], triangles: [UInt32], uvs: [SIMD2<Float>]? = nil) {
         precondition(triangles.count % 3 == 0, "triangle index count must be a multiple of 3")
         precondition(uvs == nil || uvs!.count == positions.count, "uvs must be per vertex")
         self.positions = positions
@@ -18,38 +52,48 @@ public struct Mesh: Sendable, Equatable {
         self.uvs = uvs
     }
 
-    /// A mesh from data you did not produce yourself: checks what ``init(positions:triangles:uvs:)``
-    /// assumes — a whole number of triangles, every index below `positions.count`, one UV per
-    /// vertex when present, finite coordinates — and throws ``FaceScanError/badInput(_:)`` naming
-    /// the first problem instead of stopping the program.
-    public init(validatingPositions positions: [SIMD3<Float>], triangles: [UInt32], uvs: [SIMD2<Float>]? = nil)
-        throws(FaceScanError)
+    /// What breaks the invariants of a mesh made of these arrays, or nil: the first problem, as
+    /// an ``InputError`` naming the element (triangle, corner and vertex index; or vertex).
+    static func problem(positions: [SIMD3<Float>], triangles: [UInt32], uvs: [SIMD2<Float>]?, file: String = "mesh")
+        -> InputError?
     {
-        func bad(_ field: String, _ message: String) -> FaceScanError {
-            .badInput(InputError(file: "mesh", field: field, message))
-        }
         guard triangles.count % 3 == 0 else {
-            throw bad("triangles", "\(triangles.count) indices is not a multiple of 3")
+            return InputError(
+                file: file, field: "triangles", "\(triangles.count) indices is not a multiple of 3")
         }
-        if let i = triangles.firstIndex(where: { Int($0) >= positions.count }) {
-            throw bad(
-                "triangles", "index \(triangles[i]) at position \(i) is out of range (\(positions.count) vertices)")
+        let n = positions.count
+        if let i = triangles.firstIndex(where: { Int($0) >= n }) {
+            return InputError(
+                file: file, field: "triangles",
+                "triangle \(i / 3) (index \(i)): vertex \(triangles[i]) is out of range (\(n) vertices)")
         }
-        if let uvs, uvs.count != positions.count {
-            throw bad("uvs", "has \(uvs.count) coordinates, expected one per vertex (\(positions.count))")
+        if let uvs, uvs.count != n {
+            return InputError(file: file, field: "uvs", "has \(uvs.count) coordinates, expected one per vertex (\(n))")
         }
         if let i = positions.firstIndex(where: { !($0.x.isFinite && $0.y.isFinite && $0.z.isFinite) }) {
-            throw bad("positions", "vertex \(i) is not finite")
+            return InputError(file: file, field: "positions", "vertex \(i) is not finite (\(positions[i]))")
         }
-        self.init(positions: positions, triangles: triangles, uvs: uvs)
+        if let uvs, let i = uvs.firstIndex(where: { !($0.x.isFinite && $0.y.isFinite) }) {
+            return InputError(file: file, field: "uvs", "vertex \(i) is not finite (\(uvs[i]))")
+        }
+        return nil
     }
 
+    /// Number of vertices (`positions.count`).
     public var vertexCount: Int { positions.count }
+    /// Number of triangles (`triangles.count / 3`).
     public var triangleCount: Int { triangles.count / 3 }
 
-    /// The three vertex indices of triangle `t`.
-    @inlinable
-    public func triangle(_ t: Int) -> (UInt32, UInt32, UInt32) {
+    /// The three vertex indices of triangle `t`, or nil when `t` is not in `0..<triangleCount`.
+    public func triangle(at t: Int) -> (UInt32, UInt32, UInt32)? {
+        guard t >= 0, t < triangleCount else { return nil }
+        return (triangles[3 * t], triangles[3 * t + 1], triangles[3 * t + 2])
+    }
+
+    /// The three vertex indices of triangle `t`, which must be in `0..<triangleCount` (the
+    /// library's own loops).
+    @inline(__always)
+    package func triangle(_ t: Int) -> (UInt32, UInt32, UInt32) {
         (triangles[3 * t], triangles[3 * t + 1], triangles[3 * t + 2])
     }
 
@@ -65,7 +109,24 @@ public struct Mesh: Sendable, Equatable {
     }
 
     /// The same mesh with every position multiplied by `factor`.
-    public func scaled(by factor: Float) -> Mesh {
+    ///
+    /// - Throws: ``FaceScanError/badSetting(_:)`` when `factor` is not finite and positive, or
+    ///   ``FaceScanError/badInput(_:)`` when a scaled coordinate overflows 32-bit floats.
+    public func scaled(by factor: Float) throws(FaceScanError) -> Mesh {
+        guard factor.isFinite, factor > 0 else {
+            throw .badSetting(UsageError("scale factor must be positive and finite, found \(factor)"))
+        }
+        let copy = scaledUnchecked(by: factor)
+        if let i = copy.positions.firstIndex(where: { !($0.x.isFinite && $0.y.isFinite && $0.z.isFinite) }) {
+            throw .badInput(
+                InputError(
+                    file: "mesh", field: "positions", "vertex \(i) does not fit 32-bit floats once scaled by \(factor)"))
+        }
+        return copy
+    }
+
+    /// ``scaled(by:)`` without the checks, for the library's own callers that check the result.
+    package func scaledUnchecked(by factor: Float) -> Mesh {
         var copy = self
         if factor != 1 {
             for i in copy.positions.indices { copy.positions[i] *= factor }

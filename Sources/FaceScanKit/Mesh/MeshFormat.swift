@@ -7,7 +7,7 @@
 ///
 /// Units: STL, OBJ, PLY and OFF carry no unit (coordinates are in whatever unit you pass); GLB
 /// states metres and 3MF millimetres, so they are written and read at their true size.
-public enum MeshFormat: String, Sendable, CaseIterable {
+public enum MeshFormat: String, Sendable, Hashable, Codable, CaseIterable {
     /// Binary STL (written); binary or ASCII STL (read).
     case stl
     /// Wavefront OBJ with vertex normals and, when the mesh has them, texture coordinates.

@@ -1,5 +1,5 @@
 /// Output size presets of the FaceScanner iOS app: low / medium / high = 5 000 / 10 000 / 20 000 vertices.
-public enum Quality: String, Sendable, CaseIterable {
+public enum Quality: String, Sendable, Hashable, Codable, CaseIterable {
     case low, medium, high
     public var vertexCount: Int {
         switch self {
@@ -13,7 +13,7 @@ public enum Quality: String, Sendable, CaseIterable {
 /// The capture's `settings` object (FORMAT.md) with its keys type- and range-checked, every key
 /// optional: `nil` means "not given". ``ScanSettings/init(options:settings:)`` resolves flags
 /// over settings over defaults.
-public struct CaptureSettings: Sendable, Equatable {
+public struct CaptureSettings: Sendable, Hashable, Codable {
     public var quality: Quality?
     public var targetVertexCount: Int?
     /// Passes, or ``ScanSettings/autoSmoothing``.

@@ -1,14 +1,18 @@
 /// What ``FaceScanSession/add(_:)`` decided about one frame, at once.
-public struct FrameVerdict: Sendable, Equatable {
+public struct FrameVerdict: Sendable, Hashable, Codable {
     /// The frame's position among the frames added to the session, from 0 (for a capture: its
     /// index in the capture). ``newOutliers`` uses the same numbering.
     public var frameIndex: Int
     /// Why the quality gate rejected the frame; nil when it was accepted (or came after the scan
     /// was complete).
     public var rejection: Rejection?
-    /// The short instruction the FaceScanner app shows for a rejected frame: "Move back — too
-    /// close", "Move closer", "Keep face steady", "Need better lighting" or "Relax your face".
-    public var instruction: String?
+    /// What to tell the user about a rejected frame (too close, too far, …), for an app's own
+    /// text; nil when the frame was accepted or ignored.
+    public var guidance: Guidance?
+    /// The short instruction the FaceScanner app shows for a rejected frame
+    /// (``Guidance/defaultText``): "Move back — too close", "Move closer", "Keep face steady",
+    /// "Need better lighting" or "Relax your face".
+    public var instruction: String? { guidance?.defaultText }
     /// The frame passed the gate and counts toward ``maxFrames``.
     public var isAccepted: Bool
     /// Frames accepted so far, this one included.
@@ -25,13 +29,14 @@ public struct FrameVerdict: Sendable, Equatable {
     /// `maxFrames` frames were accepted: ``FaceScanSession/finish()`` can run; later frames are ignored.
     public var isComplete: Bool { acceptedFrames >= maxFrames }
 
+    /// A verdict; `guidance` says what to tell the user about a rejected frame.
     public init(
-        frameIndex: Int, rejection: Rejection?, instruction: String?, isAccepted: Bool, acceptedFrames: Int,
+        frameIndex: Int, rejection: Rejection?, guidance: Guidance?, isAccepted: Bool, acceptedFrames: Int,
         maxFrames: Int, newOutliers: [Int] = []
     ) {
         self.frameIndex = frameIndex
         self.rejection = rejection
-        self.instruction = instruction
+        self.guidance = guidance
         self.isAccepted = isAccepted
         self.acceptedFrames = acceptedFrames
         self.maxFrames = maxFrames
@@ -147,7 +152,7 @@ public struct FaceScanSession: Sendable {
         let index = report.frames.read
         guard !isComplete else {
             return FrameVerdict(
-                frameIndex: index, rejection: nil, instruction: nil, isAccepted: false,
+                frameIndex: index, rejection: nil, guidance: nil, isAccepted: false,
                 acceptedFrames: report.frames.accepted, maxFrames: settings.maxFrames)
         }
         if vertexCount == nil { vertexCount = frame.xyz.count / 3 }
@@ -160,12 +165,12 @@ public struct FaceScanSession: Sendable {
             case .expression: report.frames.rejected.expression += 1
             }
             return FrameVerdict(
-                frameIndex: index, rejection: reason, instruction: gate.instruction(for: reason, frame.metadata),
+                frameIndex: index, rejection: reason, guidance: gate.guidance(for: reason, frame.metadata),
                 isAccepted: false, acceptedFrames: report.frames.accepted, maxFrames: settings.maxFrames)
         }
         report.frames.accepted += 1
         return FrameVerdict(
-            frameIndex: index, rejection: nil, instruction: nil, isAccepted: true,
+            frameIndex: index, rejection: nil, guidance: nil, isAccepted: true,
             acceptedFrames: report.frames.accepted, maxFrames: settings.maxFrames)
     }
 
@@ -221,7 +226,7 @@ public struct FaceScanSession: Sendable {
                 initialized = positions.count
             }
         }
-        let mesh = Mesh(positions: positions, triangles: topology.triangles, uvs: uvs)
+        let mesh = Mesh(uncheckedPositions: positions, triangles: topology.triangles, uvs: uvs)
         report.mesh.inputVertices = mesh.vertexCount
         report.mesh.inputTriangles = mesh.triangleCount
         return (Pipeline.Ingested(mesh: mesh, settings: settings, standardErrors: acc.standardErrors()), report)
@@ -236,20 +241,34 @@ public struct FaceScanSession: Sendable {
     /// Throws `.noAcceptedFrames` (carrying the report) when no frame passed, `.badInput` when
     /// the target cannot be reached from this face or the coordinates overflow float32 once
     /// scaled.
+    ///
+    /// Runs on the calling thread to the end; ``finish(progress:)`` is the `async` form that can
+    /// be cancelled and watched.
     public func finish() throws(FaceScanError) -> ScanResult {
+        try finish(control: .none)
+    }
+
+    /// ``finish()`` reporting to, and stopping for, `control`.
+    func finish(control: FinishControl) throws(FaceScanError) -> ScanResult {
         let total = Stopwatch()
+        try control.enter(.averaging, solid: settings.solid != nil)
         var (ingested, report) = try mean()
-        let mesh = try Self.shape(ingested, report: &report, name: name)
+        let mesh = try Self.shape(ingested, report: &report, name: name, control: control)
+        try control.enter(.done, solid: settings.solid != nil)
         report.timingsMs.total = total.elapsed
         return ScanResult(mesh: mesh, report: report)
     }
 
     /// Smooth → decimate/refine (or solid) → unit and scale: the stages after ingest. Fills the
     /// report's accuracy, output counts, solid scale and depth, smooth and decimate timings.
-    static func shape(_ ingested: Pipeline.Ingested, report: inout Report, name: String) throws(FaceScanError) -> Mesh {
+    static func shape(
+        _ ingested: Pipeline.Ingested, report: inout Report, name: String, control: FinishControl = .none
+    ) throws(FaceScanError) -> Mesh {
         var clock = Stopwatch()
         var settings = ingested.settings
         var mesh = ingested.mesh
+        let solid = settings.solid != nil
+        try control.enter(.smoothing, solid: solid)
         // 1. Smooth.
         if settings.smoothingIterations == ScanSettings.autoSmoothing {
             settings.smoothingIterations = NoiseEstimate.autoIterations(standardErrors: ingested.standardErrors)
@@ -276,6 +295,7 @@ public struct FaceScanSession: Sendable {
             report.accuracy = Report.Accuracy(noiseBeforeUm: rms, noiseAfterUm: rms)
         }
         report.timingsMs.smooth = clock.lap()
+        try control.enter(solid ? .solidifying : .decimating, solid: solid)
 
         // 2. Decimate / refine to the exact target (for a solid: the target of the whole part).
         //    An unreachable target is a property of this capture: the error names it.
@@ -293,11 +313,15 @@ public struct FaceScanSession: Sendable {
                 }
             } else {
                 mesh = try Decimation.simplify(mesh, exactly: settings.targetVertices)
-                mesh = mesh.scaled(by: Float(settings.outputFactor))
+                try? control.enter(.scaling, solid: solid)
+                mesh = mesh.scaledUnchecked(by: Float(settings.outputFactor))
             }
         } catch {
+            // A step stopped by a cancellation fails in its own words: the cancellation wins.
+            if control.cancelled || Task.isCancelled { throw .cancelled }
             throw .badInput(InputError(file: name, error.message))
         }
+        if control.cancelled { throw .cancelled }
         // Float32 output coordinates: a face far from the origin, or a large scale, can overflow.
         if mesh.positions.contains(where: { !($0.x.isFinite && $0.y.isFinite && $0.z.isFinite) }) {
             throw .badInput(

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// `facescan process`: capture → gate → mean → smooth → decimate/refine → unit/scale → outputs.
 public enum Pipeline {
     /// Progress of the ingest stage, reported after every frame.
@@ -45,7 +53,7 @@ public enum Pipeline {
         _ = clock.lap()
 
         // 4. Encode and write every output atomically.
-        let formats = try lift { () throws(UsageError) in try Exporter.parseList(settings.formats) }
+        let formats = try lift { () throws(UsageError) in try Exporter.parseList(settings.formats.map(\.rawValue)) }
         let outputName = options.name ?? defaultName(for: input)
         try lift { () throws(IOFailure) in try OutputTransaction.prepareDirectory(options.outputDirectory) }
         let transaction = OutputTransaction()
@@ -81,7 +89,7 @@ public enum Pipeline {
         -> Solidify.Part
     {
         try Solidify.makePart(
-            smoothed.scaled(by: Float(settings.outputFactor)), options: solid,
+            smoothed.scaledUnchecked(by: Float(settings.outputFactor)), options: solid,
             unitInMillimetres: settings.units.millimetres, vertexCount: settings.targetVertices)
     }
 
@@ -144,7 +152,8 @@ public enum Pipeline {
             }
             return settings
         } check: { () throws(UsageError) in
-            _ = try Exporter.parseList(settings.formats)
+            if let names = options.formats { _ = try Exporter.parseList(names) }
+            _ = try Exporter.parseList(settings.formats.map(\.rawValue))
         }
         return (reader, session)
     }

@@ -1,6 +1,6 @@
 /// What a `process` run was asked to do. Every optional is an override: command-line flag over the
 /// capture's `settings` over the default.
-public struct PipelineOptions: Sendable, Equatable {
+public struct PipelineOptions: Sendable, Hashable, Codable {
     public var outputDirectory = "out"
     /// Base name of the outputs; default: the input's file name without its extension ("face" for stdin).
     public var name: String?

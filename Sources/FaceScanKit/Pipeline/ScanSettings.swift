@@ -1,7 +1,12 @@
 /// Everything a scan uses, with FORMAT.md's defaults: the gate, how many frames, the smoothing
 /// and averaging tuning, the output size, unit and scale, and whether to close the face into a
 /// solid. `ScanSettings()` is what `facescan process` does for a capture without settings.
-public struct ScanSettings: Sendable, Equatable {
+///
+/// Any value can be stored; ``validate()`` checks them all, and ``FaceScanSession`` calls it when
+/// it is made, before the first frame, so a setting no scan can run with is refused at once with
+/// ``FaceScanError/badSetting(_:)`` naming the field and its allowed range. `Codable` (an app can
+/// keep its settings as JSON) and `Hashable`.
+public struct ScanSettings: Sendable, Hashable, Codable {
     /// Quality-gate thresholds (distance, light, expression).
     public var gate: GateThresholds
     /// The scan is complete after this many accepted frames.
@@ -18,8 +23,8 @@ public struct ScanSettings: Sendable, Equatable {
     public var scale: Double
     /// Close the face into a printable solid (``Solidify``); nil: an open surface.
     public var solid: SolidOptions?
-    /// Formats `Pipeline.process` writes (names as `Exporter` knows them); not used in memory.
-    public var formats: [String]
+    /// Formats ``Pipeline/process(input:options:progress:)`` writes; not used in memory.
+    public var formats: [OutputFormat]
 
     /// Laplacian weights of the smoothing.
     public var smoothingWeights: SmoothingWeights
@@ -34,11 +39,13 @@ public struct ScanSettings: Sendable, Equatable {
     /// How the kept frames are weighted in the average (inverse-variance by default).
     public var frameWeighting: FrameWeighting
 
+    /// Settings with FORMAT.md's defaults for whatever is not given. Not checked here: see
+    /// ``validate()``.
     public init(
         gate: GateThresholds = GateThresholds(), maxFrames: Int = 90,
         targetVertices: Int = Quality.medium.vertexCount, smoothingIterations: Int = 2,
         units: LengthUnit = .mm, scale: Double = 1, solid: SolidOptions? = nil,
-        formats: [String] = ["stl", "obj", "png"],
+        formats: [OutputFormat] = [.stl, .obj, .png],
         smoothingWeights: SmoothingWeights = .cotangent, noiseLimit: Double = 4, featureScale: Double = 5,
         rejectOutliers: Bool = true, frameWeighting: FrameWeighting = .residual
     ) {
@@ -60,22 +67,40 @@ public struct ScanSettings: Sendable, Equatable {
     /// Metres → output unit, times the scale.
     public var outputFactor: Double { units.fromMetres * scale }
 
-    /// Settings a session cannot run with: a frame limit below 1, a vertex target outside what
-    /// decimation reaches, a negative pass count, a scale that is not positive and finite.
+    /// Checks every setting against its allowed range: ``maxFrames`` at least 1,
+    /// ``targetVertices`` from 4 to ``Decimation/maximumTargetVertices``, ``smoothingIterations``
+    /// 0 or more (or ``autoSmoothing``), ``scale`` positive and finite, ``noiseLimit`` and
+    /// ``featureScale`` finite and 0 or more, at least one format, the gate's thresholds
+    /// (``GateThresholds/validate()``) and the solid's options (``SolidOptions/validate()``).
+    /// NaN is never in range.
+    ///
+    /// - Throws: ``FaceScanError/badSetting(_:)`` naming the first field out of range and the
+    ///   range, e.g. `ScanSettings.maxFrames must be at least 1, found 0`.
+    public func validate() throws(FaceScanError) {
+        do throws(UsageError) { try check() } catch { throw .badSetting(error) }
+    }
+
+    /// ``validate()`` with the narrow error.
     func check() throws(UsageError) {
-        guard maxFrames >= 1 else { throw UsageError("maxFrames must be at least 1, found \(maxFrames)") }
+        func bad(_ field: String, _ range: String, _ value: Any) -> UsageError {
+            UsageError("ScanSettings.\(field) must be \(range), found \(value)", field: "ScanSettings.\(field)")
+        }
+        guard maxFrames >= 1 else { throw bad("maxFrames", "at least 1", maxFrames) }
         guard (4...Decimation.maximumTargetVertices).contains(targetVertices) else {
-            throw UsageError(
-                "targetVertices must be from 4 to \(Decimation.maximumTargetVertices), found \(targetVertices)")
+            throw bad("targetVertices", "from 4 to \(Decimation.maximumTargetVertices)", targetVertices)
         }
         guard smoothingIterations >= 0 || smoothingIterations == Self.autoSmoothing else {
-            throw UsageError(
-                "smoothingIterations must be 0 or more (or ScanSettings.autoSmoothing), found \(smoothingIterations)")
+            throw bad(
+                "smoothingIterations", "0 or more (or ScanSettings.autoSmoothing, -1)", smoothingIterations)
         }
-        guard scale > 0, scale.isFinite else { throw UsageError("scale must be positive and finite, found \(scale)") }
-        guard noiseLimit >= 0, featureScale >= 0 else {
-            throw UsageError("noiseLimit and featureScale must be 0 or more, found \(noiseLimit) and \(featureScale)")
+        guard scale > 0, scale.isFinite else { throw bad("scale", "positive and finite", scale) }
+        guard noiseLimit >= 0, noiseLimit.isFinite else { throw bad("noiseLimit", "0 or more, finite", noiseLimit) }
+        guard featureScale >= 0, featureScale.isFinite else {
+            throw bad("featureScale", "0 or more, finite", featureScale)
         }
+        guard !formats.isEmpty else { throw bad("formats", "at least one format", "none") }
+        try gate.check(prefix: "ScanSettings.gate.")
+        if let solid { try solid.check(prefix: "ScanSettings.solid.") }
     }
 }
 
@@ -86,7 +111,10 @@ extension ScanSettings {
     /// Flags (`options`) over the capture's `settings` over the defaults.
     public init(options o: PipelineOptions, settings s: CaptureSettings) {
         self.init()
-        formats = o.formats ?? s.exportFormats ?? formats
+        // Unknown names are left out here; Pipeline refuses them by name before any frame.
+        if let names = o.formats ?? s.exportFormats {
+            formats = names.compactMap { OutputFormat(name: $0) }
+        }
         targetVertices =
             o.targetVertices ?? o.quality?.vertexCount ?? s.targetVertexCount
             ?? (s.quality ?? .medium).vertexCount
@@ -110,4 +138,44 @@ extension ScanSettings {
         rejectOutliers = o.rejectOutliers
         frameWeighting = o.frameWeighting
     }
+}
+
+/// A file ``Pipeline/process(input:options:progress:)`` writes: a mesh format, or the PNG
+/// thumbnail. The raw value is the name `--formats` takes and the file extension.
+public enum OutputFormat: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Binary STL.
+    case stl
+    /// Wavefront OBJ.
+    case obj
+    /// The PNG thumbnail (the clay rendering, front view).
+    case png
+    /// Binary glTF 2.0, in metres.
+    case glb
+    /// 3D Manufacturing Format, in millimetres, with the thumbnail (lib3mf).
+    case threeMF = "3mf"
+    /// Binary PLY (assimp).
+    case ply
+    /// COLLADA, in metres (assimp).
+    case dae
+    /// FBX, ASCII (assimp).
+    case fbx
+    /// X3D, in metres (assimp).
+    case x3d
+    /// DirectX .x (assimp).
+    case x
+    /// 3D Studio (assimp).
+    case threeDS = "3ds"
+
+    /// The format a name stands for (`"STL"`, `" 3mf "`: case and surrounding spaces ignored), or nil.
+    public init?(name: String) {
+        self.init(rawValue: name.lowercased().trimmingSpaces)
+    }
+
+    /// The output format of a mesh format, or nil for OFF (read, not written by `process`).
+    public init?(_ format: MeshFormat) {
+        self.init(rawValue: format.rawValue)
+    }
+
+    /// The mesh format, or nil for formats ``MeshFormat`` does not cover (PNG, DAE, FBX, …).
+    public var meshFormat: MeshFormat? { MeshFormat(rawValue: rawValue) }
 }

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Machine-readable forms of a regression run: JUnit XML (read by GitLab, Jenkins, GitHub
 /// test-report actions), one JSON document, and per failing sample a report and an error heatmap.
 extension Regression {
@@ -97,7 +105,7 @@ extension Regression {
             let previous = try Mesh.parseSTL(try FileBytes.read(expectedMesh), name: expectedMesh)
             let d = SurfaceDistance.perVertex(m.mesh, to: previous, unitToMicrometres: 1000)  // STL outputs are in mm
             let top = Heatmap.niceMaximum(Swift.max(d.max() ?? 0, toleranceUm))
-            let image = Heatmap.render(m.mesh, valuesUm: d, maxUm: top).image
+            let image = try Heatmap.render(m.mesh, valuesUm: d, maxUm: top).image
             try t.stage(try PNGEncoder.encode(image, name: out + "/heatmap.png"), to: out + "/heatmap.png")
             written.append(out + "/heatmap.png")
         }

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The regression check behind `facescan regress`: process a sample capture, measure the result
 /// and compare it with the sample's committed `expected.json` (and `expected.stl`, the last
 /// accepted output mesh).
@@ -100,7 +108,7 @@ package enum Regression {
         var truthError: SurfaceError?
         let truthPath = sampleDir + "/truth.obj"
         if access(truthPath, R_OK) == 0 {
-            let truth = try MeshIO.read(path: truthPath).scaled(by: 1000)  // metres → mm
+            let truth = try MeshIO.read(path: truthPath).scaledUnchecked(by: 1000)  // metres → mm
             truthError = SurfaceDistance.symmetric(mesh, truth, samplesPerMesh: surfaceSamples, unitToMicrometres: 1000)
         }
         return Metrics(

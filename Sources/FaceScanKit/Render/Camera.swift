@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A perspective pinhole camera that frames a mesh's bounding sphere.
 ///
 /// Camera space is right-handed: +x right, +y up, the camera looks down −z. Screen space is in

@@ -1,17 +1,25 @@
-/// Colours each vertex on its own: ``Rasterizer/renderFrame(_:options:vertexShader:)`` calls it
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Colours each vertex on its own: `Rasterizer.renderUnchecked` calls it
 /// once per vertex and side, generic (specialised, no existential call per vertex).
-public protocol VertexShader: Sendable {
+package protocol VertexShader: Sendable {
     /// Linear-light RGB of vertex `vertex` with unit camera-space normal `normal` (flipped
     /// towards the camera for the inside, where `frontFacing` is false).
     func shade(vertex: Int, normal: SIMD3<Float>, frontFacing: Bool) -> SIMD3<Float>
 }
 
 /// A ``SurfaceShader`` used for every vertex alike.
-public struct UniformShading<S: SurfaceShader>: VertexShader {
-    public var shader: S
-    public init(shader: S) { self.shader = shader }
+package struct UniformShading<S: SurfaceShader>: VertexShader {
+    package var shader: S
+    package init(shader: S) { self.shader = shader }
     @inline(__always)
-    public func shade(vertex: Int, normal: SIMD3<Float>, frontFacing: Bool) -> SIMD3<Float> {
+    package func shade(vertex: Int, normal: SIMD3<Float>, frontFacing: Bool) -> SIMD3<Float> {
         shader.shade(normal: normal, frontFacing: frontFacing)
     }
 }
@@ -44,13 +52,13 @@ public enum ColorMap {
 /// Per-vertex colours under a light from the camera: the outside at 80–100 % of the colour
 /// (facing the camera: 100 %), so the shape reads while the colour stays close to the legend's;
 /// the inside of an open surface at 35 %.
-public struct HeatmapShader: VertexShader {
+package struct HeatmapShader: VertexShader {
     /// Linear-light colour per vertex.
-    public var colors: [SIMD3<Float>]
-    public init(colors: [SIMD3<Float>]) { self.colors = colors }
+    package var colors: [SIMD3<Float>]
+    package init(colors: [SIMD3<Float>]) { self.colors = colors }
 
     @inline(__always)
-    public func shade(vertex: Int, normal: SIMD3<Float>, frontFacing: Bool) -> SIMD3<Float> {
+    package func shade(vertex: Int, normal: SIMD3<Float>, frontFacing: Bool) -> SIMD3<Float> {
         let c = colors[vertex]
         return frontFacing ? c * (0.8 + 0.2 * Swift.max(0, normal.z)) : c * 0.35
     }
@@ -59,7 +67,9 @@ public struct HeatmapShader: VertexShader {
 /// Error heatmaps: a mesh with each vertex coloured by a value in µm (viridis from 0 to a scale
 /// maximum), composited over white, with a legend (colour bar and µm ticks) on the right.
 public enum Heatmap {
+    /// A rendered heatmap: the image and what it shows.
     public struct Rendered: Sendable {
+        /// The mesh area (left, `size × size`) and the legend (right), over white.
         public var image: RGBAImage
         /// The camera of the mesh area (the left `size × size` pixels of the image).
         public var camera: Camera
@@ -69,9 +79,12 @@ public enum Heatmap {
         public var labels: [String]
     }
 
-    /// The smallest of 1, 2, 2.5, 5 × 10ᵏ at or above `x` (1 for x ≤ 0 or not finite).
+    /// The smallest ``RenderOptions/size`` a heatmap is drawn at (its legend needs the room).
+    public static let minimumSize = 64
+
+    /// The smallest of 1, 2, 2.5, 5 × 10ᵏ at or above `x` (1 for x ≤ 10⁻³⁰⁰, at or above 10³⁰⁰, or not finite).
     public static func niceMaximum(_ x: Double) -> Double {
-        guard x > 0, x.isFinite else { return 1 }
+        guard x > 1e-300, x < 1e300 else { return 1 }
         var p = 1.0
         while p > x { p /= 10 }
         while p * 10 <= x { p *= 10 }
@@ -94,14 +107,27 @@ public enum Heatmap {
     /// `caption` lines (the files compared, the RMS and maximum, say) are drawn under the image,
     /// across its whole width; a line too long to fit keeps its label (up to the first ": ") and
     /// its end, with "..." between.
+    ///
+    /// - Throws: ``FaceScanError/badSetting(_:)`` when `valuesUm` does not hold one value per
+    ///   vertex, or `options` are out of range or smaller than ``minimumSize``.
     public static func render(
         _ mesh: Mesh, valuesUm: [Double], maxUm: Double? = nil, caption: [String] = [],
         options: RenderOptions = RenderOptions()
-    ) -> Rendered {
-        precondition(valuesUm.count == mesh.vertexCount, "one value per vertex")
+    ) throws(FaceScanError) -> Rendered {
+        guard valuesUm.count == mesh.vertexCount else {
+            throw .badSetting(
+                UsageError("Heatmap: \(valuesUm.count) values for \(mesh.vertexCount) vertices (one per vertex needed)"))
+        }
+        try options.validate()
+        guard options.size >= minimumSize else {
+            throw .badSetting(
+                UsageError(
+                    "Heatmap: RenderOptions.size must be at least \(minimumSize) (room for the legend), found \(options.size)",
+                    field: "RenderOptions.size"))
+        }
         let top = maxUm.flatMap { $0 > 0 && $0.isFinite ? $0 : nil } ?? niceMaximum(valuesUm.max() ?? 0)
         let colors = valuesUm.map { ColorMap.linear(ColorMap.viridis($0 / top)) }
-        let frame = Rasterizer.renderFrame(mesh, options: options, vertexShader: HeatmapShader(colors: colors))
+        let frame = Rasterizer.renderUnchecked(mesh, options: options, vertexShader: HeatmapShader(colors: colors))
         let size = options.size
         let scale = Swift.max(1, size / 256)
         let panel = 64 * scale
@@ -166,8 +192,8 @@ public enum Heatmap {
                 width: width, height: height)
         }
         return Rendered(
-            image: RGBAImage(width: width, height: height, pixels: px), camera: frame.camera, maxUm: top, labels: labels
-        )
+            image: RGBAImage(uncheckedWidth: width, height: height, pixels: px), camera: frame.camera, maxUm: top,
+            labels: labels)
     }
 }
 

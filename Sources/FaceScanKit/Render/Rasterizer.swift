@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A rendered frame: the thumbnail and, per output pixel, the distance along the viewing axis
 /// of the nearest surface (`.infinity` where nothing was drawn), in the mesh's unit.
 public struct RenderedFrame: Sendable {
@@ -32,17 +40,29 @@ public struct RenderedFrame: Sendable {
 /// - Complexity: O(vertices + Σ triangle bounding-box area + size² · supersample²).
 public enum Rasterizer {
     /// Renders `mesh` with the default clay look.
-    public static func render(_ mesh: Mesh, options: RenderOptions = RenderOptions()) -> RGBAImage {
-        renderFrame(mesh, options: options, shader: ClayShader()).image
+    ///
+    /// - Throws: ``FaceScanError/badSetting(_:)`` when `options` are out of range
+    ///   (``RenderOptions/validate()``).
+    public static func render(_ mesh: Mesh, options: RenderOptions = RenderOptions()) throws(FaceScanError)
+        -> RGBAImage
+    {
+        try renderFrame(mesh, options: options, shader: ClayShader()).image
     }
 
-    /// Renders `mesh` with `shader`, also returning the depth of every output pixel.
-    public static func renderFrame<S: SurfaceShader>(_ mesh: Mesh, options: RenderOptions, shader: S) -> RenderedFrame {
-        renderFrame(mesh, options: options, vertexShader: UniformShading(shader: shader))
+    /// Renders `mesh` with `shader`, also returning the depth of every output pixel. A colour
+    /// the shader returns is clamped to 0…1 (NaN counts as 0).
+    ///
+    /// - Throws: ``FaceScanError/badSetting(_:)`` when `options` are out of range.
+    public static func renderFrame<S: SurfaceShader>(_ mesh: Mesh, options: RenderOptions, shader: S)
+        throws(FaceScanError) -> RenderedFrame
+    {
+        try options.validate()
+        return renderUnchecked(mesh, options: options, vertexShader: UniformShading(shader: shader))
     }
 
-    /// Renders `mesh` with a shader that may colour each vertex differently (see ``VertexShader``).
-    public static func renderFrame<S: VertexShader>(_ mesh: Mesh, options: RenderOptions, vertexShader shader: S)
+    /// Renders `mesh` with a shader that may colour each vertex differently (see ``VertexShader``);
+    /// `options` must be valid and the shader must answer for every vertex of `mesh`.
+    package static func renderUnchecked<S: VertexShader>(_ mesh: Mesh, options: RenderOptions, vertexShader shader: S)
         -> RenderedFrame
     {
         let ss = options.supersample
@@ -81,7 +101,7 @@ public enum Rasterizer {
             triangles: mesh.triangles, screen: screen, invDepth: invDepth, front: front, back: back,
             size: size, supersample: ss, threads: options.threads, pixels: &pixels, depth: &depth)
         return RenderedFrame(
-            image: RGBAImage(width: size, height: size, pixels: pixels), depth: depth, camera: outputCamera)
+            image: RGBAImage(uncheckedWidth: size, height: size, pixels: pixels), depth: depth, camera: outputCamera)
     }
 }
 

@@ -144,6 +144,10 @@ enum StripRenderer {
         return y0 <= y1 ? (y0, y1) : nil
     }
 
+    /// `x` clamped to 0…1, NaN to 0 (a shader's colour may be anything).
+    @inline(__always)
+    static func unitClamp(_ x: Float) -> Float { x > 0 ? (x < 1 ? x : 1) : 0 }
+
     /// ⌈v⌉ and ⌊v⌋ as Int, clamped to ±2²⁴ (far outside any raster), without a libm call.
     @inline(__always)
     static func ceilInt(_ v: Float) -> Int {
@@ -286,9 +290,9 @@ enum StripRenderer {
                     c /= Float(covered)
                 }
                 let o = 4 * (py * size + px)
-                out[o] = input.lut[Int(min(max(c.x, 0), 1) * lutMax + 0.5)]
-                out[o + 1] = input.lut[Int(min(max(c.y, 0), 1) * lutMax + 0.5)]
-                out[o + 2] = input.lut[Int(min(max(c.z, 0), 1) * lutMax + 0.5)]
+                out[o] = input.lut[Int(unitClamp(c.x) * lutMax + 0.5)]
+                out[o + 1] = input.lut[Int(unitClamp(c.y) * lutMax + 0.5)]
+                out[o + 2] = input.lut[Int(unitClamp(c.z) * lutMax + 0.5)]
                 out[o + 3] = UInt8((covered * 255 + perPixel / 2) / perPixel)
                 dout[py * size + px] = 1 / nearest
             }

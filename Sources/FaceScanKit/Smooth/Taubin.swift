@@ -1,5 +1,13 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Neighbour weighting of the smoothing Laplacian.
-public enum SmoothingWeights: String, Sendable, CaseIterable {
+public enum SmoothingWeights: String, Sendable, Hashable, Codable, CaseIterable {
     /// Every neighbour counts the same (umbrella operator).
     case uniform
     /// Cotangent weights of the input surface (clamped at zero), which follow the surface's shape
@@ -8,26 +16,26 @@ public enum SmoothingWeights: String, Sendable, CaseIterable {
 }
 
 /// Taubin λ|μ smoothing parameters.
-public struct TaubinOptions: Sendable, Equatable {
+package struct TaubinOptions: Sendable, Equatable {
     /// Passes; each is one shrinking step (λ) and one inflating step (μ).
-    public var iterations = 2
-    public var lambda = 0.5
+    package var iterations = 2
+    package var lambda = 0.5
     /// Negative, with |μ| slightly above λ so the pair passes low frequencies unchanged
     /// (pass-band k_PB = 1/λ + 1/μ ≈ 0.113).
-    public var mu = -0.53
-    public var weights = SmoothingWeights.uniform
+    package var mu = -0.53
+    package var weights = SmoothingWeights.uniform
     /// Move interior vertices along their (input) normal only: tangential motion removes no
     /// noise but lets vertices drift over features.
-    public var normalOnly = false
+    package var normalOnly = false
     /// Per-vertex bound on how far a vertex may end up from where it started (mesh units), e.g.
     /// a few standard deviations of the estimated noise: smoothing then removes noise but cannot
     /// erode a feature (an ear, the nose tip) by more than that. nil: unbounded.
-    public var displacementLimit: [Float]?
+    package var displacementLimit: [Float]?
     /// Per-vertex height scale (mesh units) of a bilateral range weight: a neighbour whose offset
     /// along the vertex normal is h counts exp(−h²/2s²) as much, so detail standing well above the
     /// noise level (s ≈ a couple of standard errors) is not averaged away. nil: plain weights.
-    public var featureScale: [Float]?
-    public init(iterations: Int = 2, weights: SmoothingWeights = .uniform) {
+    package var featureScale: [Float]?
+    package init(iterations: Int = 2, weights: SmoothingWeights = .uniform) {
         self.iterations = iterations
         self.weights = weights
     }
@@ -42,8 +50,8 @@ public struct TaubinOptions: Sendable, Equatable {
 /// with other than two boundary neighbours (pinch points) and corners of the boundary (where it
 /// turns by more than ``cornerAngleDegrees``) stay fixed, so corners are not rounded off.
 /// - Complexity: O(iterations · edges); memory O(vertices + edges).
-public enum Taubin {
-    public static func smooth(_ mesh: Mesh, adjacency: Adjacency, options: TaubinOptions) -> Mesh {
+package enum Taubin {
+    package static func smooth(_ mesh: Mesh, adjacency: Adjacency, options: TaubinOptions) -> Mesh {
         guard options.iterations > 0, mesh.vertexCount > 0 else { return mesh }
         let n = mesh.vertexCount
         precondition(adjacency.vertexCount == n)
@@ -108,7 +116,7 @@ public enum Taubin {
     }
 
     /// A boundary vertex whose boundary turns by more than this is a corner and is not moved.
-    public static let cornerAngleDegrees = 30.0
+    package static let cornerAngleDegrees = 30.0
 
     static func isCorner(_ p: [SIMD3<Float>], _ v: Int, _ a: UInt32, _ b: UInt32) -> Bool {
         let e1 = SIMD3<Double>(p[v] - p[Int(a)]), e2 = SIMD3<Double>(p[Int(b)] - p[v])

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Triangulation of a simple planar polygon by ear clipping (G. H. Meisters, "Polygons have ears",
 /// American Mathematical Monthly 1975; D. Eberly, "Triangulation by ear clipping", 2002).
 ///

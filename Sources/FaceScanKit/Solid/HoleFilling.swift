@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Fair hole filling after P. Liepa, "Filling holes in meshes", Eurographics Symposium on Geometry
 /// Processing 2003, with the bi-Laplacian fairing of M. Botsch and L. Kobbelt, "An intuitive
 /// framework for real-time freeform modeling", SIGGRAPH 2004 (and Desbrun et al. 1999 for the

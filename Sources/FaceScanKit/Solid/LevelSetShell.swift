@@ -224,7 +224,7 @@ enum LevelSetShell {
         for i in back.triangles { triangles.append(UInt32(n) + i) }
         for t in ring { triangles += [ids[Int(t.x)], ids[Int(t.z)], ids[Int(t.y)]] }
         let uvs = front.uvs.map { $0 + [SIMD2<Float>](repeating: .zero, count: back.vertexCount) }
-        var solid = Mesh(positions: front.positions + back.positions, triangles: triangles, uvs: uvs)
+        var solid = Mesh(uncheckedPositions: front.positions + back.positions, triangles: triangles, uvs: uvs)
         let check = MeshCheck(solid)
         guard check.isWatertight, check.isClean else { return nil }
         // Where the back crosses the front, it is pushed off; what still crosses is refused.
@@ -463,7 +463,7 @@ enum LevelSetShell {
         }
         let (positions, triangles) = (extractor.positions, extractor.triangles)
         guard !triangles.isEmpty else { return nil }
-        let surface = Mesh(positions: positions, triangles: triangles)
+        let surface = Mesh(uncheckedPositions: positions, triangles: triangles)
         return withoutClosedPieces(surface)
     }
 

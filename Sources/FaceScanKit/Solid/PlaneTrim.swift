@@ -74,7 +74,7 @@ enum PlaneTrim {
             }
         }
         guard !triangles.isEmpty else { return nil }
-        return Decimation.referencedOnly(Mesh(positions: positions, triangles: triangles, uvs: uvs))
+        return Decimation.referencedOnly(Mesh(uncheckedPositions: positions, triangles: triangles, uvs: uvs))
     }
 
     /// Smallest sine of the corner angles of triangle a, b, c (0 when degenerate).

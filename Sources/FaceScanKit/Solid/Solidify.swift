@@ -1,6 +1,6 @@
 /// How ``Solidify/solid(_:options:unitInMillimetres:vertexCount:)`` closes a face surface and
 /// places it for printing.
-public struct SolidOptions: Sendable, Equatable {
+public struct SolidOptions: Sendable, Hashable, Codable {
     /// Millimetres. Thickness mode: the wall thickness (the back surface lies this far behind the
     /// face along the vertex normals). Base mode: unused (the back is the flat cut plane).
     public var thickness = 2.0
@@ -207,7 +207,7 @@ public enum Solidify {
         // 6. Fit, 7. back (a shell's made once; the cut moves forward only when it cannot be made).
         if front.outline == nil {
             let scale = try fitScale(front.mesh, options: options, unit: unit)
-            let placed = scale < 1 ? front.mesh.scaled(by: Float(scale)) : front.mesh
+            let placed = scale < 1 ? front.mesh.scaledUnchecked(by: Float(scale)) : front.mesh
             guard LevelSetShell.DistanceGrid.spacing(placed, thickness: thickness) != nil else {
                 let (lo, hi) = placed.bounds
                 let size = SIMD3<Double>(hi - lo) * unit
@@ -220,7 +220,7 @@ public enum Solidify {
         var tries = 0
         while part == nil {
             let scale = try fitScale(front.mesh, options: options, unit: unit)
-            let placed = scale < 1 ? front.mesh.scaled(by: Float(scale)) : front.mesh
+            let placed = scale < 1 ? front.mesh.scaledUnchecked(by: Float(scale)) : front.mesh
             let backBudget = vertexCount.map { $0 - placed.vertexCount } ?? placed.vertexCount
             let solid: Mesh?
             if let outline = front.outline {

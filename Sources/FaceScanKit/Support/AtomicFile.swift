@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 import Synchronization
 
 /// Writes files so that a reader never sees a half-written one and a set of outputs is all new or

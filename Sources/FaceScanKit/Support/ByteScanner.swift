@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A cursor over a text buffer for the line-oriented mesh formats (OBJ, ASCII STL).
 /// Blanks are space, tab and `\r`; lines end at `\n`.
 struct ByteScanner {

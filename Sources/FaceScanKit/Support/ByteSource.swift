@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Where a reader's bytes come from: a file descriptor (a file, or a pipe such as standard input)
 /// or bytes already in memory. Hands out chunks into the caller's buffer; seeks when the source
 /// allows it (a regular file, memory), and can turn a pipe into a seekable source by copying what

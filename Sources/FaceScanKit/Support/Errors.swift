@@ -12,7 +12,10 @@
 ///     print(error)
 /// }
 /// ```
-public enum FaceScanError: Error, Sendable, CustomStringConvertible {
+///
+/// `Equatable`, and a `LocalizedError` whose `errorDescription` (so `localizedDescription`) is
+/// the same one line.
+public enum FaceScanError: Error, Sendable, CustomStringConvertible, Equatable {
     /// A capture or mesh breaks its format: file, frame, field and a message (CLI exit 2).
     case badInput(InputError)
     /// An option or setting that cannot be honoured, e.g. an unreachable vertex target (CLI exit 2).
@@ -26,6 +29,7 @@ public enum FaceScanError: Error, Sendable, CustomStringConvertible {
     /// A feature not in this build (a package trait turned off); the message names it.
     case unavailable(String)
 
+    /// The payload's one-line message (`cancelled` for ``cancelled``).
     public var description: String {
         switch self {
         case .badInput(let e): e.description
@@ -59,6 +63,15 @@ extension FaceScanError {
     }
 }
 
+#if canImport(Foundation)
+import Foundation
+
+extension FaceScanError: LocalizedError {
+    /// The one-line ``description``, so `localizedDescription` reads as the CLI prints it.
+    public var errorDescription: String? { description }
+}
+#endif
+
 /// Runs `body` and lifts its narrow typed error into ``FaceScanError`` (`try lift { () throws(InputError) in … }`).
 @inline(__always)
 func lift<T, E: Error>(_ body: () throws(E) -> T) throws(FaceScanError) -> T {
@@ -71,12 +84,17 @@ func lift<T, E: Error>(_ body: () throws(E) -> T) throws(FaceScanError) -> T {
 
 /// The payload of ``FaceScanError/badInput(_:)``: a capture or mesh that breaks its format.
 /// Prints as `FILE: frame N: field 'F': MESSAGE` (parts that do not apply are left out).
-public struct InputError: Error, CustomStringConvertible, Sendable, Equatable {
+public struct InputError: Error, CustomStringConvertible, Sendable, Hashable {
+    /// The file (or `mesh`, `image`, `<session>`, …) the input came from.
     public var file: String
+    /// The frame at fault, from 0, when the input is a capture.
     public var frame: Int?
+    /// The field or element at fault (`vertices`, `triangles`, `settings.scale`, …).
     public var field: String?
+    /// What is wrong, in one line.
     public var message: String
 
+    /// An error about `file` (and its `frame` and `field`, when given).
     public init(file: String, frame: Int? = nil, field: String? = nil, _ message: String) {
         self.file = file
         self.frame = frame
@@ -84,6 +102,7 @@ public struct InputError: Error, CustomStringConvertible, Sendable, Equatable {
         self.message = message
     }
 
+    /// `FILE: frame N: field 'F': MESSAGE` (parts that do not apply left out), on one line.
     public var description: String {
         var s = file
         if let frame { s += ": frame \(frame)" }
@@ -94,9 +113,18 @@ public struct InputError: Error, CustomStringConvertible, Sendable, Equatable {
 
 /// The payload of ``FaceScanError/badSetting(_:)``: a setting or option that cannot be honoured,
 /// e.g. an unreachable vertex target.
-public struct UsageError: Error, CustomStringConvertible, Sendable, Equatable {
+public struct UsageError: Error, CustomStringConvertible, Sendable, Hashable {
+    /// One line saying what is wrong and what is allowed.
     public var message: String
-    public init(_ message: String) { self.message = message }
+    /// The setting or option at fault (`ScanSettings.maxFrames`, `RenderOptions.size`, …) when
+    /// one is named, else nil.
+    public var field: String?
+    /// An error with `message`, naming `field` when given.
+    public init(_ message: String, field: String? = nil) {
+        self.message = message
+        self.field = field
+    }
+    /// The message, on one line.
     public var description: String { oneLine(message) }
 
     /// The same message as a property of the input at `path` (`-` named as standard input): an
@@ -111,25 +139,33 @@ package func systemErrorText(_ code: Int32 = errno) -> String { String(cString: 
 
 /// The payload of ``FaceScanError/io(_:)``: reading or writing a file failed for a reason outside
 /// the input's content.
-public struct IOFailure: Error, CustomStringConvertible, Sendable, Equatable {
+public struct IOFailure: Error, CustomStringConvertible, Sendable, Hashable {
+    /// The file or directory.
     public var path: String
+    /// What failed (usually the system's text for `errno`).
     public var message: String
+    /// A failure on `path`.
     public init(path: String, _ message: String) {
         self.path = path
         self.message = message
     }
+    /// `PATH: MESSAGE`, on one line.
     public var description: String { oneLine("\(path): \(message)") }
 }
 
 /// The payload of ``FaceScanError/noAcceptedFrames(_:)``: no frame of the capture passed the
 /// quality gate. Carries the report so far so the caller can still print it.
-public struct NoAcceptedFrames: Error, CustomStringConvertible, Sendable {
+public struct NoAcceptedFrames: Error, CustomStringConvertible, Sendable, Equatable {
+    /// The capture (or `<session>`).
     public var file: String
+    /// Frame counts so far, rejections by reason.
     public var report: Report
+    /// The failure for `file` with `report`.
     public init(file: String, report: Report) {
         self.file = file
         self.report = report
     }
+    /// The counts of frames read and rejected by reason, on one line.
     public var description: String {
         let r = report.frames.rejected
         return oneLine("\(file)")

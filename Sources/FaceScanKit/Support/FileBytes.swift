@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Reading whole files (meshes, captures spooled from stdin).
 package enum FileBytes {
     /// The UTF-8 byte-order mark some editors put at the start of a text file.

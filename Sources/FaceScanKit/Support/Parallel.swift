@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 // The threads of the decimation, the renderer and ingest's fold (the surface distances and batch's
 // workers use `DispatchQueue.concurrentPerform`): a computation splits its work into two sides, each writing
 // only its own memory, and joins them in a fixed order, so that the result is the same bytes on

@@ -1,12 +1,12 @@
-// The C library, reached from one place: this import is re-exported to every file of
-// FaceScanKit, so no other file imports Glibc or Darwin itself. What differs between the C
-// libraries is wrapped below; anything Linux-only sits behind `#if os(Linux)`.
+// The C library. Each file that calls it imports it itself (the same `#if` as here); nothing
+// re-exports it, so an app that imports FaceScanKit does not get the C library's names. What
+// differs between the C libraries is wrapped below; anything Linux-only sits behind `#if os(Linux)`.
 #if canImport(Glibc)
-@_exported import Glibc
+import Glibc
 #elseif canImport(Musl)
-@_exported import Musl
+import Musl
 #elseif canImport(Darwin)
-@_exported import Darwin
+import Darwin
 #else
 #error("FaceScanKit needs a POSIX C library (Glibc, Musl or Darwin)")
 #endif

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// SplitMix64 (Steele, Lea & Flood 2014, "Fast splittable pseudorandom number generators"): a tiny,
 /// seedable, deterministic generator — the same seed gives the same stream on every platform.
 /// facescan's one source of pseudo-random numbers (surface sampling, noise estimates, tests and

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Monotonic wall-clock timing in milliseconds.
 package struct Stopwatch: Sendable {
     private var start: Double
