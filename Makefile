@@ -16,7 +16,7 @@ MANPAGE   := .build/man/facescan.1
 # The man page is dated by the last commit, so the same sources give the same page.
 MANDATE   := $(shell git log -1 --format=%cs 2>/dev/null || echo 1970-01-01)
 
-.PHONY: deps build release run test regress bench clean fuzz man install uninstall lint format examples docs schema-venv
+.PHONY: deps build release run test regress bench clean fuzz man install uninstall lint format examples docs pictures schema-venv
 
 ## deps: install the system libraries facescan links (libpng, assimp) when they are missing.
 deps:
@@ -126,6 +126,22 @@ schema-venv:
 	  python3 -m venv .venv-schema && printf '*\n' > .venv-schema/.gitignore && \
 	  .venv-schema/bin/pip install -q 'jsonschema>=4.18' \
 	  || { rm -rf .venv-schema; echo "could not create .venv-schema: the schema test is skipped"; }; }
+
+## pictures: docs/images/parts/, every sample's shell and relief rendered by facescan from the front
+## and at three-quarter view (what docs/PRINTING.md shows); run it after a change to the solid parts.
+PICTURES := docs/images/parts
+pictures: release
+	@mkdir -p $(PICTURES); out=$$(mktemp -d) && trap 'rm -rf "$$out"' EXIT && \
+	for s in samples/*/; do \
+	  c=$$(ls $$s/capture.* | head -1); n=$$(basename $$s); \
+	  for part in shell relief; do \
+	    flag=--solid; [ $$part = relief ] && flag=--base; \
+	    $(RELEASE) process $$c $$flag -o "$$out" --name $$n-$$part --formats stl -q || exit 1; \
+	    for v in front three-quarter; do \
+	      $(RELEASE) render "$$out/$$n-$$part.stl" $(PICTURES)/$$n-$$part-$$v.png --view $$v --size 240 -q || exit 1; \
+	    done; \
+	  done; \
+	done; echo "wrote $(PICTURES)/"
 
 clean:
 	rm -rf .build out

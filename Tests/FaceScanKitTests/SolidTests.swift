@@ -278,31 +278,34 @@ private func plane(_ pts: [SIMD3<Double>]) -> (SIMD3<Double>, SIMD3<Double>) {
             m, options: SolidOptions(depth: 30, fit: SIMD3(1000, 1000, 1000)), unitInMillimetres: unit)
         #expect(big.scale == 1)
         #expect(fitted.scale < 1)
+        // The bed keeps the margin free on each side (x, y); the height is the volume's.
         let size = SIMD3<Double>(fitted.mesh.bounds.max - fitted.mesh.bounds.min) * unit
-        #expect(size.max() <= 50 + 1e-3 && size.max() > 49, "size \(size)")
+        let room = SIMD3<Double>(50 - 2 * SolidOptions.defaultFitMargin, 50 - 2 * SolidOptions.defaultFitMargin, 50)
+        let fill = max(size.x / room.x, max(size.y / room.y, size.z / room.z))
+        #expect(fill <= 1 + 1e-4 && fill > 0.98, "size \(size) in \(room)")
         let lifeSize = SIMD3<Double>(life.mesh.bounds.max - life.mesh.bounds.min) * unit
         #expect(abs(lifeSize.x * fitted.scale - size.x) < 0.5)
         #expect(SolidOptions.parseBuildVolume("250x210x210") == SIMD3(250, 210, 210))
         #expect(SolidOptions.parseBuildVolume("250x210") == nil && SolidOptions.parseBuildVolume("0x1x1") == nil)
     }
 
+    /// With a vertex count the surface is decimated or refined as needed: exactly that count,
+    /// closed, about the same volume; a count too small for any part is refused.
     @Test(arguments: [false, true]) func exactVertexCount(base: Bool) throws {
         let m = capWithHoles()
         let plain = try Solidify.solid(m, options: SolidOptions(base: base, depth: 30), unitInMillimetres: unit)
-        for extra in [0, 1, 7, 500] {
+        for count in [plain.vertexCount / 2, plain.vertexCount - 1, plain.vertexCount, plain.vertexCount + 7, 2 * plain.vertexCount] {
             let s = try Solidify.solid(
-                m, options: SolidOptions(base: base, depth: 30), unitInMillimetres: unit,
-                vertexCount: plain.vertexCount + extra)
-            #expect(s.vertexCount == plain.vertexCount + extra)
-            checkSolid(s, "padded +\(extra)")
-            #expect(
-                abs(MeshInspection.signedVolume(s) - MeshInspection.signedVolume(plain)) < 1e-6
-                    * MeshInspection.signedVolume(plain))
+                m, options: SolidOptions(base: base, depth: 30), unitInMillimetres: unit, vertexCount: count)
+            #expect(s.vertexCount == count)
+            checkSolid(s, "\(count) vertices")
+            let v = MeshInspection.signedVolume(s), v0 = MeshInspection.signedVolume(plain)
+            #expect(abs(v - v0) < 0.1 * v0, "volume \(v) against \(v0) at \(count) vertices")
         }
         #expect(throws: FaceScanError.self) {
             try Solidify.solid(
                 m, options: SolidOptions(base: base, depth: 30), unitInMillimetres: unit,
-                vertexCount: plain.vertexCount - 1)
+                vertexCount: 5)
         }
     }
 

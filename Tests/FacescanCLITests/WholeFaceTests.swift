@@ -133,9 +133,18 @@ import Testing
         func key(_ p: SIMD3<Double>) -> SIMD3<Int> {
             SIMD3(Int((p.x / cell).rounded(.down)), Int((p.y / cell).rounded(.down)), Int((p.z / cell).rounded(.down)))
         }
-        let sample = Swift.stride(from: 0, to: part.corners.count, by: max(1, part.corners.count / 6000)).map {
-            part.corners[$0]
-        }.filter { $0.z > partTip.z - 45 }
+        // The part's front: centroids of its triangles facing forward (a shell's back, a wall
+        // behind, must not pull the face onto it), with their normals.
+        var sample: [(SIMD3<Double>, SIMD3<Double>)] = []
+        let stride = max(1, part.corners.count / 3 / 6000)
+        for t in Swift.stride(from: 0, to: part.corners.count / 3, by: stride) {
+            let a = part.corners[3 * t], b = part.corners[3 * t + 1], c = part.corners[3 * t + 2]
+            let u = b - a, v = c - a
+            let n = SIMD3(u.y * v.z - u.z * v.y, u.z * v.x - u.x * v.z, u.x * v.y - u.y * v.x)
+            let l = (n * n).sum().squareRoot()
+            let g = (a + b + c) / 3
+            if l > 0, n.z / l > 0.3, g.z > partTip.z - 45 { sample.append((g, n / l)) }
+        }
         for _ in 0..<8 {
             var grid: [SIMD3<Int>: [(SIMD3<Double>, SIMD3<Double>)]] = [:]
             for t in 0..<(f.corners.count / 3) {
@@ -148,21 +157,21 @@ import Testing
                 grid[key(g), default: []].append((g, n / l))
             }
             var m = [Double](repeating: 0, count: 9), r = SIMD3<Double>.zero
-            for q in sample {
+            for (q, normal) in sample {
                 let k = key(q)
                 var best = Double.infinity
                 var nearest = (q, SIMD3<Double>.zero)
                 for dz in -1...1 {
                     for dy in -1...1 {
                         for dx in -1...1 {
-                            for e in grid[k &+ SIMD3(dx, dy, dz)] ?? [] {
+                            for e in grid[k &+ SIMD3(dx, dy, dz)] ?? [] where (e.1 * normal).sum() > 0.7 {
                                 let d = ((e.0 - q) * (e.0 - q)).sum()
                                 if d < best { (best, nearest) = (d, e) }
                             }
                         }
                     }
                 }
-                guard best < 9 else { continue }
+                guard best < 4 else { continue }
                 let n = nearest.1
                 let e = (n * (q - nearest.0)).sum()
                 for i in 0..<3 { for j in 0..<3 { m[3 * i + j] += n[i] * n[j] } }
