@@ -1,6 +1,7 @@
-@testable import FaceScanKit
 import Foundation
 import Testing
+
+@testable import FaceScanKit
 
 /// Meshes drawn or generated in code for the decimation tests, and the checks they share.
 enum DecimateFixtures {

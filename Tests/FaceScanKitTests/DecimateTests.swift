@@ -153,7 +153,8 @@ struct DecimateTests {
         let reference = try Decimation.simplify(face, targetVertices: 200)
         for exponent in [-16, 16] {
             let k = Float(sign: .plus, exponent: exponent, significand: 1)
-            let scaled = Mesh(uncheckedPositions: face.positions.map { $0 * k }, triangles: face.triangles, uvs: face.uvs)
+            let scaled = Mesh(
+                uncheckedPositions: face.positions.map { $0 * k }, triangles: face.triangles, uvs: face.uvs)
             let r = try Decimation.simplify(scaled, targetVertices: 200)
             #expect(r.triangles == reference.triangles, "scale 2^\(exponent)")
             #expect(r.positions == reference.positions.map { $0 * k }, "scale 2^\(exponent)")

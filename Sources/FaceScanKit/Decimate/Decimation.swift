@@ -136,6 +136,7 @@ public enum Decimation {
             if let u = mesh.uvs { uvs.append(u[v]) }
         }
         return Mesh(
-            uncheckedPositions: positions, triangles: mesh.triangles.map { remap[Int($0)] }, uvs: mesh.uvs == nil ? nil : uvs)
+            uncheckedPositions: positions, triangles: mesh.triangles.map { remap[Int($0)] },
+            uvs: mesh.uvs == nil ? nil : uvs)
     }
 }
