@@ -202,22 +202,22 @@ import Testing
                 return "\(error)"
             }
         }
-        print("index past the end: " + outcome { _ = try Mesh(positions: mesh.positions, triangles: [0, 1, 3]) })
-        print("huge index: " + outcome { _ = try Mesh(positions: mesh.positions, triangles: [0, 1, 400_000_000]) })
-        print("nan position: " + outcome { _ = try Mesh(positions: [SIMD3(.nan, 0, 0)] + mesh.positions, triangles: [1, 2, 3]) })
+        print("index past the end: " + outcome { () throws(FaceScanError) in _ = try Mesh(positions: mesh.positions, triangles: [0, 1, 3]) })
+        print("huge index: " + outcome { () throws(FaceScanError) in _ = try Mesh(positions: mesh.positions, triangles: [0, 1, 400_000_000]) })
+        print("nan position: " + outcome { () throws(FaceScanError) in _ = try Mesh(positions: [SIMD3(.nan, 0, 0)] + mesh.positions, triangles: [1, 2, 3]) })
         var options = RenderOptions(size: 16)
         options.size = 0
-        print("size 0: " + outcome { _ = try mesh.thumbnail(options) })
+        print("size 0: " + outcome { () throws(FaceScanError) in _ = try mesh.thumbnail(options) })
         options = RenderOptions(size: 16)
         options.supersample = 0
-        print("supersample 0: " + outcome { _ = try Rasterizer.render(mesh, options: options) })
-        print("target -1: " + outcome { _ = try Decimation.simplify(mesh, targetVertices: -1) })
+        print("supersample 0: " + outcome { () throws(FaceScanError) in _ = try Rasterizer.render(mesh, options: options) })
+        print("target -1: " + outcome { () throws(FaceScanError) in _ = try Decimation.simplify(mesh, targetVertices: -1) })
         var hostile = ScanSettings()
         hostile.gate.maxDistance = .nan
-        print("gate nan: " + outcome { _ = try FaceScanSession(topology: Topology(triangles: triangles), settings: hostile) })
+        print("gate nan: " + outcome { () throws(FaceScanError) in _ = try FaceScanSession(topology: Topology(triangles: triangles), settings: hostile) })
         hostile = ScanSettings(solid: SolidOptions(thickness: -2))
-        print("thickness -2: " + outcome { _ = try FaceScanSession(topology: Topology(triangles: triangles), settings: hostile) })
-        print("int16 topology: " + outcome { _ = try Topology(triangleIndices: [Int16(0), 1, -2]) })
+        print("thickness -2: " + outcome { () throws(FaceScanError) in _ = try FaceScanSession(topology: Topology(triangles: triangles), settings: hostile) })
+        print("int16 topology: " + outcome { () throws(FaceScanError) in _ = try Topology(triangleIndices: [Int16(0), 1, -2]) })
         let localized = (FaceScanError.badSetting(UsageError("ScanSettings.maxFrames must be at least 1, found 0")) as any Error).localizedDescription
         print("localized: " + localized)
         for format in [MeshFormat.ply, .threeMF] {
