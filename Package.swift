@@ -1,11 +1,20 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// Optional C libraries, each behind a trait (all on by default). A consumer that wants none of
-// them depends with `traits: []`: FaceScanKit then links no libpng, assimp or lib3mf; PNG is
+// Optional C libraries, each behind a trait, on by default where the system provides them
+// (Linux: libpng, assimp and lib3mf from the distribution's packages) and off elsewhere (an Apple
+// platform ships none of them, so a package depending on FaceScanKit there builds with the
+// default traits). The manifest is evaluated on the building machine: a Linux host gets all three.
+// A consumer that wants none of them depends with `traits: []`: FaceScanKit then links no libpng, assimp or lib3mf; PNG is
 // still written (a small pure-Swift encoder), and the formats of a missing library throw
 // `FaceScanError.unavailable`. SwiftPM passes each enabled trait to the compiler as a
 // compilation condition (`#if PNG`, `#if Assimp`, `#if Lib3MF`).
+#if os(Linux)
+let defaultTraits: Set<String> = ["PNG", "Assimp", "Lib3MF"]
+#else
+let defaultTraits: Set<String> = []
+#endif
+
 let package = Package(
     name: "facescan",
     // Mutex and Atomic (Synchronization) need macOS 15 / iOS 18.
@@ -30,7 +39,7 @@ let package = Package(
             description:
                 "3MF reading and writing through lib3mf. Off: 3MF throws FaceScanError.unavailable."
         ),
-        .default(enabledTraits: ["PNG", "Assimp", "Lib3MF"]),
+        .default(enabledTraits: defaultTraits),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

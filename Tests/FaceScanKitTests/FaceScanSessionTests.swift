@@ -272,7 +272,9 @@ private func loadCapture(_ path: String) throws -> (Topology, ScanSettings, [Fra
         let json = try JSONEncoder().encode(settings)
         #expect(try JSONDecoder().decode(ScanSettings.self, from: json) == settings)
         #expect(String(decoding: json, as: UTF8.self).contains("\"3mf\""))
-        for value in [Quality.high] { #expect(try JSONDecoder().decode(Quality.self, from: JSONEncoder().encode(value)) == value) }
+        for value in [Quality.high] {
+            #expect(try JSONDecoder().decode(Quality.self, from: JSONEncoder().encode(value)) == value)
+        }
         let units = try JSONDecoder().decode([LengthUnit].self, from: JSONEncoder().encode(LengthUnit.allCases))
         #expect(units == LengthUnit.allCases)
         let formats = try JSONDecoder().decode([MeshFormat].self, from: JSONEncoder().encode(MeshFormat.allCases))
@@ -284,7 +286,8 @@ private func loadCapture(_ path: String) throws -> (Topology, ScanSettings, [Fra
     @Test func errorsAreLocalizedAndEquatable() {
         let errors: [FaceScanError] = [
             .badInput(InputError(file: "f.json", frame: 3, field: "vertices", "bad\nline")),
-            .badSetting(UsageError("ScanSettings.maxFrames must be at least 1, found 0", field: "ScanSettings.maxFrames")),
+            .badSetting(
+                UsageError("ScanSettings.maxFrames must be at least 1, found 0", field: "ScanSettings.maxFrames")),
             .io(IOFailure(path: "/x", "No such file")), .cancelled, .unavailable("PLY needs assimp"),
             .noAcceptedFrames(NoAcceptedFrames(file: "c.json", report: Report(input: "c.json"))),
         ]

@@ -141,7 +141,8 @@ import Testing
 
     @Test func validatingInitialiserThrowsWhereTheMemberwiseOneTraps() throws {
         let p: [SIMD3<Float>] = [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 1, 0)]
-        #expect(try Mesh(validatingPositions: p, triangles: [0, 1, 2]) == Mesh(uncheckedPositions: p, triangles: [0, 1, 2]))
+        #expect(
+            try Mesh(validatingPositions: p, triangles: [0, 1, 2]) == Mesh(uncheckedPositions: p, triangles: [0, 1, 2]))
         for (tris, uvs, field) in [
             ([0, 1] as [UInt32], nil as [SIMD2<Float>]?, "triangles"), ([0, 1, 3], nil, "triangles"),
             ([0, 1, 2], [SIMD2<Float>(0, 0)], "uvs"),

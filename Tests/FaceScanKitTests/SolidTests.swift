@@ -329,7 +329,8 @@ private func plane(_ pts: [SIMD3<Double>]) -> (SIMD3<Double>, SIMD3<Double>) {
             triangles: [0, 1, 2, 1, 0, 3, 0, 1, 4])
         #expect(throws: FaceScanError.self) { try Solidify.solid(fin, options: SolidOptions(), unitInMillimetres: 1) }
         #expect(throws: FaceScanError.self) {
-            try Solidify.solid(Mesh(uncheckedPositions: [], triangles: []), options: SolidOptions(), unitInMillimetres: 1)
+            try Solidify.solid(
+                Mesh(uncheckedPositions: [], triangles: []), options: SolidOptions(), unitInMillimetres: 1)
         }
         let m = capWithHoles()
         #expect(throws: FaceScanError.self) {

@@ -58,6 +58,13 @@ import Testing
             "live: complete 5/5", "live mesh: 100 vertices", "capture mesh: 100 vertices",
             "stl: binary, triangles match", "obj: vertices match", "png: signature, 64x64",
             "ply: unavailable", "3mf: unavailable", "png decode: unavailable",
+            "index past the end: badInput triangles", "huge index: badInput triangles",
+            "nan position: badInput positions", "size 0: badSetting RenderOptions.size",
+            "supersample 0: badSetting RenderOptions.supersample", "target -1: badSetting -",
+            "gate nan: badSetting ScanSettings.gate.maxDistance",
+            "thickness -2: badSetting ScanSettings.solid.thickness", "int16 topology: badInput triangleIndices",
+            "localized: ScanSettings.maxFrames must be at least 1, found 0",
+            "settings json: round trip", "cancel: cancelled", "progress: done",
         ] {
             #expect(lines.contains(expected), "missing line '\(expected)' in:\n\(out.output)")
         }
@@ -118,6 +125,7 @@ import Testing
     /// The consumer: public API only.
     static let consumerMain = #"""
         import FaceScanKit
+        import Foundation
 
         // A curved 12×12 patch in camera space (metres), standing in for ARKit's face geometry.
         let n = 12
@@ -156,7 +164,7 @@ import Testing
                 k += 1
             }
             print("live: \(verdict.isComplete ? "complete" : "open") \(verdict.acceptedFrames)/\(verdict.maxFrames)")
-            let live = try session.finish()
+            let live = try await session.finish()
             print("live mesh: \(live.mesh.vertexCount) vertices")
 
             // In memory: a capture document → mesh → bytes.
@@ -179,7 +187,39 @@ import Testing
         }
 
         // The formats of the C libraries left out say so, as a typed error.
-        let mesh = Mesh(uncheckedPositions: [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 1, 0)], triangles: [0, 1, 2])
+        let mesh = try! Mesh(positions: [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 1, 0)], triangles: [0, 1, 2])
+
+        // Hostile values through public entry points: a typed error each, no crash.
+        func outcome(_ body: () throws(FaceScanError) -> Void) -> String {
+            do throws(FaceScanError) {
+                try body()
+                return "accepted"
+            } catch .badInput(let e) {
+                return "badInput \(e.field ?? "-")"
+            } catch .badSetting(let e) {
+                return "badSetting \(e.field ?? "-")"
+            } catch {
+                return "\(error)"
+            }
+        }
+        print("index past the end: " + outcome { () throws(FaceScanError) in _ = try Mesh(positions: mesh.positions, triangles: [0, 1, 3]) })
+        print("huge index: " + outcome { () throws(FaceScanError) in _ = try Mesh(positions: mesh.positions, triangles: [0, 1, 400_000_000]) })
+        print("nan position: " + outcome { () throws(FaceScanError) in _ = try Mesh(positions: [SIMD3(.nan, 0, 0)] + mesh.positions, triangles: [1, 2, 3]) })
+        var options = RenderOptions(size: 16)
+        options.size = 0
+        print("size 0: " + outcome { () throws(FaceScanError) in _ = try mesh.thumbnail(options) })
+        options = RenderOptions(size: 16)
+        options.supersample = 0
+        print("supersample 0: " + outcome { () throws(FaceScanError) in _ = try Rasterizer.render(mesh, options: options) })
+        print("target -1: " + outcome { () throws(FaceScanError) in _ = try Decimation.simplify(mesh, targetVertices: -1) })
+        var hostile = ScanSettings()
+        hostile.gate.maxDistance = .nan
+        print("gate nan: " + outcome { () throws(FaceScanError) in _ = try FaceScanSession(topology: Topology(triangles: triangles), settings: hostile) })
+        hostile = ScanSettings(solid: SolidOptions(thickness: -2))
+        print("thickness -2: " + outcome { () throws(FaceScanError) in _ = try FaceScanSession(topology: Topology(triangles: triangles), settings: hostile) })
+        print("int16 topology: " + outcome { () throws(FaceScanError) in _ = try Topology(triangleIndices: [Int16(0), 1, -2]) })
+        let localized = (FaceScanError.badSetting(UsageError("ScanSettings.maxFrames must be at least 1, found 0")) as any Error).localizedDescription
+        print("localized: " + localized)
         for format in [MeshFormat.ply, .threeMF] {
             do throws(FaceScanError) {
                 _ = try mesh.encoded(as: format)
@@ -198,6 +238,38 @@ import Testing
         } catch {
             print("png decode: \(error)")
         }
+
+        // Settings an app keeps as JSON.
+        var kept = ScanSettings(targetVertices: 1234, solid: SolidOptions(thickness: 3))
+        kept.formats = [.stl, .png]
+        let json = try! JSONEncoder().encode(kept)
+        print(try! JSONDecoder().decode(ScanSettings.self, from: json) == kept ? "settings json: round trip" : "settings json: differs")
+
+        // finish() as an async call: cancelled at once, or watched to the end.
+        var solidSettings = settings
+        solidSettings.solid = SolidOptions(thickness: 2, depth: 20)
+        var scan = try! FaceScanSession(topology: Topology(triangles: triangles), settings: solidSettings)
+        for k in 0..<5 { _ = try! scan.add(Frame(positions: patch(Float(k)), metadata: good)) }
+        let frozen = scan
+        let work = Task { () async -> FaceScanError? in
+            do throws(FaceScanError) {
+                _ = try await frozen.finish()
+                return nil
+            } catch {
+                return error
+            }
+        }
+        try? await Task.sleep(nanoseconds: 20_000_000)
+        let clock = ContinuousClock()
+        let cancelledAt = clock.now
+        work.cancel()
+        let cancelled = await work.value
+        print(cancelled == .cancelled ? "cancel: cancelled" : "cancel: \(String(describing: cancelled))")
+        print("cancel took \(clock.now - cancelledAt)")
+        var plain = try! FaceScanSession(topology: Topology(triangles: triangles), settings: settings)
+        for k in 0..<5 { _ = try! plain.add(Frame(positions: patch(Float(k)), metadata: good)) }
+        let stages = try? await plain.finish { _ in }
+        print(stages != nil ? "progress: done" : "progress: failed")
 
         """#
 }

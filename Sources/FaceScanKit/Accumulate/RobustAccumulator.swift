@@ -3,7 +3,7 @@ public enum FrameWeighting: String, Sendable, Hashable, Codable, CaseIterable {
     /// Every frame counts the same (the plain mean).
     case equal
     /// Inverse-variance weights, each frame's noise variance estimated from its own residual
-    /// (see ``RobustAccumulator``).
+    /// (see `RobustAccumulator`).
     case residual
 }
 
@@ -234,7 +234,7 @@ package struct RobustAccumulator: Sendable {
     }
 }
 
-/// The median of a growing multiset of numbers, exactly as ``RobustAccumulator/middle(ofSorted:)``
+/// The median of a growing multiset of numbers, exactly as `RobustAccumulator/middle(ofSorted:)`
 /// gives it for the sorted values: a max-heap holds the lower half, a min-heap the upper half
 /// (the lower one larger by at most one). Insert O(log n), median O(1); a frame stream of any
 /// length costs O(n log n) in all instead of a sort per frame.

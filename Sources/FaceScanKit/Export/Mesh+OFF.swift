@@ -245,7 +245,7 @@ struct OFFLines {
 extension Mesh {
     /// Object File Format text: `OFF`, the counts (`vertices triangles 0`), one `x y z` line per
     /// vertex (shortest round-trip float text), one `3 a b c` line per triangle (zero-based).
-    /// Read by ``OFFReader``.
+    /// Read by `OFFReader`.
     public func offBytes() -> [UInt8] {
         var out = TextBuffer(capacity: positions.count * 40 + triangles.count * 8 + 32)
         out.append("OFF\n")

@@ -3,7 +3,7 @@
 /// and spends tens of seconds and gigabytes on a file of a few lines declaring a billion records.
 /// Every record takes a line of its own, so the records declared may not outnumber the non-empty
 /// lines that follow. Binary PLY is walked whole by ``PLYCheck``. (OFF never reaches assimp:
-/// ``OFFReader``.)
+/// `OFFReader`.)
 extension AssimpIO {
     /// ASCII PLY: the records of all elements against the lines after `end_header`, naming the
     /// first element that does not fit.

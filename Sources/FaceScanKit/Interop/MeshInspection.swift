@@ -11,7 +11,7 @@ public struct MeshInspection: Sendable, Equatable {
     /// Triangles that cross another triangle of the mesh (not sharing a vertex with it), as
     /// mesh checkers such as MeshLab count self-intersecting faces; nil when not checked: the
     /// indices or coordinates are unsound, or the triangles' boxes overlap so much that the
-    /// search would be quadratic (``SelfIntersection/defaultBudget``; e.g. one polygon of 100 000
+    /// search would be quadratic (`SelfIntersection.defaultBudget`; e.g. one polygon of 100 000
     /// corners cut into slivers).
     public var selfIntersectingTriangles: Int?
 

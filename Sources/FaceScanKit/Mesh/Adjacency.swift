@@ -120,7 +120,7 @@ package struct Adjacency: Sendable, Equatable {
 
 /// The undirected edges of a triangle list, numbered in ascending (low, high) order, low < high
 /// — the order of the entries `high > low` of ``Adjacency/neighbors``, which is built from them —
-/// with the half-edges using each one: for ``Adjacency``, ``Subdivision`` and ``MeshCheck``.
+/// with the half-edges using each one: for `Adjacency`, ``Subdivision`` and ``MeshCheck``.
 /// Half-edge `h` runs from corner `h` to the next corner of its triangle. Owns its buffers.
 final class EdgeNumbering {
     /// Per half-edge, its edge; 0 (not an edge of it) for a degenerate half-edge v → v.

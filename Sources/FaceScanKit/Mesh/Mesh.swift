@@ -120,7 +120,8 @@ public struct Mesh: Sendable, Equatable {
         if let i = copy.positions.firstIndex(where: { !($0.x.isFinite && $0.y.isFinite && $0.z.isFinite) }) {
             throw .badInput(
                 InputError(
-                    file: "mesh", field: "positions", "vertex \(i) does not fit 32-bit floats once scaled by \(factor)"))
+                    file: "mesh", field: "positions", "vertex \(i) does not fit 32-bit floats once scaled by \(factor)")
+            )
         }
         return copy
     }

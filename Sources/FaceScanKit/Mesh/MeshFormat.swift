@@ -1,5 +1,5 @@
 /// A mesh file format FaceScanKit reads and writes, in memory (``Mesh/init(bytes:format:unit:name:)-([UInt8],_,_,_)``,
-/// ``Mesh/encoded(as:unit:)``) or as files (``Mesh/init(contentsOf:unit:)``, ``Mesh/write(to:format:unit:)``).
+/// ``Mesh/encoded(as:unit:)``) or as files (``Mesh/init(contentsOf:unit:)-(String,_)``, ``Mesh/write(to:format:unit:)-(String,_,_)``).
 ///
 /// STL, OBJ and OFF are read and written by FaceScanKit itself, GLB written; PLY (and reading GLB)
 /// go through assimp, 3MF through lib3mf. When the package is built without the `Assimp` or `Lib3MF` trait

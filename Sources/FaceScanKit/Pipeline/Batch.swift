@@ -1,3 +1,6 @@
+import Dispatch
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,9 +8,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-
-import Dispatch
-import Synchronization
 
 /// `facescan batch`: many captures, a deterministic shard of them, several at a time.
 package enum Batch {

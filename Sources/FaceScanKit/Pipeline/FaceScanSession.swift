@@ -21,7 +21,7 @@ public struct FrameVerdict: Sendable, Hashable, Codable {
     public var maxFrames: Int
     /// Frames (by ``frameIndex``) found just now to disagree with the others: they stay counted
     /// as accepted but are left out of the average. Usually empty; the first frames are judged
-    /// together once ``RobustAccumulator/warmUp`` have been accepted.
+    /// together once `RobustAccumulator/warmUp` have been accepted.
     public var newOutliers: [Int]
 
     /// `acceptedFrames / maxFrames`, from 0 to 1.

@@ -2,7 +2,7 @@ import Dispatch
 import Synchronization
 
 /// The accumulation side of ingest: accepted frames folded, in capture order, into the
-/// ``RobustAccumulator`` (created by the first frame, which fixes the vertex count).
+/// `RobustAccumulator` (created by the first frame, which fixes the vertex count).
 struct FrameFold: Sendable {
     let rejectOutliers: Bool
     let weighting: FrameWeighting

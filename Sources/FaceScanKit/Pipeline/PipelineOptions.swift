@@ -12,10 +12,10 @@ public struct PipelineOptions: Sendable, Hashable, Codable {
     /// Smoothing may move a vertex at most this many standard errors of the mean (estimated from
     /// the frame-to-frame variance) away from the average; 0 removes the bound.
     public var noiseLimit = 4.0
-    /// Bilateral range scale of the smoothing, in standard errors of the mean (``TaubinOptions/featureScale``);
+    /// Bilateral range scale of the smoothing, in standard errors of the mean (`TaubinOptions/featureScale`);
     /// 0 turns the range weight off.
     public var featureScale = 5.0
-    /// Leave frames that disagree with the others out of the average (``RobustAccumulator``).
+    /// Leave frames that disagree with the others out of the average (`RobustAccumulator`).
     public var rejectOutliers = true
     /// How the kept frames are weighted in the average (``FrameWeighting``; inverse-variance by default).
     public var frameWeighting = FrameWeighting.residual

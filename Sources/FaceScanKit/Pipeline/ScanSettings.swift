@@ -32,9 +32,9 @@ public struct ScanSettings: Sendable, Hashable, Codable {
     /// the frame-to-frame variance) away from the average; 0 removes the bound.
     public var noiseLimit: Double
     /// Bilateral range scale of the smoothing, in standard errors of the mean
-    /// (``TaubinOptions/featureScale``); 0 turns the range weight off.
+    /// (`TaubinOptions/featureScale`); 0 turns the range weight off.
     public var featureScale: Double
-    /// Leave frames that disagree with the others out of the average (``RobustAccumulator``).
+    /// Leave frames that disagree with the others out of the average (`RobustAccumulator`).
     public var rejectOutliers: Bool
     /// How the kept frames are weighted in the average (inverse-variance by default).
     public var frameWeighting: FrameWeighting

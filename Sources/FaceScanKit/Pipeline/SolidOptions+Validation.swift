@@ -12,7 +12,8 @@ extension SolidOptions {
     func check(prefix: String) throws(UsageError) {
         guard Self.thicknessRange.contains(thickness) else {
             throw UsageError(
-                "\(prefix)thickness must be \(Self.thicknessRangeText), found \(thickness)", field: prefix + "thickness")
+                "\(prefix)thickness must be \(Self.thicknessRangeText), found \(thickness)", field: prefix + "thickness"
+            )
         }
         guard Self.depthRange.contains(depth) else {
             throw UsageError("\(prefix)depth must be \(Self.depthRangeText), found \(depth)", field: prefix + "depth")

@@ -116,7 +116,8 @@ public enum Heatmap {
     ) throws(FaceScanError) -> Rendered {
         guard valuesUm.count == mesh.vertexCount else {
             throw .badSetting(
-                UsageError("Heatmap: \(valuesUm.count) values for \(mesh.vertexCount) vertices (one per vertex needed)"))
+                UsageError("Heatmap: \(valuesUm.count) values for \(mesh.vertexCount) vertices (one per vertex needed)")
+            )
         }
         try options.validate()
         guard options.size >= minimumSize else {

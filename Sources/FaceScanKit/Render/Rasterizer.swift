@@ -60,7 +60,7 @@ public enum Rasterizer {
         return renderUnchecked(mesh, options: options, vertexShader: UniformShading(shader: shader))
     }
 
-    /// Renders `mesh` with a shader that may colour each vertex differently (see ``VertexShader``);
+    /// Renders `mesh` with a shader that may colour each vertex differently (see `VertexShader`);
     /// `options` must be valid and the shader must answer for every vertex of `mesh`.
     package static func renderUnchecked<S: VertexShader>(_ mesh: Mesh, options: RenderOptions, vertexShader shader: S)
         -> RenderedFrame

@@ -67,7 +67,8 @@ public struct RenderOptions: Sendable, Hashable, Codable {
     ///   `RenderOptions.size must be from 1 to 16384, found 0`.
     public func validate() throws(FaceScanError) {
         func bad(_ name: String, _ range: String, _ value: Any) -> FaceScanError {
-            .badSetting(UsageError("RenderOptions.\(name) must be \(range), found \(value)", field: "RenderOptions.\(name)"))
+            .badSetting(
+                UsageError("RenderOptions.\(name) must be \(range), found \(value)", field: "RenderOptions.\(name)"))
         }
         guard Self.sizeRange.contains(size) else { throw bad("size", "from 1 to \(Self.sizeRange.upperBound)", size) }
         guard Self.supersampleRange.contains(supersample) else {

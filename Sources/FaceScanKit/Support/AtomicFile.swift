@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,8 +7,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-
-import Synchronization
 
 /// Writes files so that a reader never sees a half-written one and a set of outputs is all new or
 /// all old, even when the process is killed (SIGKILL, power cut aside: nothing is fsync'd).

@@ -38,7 +38,7 @@ public struct Report: Sendable, Equatable {
     }
 
     /// Estimated per-vertex noise of the averaged face before and after smoothing (µm, RMS over
-    /// vertices; see ``NoiseEstimate``).
+    /// vertices; see `NoiseEstimate`).
     public struct Accuracy: Sendable, Equatable {
         public var noiseBeforeUm: Double
         public var noiseAfterUm: Double
