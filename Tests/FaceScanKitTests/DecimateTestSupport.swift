@@ -30,7 +30,7 @@ enum DecimateFixtures {
         let data = try Data(contentsOf: URL(fileURLWithPath: tests + "/scripts/ict-arkit-topology.json"))
         let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let keep = try #require(json["denseVertex"] as? [Int]), tris = try #require(json["triangles"] as? [Int])
-        return Mesh(positions: keep.map { dense.positions[$0] }, triangles: tris.map { UInt32($0) })
+        return try Mesh(positions: keep.map { dense.positions[$0] }, triangles: tris.map { UInt32($0) })
     }
 
     /// ```
