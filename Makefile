@@ -81,13 +81,23 @@ fuzz: deps
 	scripts/fuzz-reader $(FUZZ_SECONDS)
 
 ## man: the manual page, written by swift-argument-parser's generate-manual tool from the release
-## binary's own description of its commands (the binary make release built; nothing is compiled again).
+## binary's own description of its commands.
 man: release
 	mkdir -p $(dir $(MANPAGE))
 	$(GENMAN) $(RELEASE) --date $(MANDATE) --output-directory $(dir $(MANPAGE))
 
-## install: the release binary, its man page and bash/zsh/fish completions under PREFIX (DESTDIR honoured).
-install: release man
+$(MANPAGE): $(RELEASE) $(GENMAN)
+	mkdir -p $(dir $(MANPAGE))
+	$(GENMAN) $(RELEASE) --date $(MANDATE) --output-directory $(dir $(MANPAGE))
+
+# Built by make release (make run) when missing; make install does not build them again.
+$(RELEASE) $(GENMAN):
+	$(MAKE) release
+
+## install: what make release (and so make run) built — the release binary, its man page (written
+## from it when missing or older) and bash/zsh/fish completions — under PREFIX (DESTDIR honoured);
+## nothing is compiled when make run came first. After changing the sources, make release first.
+install: $(RELEASE) $(MANPAGE)
 	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MANDIR)" "$(DESTDIR)$(BASHDIR)" "$(DESTDIR)$(ZSHDIR)" "$(DESTDIR)$(FISHDIR)"
 	install -m 755 $(RELEASE) "$(DESTDIR)$(BINDIR)/facescan"
 	install -m 644 $(MANPAGE) "$(DESTDIR)$(MANDIR)/facescan.1"
