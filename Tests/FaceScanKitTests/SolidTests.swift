@@ -294,7 +294,10 @@ private func plane(_ pts: [SIMD3<Double>]) -> (SIMD3<Double>, SIMD3<Double>) {
     @Test(arguments: [false, true]) func exactVertexCount(base: Bool) throws {
         let m = capWithHoles()
         let plain = try Solidify.solid(m, options: SolidOptions(base: base, depth: 30), unitInMillimetres: unit)
-        for count in [plain.vertexCount / 2, plain.vertexCount - 1, plain.vertexCount, plain.vertexCount + 7, 2 * plain.vertexCount] {
+        for count in [
+            plain.vertexCount / 2, plain.vertexCount - 1, plain.vertexCount, plain.vertexCount + 7,
+            2 * plain.vertexCount,
+        ] {
             let s = try Solidify.solid(
                 m, options: SolidOptions(base: base, depth: 30), unitInMillimetres: unit, vertexCount: count)
             #expect(s.vertexCount == count)

@@ -75,9 +75,12 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         let (lo, hi) = try bounds(ofOBJ: dir + "/part.obj")
         let size = (hi - lo) * 1000
-        #expect(size.max() <= 50 + 1e-3, "\(mode): \(size) mm")
-        // Scaled down until one side touches the volume, not further.
-        #expect(size.max() >= 49.9, "\(mode): \(size) mm")
+        // The bed keeps --fit-margin (10 mm by default) free on each side for the slicer's skirt.
+        let room = SIMD3<Double>(30, 30, 50)
+        #expect(size.x <= room.x + 1e-3 && size.y <= room.y + 1e-3 && size.z <= room.z + 1e-3, "\(mode): \(size) mm")
+        // Scaled down until one side touches the room, not further.
+        let fill = max(size.x / room.x, max(size.y / room.y, size.z / room.z))
+        #expect(fill >= 0.998, "\(mode): \(size) mm")
         #expect(abs(lo.z * 1000) <= 1e-3, "\(mode): lowest z \(lo.z * 1000) mm")
         let solid = try solidLine(r.stderr)
         #expect(solid.scale < 1, "\(mode): \(r.stderr)")

@@ -91,7 +91,8 @@ enum LevelSetShell {
             return da != db ? da < db : a.offset < b.offset
         }.map(\.element)
         // The distance to the front, measured once for every try (out to the largest margin).
-        guard let grid = DistanceGrid(front, thickness: thickness, level: Constants.margins.max()! * thickness, bvh: bvh)
+        guard
+            let grid = DistanceGrid(front, thickness: thickness, level: Constants.margins.max()! * thickness, bvh: bvh)
         else { return nil }
         var best: (solid: Mesh, share: Double)? = nil
         for (margin, opening) in tries {
