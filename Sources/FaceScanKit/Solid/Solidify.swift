@@ -210,9 +210,9 @@ public enum Solidify {
             let placed = scale < 1 ? front.mesh.scaledUnchecked(by: Float(scale)) : front.mesh
             guard LevelSetShell.DistanceGrid.spacing(placed, thickness: thickness) != nil else {
                 let (lo, hi) = placed.bounds
-                let size = SIMD3<Double>(hi - lo) * unit
+                let size = (SIMD3<Double>(hi - lo) * unit).rounded(.toNearestOrAwayFromZero)
                 throw UsageError(
-                    "a shell \(Int(size.x))x\(Int(size.y))x\(Int(size.z)) mm with a \(options.thickness) mm wall needs more than \(LevelSetShell.Constants.maximumGridPoints) points of distance field (the limit, about 1 GB and 5 s): give --fit, a thicker --thickness, or --base"
+                    "a shell \(size.x)x\(size.y)x\(size.z) mm with a \(options.thickness) mm wall needs more than \(LevelSetShell.Constants.maximumGridPoints) points of distance field (the limit, about 1 GB and 5 s): give --fit, a thicker --thickness, or --base"
                 )
             }
         }
@@ -365,6 +365,10 @@ public enum Solidify {
             fewest = min(fewest, cut.mesh.vertexCount)
             if cut.mesh.vertexCount <= share { return cut }
             want = min(want - 1, Int(Double(want) * Double(share) / Double(cut.mesh.vertexCount) * 0.98))
+        }
+        guard fewest < Int.max else {
+            throw UsageError(
+                "cannot reach \(target) vertices for a solid part: its front alone needs more than \(share)")
         }
         let needs = options.base ? fewest : Int((Double(fewest) / Constants.frontShare).rounded(.up))
         throw UsageError("cannot reach \(target) vertices for a solid part: the fewest found is \(needs)")
