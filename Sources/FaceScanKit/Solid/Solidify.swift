@@ -100,6 +100,8 @@ public enum Solidify {
         static let backTries = 3
         /// Height of a shell's plinth (the vertical wall it stands on), in thicknesses.
         static let plinthThicknesses = 2.0
+        /// Height of a relief's plinth, millimetres.
+        static let reliefLift = 1.0
         /// Decimations tried to bring the cut front within its share of a vertex count.
         static let budgetTries = 8
         /// A shell's front's share of a vertex count (its back, smooth and unseen, needs fewer).
@@ -319,7 +321,10 @@ public enum Solidify {
         }
         let frontmost = turned.bounds.max.z
         // A shell stands on a vertical wall twice its thickness tall, so its back never reaches the bed.
-        let plinth = options.base ? 0 : Float(Constants.plinthThicknesses * options.thickness / unit)
+        // A relief is cut a little above its plane too: a hole the cut opens inside the face (a deep
+        // eye socket) is then filled above the bed, not on it where the cap lies.
+        let lift = options.base ? Constants.reliefLift : Constants.plinthThicknesses * options.thickness
+        let plinth = Float(lift / unit)
         var depth = depth
         for _ in 0..<Constants.depthTries {
             let plane = Float(Double(frontmost) - depth / unit)
