@@ -30,8 +30,8 @@ import Darwin
 ///    refused. Margins and balls are tried in turn (see ``shell(_:rim:thickness:backVertices:)``)
 ///    until the back keeps clear of the front.
 ///
-/// Returns nil (the caller keeps its offset back) when the grid would be too large, a step cannot
-/// be done cleanly, or the result is not a closed, clean solid.
+/// Returns nil (the caller moves the cut forward, then refuses) when the grid would be too large,
+/// a step cannot be done cleanly, or the result is not a closed, clean solid.
 enum LevelSetShell {
     enum Constants {
         /// Grid spacing, in thicknesses.
