@@ -20,9 +20,10 @@ extension HTMLReport {
     /// Refuses, before any work, a page path that cannot be written: `-`, a directory, a link
     /// or special file, or a path whose directory does not exist (the same checks as every output)
     /// unless that directory is `outputDirectory`, which the run creates.
-    package static func checkDestination(_ path: String, outputDirectory: String? = nil) throws(IOFailure) {
+    package static func checkDestination(_ path: String, outputDirectory: String? = nil) throws(FaceScanError) {
         guard path != "-" && !path.isEmpty && !path.hasSuffix("/") else {
-            throw IOFailure(path: path, "--report needs a file name (the page is not written to standard output)")
+            throw .badSetting(
+                UsageError("--report needs a file name, got '\(path)' (the page is not written to standard output)"))
         }
         let dir = OutputTransaction.directory(of: path)
         if let outputDirectory, !OutputTransaction.isDirectoryFollowingLinks(dir),
@@ -30,7 +31,7 @@ extension HTMLReport {
         {
             return
         }
-        try OutputTransaction.checkTarget(path)
+        do { try OutputTransaction.checkTarget(path) } catch { throw .io(error) }
     }
 
     /// Writes the page atomically (an existing page at `path` is replaced in one step).

@@ -197,7 +197,7 @@ public enum HTMLReport {
             "<span class=\"count\" data-count=\"total\">\(page.total)</span> \(noun)\(page.total == 1 ? "" : "s"): ")
         let labels = page.command == "regress" ? ["done": "passed", "failed": "failed", "skipped": "skipped"] : [:]
         h.raw(
-            page.counts.map { k, n in
+            page.counts.filter { $0.count > 0 || $0.key != "skipped" || page.command != "regress" }.map { k, n in
                 "<span class=\"count v-\(k)\" data-count=\"\(k)\">\(n)</span> \(labels[k] ?? k)"
             }.joined(separator: ", "))
         h.raw(" · facescan <span class=\"version\">\(escape(page.version))</span></p>\n")
@@ -265,16 +265,27 @@ public enum HTMLReport {
         }
         h.raw("</div>\n")
         if let r = s.report { reportFacts(r, into: &h) }
-        if !s.metrics.isEmpty {
-            h.raw("<table class=\"metrics\">\n")
-            for m in s.metrics {
-                h.raw(
-                    "<tr class=\"\(m.fails ? "fails" : "")\"><td class=\"st\">\(escape(m.status))</td><td>\(escape(m.name))</td><td>\(escape(m.detail))</td></tr>\n"
-                )
-            }
-            h.raw("</table>\n")
+        // The lines that fail, in full; the others folded.
+        let failing = s.metrics.filter(\.fails), passing = s.metrics.filter { !$0.fails }
+        metricTable(failing, into: &h)
+        if !passing.isEmpty {
+            h.raw(
+                "<details class=\"passing\"><summary>\(passing.count) metric\(passing.count == 1 ? "" : "s") within tolerance</summary>\n"
+            )
+            metricTable(passing, into: &h)
+            h.raw("</details>\n")
         }
         h.raw("</div>\n</section>\n")
+    }
+
+    private static func metricTable(_ metrics: [Metric], into h: inout HTMLWriter) {
+        guard !metrics.isEmpty else { return }
+        h.raw("<table class=\"metrics\">\n")
+        for m in metrics {
+            h.raw("<tr class=\"\(m.fails ? "fails" : "ok")\"><td class=\"st\">\(escape(m.status))</td>")
+            h.raw("<td>\(escape(m.name))</td><td>\(escape(m.detail))</td></tr>\n")
+        }
+        h.raw("</table>\n")
     }
 
     private static func verdictLine(_ v: Verdict, into h: inout HTMLWriter) {
@@ -437,7 +448,7 @@ public enum HTMLReport {
         .links a{margin-right:2px}
         .compare{display:flex;flex-wrap:wrap;gap:10px;margin:6px 0}.compare figure{margin:0}
         figcaption{font-size:12px;color:#555}
-        .metrics{border-collapse:collapse;font-size:12px}.metrics td{padding:1px 8px 1px 0;vertical-align:top}
+        .metrics{border-collapse:collapse;font-size:12px}.passing summary{font-size:12px;color:#555}.metrics td{padding:1px 8px 1px 0;vertical-align:top}
         .metrics tr.fails{color:#b00;font-weight:bold}.st{font-family:monospace}
         [hidden]{display:none!important}
 
