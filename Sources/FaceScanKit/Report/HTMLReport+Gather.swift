@@ -86,7 +86,7 @@ extension HTMLReport {
     }
 
     /// The PNG file at `path` as a thumbnail of at most `maxSide` pixels, made small to inline:
-    /// composited over the page's picture background and posterized (``compact(_:)``).
+    /// composited over the page's picture background and posterized (5 bits per channel, ``thumbnailBits``).
     public static func thumbnail(path: String, maxSide: Int = thumbnailSide) throws(FaceScanError) -> Image {
         let bytes: [UInt8]
         do { bytes = try FileBytes.read(path, upTo: 1 << 28) } catch { throw .io(error) }
@@ -145,9 +145,9 @@ extension HTMLReport {
         return "/" + parts.joined(separator: "/")
     }
 
-    /// The href of `target` from a page in `directory` (both absolute, as ``absolute(_:)``
-    /// gives): relative, each component percent-encoded (RFC 3986 unreserved characters and
-    /// non-ASCII UTF-8 aside from the encoding kept as is).
+    /// The href of `target` from a page in `directory`, both absolute and normalised (no `.`,
+    /// `..` or empty component): relative, each component percent-encoded (the RFC 3986
+    /// unreserved characters kept, every other byte of its UTF-8 as `%XX`).
     public static func relativeHref(to target: String, fromDirectory directory: String) -> String {
         let t = target.split(separator: "/").map(String.init)
         let d = directory.split(separator: "/").map(String.init)

@@ -30,7 +30,7 @@ public enum HTMLReport {
         }
     }
 
-    /// A link to an output file, relative to the page (``relativeHref(to:fromDirectory:)``).
+    /// A link to an output file, relative to the page (``HTMLReport/relativeHref(to:fromDirectory:)``).
     public struct Link: Sendable, Equatable {
         public var label: String
         public var href: String
@@ -69,7 +69,7 @@ public enum HTMLReport {
         /// What the run did (also for a capture that failed in the gate, and for one skipped by
         /// `--resume`: its stored report); nil when nothing is known.
         public var report: Report?
-        /// The thumbnail at a reduced size (``thumbnail(png:maxSide:)``).
+        /// The thumbnail at a reduced size (``HTMLReport/thumbnail(path:maxSide:)``).
         public var thumbnail: Image?
         public var links: [Link]
         public init(
@@ -208,6 +208,12 @@ public enum HTMLReport {
             }
             h.raw("</table></details>\n")
         }
+        h.raw("<p class=\"legend\">Frames: ")
+        h.raw(
+            ["accepted", "distance", "tracking", "lighting", "expression"].map {
+                "<i class=\"g-\($0)\"></i>\($0 == "accepted" ? $0 : "rejected: " + $0)"
+            }.joined(separator: " "))
+        h.raw("</p>\n")
         h.raw("<nav class=\"filter\" aria-label=\"Show\">Show: ")
         h.raw("<button type=\"button\" data-filter=\"all\" class=\"on\">all (\(page.total))</button>")
         for (k, n) in page.counts where n > 0 {
@@ -450,6 +456,7 @@ public enum HTMLReport {
         figcaption{font-size:12px;color:#555}
         .metrics{border-collapse:collapse;font-size:12px}.passing summary{font-size:12px;color:#555}.metrics td{padding:1px 8px 1px 0;vertical-align:top}
         .metrics tr.fails{color:#b00;font-weight:bold}.st{font-family:monospace}
+        .legend{margin:0 0 6px;font-size:12px;color:#555}.legend i{display:inline-block;width:10px;height:10px;margin:0 3px 0 8px;vertical-align:-1px}
         [hidden]{display:none!important}
 
         """
