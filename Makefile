@@ -1,6 +1,6 @@
 # facescan — two commands from a fresh clone: `make run` and `make test`.
 SWIFT     ?= swift
-APT_PKGS  := pkg-config libpng-dev libassimp-dev parallel prusa-slicer lib3mf-dev blender python3-numpy admesh man-db slurm-wlm munge zsh fish
+APT_PKGS  := pkg-config libpng-dev libassimp-dev parallel prusa-slicer lib3mf-dev blender python3-numpy admesh man-db slurm-wlm munge zsh fish chromium
 SAMPLE    ?= samples/ict-neutral/capture.json
 RELEASE   := .build/release/facescan
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -18,7 +18,8 @@ MANDATE   := $(shell git log -1 --format=%cs 2>/dev/null || echo 1970-01-01)
 
 .PHONY: deps build release run test regress bench clean fuzz man install uninstall lint format examples docs pictures schema-venv
 
-## deps: install the system libraries facescan links (libpng, assimp) when they are missing.
+## deps: install the system libraries facescan links (libpng, assimp) and the tools its tests drive
+## (chromium checks the HTML report) when they are missing.
 deps:
 	@missing=""; for p in $(APT_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \

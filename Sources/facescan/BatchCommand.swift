@@ -18,7 +18,8 @@ struct BatchCommand: ParsableCommand {
             it is known (JSON lines with --json); on a terminal, a progress line and a summary on \
             standard error. Exit code: 0 when every capture succeeded, otherwise the exit code of the \
             first capture that failed; 2 when no capture was found; 128+N when stopped by signal N \
-            (finished lines and outputs stay, unfinished outputs are removed).
+            (finished lines and outputs stay, unfinished outputs are removed). --report FILE also writes \
+            one self-contained HTML page of the batch (docs/CLI.md).
             """)
 
     @Argument(help: "Directories, list files (- for standard input) or capture files.", completion: Completions.anyFile)
@@ -43,6 +44,8 @@ struct BatchCommand: ParsableCommand {
     @Flag(help: "Print one JSON report per line on standard output.")
     var json = false
 
+    @OptionGroup var report: HTMLReportFlag
+
     @OptionGroup var verbosity: Verbosity
 
     func validate() throws {
@@ -59,6 +62,7 @@ struct BatchCommand: ParsableCommand {
                 "reading capture paths from the terminal, one per line; end with Ctrl-D (or pipe a list: ls caps/*.json | facescan batch -)"
             )
         }
+        try report.check(outputDirectory: pipeline.outputDir)
         let found = try Batch.collect(inputs, recursive: recursive)
         for d in found.duplicates.prefix(5) {
             verbosity.warn("skipped '\(d.path)': the same file as '\(d.sameAs)'")
@@ -95,7 +99,20 @@ struct BatchCommand: ParsableCommand {
             total: list.count, json: json, verbosity: verbosity, skippedInputs: found.ignored.count)
         BatchSignals.watch(reporter)
         reporter.start()
-        try Batch.run(list, options: options, jobs: jobs, resume: resume) { reporter.emit($0) }
+        let collector = HTMLReportCollector()
+        try Batch.run(list, options: options, jobs: jobs, resume: resume) { o in
+            reporter.emit(o)
+            if report.path != nil { collector.add(o) }
+        }
+        if let page = report.path {
+            try collector.writeBatchPage(
+                to: page, options: options, ignored: found.ignored,
+                settings: [
+                    .init("inputs", inputs.joined(separator: " ")), .init("jobs", "\(jobs)"),
+                    .init("shard", shard ?? "all"), .init("recursive", recursive ? "yes" : "no"),
+                    .init("resume", resume ? "yes" : "no"),
+                ])
+        }
         try reporter.finish()
     }
 }

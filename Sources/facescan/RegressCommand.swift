@@ -17,7 +17,8 @@ struct RegressCommand: ParsableCommand {
             expected.stl on purpose; never use it in CI. --junit FILE also writes JUnit XML (one \
             test case per sample and metric) for CI dashboards; --json prints one JSON document \
             instead of the lines; --artifacts DIR writes, for each failing sample, DIR/SAMPLE/report.txt \
-            and DIR/SAMPLE/heatmap.png (the new mesh coloured by its distance to expected.stl, µm).
+            and DIR/SAMPLE/heatmap.png (the new mesh coloured by its distance to expected.stl, µm); --report FILE writes one \
+            self-contained HTML page: per sample expected and current pictures and the heatmap, failures first.
             """)
 
     @Argument(help: "Sample directories (default: every sample under samples/).", completion: Completions.directory)
@@ -54,9 +55,12 @@ struct RegressCommand: ParsableCommand {
         completion: Completions.directory)
     var artifacts: String?
 
+    @OptionGroup var report: HTMLReportFlag
+
     @OptionGroup var verbosity: Verbosity
 
     func run() throws {
+        try report.check()
         let samples = dirs.isEmpty ? Regression.sampleDirectories(in: "samples") : dirs
         guard !samples.isEmpty else { throw UsageError("no sample directories (looked in samples/)") }
         var template = Array("/tmp/facescan-regress.XXXXXX".utf8CString)
@@ -67,6 +71,7 @@ struct RegressCommand: ParsableCommand {
         defer { _ = system("rm -rf '\(work)'") }
         var all: [Regression.Line] = []
         var attachments: [String: [String]] = [:]
+        var pageSamples: [HTMLReport.Sample] = []
         for dir in samples {
             let name = dir.split(separator: "/").last.map(String.init) ?? "sample"
             let out = work + "/" + name
@@ -78,6 +83,11 @@ struct RegressCommand: ParsableCommand {
                 if !verbosity.quiet || line.status != .pass { print(line.text) }
             }
             all += lines
+            if report.path != nil {
+                pageSamples.append(
+                    try HTMLReport.sample(
+                        metrics, lines: lines, sampleDir: dir, toleranceUm: toleranceUm, allowChanged: allowChanged))
+            }
             if let artifacts, lines.contains(where: { Regression.fails($0, allowChanged: allowChanged) }) {
                 attachments[name] = try Regression.writeArtifacts(
                     metrics, lines: lines, sampleDir: dir, toleranceUm: toleranceUm, into: artifacts
@@ -88,6 +98,14 @@ struct RegressCommand: ParsableCommand {
         if let junit {
             try OutputTransaction.write(
                 Array(Regression.junitXML(all, allowChanged: allowChanged, attachments: attachments).utf8), to: junit)
+        }
+        if let page = report.path {
+            let settings: [HTMLReport.Setting] = [
+                .init("samples", samples.joined(separator: " ")), .init("tolerance", "\(toleranceUm) µm"),
+                .init("allow changed", allowChanged ? "yes" : "no"), .init("update", update ? "yes" : "no"),
+            ]
+            try HTMLReport.write(
+                HTMLReport.Page(command: "regress", settings: settings, samples: pageSamples), to: page)
         }
         if json { print(Regression.json(all, allowChanged: allowChanged, attachments: attachments).serialized()) }
         if all.contains(where: { Regression.fails($0, allowChanged: allowChanged) }) { throw ExitCode(1) }
