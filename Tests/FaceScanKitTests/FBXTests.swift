@@ -42,7 +42,14 @@ import Testing
     struct Reader {
         let b: [UInt8]
         var i = 27
-        init(_ b: [UInt8]) { self.b = b }
+        /// FBX 7.5 and later: 64-bit end offsets, counts and lengths.
+        let wide: Bool
+        init(_ b: [UInt8]) {
+            self.b = b
+            wide = (Int(b[23]) | Int(b[24]) << 8) >= 7500
+        }
+
+        mutating func field() -> Int { wide ? Int(u64()) : u32() }
 
         mutating func u32() -> Int {
             defer { i += 4 }
@@ -57,7 +64,7 @@ import Testing
 
         /// One record, or nil for a null record.
         mutating func node() throws -> Node? {
-            let end = u32(), count = u32(), length = u32()
+            let end = field(), count = field(), length = field()
             let nameLength = Int(b[i])
             i += 1
             if end == 0 {
@@ -155,6 +162,29 @@ import Testing
         let model = try #require(objects.child("Model"))
         let connections = try #require(top.first { $0.name == "Connections" }).children
         #expect(connections.map(\.ints) == [[model.ints[0], 0], [geometry.ints[0], model.ints[0]]])
+    }
+
+    /// FBX 7.5 (what facescan writes past 4 GiB): 64-bit record fields and null records; the same
+    /// records, and assimp reads it.
+    @Test func version7500HasWideRecords() throws {
+        let mesh = Self.box()
+        let bytes = try mesh.fbxBytes(centimetresPerUnit: 0.1, version: 7500)
+        #expect(bytes[23] == 0x4c && bytes[24] == 0x1d)  // 7500
+        var reader = Reader(bytes)
+        let top = try reader.all()
+        #expect(top.count == 10 && top.last?.name == "Connections")
+        #expect(Array(bytes[reader.i..<(reader.i + 16)]) == FBXWriter.footerID)
+        let header = try #require(top.first?.children.first { $0.name == "FBXVersion" })
+        #expect(header.ints == [7500])
+        let geometry = try #require(top.first { $0.name == "Objects" }?.child("Geometry"))
+        #expect(geometry.child("PolygonVertexIndex")?.ints.count == mesh.triangles.count)
+        let dir = FileManager.default.temporaryDirectory.path + "/facescan-fbx7500-\(getpid())"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try OutputTransaction.write(bytes, to: dir + "/box.fbx")
+        let back = try MeshIO.read(path: dir + "/box.fbx")
+        #expect(back.triangleCount == 12)
+        #expect(abs(Self.bounds(back).1.y - 110) < 1e-3)
     }
 
     /// No clock in the file: the header's creation time and the footer are fixed, so two writes a

@@ -15,12 +15,17 @@ extension Mesh {
     ///
     /// Throws ``UsageError`` when a vertex index does not fit FBX's 32-bit signed indices.
     public func fbxBytes(centimetresPerUnit: Double = 0.1) throws(UsageError) -> [UInt8] {
+        try fbxBytes(centimetresPerUnit: centimetresPerUnit, version: nil)
+    }
+
+    /// ``fbxBytes(centimetresPerUnit:)`` in FBX `version` (7400 or 7500); nil chooses by size.
+    func fbxBytes(centimetresPerUnit: Double, version: Int?) throws(UsageError) -> [UInt8] {
         guard vertexCount <= Int(Int32.max) else {
             throw UsageError("FBX holds at most \(Int32.max) vertices; the mesh has \(vertexCount)")
         }
         // 8-byte doubles for positions and normals, 4-byte indices, and the small nodes.
         let estimate = 48 * vertexCount + 4 * triangles.count + (1 << 16)
-        var w = FBXWriter(version: estimate > Int(UInt32.max) ? 7500 : 7400)
+        var w = FBXWriter(version: version ?? (estimate > Int(UInt32.max) ? 7500 : 7400))
         w.reserve(estimate)
         w.header()
         writeFBXNodes(&w, centimetresPerUnit: centimetresPerUnit)
