@@ -28,7 +28,9 @@ struct BatchCommand: ParsableCommand {
     @Option(name: [.short, .long], parsing: .unconditional, help: "Captures processed at the same time.")
     var jobs = 2
 
-    @Option(parsing: .unconditional, help: "Process only shard K of N (K/N, 0 ≤ K < N). (default: all)")
+    @Option(
+        parsing: .unconditional, help: "Process only shard K of N (K/N, 0 ≤ K < N). (default: all)",
+        completion: Completions.shard)
     var shard: String?
 
     @Flag(name: [.short, .long], help: "Search the directories' subdirectories too.")

@@ -26,6 +26,10 @@ struct FaceScan: ParsableCommand {
     /// outputs before the process dies.
     static func main() {
         OutputTransaction.removeTemporaryFilesOnSignal()
+        if let script = Completions.fishScriptRequested(CommandLine.arguments) {
+            print(script)
+            return
+        }
         do {
             try checkSubcommandName()
             var command = try parseAsRoot()

@@ -14,7 +14,7 @@ enum Terminal {
     static var stdoutIsTerminal: Bool { isatty(1) != 0 }
 
     /// Formats written as text (readable on a terminal); every other format is binary.
-    static let textFormats: Set<String> = ["obj", "off", "dae", "collada", "x3d", "x", "fbxa"]
+    static let textFormats: Set<String> = ["obj", "off", "dae", "collada", "x3d", "x"]
 
     /// Refuses (exit 2) to write `format` (nil: OBJ, the default on standard output) to standard
     /// output when it is a terminal and the format is binary.

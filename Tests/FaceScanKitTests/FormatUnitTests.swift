@@ -170,11 +170,14 @@ private func glbJSON(_ b: [UInt8]) throws -> [String: Any] {
     /// facescan reads it from the file, ASCII or binary.
     @Test func fbxUnitScaleFactorIsHonoured() throws {
         let box = faceBox()
-        let ascii = try MeshIO.bytes(box, format: "fbx", unit: .mm)
+        // assimp's ASCII FBX (facescan no longer writes it), the box in centimetres.
+        let ascii = try AssimpIO.export(MeshIO.converted(box, factor: 0.1, name: "box"), formatID: "fbxa")[0].bytes
         #expect(MeshIO.fbxUnitScaleFactor(ascii) == 1)
         let binary = try AssimpIO.export(box, formatID: "fbx")[0].bytes
         #expect(binary.starts(with: Array("Kaydara FBX Binary".utf8)))
         #expect(MeshIO.fbxUnitScaleFactor(binary) == 1)
+        // facescan's own binary FBX states the run's unit: 0.1 cm per millimetre.
+        #expect(MeshIO.fbxUnitScaleFactor(try MeshIO.bytes(box, format: "fbx", unit: .mm)) == 0.1)
         // The same numbers declared as decimetres (10 cm per unit) read ten times larger.
         let text = String(decoding: ascii, as: UTF8.self)
         let key = #""UnitScaleFactor", "double", "Number", "", 1"#

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// Every output read by the applications people read it with: headless Blender imports STL, OBJ,
-/// PLY, GLB, DAE and X3D (Blender 3.4 has no 3MF importer) and PrusaSlicer's command line
+/// PLY, GLB, DAE, X3D and FBX (Blender 3.4 has no 3MF importer) and PrusaSlicer's command line
 /// loads the STL and the 3MF. Counts and bounding boxes are compared with the run's report and
 /// its STL, in metres. A missing application is a visible skip in a developer's shell and a
 /// failure when `CI` is set.
@@ -132,6 +132,7 @@ import Testing
             "glb": lambda p: bpy.ops.import_scene.gltf(filepath=p),
             "dae": lambda p: bpy.ops.wm.collada_import(filepath=p),
             "x3d": lambda p: bpy.ops.import_scene.x3d(filepath=p),
+            "fbx": lambda p: bpy.ops.import_scene.fbx(filepath=p),
         }
         results = {}
         for path in files:
@@ -168,13 +169,14 @@ import Testing
 
     /// Where each format's bounding box lands in Blender, in metres, from the mesh's (millimetres,
     /// y up): STL and PLY are taken as they are, in Blender's unit (so millimetre numbers
-    /// are read as metres: 1000 × true size; Blender has no way to know); OBJ, GLB, DAE and X3D
-    /// are y-up and turned z-up: (x, y, z) → (x, −z, y), except X3D, whose importer takes +z as
-    /// forward: (−x, z, y); GLB, DAE and X3D state metres.
+    /// are read as metres: 1000 × true size; Blender has no way to know); OBJ, GLB, DAE, X3D and
+    /// FBX are y-up and turned z-up: (x, y, z) → (x, −z, y), except X3D, whose importer takes +z
+    /// as forward: (−x, z, y); GLB, DAE and X3D state metres, FBX the run's unit (millimetres).
     static func expectedBlenderBox(_ format: String, lo: SIMD3<Double>, hi: SIMD3<Double>) -> (
         SIMD3<Double>, SIMD3<Double>
     ) {
-        let perUnit = ["glb": 0.001, "dae": 0.001, "x3d": 0.001][format] ?? 1.0  // Blender units per file number
+        // Blender units per file number.
+        let perUnit = ["glb": 0.001, "dae": 0.001, "x3d": 0.001, "fbx": 0.001][format] ?? 1.0
         let l = lo * perUnit, h = hi * perUnit
         if format == "stl" || format == "ply" { return (l, h) }
         if format == "x3d" { return (SIMD3(-h.x, l.z, l.y), SIMD3(-l.x, h.z, h.y)) }
@@ -186,7 +188,7 @@ import Testing
         let face = try Self.processedFace()
         let dir = tempDir()
         try Self.blenderScript.write(toFile: dir + "/import.py", atomically: false, encoding: .utf8)
-        let formats = ["stl", "obj", "ply", "glb", "dae", "x3d"]
+        let formats = ["stl", "obj", "ply", "glb", "dae", "x3d", "fbx"]
         let started = Date()
         let (status, out, err) = try Self.run(
             blender,
@@ -214,7 +216,7 @@ import Testing
             let lo = try #require(r["min"] as? [Double]), hi = try #require(r["max"] as? [Double])
             let (elo, ehi) = Self.expectedBlenderBox(format, lo: face.lo, hi: face.hi)
             // In metres: Blender's number times the file's unit (mm for the unit-less files of this run).
-            let toMetres = ["glb", "dae", "x3d"].contains(format) ? 1.0 : 0.001
+            let toMetres = ["glb", "dae", "x3d", "fbx"].contains(format) ? 1.0 : 0.001
             for k in 0..<3 {
                 let e = max(abs(lo[k] - elo[k]), abs(hi[k] - ehi[k])) * toMetres
                 #expect(

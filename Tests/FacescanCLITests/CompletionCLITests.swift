@@ -3,8 +3,8 @@ import Testing
 
 /// The completion scripts (`--generate-completion-script bash|zsh|fish`, what `make install`
 /// installs) complete file names for inputs (captures for `process`, meshes for the mesh
-/// commands), directories for `-o`, and the values of `--formats` (a comma-separated list) and
-/// `--units`, checked by driving each shell's completion in a directory of known files. A shell
+/// commands), directories for `-o`, and the values of `--formats` (a comma-separated list),
+/// `--shard` (`K/N`) and `--units`, checked by driving each shell's completion in a directory of known files. A shell
 /// that is not installed is a visible skip, and a failure when `CI` is set.
 @Suite(.serialized) struct CompletionCLITests {
     /// The path of shell `name`, or nil after saying why the test is skipped (a failure under CI).
@@ -88,6 +88,11 @@ import Testing
         #expect(formats.isSuperset(of: ["stl", "obj", "png", "glb", "3mf", "ply"]), "\(formats)")
         #expect(try complete(["facescan", "process", "cap.json", "--formats", "stl,o"]) == ["stl,obj"])
         #expect(try complete(["facescan", "convert", "face.stl", "x.glb", "--format", "gl"]) == ["glb"])
+        // --shard: the form K/N counting from 0, never a file name.
+        #expect(try complete(["facescan", "batch", ".", "--shard", ""]) == ["0/1", "0/2", "0/3", "0/4"])
+        #expect(try complete(["facescan", "batch", ".", "--shard", "1"]) == ["1/2", "1/3", "1/4", "1/5"])
+        #expect(try complete(["facescan", "batch", ".", "--shard", "2/1"]) == ["2/10"])
+        #expect(try complete(["facescan", "batch", ".", "--shard", "c"]) == [])
     }
 
     /// fish: `complete -C` on the command line typed so far.
@@ -104,6 +109,12 @@ import Testing
         #expect(try complete("facescan process cap.json -o ") == ["outdir/"])
         #expect(try complete("facescan inspect f") == ["face.stl"])
         #expect(try complete("facescan process cap.json --units ") == ["mm", "m"])
+        // Custom completions: fish 3 refuses ArgumentParser's `commandline -tC`; facescan's
+        // script asks for the word instead (Completions.fishScript).
+        #expect(try complete("facescan process cap.json --formats stl,o") == ["stl,obj"])
+        #expect(try complete("facescan batch . --formats gl") == ["glb"])
+        #expect(try complete("facescan batch . --shard ") == ["0/1", "0/2", "0/3", "0/4"])
+        #expect(try complete("facescan batch . --shard 2/1") == ["2/10"])
     }
 
     /// zsh: an interactive zsh on a terminal, the script on its fpath, TAB typed after each line.
@@ -135,5 +146,6 @@ import Testing
         tab("facescan process cap.json -o o", shows: "-o outdir")
         tab("facescan inspect f", shows: "facescan inspect face.stl")
         tab("facescan process cap.json --formats stl,o", shows: "--formats stl,obj")
+        tab("facescan batch . --shard 2/1", shows: "--shard 2/10")
     }
 }

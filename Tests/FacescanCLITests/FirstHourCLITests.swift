@@ -156,6 +156,7 @@ import Testing
         for (args, format) in [
             (["render", fixture, "-"], "PNG"), (["simplify", fixture, "-", "-n", "100", "--format", "stl"], "STL"),
             (["convert", fixture, "-", "--format", "glb"], "GLB"),
+            (["convert", fixture, "-", "--format", "fbx"], "FBX"),
             (["compare", fixture, fixture, "--heatmap", "-", "--samples", "100"], "PNG"),
         ] {
             let r = try onTerminal(args)

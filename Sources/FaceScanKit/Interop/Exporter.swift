@@ -24,7 +24,8 @@ package enum Exporter {
 
     /// Encodes `mesh`, whose coordinates are in `unit`, in `format`. Unit-less formats (STL,
     /// OBJ, PLY, …) keep `unit`; formats that state a unit (GLB metres, DAE metres, X3D metres,
-    /// FBX centimetres, 3MF millimetres) are written in it, so they read back at the true size
+    /// 3MF millimetres) are written in it, and binary FBX keeps `unit`'s numbers and states it
+    /// (`UnitScaleFactor`), so they read back at the true size
     /// (``MeshIO/statedUnitMillimetres(format:)``). For `png` the mesh is rendered with `render`
     /// (front view); `3mf` embeds `thumbnail` (PNG bytes), or such a rendering when nil.
     /// Throws ``UsageError`` or ``IOFailure``.

@@ -1,31 +1,35 @@
 /// The one entry point for mesh files: OBJ, STL and GLB go through facescan's own readers and
-/// writers, 3MF through ``Lib3MFIO`` (lib3mf), everything else through ``AssimpIO``.
+/// writers, 3MF through ``Lib3MFIO`` (lib3mf), everything else through ``AssimpIO`` (binary FBX
+/// is written by facescan, ``Mesh/fbxBytes(centimetresPerUnit:)``, and read through assimp).
 ///
 /// Units: a format that states its length unit is written so that a reader gets the true size,
 /// whatever unit the mesh is in — GLB in metres (glTF's unit), COLLADA in metres under
-/// `<unit meter="1">`, X3D in metres (its default unit), ASCII FBX in centimetres (assimp
-/// writes `UnitScaleFactor` 1, i.e. centimetres), 3MF in millimetres (`unit="millimeter"`).
+/// `<unit meter="1">`, X3D in metres (its default unit), binary FBX in the mesh's own numbers
+/// under `UnitScaleFactor` (centimetres per unit: 0.1 for mm, 100 for m), 3MF in millimetres
+/// (`unit="millimeter"`).
 /// Unit-less formats (STL, OBJ, PLY, DirectX .x, 3DS) carry the mesh's own unit. Reading does
 /// the reverse: a file with a stated unit comes back in the unit asked for.
 package enum MeshIO {
     /// File extensions written through assimp, with the export format id used for each. Left out
     /// on purpose (assimp 5.2): `3mf` (the exporter writes an archive without the mesh; facescan
-    /// writes 3MF through lib3mf), binary FBX (assimp cannot read its own output; `fbx` writes
-    /// ASCII FBX instead), glTF (the exporter declares extensions it does not use; facescan
-    /// writes GLB itself) and STEP (assimp cannot read it back).
+    /// writes 3MF through lib3mf), FBX (assimp cannot read its own binary FBX back, and Blender
+    /// refuses ASCII FBX; facescan writes binary FBX itself), glTF (the exporter declares
+    /// extensions it does not use; facescan writes GLB itself) and STEP (assimp cannot read it back).
     static let assimpExportIDs: [String: String] = [
-        "ply": "plyb", "dae": "collada", "fbx": "fbxa", "x3d": "x3d", "x": "x", "3ds": "3ds",
+        "ply": "plyb", "dae": "collada", "x3d": "x3d", "x": "x", "3ds": "3ds",
     ]
 
     /// assimp export ids whose output assimp itself cannot read back (see ``assimpExportIDs``).
-    static let brokenAssimpExports: Set<String> = ["3mf", "fbx", "gltf", "gltf2", "stp"]
+    static let brokenAssimpExports: Set<String> = ["3mf", "fbx", "fbxa", "gltf", "gltf2", "stp"]
 
     /// Formats facescan writes itself (or through lib3mf), with the ids that name them too.
-    static let ownFormats: [String: String] = ["obj": "obj", "stl": "stl", "glb": "glb", "glb2": "glb", "3mf": "3mf"]
+    static let ownFormats: [String: String] = [
+        "obj": "obj", "stl": "stl", "glb": "glb", "glb2": "glb", "3mf": "3mf", "fbx": "fbx",
+    ]
 
     /// File extensions ``write(_:to:format:unit:)`` understands.
     package static var writableExtensions: [String] {
-        ["obj", "stl"] + (Array(assimpExportIDs.keys) + ["glb", "3mf"]).sorted()
+        ["obj", "stl"] + (Array(assimpExportIDs.keys) + ["glb", "3mf", "fbx"]).sorted()
     }
 
     /// Millimetres per unit of the length unit a format states, by file extension or export id;
@@ -33,7 +37,7 @@ package enum MeshIO {
     package static func statedUnitMillimetres(format: String) -> Double? {
         switch format.lowercased() {
         case "glb", "glb2", "gltf", "gltf2", "dae", "collada", "x3d": return 1000
-        case "fbx", "fbxa": return 10
+        case "fbx", "fbxa": return 10  // FBX's unit when UnitScaleFactor is absent; a file's own factor wins
         case "3mf": return 1
         default: return nil
         }
@@ -156,6 +160,10 @@ package enum MeshIO {
         case "stl": return [AssimpIO.ExportedFile(name: "", bytes: mesh.stlBytes())]
         case "glb":
             return [AssimpIO.ExportedFile(name: "", bytes: mesh.glbBytes(metresPerUnit: unit.millimetres / 1000))]
+        case "fbx":
+            return [
+                AssimpIO.ExportedFile(name: "", bytes: try mesh.fbxBytes(centimetresPerUnit: unit.millimetres / 10))
+            ]
         case "3mf":
             let png =
                 try thumbnail
@@ -188,12 +196,12 @@ package enum MeshIO {
 
     /// The fixed time written in place of the export time, so that the same mesh gives the same
     /// bytes: the Unix epoch.
-    static let fixedTimestamp = (date: "1970-01-01T00:00:00", year: "1970", month: "1", day: "1")
+    static let fixedTimestamp = "1970-01-01T00:00:00"
 
     /// Replaces the wall-clock time assimp writes into a file header by ``fixedTimestamp``:
-    /// COLLADA's `<created>` and `<modified>` (in `<asset>`), and ASCII FBX's
-    /// `CreationTimeStamp` block (`Year` … `Millisecond`) and `CreationTime` string. Only the
-    /// header is searched; other formats, and files without these fields, are left as they are.
+    /// COLLADA's `<created>` and `<modified>` (in `<asset>`). Only the header is searched; other
+    /// formats, and files without these fields, are left as they are (binary FBX, written by
+    /// facescan, holds a fixed time already).
     static func fixTimestamps(_ bytes: inout [UInt8], formatID: String) {
         let header = min(bytes.count, 8192)
         var edits: [(range: Range<Int>, value: String)] = []
@@ -204,30 +212,7 @@ package enum MeshIO {
                 guard let open = find("<\(tag)>", in: bytes, from: 0, to: assetEnd.lowerBound),
                     let close = find("</\(tag)>", in: bytes, from: open.upperBound, to: assetEnd.lowerBound)
                 else { continue }
-                edits.append((open.upperBound..<close.lowerBound, fixedTimestamp.date))
-            }
-        case "fbxa":
-            if let block = find("CreationTimeStamp:", in: bytes, from: 0, to: header),
-                let blockEnd = find("}", in: bytes, from: block.upperBound, to: header)
-            {
-                let t = fixedTimestamp
-                for (field, value) in [
-                    ("Year", t.year), ("Month", t.month), ("Day", t.day), ("Hour", "0"),
-                    ("Minute", "0"), ("Second", "0"), ("Millisecond", "0"),
-                ] {
-                    guard let key = find("\t\(field): ", in: bytes, from: block.upperBound, to: blockEnd.lowerBound)
-                    else { continue }
-                    var end = key.upperBound
-                    while end < blockEnd.lowerBound, bytes[end] >= UInt8(ascii: "0"), bytes[end] <= UInt8(ascii: "9") {
-                        end += 1
-                    }
-                    edits.append((key.upperBound..<end, value))
-                }
-            }
-            if let key = find("CreationTime: \"", in: bytes, from: 0, to: header),
-                let close = find("\"", in: bytes, from: key.upperBound, to: header)
-            {
-                edits.append((key.upperBound..<close.lowerBound, "1970-01-01 00:00:00:000"))
+                edits.append((open.upperBound..<close.lowerBound, fixedTimestamp))
             }
         default:
             return

@@ -157,7 +157,7 @@ public enum OutputFormat: String, Sendable, Hashable, Codable, CaseIterable {
     case ply
     /// COLLADA, in metres (assimp).
     case dae
-    /// FBX, ASCII (assimp).
+    /// Binary FBX 7.4, written by facescan (``Mesh/fbxBytes(centimetresPerUnit:)``).
     case fbx
     /// X3D, in metres (assimp).
     case x3d
