@@ -164,13 +164,22 @@ enum LevelSetShell {
         let loops = BoundaryLoops(back, adjacency: adjacency)
         var onLoop = [Bool](repeating: false, count: back.vertexCount)
         for loop in loops.loops { for v in loop { onLoop[Int(v)] = true } }
+        // A vertex the extraction's straight interpolation or the collapses left nearer the front
+        // than the level moves straight away from its nearest front point onto the level: the
+        // wall only thickens. Off the bed, above the floor.
         let floor = Float(Constants.bedMargin * thickness)
+        let level = margin * thickness
+        var stack = TriangleBVH.makeStack(depth: bvh.depth)
         for v in 0..<back.vertexCount {
             if onLoop[v] {
                 guard back.positions[v].z == 0 else { return nil }
-            } else if back.positions[v].z < floor {
-                back.positions[v].z = floor
+                continue
             }
+            let q = SIMD3<Double>(back.positions[v])
+            let c = bvh.closestPoint(to: q, stack: &stack)
+            let d = norm3(q - c)
+            if d > 0 && d < level { back.positions[v] = SIMD3<Float>(c + (level / d) * (q - c)) }
+            back.positions[v].z = max(back.positions[v].z, floor)
         }
         // Ring: the bed under the wall. Its pieces: the rim's inside with every outermost loop of
         // the back as a hole, and each loop nested once more (tissue reaching the bed inside the
