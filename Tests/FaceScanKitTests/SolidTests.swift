@@ -302,8 +302,11 @@ private func plane(_ pts: [SIMD3<Double>]) -> (SIMD3<Double>, SIMD3<Double>) {
                 m, options: SolidOptions(base: base, depth: 30), unitInMillimetres: unit, vertexCount: count)
             #expect(s.vertexCount == count)
             checkSolid(s, "\(count) vertices")
+            // A relief's volume hardly moves; a shell's wall is its back's margin over the
+            // thickness, which grows with the back's coarseness (1.04 to 1.7 thicknesses, the
+            // first that keeps the wall): a fifth either way.
             let v = MeshInspection.signedVolume(s), v0 = MeshInspection.signedVolume(plain)
-            #expect(abs(v - v0) < 0.1 * v0, "volume \(v) against \(v0) at \(count) vertices")
+            #expect(abs(v - v0) < (base ? 0.1 : 0.2) * v0, "volume \(v) against \(v0) at \(count) vertices")
         }
         #expect(throws: FaceScanError.self) {
             try Solidify.solid(

@@ -19,9 +19,11 @@ import Darwin
 ///    is bounded, not measured.
 /// 2. **Opening**: the hollow keeps only what a ball reaches without touching the wall, so slots
 ///    narrower than the ball (between a nostril's tube and its wing) fill up.
-/// 3. **Back**: the zero set by marching tetrahedra (each cell cut into the six tetrahedra around
-///    its main diagonal, so neighbouring cells agree and the surface is closed and manifold with no
-///    case table ambiguity), facing the hollow. Closed pieces (pockets sealed inside a thick nose)
+/// 3. **Back**: the zero set by marching tetrahedra on grid points ``Constants/extraction``
+///    thicknesses apart (every other point: the back is decimated far below that resolution
+///    anyway), each cell cut into the six tetrahedra around its main diagonal, so neighbouring
+///    cells agree and the surface is closed and manifold with no case table ambiguity; facing
+///    the hollow. Closed pieces (pockets sealed inside a thick nose)
 ///    are dropped: the part is solid there. Then decimated (quadric collapses, every k-th vertex
 ///    of its loops on the bed locked) to at most the front's vertex count.
 /// 4. **Ring**: the bed between the rim and the back's loops on it, triangulated by ear clipping
@@ -46,6 +48,9 @@ enum LevelSetShell {
         /// Largest grid, in points (about 50 MB of distances, 50 MB per field tried); a larger
         /// part gets a coarser spacing.
         static let maximumGridPoints = 12_000_000
+        /// Spacing the back is extracted at, in thicknesses, when the grid is finer (a whole
+        /// multiple of the grid's spacing): the field and the opening are computed at the grid's.
+        static let extraction = 1.0
         /// Coarsest grid spacing, in thicknesses: a shell that needs a coarser grid is refused.
         static let coarsestSpacing = 1.0
         /// Down to this fraction of the marching-tetrahedra vertices the back is always decimated
@@ -134,7 +139,11 @@ enum LevelSetShell {
         _ front: Mesh, rim: [UInt32], thickness: Double, margin: Double, opening: Double, backVertices: Int,
         grid: DistanceGrid, bvh: TriangleBVH
     ) -> Mesh? {
-        guard var back = backSurface(grid, level: margin * thickness, opening: opening) else { return nil }
+        // Extracted at one thickness's spacing (every other point of the finest grid): the back
+        // is decimated far below that anyway, and a quarter of the vertices decimate 4x faster.
+        let stride = max(1, Int((Constants.extraction * thickness / grid.h * (1 + 1e-9)).rounded(.down)))
+        guard var back = backSurface(grid, level: margin * thickness, opening: opening, stride: stride)
+        else { return nil }
         // Decimated with its loops on the bed kept in shape: every k-th loop vertex stays, k as
         // small as the budget allows (the loops take at most a third of it).
         let budget = min(backVertices, Int(Double(back.vertexCount) * Constants.decimation))
@@ -155,13 +164,22 @@ enum LevelSetShell {
         let loops = BoundaryLoops(back, adjacency: adjacency)
         var onLoop = [Bool](repeating: false, count: back.vertexCount)
         for loop in loops.loops { for v in loop { onLoop[Int(v)] = true } }
+        // A vertex the extraction's straight interpolation or the collapses left nearer the front
+        // than the level moves straight away from its nearest front point onto the level: the
+        // wall only thickens. Off the bed, above the floor.
         let floor = Float(Constants.bedMargin * thickness)
+        let level = margin * thickness
+        var stack = TriangleBVH.makeStack(depth: bvh.depth)
         for v in 0..<back.vertexCount {
             if onLoop[v] {
                 guard back.positions[v].z == 0 else { return nil }
-            } else if back.positions[v].z < floor {
-                back.positions[v].z = floor
+                continue
             }
+            let q = SIMD3<Double>(back.positions[v])
+            let c = bvh.closestPoint(to: q, stack: &stack)
+            let d = norm3(q - c)
+            if d > 0 && d < level { back.positions[v] = SIMD3<Float>(c + (level / d) * (q - c)) }
+            back.positions[v].z = max(back.positions[v].z, floor)
         }
         // Ring: the bed under the wall. Its pieces: the rim's inside with every outermost loop of
         // the back as a hole, and each loop nested once more (tissue reaching the bed inside the
@@ -424,9 +442,11 @@ enum LevelSetShell {
     }
 
     /// The level set `level` behind the front's back surface, facing the hollow, the hollow
-    /// opened by a ball of `opening`, closed pieces dropped; nil when nothing lies inside.
-    static func backSurface(_ grid: DistanceGrid, level: Double, opening: Double) -> Mesh? {
-        let (nx, ny, nz, x0, y0, h) = (grid.nx, grid.ny, grid.nz, grid.x0, grid.y0, grid.h)
+    /// opened by a ball of `opening`, closed pieces dropped, extracted on every `step`-th grid
+    /// point along each axis (the bed layer included); nil when nothing lies inside.
+    static func backSurface(_ grid: DistanceGrid, level: Double, opening: Double, stride step: Int = 1) -> Mesh? {
+        var (nx, ny, nz, h) = (grid.nx, grid.ny, grid.nz, grid.h)
+        let (x0, y0) = (grid.x0, grid.y0)
         var field = [Float](repeating: Float(-level), count: nx * ny * nz)
         var anyHollow = false
         let tiny = Float(-1e-6 * h)
@@ -444,6 +464,22 @@ enum LevelSetShell {
         }
         guard anyHollow else { return nil }
         opened(&field, nx: nx, ny: ny, nz: nz, h: h, radius: opening)
+        if step > 1 {
+            let mx = (nx - 1) / step + 1, my = (ny - 1) / step + 1, mz = (nz - 1) / step + 1
+            let fine = field
+            field = [Float](repeating: 0, count: mx * my * mz)
+            fine.withUnsafeBufferPointer { src in
+                field.withUnsafeMutableBufferPointer { out in
+                    for k in 0..<mz {
+                        for j in 0..<my {
+                            let from = (k * step * ny + j * step) * nx, to = (k * my + j) * mx
+                            for i in 0..<mx { out[to + i] = src[from + i * step] }
+                        }
+                    }
+                }
+            }
+            (nx, ny, nz, h) = (mx, my, mz, h * Double(step))
+        }
         // 3. Marching tetrahedra.
         var extractor = Extractor(
             field: field, nx: nx, ny: ny, origin: SIMD3(x0, y0, 0), spacing: h)
@@ -511,7 +547,9 @@ enum LevelSetShell {
                                     break
                                 }
                             }
-                            let g = r - nearest
+                            // No centre within reach: solid, a finite depth below zero (an infinite
+                            // one would give a NaN cut on an edge of a coarser extraction).
+                            let g = r - min(nearest, Float(reach) * Float(h))
                             if g < f { out[index] = g == 0 ? -1e-6 * Float(h) : g }
                         }
                     }

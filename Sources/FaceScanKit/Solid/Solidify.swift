@@ -207,22 +207,20 @@ public enum Solidify {
             front = try cut(closed, frame: frame, options: options, unit: unit, from: options.depth)
         }
         // 6. Fit, 7. back (a shell's made once; the cut moves forward only when it cannot be made).
-        if front.outline == nil {
+        var part: Part? = nil
+        var tries = 0
+        while part == nil {
             let scale = try fitScale(front.mesh, options: options, unit: unit)
             let placed = scale < 1 ? front.mesh.scaledUnchecked(by: Float(scale)) : front.mesh
-            guard LevelSetShell.DistanceGrid.spacing(placed, thickness: thickness) != nil else {
+            // A shell too large for the distance field is refused before any work on it (a cut
+            // moved forward only makes it smaller).
+            if tries == 0, front.outline == nil, LevelSetShell.DistanceGrid.spacing(placed, thickness: thickness) == nil {
                 let (lo, hi) = placed.bounds
                 let size = (SIMD3<Double>(hi - lo) * unit).rounded(.toNearestOrAwayFromZero)
                 throw UsageError(
                     "a shell \(size.x)x\(size.y)x\(size.z) mm with a \(options.thickness) mm wall needs more than \(LevelSetShell.Constants.maximumGridPoints) points of distance field (the limit, about 1 GB and 5 s): give --fit, a thicker --thickness, or --base"
                 )
             }
-        }
-        var part: Part? = nil
-        var tries = 0
-        while part == nil {
-            let scale = try fitScale(front.mesh, options: options, unit: unit)
-            let placed = scale < 1 ? front.mesh.scaledUnchecked(by: Float(scale)) : front.mesh
             let backBudget = vertexCount.map { $0 - placed.vertexCount } ?? placed.vertexCount
             let solid: Mesh?
             if let outline = front.outline {
