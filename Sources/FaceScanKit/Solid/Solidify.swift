@@ -214,7 +214,9 @@ public enum Solidify {
             let placed = scale < 1 ? front.mesh.scaledUnchecked(by: Float(scale)) : front.mesh
             // A shell too large for the distance field is refused before any work on it (a cut
             // moved forward only makes it smaller).
-            if tries == 0, front.outline == nil, LevelSetShell.DistanceGrid.spacing(placed, thickness: thickness) == nil {
+            if tries == 0, front.outline == nil,
+                LevelSetShell.DistanceGrid.spacing(placed, thickness: thickness) == nil
+            {
                 let (lo, hi) = placed.bounds
                 let size = (SIMD3<Double>(hi - lo) * unit).rounded(.toNearestOrAwayFromZero)
                 throw UsageError(
