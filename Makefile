@@ -40,12 +40,12 @@ run: release
 	$(RELEASE) process $(SAMPLE) --output-dir out
 
 ## test: build and run every test (unit, end-to-end on samples/), then the sample regression.
-## FaceScanKit is compiled four times, each for a reason: debug (the tests), release (the CLI
-## tests' slow runs, make regress, the man page), the Examples package (traits: [], the articles'
-## programs and the consumer ConsumerBuildTests checks: built once, before swift test, which is
-## handed its consumer binary) and the fuzz build (ASan). The fuzz targets run two at a time.
+## FaceScanKit is compiled four times, each for a reason: debug (swift test builds every target
+## itself; a swift build before it was compiled again from scratch, so there is none), release
+## (the CLI tests' slow runs, make regress, the man page), the Examples package (traits: [], the
+## articles' programs and the consumer ConsumerBuildTests checks: built once, before swift test,
+## which is handed its consumer binary) and the fuzz build (ASan). The fuzz targets run two at a time.
 test: deps
-	$(SWIFT) build
 	$(MAKE) release man schema-venv
 	$(MAKE) examples
 	FACESCAN_CONSUMER_BIN="$(CURDIR)/Examples/.build/debug/consumer" $(SWIFT) test
