@@ -41,16 +41,21 @@ run: release
 	$(RELEASE) process $(SAMPLE) --output-dir out
 
 ## test: build and run every test (unit, end-to-end on samples/), then the sample regression.
+## FaceScanKit is compiled four times, each for a reason: debug (swift test builds every target
+## itself; a swift build before it was compiled again from scratch, so there is none), release
+## (the CLI tests' slow runs, make regress, the man page), the Examples package (traits: [], the
+## articles' programs and the consumer ConsumerBuildTests checks: built once, before swift test,
+## which is handed its consumer binary) and the fuzz build (ASan). The fuzz targets run two at a time.
 test: deps
-	$(SWIFT) build
 	$(MAKE) release man schema-venv
-	$(SWIFT) test
-	$(MAKE) regress
 	$(MAKE) examples
-	FUZZ_SECONDS=30 FUZZ_REPORT_ONLY=1 $(MAKE) fuzz
+	FACESCAN_CONSUMER_BIN="$(CURDIR)/Examples/.build/debug/consumer" $(SWIFT) test
+	$(MAKE) regress
+	FUZZ_SECONDS=30 FUZZ_JOBS=2 FUZZ_REPORT_ONLY=1 $(MAKE) fuzz
 
-## examples: build the Examples package (the code of the documentation's articles; it depends on
-## this one by path) and run both programs: a sample capture to face.stl/face.png, a scripted live scan.
+## examples: build the Examples package (the code of the documentation's articles and the
+## consumer ConsumerBuildTests checks; it depends on this one by path with traits: []) and run the
+## articles' programs: a sample capture to face.stl/face.png, a scripted live scan.
 examples: deps
 	$(SWIFT) build --package-path Examples --scratch-path Examples/.build
 	out=$$(mktemp -d) && trap 'rm -rf "$$out"' EXIT && \
@@ -76,7 +81,8 @@ lint:
 format:
 	$(SWIFT) format --in-place --recursive --parallel $(LINT_DIRS)
 
-## fuzz: build the libFuzzer targets (ASan) and run each FUZZ_SECONDS (default 60); see scripts/fuzz-reader.
+## fuzz: build the libFuzzer targets (ASan) and run each FUZZ_SECONDS (default 60), FUZZ_JOBS
+## (default 1) at a time; see scripts/fuzz-reader.
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	scripts/fuzz-reader $(FUZZ_SECONDS)

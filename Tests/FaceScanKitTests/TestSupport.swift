@@ -54,3 +54,28 @@ struct CaptureBuilder {
     var json: String { header(includeFrames: true) }
     var ndjson: String { ([header(includeFrames: false)] + frames).joined(separator: "\n") + "\n" }
 }
+
+extension RGBAImage {
+    /// Fraction of pixels with non-zero alpha.
+    var coverage: Double {
+        var n = 0
+        var i = 3
+        while i < pixels.count {
+            if pixels[i] != 0 { n += 1 }
+            i += 4
+        }
+        return Double(n) / Double(width * height)
+    }
+
+    /// The image flipped left to right.
+    func mirrored() -> RGBAImage {
+        var out = pixels
+        for y in 0..<height {
+            for x in 0..<width {
+                let s = 4 * (y * width + x), d = 4 * (y * width + width - 1 - x)
+                for k in 0..<4 { out[d + k] = pixels[s + k] }
+            }
+        }
+        return RGBAImage(uncheckedWidth: width, height: height, pixels: out)
+    }
+}

@@ -83,27 +83,20 @@ import Testing
         #expect(r.stderr.contains("warning: skipped 'linked.json': the same file as 'in/cap1.json'"), "\(r.stderr)")
     }
 
-    @Test func gnuParallelExampleFromTheREADME() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/parallel") else {
-            Issue.record("GNU parallel is not installed (make deps installs it)")
-            return
-        }
+    @Test(.enabled(if: Tool.available("parallel"), "GNU parallel is not installed (make deps installs it)"))
+    func gnuParallelExampleFromTheREADME() throws {
+        let parallel = try Tool.require("parallel")
         let dir = try inputs(failing: true)
         let out = tempDir()
         // The README's example: two shards run by GNU parallel.
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/parallel")
-        p.arguments = [
-            "--will-cite", facescanBinary, "batch", dir, "--shard", "{}/2", "--output-dir", out, "--formats", "stl",
-            "--target-vertices", "144", "--json", ":::", "0", "1",
-        ]
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        // cap3 has no good frame: exit 3 for its shard, the other captures are written.
-        #expect(p.terminationStatus != 0)
+        let r = try runProgram(
+            parallel,
+            [
+                "--will-cite", facescanBinary, "batch", dir, "--shard", "{}/2", "--output-dir", out, "--formats", "stl",
+                "--target-vertices", "144", "--json", ":::", "0", "1",
+            ])
+        let data = r.stdout
+        #expect(r.status != 0)
         #expect(String(decoding: data, as: UTF8.self).split(separator: "\n").count == 4)
         #expect(files(out).filter { $0.hasSuffix(".stl") } == ["cap0.stl", "cap1.stl", "cap2.stl"])
         // A report for each capture that succeeded, none for the one that failed.

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// The package root (two levels above this file's folder).
 let packageRoot: String = {
@@ -25,6 +26,39 @@ let fastFacescanBinary: String = {
     return FileManager.default.isExecutableFile(atPath: release) ? release : facescanBinary
 }()
 
+/// The external programs the end-to-end tests drive (Blender, PrusaSlicer, Slurm, shells, …).
+///
+/// A test that needs one carries `.enabled(if: Tool.available(…), "why it is skipped")`: in a
+/// developer's shell a missing program makes the test runner report the test as skipped, with
+/// that reason. With `CI` set the condition is always true, so the test runs, and
+/// ``require(_:)`` fails it on the missing program: CI never passes a test that did not run.
+enum Tool {
+    /// `CI` is set (CI sets it; a developer may, to insist on every client).
+    static let inCI = ProcessInfo.processInfo.environment["CI"] != nil
+
+    /// The full path of `name` on PATH or in the system directories (the Slurm daemons live in
+    /// /usr/sbin), or nil.
+    static func path(_ name: String) -> String? {
+        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
+        return (path + ["/usr/local/bin", "/usr/bin", "/bin", "/usr/sbin", "/sbin"]).map { $0 + "/" + name }.first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
+    }
+
+    /// Whether a test needing `names` runs: all of them installed, or `CI` set.
+    static func available(_ names: String...) -> Bool {
+        inCI || names.allSatisfy { path($0) != nil }
+    }
+
+    /// The full path of `name`; a test failure (thrown) when it is missing, which happens only
+    /// with `CI` set (elsewhere ``available(_:)`` skipped the test).
+    static func require(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        try #require(
+            path(name), "\(name) is not installed (make deps installs it); CI is set, so the test must run",
+            sourceLocation: sourceLocation)
+    }
+}
+
 struct RunResult {
     var status: Int32
     var stdout: String
@@ -44,10 +78,22 @@ func runFacescan(_ args: [String], stdin: Data? = nil, cwd: String? = nil) throw
 func runFacescanBytes(_ args: [String], stdin: Data? = nil, cwd: String? = nil) throws -> (
     status: Int32, stdout: Data, stderr: String
 ) {
+    try runProgram(facescanBinary, args, cwd: cwd, stdin: stdin)
+}
+
+/// Runs `executable` with `args` to the end (Foundation's `Process`), in `cwd`, with
+/// `environment` (default: this process's), feeding it `stdin` (default: /dev/null); its exit
+/// status, standard output as bytes and standard error as text. The one runner of the tests'
+/// child programs that need no signal or terminal (those are ``Spawn``'s).
+func runProgram(
+    _ executable: String, _ args: [String], cwd: String? = nil, environment: [String: String]? = nil,
+    stdin: Data? = nil
+) throws -> (status: Int32, stdout: Data, stderr: String) {
     let p = Process()
-    p.executableURL = URL(fileURLWithPath: facescanBinary)
+    p.executableURL = URL(fileURLWithPath: executable)
     p.arguments = args
     if let cwd { p.currentDirectoryURL = URL(fileURLWithPath: cwd) }
+    if let environment { p.environment = environment }
     let out = Pipe(), err = Pipe()
     p.standardOutput = out
     p.standardError = err
@@ -103,8 +149,11 @@ func sampleCaptures() -> [(dir: String, capture: String)] {
     }
 }
 
-/// A small capture (a curved 12×12 grid patch) with chosen frame metadata, as JSON text.
-func smallCapture(frames: [String]) -> String {
+/// A small capture (a curved 12×12 grid patch) with chosen frame metadata, as JSON text: every
+/// frame the same vertices, the patch's grid parameters running from `-centre` to `1 - centre`
+/// (so a centre off 0.5 makes the patch longer on one side of x and y) and its apex `depth`
+/// metres in front of the camera plane.
+func smallCapture(frames: [String], centre: SIMD2<Double> = [0.5, 0.5], depth: Double = 0.05) -> String {
     let n = 12
     var tris: [Int] = []
     for y in 0..<(n - 1) {
@@ -116,8 +165,8 @@ func smallCapture(frames: [String]) -> String {
     var xyz: [String] = []
     for y in 0..<n {
         for x in 0..<n {
-            let u = Double(x) / Double(n - 1) - 0.5, v = Double(y) / Double(n - 1) - 0.5
-            xyz += ["\(u * 0.15)", "\(v * 0.2)", "\(0.05 - (u * u + v * v) * 0.1)"]
+            let u = Double(x) / Double(n - 1) - centre.x, v = Double(y) / Double(n - 1) - centre.y
+            xyz += ["\(u * 0.15)", "\(v * 0.2)", "\(depth - (u * u + v * v) * 0.1)"]
         }
     }
     let vertices = "\"vertices\":[" + xyz.joined(separator: ",") + "]"

@@ -5,8 +5,8 @@ import Testing
 /// Every output read by the applications people read it with: headless Blender imports STL, OBJ,
 /// PLY, GLB, DAE, X3D and FBX (Blender 3.4 has no 3MF importer) and PrusaSlicer's command line
 /// loads the STL and the 3MF. Counts and bounding boxes are compared with the run's report and
-/// its STL, in metres. A missing application is a visible skip in a developer's shell and a
-/// failure when `CI` is set.
+/// its STL, in metres. A missing application is reported as a skipped test in a developer's shell
+/// and is a failure when `CI` is set (``Tool``).
 @Suite(.serialized) struct ClientImportTests {
     /// One `process` run (millimetres, the default) to every format the clients read, in a
     /// temporary directory: (directory, report's vertex and triangle counts, bounds in mm from the STL).
@@ -14,7 +14,9 @@ import Testing
         out: String, vertices: Int, triangles: Int, lo: SIMD3<Double>, hi: SIMD3<Double>
     ) {
         let dir = tempDir()
-        let text = Self.lopsidedCapture(frames: 3)
+        // Off the origin and longer on one side of every axis, so that a mirrored or swapped axis
+        // shows in the bounding box.
+        let text = smallCapture(frames: Array(repeating: goodMeta, count: 3), centre: [0.3, 0.4], depth: 0.04)
         try text.write(toFile: dir + "/face.json", atomically: false, encoding: .utf8)
         let r = try runFacescan(
             [
@@ -35,77 +37,13 @@ import Testing
         )
     }
 
-    /// A curved 12×12 grid patch off the origin and longer on one side of every axis, so that a
-    /// mirrored or swapped axis shows in the bounding box.
-    static func lopsidedCapture(frames: Int) -> String {
-        let n = 12
-        var tris: [Int] = []
-        for y in 0..<(n - 1) {
-            for x in 0..<(n - 1) {
-                let a = y * n + x, b = a + 1, c = a + n, d = c + 1
-                tris += [a, b, c, c, b, d]
-            }
-        }
-        var xyz: [String] = []
-        for y in 0..<n {
-            for x in 0..<n {
-                let u = Double(x) / Double(n - 1) - 0.3, v = Double(y) / Double(n - 1) - 0.4
-                xyz += ["\(u * 0.15)", "\(v * 0.2)", "\(0.04 - (u * u + v * v) * 0.1)"]
-            }
-        }
-        let frame = "{\"vertices\":[" + xyz.joined(separator: ",") + "]," + goodMeta + "}"
-        return
-            "{\"format\":\"facescan-capture\",\"version\":1,\"topology\":{\"triangleIndices\":[\(tris.map(String.init).joined(separator: ","))]},"
-            + "\"frames\":[\(Array(repeating: frame, count: frames).joined(separator: ","))]}"
-    }
-
-    /// The full path of `name` on PATH, or nil.
-    static func which(_ name: String) -> String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return path.split(separator: ":").map { "\($0)/\(name)" }.first {
-            FileManager.default.isExecutableFile(atPath: $0)
-        }
-    }
-
-    /// The path of `name` when installed; otherwise nil, after recording a failure under CI or
-    /// printing why the test is skipped.
-    static func client(_ name: String) -> String? {
-        if let p = which(name) { return p }
-        if ProcessInfo.processInfo.environment["CI"] != nil {
-            Issue.record("\(name) is not installed (CI must run this test; `make deps` installs it)")
-        } else {
-            print(
-                "ClientImportTests: skipped, \(name) is not installed (`make deps` installs it; with CI set this fails)"
-            )
-        }
-        return nil
-    }
-
-    /// Runs `executable` with `args` in `cwd`; returns (status, stdout, stderr).
+    /// Runs `executable` with `args` in `cwd`, which is also its HOME (the clients keep their
+    /// settings there, not in the user's home); returns (status, stdout, stderr).
     static func run(_ executable: String, _ args: [String], cwd: String) throws -> (Int32, String, String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = args
-        p.currentDirectoryURL = URL(fileURLWithPath: cwd)
         var env = ProcessInfo.processInfo.environment
-        env["HOME"] = cwd  // the clients keep their settings here, not in the user's home
-        p.environment = env
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        nonisolated(unsafe) var errData = Data()
-        let g = DispatchGroup()
-        g.enter()
-        DispatchQueue.global().async {
-            errData = err.fileHandleForReading.readDataToEndOfFile()
-            g.leave()
-        }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        g.wait()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+        env["HOME"] = cwd
+        let r = try runProgram(executable, args, cwd: cwd, environment: env)
+        return (r.status, String(decoding: r.stdout, as: UTF8.self), r.stderr)
     }
 
     /// Imports each file into an empty scene and writes {ext: {vertices, triangles, min, max}}
@@ -183,8 +121,9 @@ import Testing
         return (SIMD3(l.x, -h.z, l.y), SIMD3(h.x, -l.z, h.y))
     }
 
-    @Test func blenderImportsEveryFormatAtTheReportedSize() throws {
-        guard let blender = Self.client("blender") else { return }
+    @Test(.enabled(if: Tool.available("blender"), "blender is not installed (make deps installs it)"))
+    func blenderImportsEveryFormatAtTheReportedSize() throws {
+        let blender = try Tool.require("blender")
         let face = try Self.processedFace()
         let dir = tempDir()
         try Self.blenderScript.write(toFile: dir + "/import.py", atomically: false, encoding: .utf8)
@@ -226,8 +165,9 @@ import Testing
         }
     }
 
-    @Test func prusaSlicerLoadsTheSTLAnd3MFAtTheSameSize() throws {
-        guard let slicer = Self.client("prusa-slicer") else { return }
+    @Test(.enabled(if: Tool.available("prusa-slicer"), "prusa-slicer is not installed (make deps installs it)"))
+    func prusaSlicerLoadsTheSTLAnd3MFAtTheSameSize() throws {
+        let slicer = try Tool.require("prusa-slicer")
         let face = try Self.processedFace()
         let (status, out, err) = try Self.run(
             slicer, ["--info", face.out + "/face.stl", face.out + "/face.3mf"], cwd: tempDir())

@@ -4,26 +4,10 @@ import Testing
 /// The completion scripts (`--generate-completion-script bash|zsh|fish`, what `make install`
 /// installs) complete file names for inputs (captures for `process`, meshes for the mesh
 /// commands), directories for `-o`, and the values of `--formats` (a comma-separated list),
-/// `--shard` (`K/N`) and `--units`, checked by driving each shell's completion in a directory of known files. A shell
-/// that is not installed is a visible skip, and a failure when `CI` is set.
+/// `--shard` (`K/N`) and `--units`, checked by driving each shell's completion in a directory of
+/// known files. A shell that is not installed is reported as a skipped test, and is a failure when
+/// `CI` is set (``Tool``).
 @Suite(.serialized) struct CompletionCLITests {
-    /// The path of shell `name`, or nil after saying why the test is skipped (a failure under CI).
-    static func shell(_ name: String) -> String? {
-        if let p = ["/usr/bin/", "/bin/", "/usr/local/bin/"].map({ $0 + name }).first(where: {
-            FileManager.default.isExecutableFile(atPath: $0)
-        }) {
-            return p
-        }
-        if ProcessInfo.processInfo.environment["CI"] != nil {
-            Issue.record("\(name) is not installed (CI must run this test; `make deps` installs it)")
-        } else {
-            print(
-                "CompletionCLITests: skipped, \(name) is not installed (`make deps` installs it; with CI set this fails)"
-            )
-        }
-        return nil
-    }
-
     /// A directory holding captures, a mesh, a text file and a subdirectory; and the completion
     /// script for `shell` written into it.
     static func workspace(_ shell: String) throws -> (dir: String, script: String) {
@@ -39,30 +23,21 @@ import Testing
         return (dir, script)
     }
 
-    /// Runs `executable` with `args` in `cwd`, facescan's directory first on PATH.
+    /// Runs `executable` with `args` in `cwd`, facescan's directory first on PATH; its status and
+    /// standard output.
     static func run(_ executable: String, _ args: [String], cwd: String) throws -> (status: Int32, out: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = args
-        p.currentDirectoryURL = URL(fileURLWithPath: cwd)
         var env = ProcessInfo.processInfo.environment
         env["PATH"] = (facescanBinary as NSString).deletingLastPathComponent + ":" + (env["PATH"] ?? "/usr/bin:/bin")
         env["HOME"] = cwd
-        p.environment = env
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+        let r = try runProgram(executable, args, cwd: cwd, environment: env)
+        return (r.status, String(decoding: r.stdout, as: UTF8.self))
     }
 
     /// bash: the script sourced, its function called as bash calls it (COMP_WORDS, COMP_CWORD,
     /// COMP_LINE, COMP_POINT set), COMPREPLY printed one per line.
-    @Test func bashCompletesFilesDirectoriesAndValues() throws {
-        guard let bash = Self.shell("bash") else { return }
+    @Test(.enabled(if: Tool.available("bash"), "bash is not installed (make deps installs it)"))
+    func bashCompletesFilesDirectoriesAndValues() throws {
+        let bash = try Tool.require("bash")
         let (dir, script) = try Self.workspace("bash")
         func complete(_ words: [String]) throws -> Set<String> {
             let quoted = words.map { "'\($0)'" }.joined(separator: " ")
@@ -96,8 +71,9 @@ import Testing
     }
 
     /// fish: `complete -C` on the command line typed so far.
-    @Test func fishCompletesFilesAndDirectories() throws {
-        guard let fish = Self.shell("fish") else { return }
+    @Test(.enabled(if: Tool.available("fish"), "fish is not installed (make deps installs it)"))
+    func fishCompletesFilesAndDirectories() throws {
+        let fish = try Tool.require("fish")
         let (dir, script) = try Self.workspace("fish")
         func complete(_ line: String) throws -> Set<String> {
             let r = try Self.run(fish, ["-c", "source '\(script)'; complete -C '\(line)'"], cwd: dir)
@@ -118,8 +94,9 @@ import Testing
     }
 
     /// zsh: an interactive zsh on a terminal, the script on its fpath, TAB typed after each line.
-    @Test func zshCompletesFilesDirectoriesAndFormats() throws {
-        guard let zsh = Self.shell("zsh") else { return }
+    @Test(.enabled(if: Tool.available("zsh"), "zsh is not installed (make deps installs it)"))
+    func zshCompletesFilesDirectoriesAndFormats() throws {
+        let zsh = try Tool.require("zsh")
         let (dir, script) = try Self.workspace("zsh")
         let functions = dir + "/.zfunc"
         try FileManager.default.createDirectory(atPath: functions, withIntermediateDirectories: true)

@@ -12,43 +12,29 @@ import Testing
     func run(_ path: String, _ args: [String], cwd: String? = nil, env: [String: String] = [:]) throws -> (
         status: Int32, out: String, err: String
     ) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = args
-        if let cwd { p.currentDirectoryURL = URL(fileURLWithPath: cwd) }
-        p.environment = ProcessInfo.processInfo.environment.merging(env) { $1 }
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        nonisolated(unsafe) var errData = Data()
-        let g = DispatchGroup()
-        g.enter()
-        DispatchQueue.global().async {
-            errData = err.fileHandleForReading.readDataToEndOfFile(); g.leave()
-        }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        g.wait()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+        let r = try runProgram(
+            path, args, cwd: cwd, environment: ProcessInfo.processInfo.environment.merging(env) { $1 })
+        return (r.status, String(decoding: r.stdout, as: UTF8.self), r.stderr)
     }
 
-    @Test func installIntoAPrefixThenUninstall() throws {
+    /// What the test needs and is missing: the release binary and man page (`make test` builds
+    /// them first) and man(1).
+    static let missing: [String] = {
         let fm = FileManager.default
         var missing: [String] = []
-        if !fm.isExecutableFile(atPath: Self.release) { missing.append(Self.release + " (make release)") }
-        if !fm.fileExists(atPath: Self.manPage) { missing.append(Self.manPage + " (make man)") }
+        if !fm.isExecutableFile(atPath: release) { missing.append(release + " (make release)") }
+        if !fm.fileExists(atPath: manPage) { missing.append(manPage + " (make man)") }
         if !fm.isExecutableFile(atPath: "/usr/bin/man") { missing.append("/usr/bin/man (make deps installs man-db)") }
-        guard missing.isEmpty else {
-            if ProcessInfo.processInfo.environment["CI"] != nil {
-                Issue.record("missing on CI: \(missing.joined(separator: ", "))")
-            } else {
-                print(
-                    "InstallCLITests: skipped, missing \(missing.joined(separator: ", ")); make test builds them first")
-            }
-            return
-        }
+        return missing
+    }()
+
+    @Test(
+        .enabled(
+            if: Tool.inCI || missing.isEmpty,
+            "the release binary, its man page or man(1) is missing (make test builds them first)"))
+    func installIntoAPrefixThenUninstall() throws {
+        try #require(Self.missing.isEmpty, "missing with CI set: \(Self.missing.joined(separator: ", "))")
+        let fm = FileManager.default
         let prefix = tempDir() + "/prefix with space"
         let make = try run(
             "/usr/bin/make", ["-C", packageRoot, "-o", "release", "-o", "man", "install", "PREFIX=\(prefix)"])

@@ -1,3 +1,4 @@
+import FaceScanKit
 import Foundation
 import Testing
 
@@ -5,27 +6,13 @@ import Testing
 import Glibc
 #endif
 
-/// SIGKILL (no handler runs) at random moments of `process`: after the next run into the
+/// SIGKILL (no handler runs) at pseudo-random moments of `process` (a seeded generator, so the
+/// same fractions of a run are tried on every run of the test): after the next run into the
 /// directory, the set of outputs is entirely the old one or entirely the new one, and no
 /// temporary file or journal is left.
 @Suite(.serialized) struct KillCLITests {
     private func digest(_ dir: String, _ names: [String]) -> [Data?] {
         names.map { FileManager.default.contents(atPath: dir + "/" + $0) }
-    }
-
-    private func spawn(_ args: [String]) throws -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for fd: Int32 in [0, 1, 2] {
-            posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
-        }
-        let argv = ([facescanBinary] + args).map { strdup($0) } + [nil]
-        defer { for a in argv { free(a) } }
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, facescanBinary, &actions, nil, argv, environ)
-        guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO) }
-        return pid
     }
 
     @Test func outputSetIsAllOldOrAllNewAfterSIGKILL() throws {
@@ -53,20 +40,21 @@ import Glibc
             setA.allSatisfy { $0 != nil } && zip(setA, setB).allSatisfy { $0 != $1 },
             "the two sets must differ in every file")
 
-        var g = SystemRandomNumberGenerator()
+        var g = SplitMix64(seed: 39)
         var outcomes = (old: 0, new: 0)
         for round in 0..<6 {
             let before = digest(out, names)
             let next = before == setA ? b.capture : a.capture
-            let pid = try spawn([
-                "process", next, "--output-dir", out, "--name", "face", "--formats", "stl,obj,png,ply",
-                "--thumbnail-size", "256",
-            ])
+            let pid = try Spawn.start(
+                facescanBinary,
+                [
+                    "process", next, "--output-dir", out, "--name", "face", "--formats", "stl,obj,png,ply",
+                    "--thumbnail-size", "256",
+                ])
             // Anywhere from the start to a little after a whole run takes.
             usleep(UInt32.random(in: 10_000...max(20_000, UInt32(fullRun * 1.2e6)), using: &g))
             kill(pid, SIGKILL)
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            _ = Spawn.rawWait(pid)
             // The next run into the directory finishes or undoes what the killed one left.
             #expect(try run(b.capture, name: "other\(round)") == 0)
             let after = digest(out, names)

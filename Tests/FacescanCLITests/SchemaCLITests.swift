@@ -4,39 +4,31 @@ import Testing
 /// Every `--json` output validates against its JSON Schema in docs/schemas/ (by
 /// scripts/check-json-schema, Python's `jsonschema`): process (also a solid part and exit 3),
 /// inspect, compare, simplify, batch lines (done, failed, skipped by --resume) and regress.
-/// Without `jsonschema` (`make schema-venv` installs it into .venv-schema) the test is a visible
-/// skip, and a failure when `CI` is set.
+/// Without `jsonschema` (`make schema-venv` installs it into .venv-schema) the test is reported as
+/// skipped, and is a failure when `CI` is set (``Tool``).
 @Suite struct SchemaCLITests {
-    /// A Python that imports jsonschema with `referencing` (4.18+): .venv-schema's, else the system's.
-    static func python() -> String? {
+    /// A Python that imports jsonschema with `referencing` (4.18+): .venv-schema's, else the
+    /// system's; nil when neither has it.
+    static let python: String? = {
         let candidates = [packageRoot + "/.venv-schema/bin/python", "/usr/bin/python3"]
-        for p in candidates where FileManager.default.isExecutableFile(atPath: p) {
-            if (try? run(p, ["-c", "import jsonschema, referencing"]).status) == 0 { return p }
+        return candidates.first { p in
+            FileManager.default.isExecutableFile(atPath: p)
+                && (try? run(p, ["-c", "import jsonschema, referencing"]).status) == 0
         }
-        if ProcessInfo.processInfo.environment["CI"] != nil {
-            Issue.record("Python's jsonschema is missing (CI must run this test; make schema-venv installs it)")
-        } else {
-            print("SchemaCLITests: skipped, Python's jsonschema is missing (make schema-venv; with CI set this fails)")
-        }
-        return nil
-    }
+    }()
 
+    /// Runs `executable` with `args`; its status and standard output, then standard error.
     static func run(_ executable: String, _ args: [String]) throws -> (status: Int32, out: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = args
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = out
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+        let r = try runProgram(executable, args)
+        return (r.status, String(decoding: r.stdout, as: UTF8.self) + r.stderr)
     }
 
-    @Test func everyJSONOutputMatchesItsSchema() throws {
-        guard let python = Self.python() else { return }
+    @Test(
+        .enabled(
+            if: Tool.inCI || python != nil, "Python's jsonschema is missing (make schema-venv installs it)"))
+    func everyJSONOutputMatchesItsSchema() throws {
+        let python = try #require(
+            Self.python, "Python's jsonschema is missing (make schema-venv); CI is set, so the test must run")
         let check = packageRoot + "/scripts/check-json-schema"
         let dir = tempDir()
         func save(_ text: String, _ name: String) throws -> String {

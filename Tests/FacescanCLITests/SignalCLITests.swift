@@ -6,33 +6,6 @@ private func hiddenNames(in dir: String) -> [String] {
     ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).filter { $0.hasPrefix(".") }.sorted()
 }
 
-/// Starts `path` with `args`, standard streams on /dev/null, no signal blocked and every signal's
-/// action at its default, as a shell would. (Foundation's `Process` passes on the signal mask of
-/// the calling thread, and test threads block SIGINT and SIGTERM.)
-private func spawnWithSignalsUnblocked(_ path: String, _ args: [String]) throws -> pid_t {
-    var attr = posix_spawnattr_t()
-    posix_spawnattr_init(&attr)
-    defer { posix_spawnattr_destroy(&attr) }
-    var none = sigset_t(), all = sigset_t()
-    sigemptyset(&none)
-    sigfillset(&all)
-    posix_spawnattr_setsigmask(&attr, &none)
-    posix_spawnattr_setsigdefault(&attr, &all)
-    posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    for fd: Int32 in [0, 1, 2] {
-        posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
-    }
-    let argv = ([path] + args).map { strdup($0) } + [nil]
-    defer { for a in argv { free(a) } }
-    var pid: pid_t = 0
-    let rc = posix_spawn(&pid, path, &actions, &attr, argv, environ)
-    guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO) }
-    return pid
-}
-
 /// The lines of `text`, without the final newline.
 private func lines(_ text: String) -> [Substring] {
     text.split(separator: "\n", omittingEmptySubsequences: false).dropLast(text.hasSuffix("\n") ? 1 : 0).map { $0 }
@@ -51,7 +24,7 @@ private func lines(_ text: String) -> [Substring] {
         let args = [
             "process", capture.capture, "--output-dir", out, "--thumbnail-size", "8192", "--formats", "stl,obj,png,ply",
         ]
-        let pid = try spawnWithSignalsUnblocked(facescanBinary, args)
+        let pid = try Spawn.start(facescanBinary, args)
 
         // Wait (up to two minutes) for a temporary file to appear, then send the signal.
         var seen: [String] = []
@@ -66,7 +39,7 @@ private func lines(_ text: String) -> [Substring] {
         }
         if !ended {
             kill(pid, signal)
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            status = Spawn.rawWait(pid)
         }
 
         #expect(!seen.isEmpty, "no temporary file appeared before the process ended")

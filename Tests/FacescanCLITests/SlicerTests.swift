@@ -4,7 +4,8 @@ import Testing
 /// The solid parts of the samples sliced by PrusaSlicer's command line on the printer profile in
 /// Tests/printer/ (250 × 210 × 210 mm bed, 0.2 mm layers): no error or warning, extrusions in the
 /// first layer, the part on the bed, filament and time read from the G-code. A missing
-/// `prusa-slicer` is a visible skip in a developer's shell and a failure when `CI` is set.
+/// `prusa-slicer` is reported as a skipped test in a developer's shell and is a failure when `CI`
+/// is set (``Tool``).
 ///
 /// Solid parts take seconds in a debug build: these tests run ``fastFacescanBinary``.
 @Suite(.serialized) struct SlicerTests {
@@ -51,8 +52,8 @@ import Testing
         var status: Int32
     }
 
-    static func slice(_ stl: String, in dir: String, on printer: Printer = .large) throws -> Sliced? {
-        guard let slicer = ClientImportTests.client("prusa-slicer") else { return nil }
+    static func slice(_ stl: String, in dir: String, on printer: Printer = .large) throws -> Sliced {
+        let slicer = try Tool.require("prusa-slicer")
         let out = dir + "/part.gcode"
         let center = "\(Int(printer.bed.x / 2)),\(Int(printer.bed.y / 2))"
         let (status, stdout, stderr) = try ClientImportTests.run(
@@ -73,7 +74,9 @@ import Testing
 
     /// Every sample's shell and relief, fitted to each printer, sliced: part and skirt on the bed
     /// (`--fit` leaves ``SolidOptions/defaultFitMargin`` on each side for the skirt).
-    @Test(arguments: [[] as [String], ["--base"]], [Printer.large, Printer.small])
+    @Test(
+        .enabled(if: Tool.available("prusa-slicer"), "prusa-slicer is not installed (make deps installs it)"),
+        arguments: [[] as [String], ["--base"]], [Printer.large, Printer.small])
     func samplePartsSliceCleanly(mode: [String], printer: Printer) throws {
         for sample in sampleCaptures() {
             let dir = tempDir()
@@ -88,7 +91,7 @@ import Testing
             guard r.status == 0, let stl = (json?["outputs"] as? [[String: Any]])?.first?["path"] as? String else {
                 continue
             }
-            guard let sliced = try Self.slice(stl, in: dir, on: printer) else { return }
+            let sliced = try Self.slice(stl, in: dir, on: printer)
             #expect(sliced.status == 0, "\(sample.capture) \(mode): \(sliced.log)")
             let lower = sliced.log.lowercased()
             #expect(!lower.contains("error") && !lower.contains("warning"), "\(sample.capture) \(mode): \(sliced.log)")

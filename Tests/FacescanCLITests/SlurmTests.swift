@@ -94,8 +94,12 @@ import Testing
         try expectSameOutputs(dir + "/out", dir + "/ref")
     }
 
-    @Test func slurmArrayJobCoversEveryCaptureOnce() throws {
-        guard let cluster = try SlurmCluster.startOrSkip() else { return }
+    @Test(
+        .enabled(
+            if: Tool.inCI || SlurmCluster.cannotStart == nil,
+            Comment(rawValue: "a one-node Slurm cluster cannot start: " + (SlurmCluster.cannotStart ?? "-"))))
+    func slurmArrayJobCoversEveryCaptureOnce() throws {
+        let cluster = try SlurmCluster.start()
         defer { cluster.stop() }
         let script = packageRoot + "/deploy/slurm/facescan.sbatch"
         let command = try line(in: "deploy/slurm/facescan.sbatch", startingWith: "facescan batch")
@@ -177,96 +181,6 @@ import Testing
     }
 }
 
-/// Child processes started with posix_spawn, not Foundation's Process (whose exit monitoring
-/// deadlocked here with long-running daemons): every descriptor above 2 is closed in the child and
-/// the parent's pipes are close-on-exec, so a daemon never holds another test's pipe open.
-enum Spawn {
-    private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-    private typealias Chdir =
-        @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
-    // glibc ≥ 2.34; not exported by Swift's Glibc module.
-    private static let closeFrom = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np").map {
-        unsafeBitCast($0, to: CloseFrom.self)
-    }
-    private static let chdir = dlsym(nil, "posix_spawn_file_actions_addchdir_np").map {
-        unsafeBitCast($0, to: Chdir.self)
-    }
-
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    /// Starts `exe` with standard input from /dev/null and standard output and error on `outputFD`.
-    static func start(_ exe: String, _ args: [String], cwd: String?, environment: [String: String], outputFD: Int32)
-        throws -> pid_t
-    {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, outputFD, 1)
-        posix_spawn_file_actions_adddup2(&actions, outputFD, 2)
-        if let closeFrom { _ = closeFrom(&actions, 3) }
-        if let cwd {
-            guard let chdir else {
-                throw Failure(description: "posix_spawn_file_actions_addchdir_np is missing (glibc < 2.29)")
-            }
-            _ = chdir(&actions, cwd)
-        }
-        let argv = ([exe] + args).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for p in argv + envp { free(p) } }
-        // The test runner's threads block signals: the child starts with none blocked and
-        // default handlers, so SIGTERM stops a daemon.
-        var attr = posix_spawnattr_t()
-        posix_spawnattr_init(&attr)
-        defer { posix_spawnattr_destroy(&attr) }
-        var none = sigset_t(), all = sigset_t()
-        sigemptyset(&none)
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attr, &none)
-        posix_spawnattr_setsigdefault(&attr, &all)
-        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, exe, &actions, &attr, argv, envp)
-        guard rc == 0 else { throw Failure(description: "cannot start \(exe): \(String(cString: strerror(rc)))") }
-        return pid
-    }
-
-    /// Waits for `pid`; its exit status (128 + signal when killed).
-    static func wait(_ pid: pid_t) -> Int32 {
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-    }
-
-    /// Runs `exe` to the end; its exit status and standard output and error together.
-    static func run(
-        _ exe: String, _ args: [String], cwd: String? = nil,
-        environment: [String: String] = ProcessInfo.processInfo.environment
-    ) throws -> (status: Int32, output: String) {
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw Failure(description: "pipe failed") }
-        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        let pid: pid_t
-        do {
-            pid = try start(exe, args, cwd: cwd, environment: environment, outputFD: fds[1])
-        } catch {
-            close(fds[0]); close(fds[1])
-            throw error
-        }
-        close(fds[1])
-        var out: [UInt8] = []
-        var buf = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let n = buf.withUnsafeMutableBytes { read(fds[0], $0.baseAddress, $0.count) }
-            if n > 0 { out += buf[0..<n] } else if n == 0 || errno != EINTR { break }
-        }
-        close(fds[0])
-        return (wait(pid), String(decoding: out, as: UTF8.self))
-    }
-}
-
 func run(_ exe: String, _ args: [String], cwd: String? = nil, environment: [String: String]? = nil) throws -> (
     status: Int32, output: String
 ) {
@@ -285,41 +199,26 @@ final class SlurmCluster {
     static let daemonNames = ["munged", "slurmctld", "slurmd"]
     static let clientNames = ["sbatch", "squeue", "scontrol", "scancel", "sinfo"]
 
-    /// The full path of `name` on PATH or in /usr/sbin and /sbin.
-    static func find(_ name: String) -> String? {
-        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
-        for d in path + ["/usr/sbin", "/sbin", "/usr/bin"]
-        where FileManager.default.isExecutableFile(atPath: d + "/" + name) {
-            return d + "/" + name
+    /// Why the cluster cannot start here (a program missing, or not root), or nil.
+    static let cannotStart: String? = {
+        let missing = (daemonNames + clientNames).filter { Tool.path($0) == nil }
+        if !missing.isEmpty {
+            return "\(missing.joined(separator: ", ")) not installed (make deps installs slurm-wlm and munge)"
+        }
+        if geteuid() != 0 {
+            return "slurmd must run as root to start job steps, and this test runs as uid \(geteuid())"
         }
         return nil
-    }
+    }()
 
-    /// A started cluster; nil (after printing why) when Slurm or munge is missing in a developer's
-    /// shell. With CI set, a missing program is a test failure.
-    static func startOrSkip() throws -> SlurmCluster? {
+    /// A started cluster. The test that calls it is enabled only where ``cannotStart`` is nil or
+    /// `CI` is set: with CI set a missing program or a non-root user is a test failure.
+    static func start() throws -> SlurmCluster {
+        if let why = cannotStart {
+            throw Failure(description: "the Slurm cluster cannot start: \(why); CI is set, so the test must run")
+        }
         var tools: [String: String] = [:]
-        let missing = (daemonNames + clientNames).filter { name in
-            guard let p = find(name) else { return true }
-            tools[name] = p
-            return false
-        }
-        var why: String?
-        if !missing.isEmpty {
-            why =
-                "Slurm test skipped: \(missing.joined(separator: ", ")) not installed (make deps installs slurm-wlm and munge)"
-        } else if geteuid() != 0 {
-            why =
-                "Slurm test skipped: slurmd must run as root to start job steps, and this test runs as uid \(geteuid())"
-        }
-        if let why {
-            if ProcessInfo.processInfo.environment["CI"] != nil {
-                Issue.record(Comment(rawValue: why + "; CI is set, so this is a failure"))
-            } else {
-                print(why)
-            }
-            return nil
-        }
+        for name in daemonNames + clientNames { tools[name] = Tool.path(name) }
         let cluster = try SlurmCluster(tools: tools)
         do {
             try cluster.start()
@@ -373,7 +272,13 @@ final class SlurmCluster {
         let fd = open(dir + "/log/\(name).log", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw Failure(description: "cannot create \(dir)/log/\(name).log") }
         defer { close(fd) }
-        daemons.append((name, try Spawn.start(tools[name]!, args, cwd: dir, environment: environment, outputFD: fd)))
+        daemons.append(
+            (
+                name,
+                try Spawn.start(
+                    tools[name]!, args, cwd: dir, environment: environment, stdout: .descriptor(fd),
+                    stderr: .descriptor(fd))
+            ))
     }
 
     /// Whether `pid` (a child) has exited; reaps it and gives its status when it has.

@@ -27,33 +27,10 @@ final class TerminalChild: @unchecked Sendable {
             throw POSIXError(.ENOTTY)
         }
         let slave = String(cString: name)
-        var attr = posix_spawnattr_t()
-        posix_spawnattr_init(&attr)
-        defer { posix_spawnattr_destroy(&attr) }
-        var none = sigset_t(), all = sigset_t()
-        sigemptyset(&none)
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attr, &none)
-        posix_spawnattr_setsigdefault(&attr, &all)
-        // POSIX_SPAWN_SETSID (0x80): a new session; the terminal opened next becomes its controlling one.
-        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | 0x80))
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, slave, O_RDWR, 0)
-        if let stdoutPath {
-            posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        } else {
-            posix_spawn_file_actions_adddup2(&actions, 0, 1)
-        }
-        posix_spawn_file_actions_adddup2(&actions, 0, 2)
-        posix_spawn_file_actions_addclose(&actions, master)
-        let argv = ([executable] + args).map { strdup($0) } + [nil]
-        defer { for a in argv { free(a) } }
-        var p: pid_t = 0
-        let rc = posix_spawn(&p, executable, &actions, &attr, argv, environ)
-        guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO) }
-        pid = p
+        pid = try Spawn.start(
+            executable, args, stdin: .file(slave, flags: O_RDWR),
+            stdout: stdoutPath.map { .file($0, flags: O_WRONLY | O_CREAT | O_TRUNC) } ?? .descriptor(0),
+            stderr: .descriptor(0), newSession: true, closing: [master])
         reader.enter()
         let fd = master
         Thread.detachNewThread { [self] in
@@ -93,8 +70,7 @@ final class TerminalChild: @unchecked Sendable {
 
     /// The wait status once the child ended, and everything it wrote on the terminal.
     func wait() -> (status: Int32, terminal: String) {
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let status = Spawn.rawWait(pid)
         _ = reader.wait(timeout: .now() + 10)
         close(master)
         lock.lock()

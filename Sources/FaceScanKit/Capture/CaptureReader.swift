@@ -264,6 +264,14 @@ package final class CaptureReader {
 
     /// Reads the next frame into `frame` (its buffers are reused). Returns false after the last one.
     public func nextFrame(_ frame: inout Frame) throws(InputError) -> Bool {
+        guard try advanceToFrame() else { return false }
+        try parseFrame(&frame)
+        return true
+    }
+
+    /// Moves past the separator before the next frame; false (the frames ended, the trailer or
+    /// end of input checked) when none follows.
+    private func advanceToFrame() throws(InputError) -> Bool {
         switch mode {
         case .documentFrames(let deferred, let first):
             let closed = first ? try json.consume(UInt8(ascii: "]")) : try arrayNext()
@@ -272,16 +280,16 @@ package final class CaptureReader {
                 return false
             }
             mode = .documentFrames(deferred: deferred, first: false)
+            return true
         case .ndjson:
             if try json.atEnd() {
                 mode = .done
                 return false
             }
+            return true
         case .header, .trailer, .done:
             return false
         }
-        try parseFrame(&frame)
-        return true
     }
 
     private func arrayNext(index: Int? = nil) throws(InputError) -> Bool {
@@ -295,27 +303,12 @@ package final class CaptureReader {
     /// Skips every frame not yet read (checking only their JSON structure). Returns how many.
     public func skipRemainingFrames() throws(InputError) -> Int {
         var n = 0
-        while true {
-            switch mode {
-            case .documentFrames(let deferred, let first):
-                let closed = first ? try json.consume(UInt8(ascii: "]")) : try arrayNext()
-                if closed {
-                    try endOfFrames(deferred: deferred)
-                    return n
-                }
-                mode = .documentFrames(deferred: deferred, first: false)
-            case .ndjson:
-                if try json.atEnd() {
-                    mode = .done
-                    return n
-                }
-            case .header, .trailer, .done:
-                return n
-            }
+        while try advanceToFrame() {
             try skipFrame(index: framesSeen)
             framesSeen += 1
             n += 1
         }
+        return n
     }
 
     /// Skips the `frames` array during the header pass, checking each frame's JSON structure so an

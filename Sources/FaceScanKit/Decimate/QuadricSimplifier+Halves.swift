@@ -1,9 +1,3 @@
-/// The two sides' results of ``DecimationCore/bothCounts(_:)``: each side writes its own slot,
-/// read only after both have returned.
-private struct SharedCounts: @unchecked Sendable {
-    let base: UnsafeMutablePointer<Int>
-}
-
 extension DecimationCore {
     /// Whether a step over `triangleSlots` triangle slots writes two separate halves and joins
     /// them (worth it from ``Tuning/parallelTriangles`` on, with two threads).
@@ -28,7 +22,7 @@ extension DecimationCore {
     func bothCounts(_ body: @Sendable (Int) -> Int) -> (Int, Int) {
         let counts = UnsafeMutablePointer<Int>.allocate(capacity: 2)
         defer { counts.deallocate() }
-        let shared = SharedCounts(base: counts)
+        let shared = DisjointSlots(base: UnsafeMutableBufferPointer(start: counts, count: 2))
         bothSides(parallel: true) { k in shared.base[k] = body(k) }
         return (counts[0], counts[1])
     }

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 extension Mesh {
     /// Parses a mesh from bytes in a format facescan reads natively. `name` is used in messages.
     package static func parse(_ bytes: [UInt8], format: MeshFormat, name: String) throws(InputError) -> Mesh {
@@ -25,5 +33,34 @@ extension Mesh {
             ?? (looksLikeBinarySTL(bytes) || bytes.starts(with: Array("solid".utf8))
                 ? .stl : OFFReader.looksLikeOFF(FileBytes.withoutByteOrderMark(bytes).prefix(256)) ? .off : .obj)
         return try parse(bytes, format: format, name: path)
+    }
+}
+
+extension FileBytes {
+    /// The largest mesh file facescan reads (the README's limits): 256 MiB, which keeps the
+    /// file, the mesh and the work on it under 1 GB.
+    package static let maxMeshFileBytes = 256 << 20
+
+    /// Reads a mesh file (or standard input for `-`) whole; refuses, naming the limit, a regular
+    /// file larger than ``maxMeshFileBytes`` before reading it and a stream as soon as it passes it.
+    package static func readMesh(_ path: String) throws -> [UInt8] {
+        try checkMeshSize(path)
+        let bytes = try read(path, upTo: maxMeshFileBytes + 1)
+        guard bytes.count <= maxMeshFileBytes else { throw tooLarge(path) }
+        return bytes
+    }
+
+    /// Refuses a regular file larger than ``maxMeshFileBytes`` from its size alone.
+    package static func checkMeshSize(_ path: String) throws(InputError) {
+        var st = stat()
+        if path != "-", stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG, Int(st.st_size) > maxMeshFileBytes {
+            throw tooLarge(path)
+        }
+    }
+
+    static func tooLarge(_ path: String) -> InputError {
+        InputError(
+            file: path == "-" ? "<stdin>" : path,
+            "larger than \(maxMeshFileBytes >> 20) MiB, facescan's limit for a mesh file")
     }
 }

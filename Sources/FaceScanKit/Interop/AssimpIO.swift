@@ -116,61 +116,12 @@ extension AssimpIO {
         }
     }
 
-    /// assimp waits forever on a PLY file whose header it never sees end: a file that starts like a
-    /// PLY (``looksLikePLY(_:)``) must have an `end_header` line within its first 64 KiB.
-    /// A binary PLY is also walked whole (``PLYCheck``): its body must hold what the header declares.
-    static func checkPLYHeader(_ path: String) throws {
-        try FileBytes.checkMeshSize(path)
-        let head = try FileBytes.read(path, upTo: plyHeaderLimit)
-        try checkPLYHeader(head[...], name: path)
-        if looksLikePLY(head[...]) { try checkPLYBody(FileBytes.read(path), name: path) }
-    }
-
     /// Whether the file is OFF (by its extension or its first bytes): FaceScanKit reads OFF itself.
     /// assimp's OFF loader crashed on fuzzed files (a zero-corner face followed by more lines
     /// wraps its face count) and takes any file whose first three bytes are `off`.
     static func isOFF(_ path: String) throws -> Bool {
         if MeshFormat(path: path) == .off { return true }
         return OFFReader.looksLikeOFF(try FileBytes.read(path, upTo: 256)[...])
-    }
-
-    static let plyHeaderLimit = 1 << 16
-
-    /// Whether assimp's PLY loader takes `head` for a PLY: its first three bytes spell `ply` in any
-    /// case (`PLY`, `Ply`, …).
-    static func looksLikePLY(_ head: ArraySlice<UInt8>) -> Bool {
-        head.count >= 3 && zip(head.prefix(3), "ply".utf8).allSatisfy { $0 | 0x20 == $1 }
-    }
-
-    /// The PLY header must end on a line of its own: `end_header`, after nothing but spaces or tabs
-    /// on its line, and the first `end_header` of the file. assimp's loader reads header lines
-    /// forever otherwise (fuzz findings, over 10 s: no such line, the magic written `Ply` which
-    /// the old check missed, `end_header` inside a comment or after a lone carriage return).
-    static func checkPLYHeader(_ head: ArraySlice<UInt8>, name: String) throws(InputError) {
-        guard looksLikePLY(head) else { return }
-        guard
-            let found = MeshIO.find(
-                "end_header", in: head, from: head.startIndex, to: head.endIndex)
-        else {
-            throw InputError(file: name, "PLY header without end_header (in the first 64 KiB)")
-        }
-        var start = found.lowerBound
-        while start > head.startIndex, head[start - 1] == 0x20 || head[start - 1] == 0x09 {
-            start -= 1
-        }
-        guard start > head.startIndex, head[start - 1] == 0x0A else {
-            let line = 1 + head[..<found.lowerBound].count(where: { $0 == 0x0A })
-            throw InputError(
-                file: name, "PLY header line \(line): 'end_header' must begin its own line")
-        }
-    }
-
-    /// ``PLYCheck`` (which knows the magic as `ply`) over a PLY whatever the case of its magic.
-    static func checkPLYBody(_ bytes: [UInt8], name: String) throws(InputError) {
-        guard looksLikePLY(bytes[...]) else { return }
-        try checkPLYCounts(bytes, name: name)
-        if bytes.starts(with: Array("ply".utf8)) { return try PLYCheck.check(bytes, name: name) }
-        try PLYCheck.check(Array("ply".utf8) + bytes.dropFirst(3), name: name)
     }
 
     static func importBytes(_ bytes: [UInt8], formatHint: String, name: String) throws(InputError)

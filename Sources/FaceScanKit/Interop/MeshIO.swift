@@ -24,12 +24,12 @@ package enum MeshIO {
 
     /// Formats facescan writes itself (or through lib3mf), with the ids that name them too.
     static let ownFormats: [String: String] = [
-        "obj": "obj", "stl": "stl", "glb": "glb", "glb2": "glb", "3mf": "3mf", "fbx": "fbx",
+        "obj": "obj", "stl": "stl", "off": "off", "glb": "glb", "glb2": "glb", "3mf": "3mf", "fbx": "fbx",
     ]
 
     /// File extensions ``write(_:to:format:unit:)`` understands.
     package static var writableExtensions: [String] {
-        ["obj", "stl"] + (Array(assimpExportIDs.keys) + ["glb", "3mf", "fbx"]).sorted()
+        ["obj", "stl"] + (Array(assimpExportIDs.keys) + ["off", "glb", "3mf", "fbx"]).sorted()
     }
 
     /// Millimetres per unit of the length unit a format states, by file extension or export id;
@@ -158,6 +158,7 @@ package enum MeshIO {
         switch ownFormats[f] {
         case "obj": return [AssimpIO.ExportedFile(name: "", bytes: mesh.objBytes())]
         case "stl": return [AssimpIO.ExportedFile(name: "", bytes: mesh.stlBytes())]
+        case "off": return [AssimpIO.ExportedFile(name: "", bytes: mesh.offBytes())]
         case "glb":
             return [AssimpIO.ExportedFile(name: "", bytes: mesh.glbBytes(metresPerUnit: unit.millimetres / 1000))]
         case "fbx":

@@ -41,7 +41,7 @@ public enum SurfaceDistance {
         // 1–2. Samples on each surface and a hierarchy over each mesh (the two meshes in parallel).
         var sides: [Side?] = [nil, nil]
         sides.withUnsafeMutableBufferPointer { slots in
-            let slots = SharedSlots(base: slots)
+            let slots = DisjointSlots(base: slots)
             DispatchQueue.concurrentPerform(iterations: 2) { k in
                 let mesh = k == 0 ? a : b
                 slots.base[k] = Side(
@@ -61,7 +61,7 @@ public enum SurfaceDistance {
         let chunks = (total + chunk - 1) / chunk
         let depth = Swift.max(bvhA.depth, bvhB.depth)
         distances.withUnsafeMutableBufferPointer { out in
-            let out = SharedSlots(base: out)
+            let out = DisjointSlots(base: out)
             DispatchQueue.concurrentPerform(iterations: chunks) { c in
                 let i0 = c * chunk
                 var stack = TriangleBVH.makeStack(depth: depth)
@@ -87,13 +87,6 @@ public enum SurfaceDistance {
             rms: (sum2 / count).squareRoot() * unitToMicrometres, max: largest * unitToMicrometres,
             mean: sum / count * unitToMicrometres)
     }
-}
-
-/// An output buffer shared by the parallel tasks of ``SurfaceDistance/symmetric(_:_:samplesPerMesh:seed:unitToMicrometres:)``:
-/// each task writes disjoint slots, which are read only after `concurrentPerform` has returned,
-/// and the buffer does not outlive the call.
-private struct SharedSlots<Element>: @unchecked Sendable {
-    let base: UnsafeMutableBufferPointer<Element>
 }
 
 private struct Side: Sendable {

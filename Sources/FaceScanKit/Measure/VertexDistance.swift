@@ -14,7 +14,7 @@ extension SurfaceDistance {
         let chunk = 2048
         let positions = a.positions
         out.withUnsafeMutableBufferPointer { buffer in
-            let slots = VertexSlots(base: buffer)
+            let slots = DisjointSlots(base: buffer)
             DispatchQueue.concurrentPerform(iterations: (n + chunk - 1) / chunk) { c in
                 var stack = TriangleBVH.makeStack(depth: bvh.depth)
                 for i in (c * chunk)..<Swift.min(n, (c + 1) * chunk) {
@@ -26,10 +26,4 @@ extension SurfaceDistance {
         }
         return out
     }
-}
-
-/// Disjoint output slots written by the parallel tasks of ``SurfaceDistance/perVertex(_:to:unitToMicrometres:)``,
-/// read only after `concurrentPerform` has returned.
-private struct VertexSlots: @unchecked Sendable {
-    let base: UnsafeMutableBufferPointer<Double>
 }

@@ -168,25 +168,16 @@ public struct MeshCheck: Sendable, Equatable {
     /// Connected components of the boundary-edge graph (each a loop on a manifold surface).
     static func countLoops(_ edges: [UInt64], vertexCount: Int) -> Int {
         guard !edges.isEmpty else { return 0 }
-        var parent = Array(0..<vertexCount)
-        func find(_ x: Int) -> Int {
-            var x = x
-            while parent[x] != x {
-                parent[x] = parent[parent[x]]
-                x = parent[x]
-            }
-            return x
-        }
+        var sets = UnionFind(count: vertexCount)
         var onBoundary = [Bool](repeating: false, count: vertexCount)
         for e in edges {
             let a = Int(e >> 32), b = Int(e & 0xffff_ffff)
             onBoundary[a] = true
             onBoundary[b] = true
-            let ra = find(a), rb = find(b)
-            if ra != rb { parent[max(ra, rb)] = min(ra, rb) }
+            sets.union(a, b)
         }
         var loops = 0
-        for v in 0..<vertexCount where onBoundary[v] && find(v) == v { loops += 1 }
+        for v in 0..<vertexCount where onBoundary[v] && sets.find(v) == v { loops += 1 }
         return loops
     }
 

@@ -61,11 +61,6 @@ package enum Batch {
     /// A line of a list file longer than this is not a path.
     static let maximumPathBytes = 4096
 
-    /// ``collect(_:recursive:)``'s captures alone.
-    package static func collectInputs(_ args: [String], recursive: Bool = false) throws -> [String] {
-        try collect(args, recursive: recursive).captures
-    }
-
     /// Expands the arguments into capture paths.
     ///
     /// - A directory gives its regular `*.json` and `*.ndjson` files that look like captures
@@ -200,7 +195,7 @@ package enum Batch {
                     "not a path (\(line.contains(0) ? "a NUL byte" : "over \(maximumPathBytes) bytes")); a list file holds one capture path per line"
                 )
             }
-            let s = String(decoding: line, as: UTF8.self).trimmingCharacters(in: "\r\t ")
+            let s = trimmedListLine(String(decoding: line, as: UTF8.self))
             if s.isEmpty || s.hasPrefix("#") { continue }
             out.append(s)
         }
@@ -458,11 +453,10 @@ package enum Batch {
     }
 }
 
-extension String {
-    func trimmingCharacters(in set: String) -> String {
-        var s = Substring(self)
-        while let f = s.first, set.contains(f) { s.removeFirst() }
-        while let l = s.last, set.contains(l) { s.removeLast() }
-        return String(s)
-    }
+/// `line` without the carriage returns, tabs and spaces at either end (a list file's line).
+private func trimmedListLine(_ line: String) -> String {
+    var s = Substring(line)
+    while let f = s.first, "\r\t ".contains(f) { s.removeFirst() }
+    while let l = s.last, "\r\t ".contains(l) { s.removeLast() }
+    return String(s)
 }

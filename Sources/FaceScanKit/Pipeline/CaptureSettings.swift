@@ -77,7 +77,7 @@ public struct CaptureSettings: Sendable, Hashable, Codable {
                 case "quality":
                     let s = try Self.string(v, file)
                     guard let q = Quality(rawValue: s) else {
-                        throw v.error(file, "unknown quality \(Self.quoted(s)) (expected low, medium or high)")
+                        throw v.error(file, "unknown quality \(CaptureReader.quoted(s)) (expected low, medium or high)")
                     }
                     quality = q
                 case "targetVertexCount":  // as --target-vertices
@@ -105,7 +105,7 @@ public struct CaptureSettings: Sendable, Hashable, Codable {
                 case "units":
                     let s = try Self.string(v, file)
                     guard let u = LengthUnit(rawValue: s) else {
-                        throw v.error(file, "unknown unit \(Self.quoted(s)) (expected mm or m)")
+                        throw v.error(file, "unknown unit \(CaptureReader.quoted(s)) (expected mm or m)")
                     }
                     units = u
                 case "exportFormats":
@@ -132,11 +132,6 @@ public struct CaptureSettings: Sendable, Hashable, Codable {
                 throw e
             }
         }
-    }
-
-    /// `s` in quotes for a message, cut short when long.
-    static func quoted(_ s: String) -> String {
-        s.count <= 64 ? "\"\(s)\"" : "\"\(s.prefix(64))\"… (\(s.utf8.count) bytes)"
     }
 
     /// `true` (defaults), `false`/`null` (off) or `{"thickness": mm, "base": bool, "depth": mm}`.

@@ -57,27 +57,4 @@ public struct RGBAImage: Sendable, Equatable {
         let o = 4 * (y * width + x)
         return SIMD4(pixels[o], pixels[o + 1], pixels[o + 2], pixels[o + 3])
     }
-
-    /// Fraction of pixels with non-zero alpha.
-    public var coverage: Double {
-        var n = 0
-        var i = 3
-        while i < pixels.count {
-            if pixels[i] != 0 { n += 1 }
-            i += 4
-        }
-        return Double(n) / Double(width * height)
-    }
-
-    /// The image flipped left to right.
-    public func mirrored() -> RGBAImage {
-        var out = pixels
-        for y in 0..<height {
-            for x in 0..<width {
-                let s = 4 * (y * width + x), d = 4 * (y * width + width - 1 - x)
-                for k in 0..<4 { out[d + k] = pixels[s + k] }
-            }
-        }
-        return RGBAImage(uncheckedWidth: width, height: height, pixels: out)
-    }
 }

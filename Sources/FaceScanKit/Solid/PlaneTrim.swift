@@ -107,23 +107,13 @@ enum PlaneTrim {
     /// For every vertex, a representative vertex of its connected piece (triangles sharing
     /// vertices): union–find over the triangles, in triangle order.
     static func pieces(_ mesh: Mesh) -> [Int] {
-        var parent = Array(0..<mesh.vertexCount)
-        func find(_ v: Int) -> Int {
-            var v = v
-            while parent[v] != v {
-                parent[v] = parent[parent[v]]
-                v = parent[v]
-            }
-            return v
-        }
+        var sets = UnionFind(count: mesh.vertexCount)
         for t in 0..<mesh.triangleCount {
             let (a, b, c) = mesh.triangle(t)
-            let ra = find(Int(a)), rb = find(Int(b)), rc = find(Int(c))
-            parent[rb] = ra
-            parent[find(rc)] = find(ra)
+            sets.union(Int(a), Int(b))
+            sets.union(Int(a), Int(c))
         }
-        for v in parent.indices { parent[v] = find(v) }
-        return parent
+        return (0..<mesh.vertexCount).map { sets.find($0) }
     }
 
     // MARK: Skirt

@@ -110,11 +110,6 @@ enum FastFloat {
         return i == digitsStart ? nil : (negative ? -e : e, i)
     }
 
-    /// True when the `n` bytes at `p` are exactly one JSON number.
-    static func isValidNumber(_ p: UnsafePointer<UInt8>, _ n: Int) -> Bool {
-        scan(p, n, whole: true) != nil
-    }
-
     @inline(__always)
     static func toDouble(_ d: Decimal, _ p: UnsafePointer<UInt8>) -> Double? {
         if !d.truncated && d.mantissa <= 1 << 53 && d.exponent >= -22 && d.exponent <= 22 {

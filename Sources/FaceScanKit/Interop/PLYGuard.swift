@@ -1,3 +1,12 @@
+// The PLY guard: everything facescan checks in a PLY file before assimp reads it, in one place.
+// assimp 5.2's PLY loader trusts what the file declares; the fuzz targets found files that made
+// it read header lines forever, allocate gigabytes or run past the end of the buffer.
+//
+// - A file that starts like a PLY must end its header within the first 64 KiB, on a line of its
+//   own (`AssimpIO.checkPLYHeader`).
+// - ASCII PLY: the records declared must fit in the lines that follow (`AssimpIO.checkPLYCounts`).
+// - Binary PLY: the body is walked whole and must hold every record declared (`PLYCheck`).
+
 /// A structural check of binary PLY files before assimp sees them: assimp's PLY loader trusts
 /// the element counts and list lengths it reads and runs past the end of a truncated file. The
 /// header is parsed, then every element's records are walked (fixed-size elements by arithmetic,
@@ -148,3 +157,124 @@ enum PLYCheck {
         }
     }
 }
+
+#if Assimp
+/// The header, the counts and the body of a PLY, checked before assimp reads it. Declared counts
+/// must fit in the file before assimp reads an ASCII PLY: its loader trusts them and spends tens
+/// of seconds and gigabytes on a file of a few lines declaring a billion records. Every record
+/// takes a line of its own, so the records declared may not outnumber the non-empty lines that
+/// follow. Binary PLY is walked whole by ``PLYCheck``. (OFF never reaches assimp: `OFFReader`.)
+extension AssimpIO {
+    /// assimp waits forever on a PLY file whose header it never sees end: a file that starts like a
+    /// PLY (``looksLikePLY(_:)``) must have an `end_header` line within its first 64 KiB.
+    /// A binary PLY is also walked whole (``PLYCheck``): its body must hold what the header declares.
+    static func checkPLYHeader(_ path: String) throws {
+        try FileBytes.checkMeshSize(path)
+        let head = try FileBytes.read(path, upTo: plyHeaderLimit)
+        try checkPLYHeader(head[...], name: path)
+        if looksLikePLY(head[...]) { try checkPLYBody(FileBytes.read(path), name: path) }
+    }
+
+    static let plyHeaderLimit = 1 << 16
+
+    /// Whether assimp's PLY loader takes `head` for a PLY: its first three bytes spell `ply` in any
+    /// case (`PLY`, `Ply`, …).
+    static func looksLikePLY(_ head: ArraySlice<UInt8>) -> Bool {
+        head.count >= 3 && zip(head.prefix(3), "ply".utf8).allSatisfy { $0 | 0x20 == $1 }
+    }
+
+    /// The PLY header must end on a line of its own: `end_header`, after nothing but spaces or tabs
+    /// on its line, and the first `end_header` of the file. assimp's loader reads header lines
+    /// forever otherwise (fuzz findings, over 10 s: no such line, the magic written `Ply` which
+    /// the old check missed, `end_header` inside a comment or after a lone carriage return).
+    static func checkPLYHeader(_ head: ArraySlice<UInt8>, name: String) throws(InputError) {
+        guard looksLikePLY(head) else { return }
+        guard
+            let found = MeshIO.find(
+                "end_header", in: head, from: head.startIndex, to: head.endIndex)
+        else {
+            throw InputError(file: name, "PLY header without end_header (in the first 64 KiB)")
+        }
+        var start = found.lowerBound
+        while start > head.startIndex, head[start - 1] == 0x20 || head[start - 1] == 0x09 {
+            start -= 1
+        }
+        guard start > head.startIndex, head[start - 1] == 0x0A else {
+            let line = 1 + head[..<found.lowerBound].count(where: { $0 == 0x0A })
+            throw InputError(
+                file: name, "PLY header line \(line): 'end_header' must begin its own line")
+        }
+    }
+
+    /// ``PLYCheck`` (which knows the magic as `ply`) over a PLY whatever the case of its magic.
+    static func checkPLYBody(_ bytes: [UInt8], name: String) throws(InputError) {
+        guard looksLikePLY(bytes[...]) else { return }
+        try checkPLYCounts(bytes, name: name)
+        if bytes.starts(with: Array("ply".utf8)) { return try PLYCheck.check(bytes, name: name) }
+        try PLYCheck.check(Array("ply".utf8) + bytes.dropFirst(3), name: name)
+    }
+
+    /// ASCII PLY: the records of all elements against the lines after `end_header`, naming the
+    /// first element that does not fit.
+    static func checkPLYCounts(_ bytes: [UInt8], name: String) throws(InputError) {
+        guard looksLikePLY(bytes[...]),
+            let end = MeshIO.find("end_header", in: bytes, from: 0, to: min(bytes.count, plyHeaderLimit))
+        else { return }
+        let header = bytes[0..<end.lowerBound].split(separator: 0x0A, omittingEmptySubsequences: false)
+        let words = header.map { $0.split(whereSeparator: { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) }
+        guard
+            words.contains(where: {
+                $0.count >= 2 && $0[0].elementsEqual("format".utf8) && $0[1].elementsEqual("ascii".utf8)
+            })
+        else { return }
+        let left = dataLines(bytes, from: lineEnd(bytes, from: end.upperBound) + 1)
+        var declared = 0
+        for (i, w) in words.enumerated() where w.count >= 3 && w[0].elementsEqual("element".utf8) {
+            let count = leadingCount(w[2]) ?? 0
+            declared = count > Int.max - declared ? Int.max : declared + count
+            if declared > left {
+                throw InputError(
+                    file: name,
+                    "PLY header line \(i + 1): element '\(ByteScanner.quoted(w[1]))' declares \(ByteScanner.quoted(w[2])) records, more than the \(left) lines after the header hold"
+                )
+            }
+        }
+    }
+
+    /// The index of the `\n` ending the line that starts at `start` (or the end of `bytes`).
+    static func lineEnd(_ bytes: [UInt8], from start: Int) -> Int {
+        var i = start
+        while i < bytes.count && bytes[i] != 0x0A { i += 1 }
+        return i
+    }
+
+    /// Lines from `start` on holding something other than spaces and a `#` comment (a lone `\r`
+    /// also ends a line, as for assimp).
+    static func dataLines(_ bytes: [UInt8], from start: Int) -> Int {
+        var lines = 0
+        var content = false, comment = false
+        var i = start
+        while i < bytes.count {
+            let b = bytes[i]
+            if b == 0x0A || b == 0x0D {
+                if content { lines += 1 }
+                content = false
+                comment = false
+            } else if !content && !comment && b != 0x20 && b != 0x09 {
+                if b == UInt8(ascii: "#") { comment = true } else { content = true }
+            }
+            i += 1
+        }
+        return lines + (content ? 1 : 0)
+    }
+
+    /// The number a count token starts with, as assimp's parser reads it (leading digits; more
+    /// than 18 digits counts as `Int.max`); nil without a leading digit.
+    static func leadingCount(_ token: ArraySlice<UInt8>) -> Int? {
+        let digits = token.prefix { $0 >= 0x30 && $0 <= 0x39 }
+        guard !digits.isEmpty else { return nil }
+        guard digits.count <= 18 else { return Int.max }
+        return digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+    }
+}
+#endif
