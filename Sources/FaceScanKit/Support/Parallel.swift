@@ -14,6 +14,14 @@ import Darwin
 // released (``Parallel/Pair``'s `deinit`, ``Parallel/Thread/join()``). No pool, no cache, no
 // process-wide state.
 
+/// An output buffer the sides or tasks of one parallel computation write, each only its own
+/// slots, read only after all of them have returned, and not outliving the call that made it:
+/// the one `@unchecked Sendable` wrapper of such a buffer (decimation's two counts, the surface
+/// and per-vertex distances).
+struct DisjointSlots<Element>: @unchecked Sendable {
+    let base: UnsafeMutableBufferPointer<Element>
+}
+
 enum Parallel {
     /// The name every thread started here carries (`/proc/self/task/*/comm` on Linux), so that a
     /// test can tell that none is left.
