@@ -396,17 +396,45 @@ enum LevelSetShell {
             }
             guard !hits.isEmpty else { return nil }
             hits.sort { $0.column != $1.column ? $0.column < $1.column : $0.z > $1.z }
-            // 2. The distance, layer-major (index (k · ny + j) · nx + i).
-            var stack = TriangleBVH.makeStack(depth: bvh.depth)
+            // 2. The distance, layer-major (index (k · ny + j) · nx + i); the columns in two halves
+            // (by crossings) on two threads, each writing only its own columns.
             var distance = [Float](repeating: 0, count: nx * ny * nz)
             var inside = [Bool](repeating: false, count: nx * ny * nz)
+            var half = hits.count / 2
+            while half > 0 && half < hits.count && hits[half].column == hits[half - 1].column { half += 1 }
+            let (split, count) = (half, hits.count)
+            distance.withUnsafeMutableBufferPointer { d in
+                inside.withUnsafeMutableBufferPointer { inside in
+                    let grid = ColumnFill(
+                        hits: hits, bvh: bvh, distance: DisjointSlots(base: d), inside: DisjointSlots(base: inside),
+                        nx: nx, ny: ny, nz: nz, x0: x0, y0: y0, h: h, level: level)
+                    Parallel.both { side in grid.fill(side == 0 ? 0..<split : split..<count) }
+                }
+            }
+            self.distance = distance
+            self.inside = inside
+        }
+    }
+
+    /// The distances of a run of columns of a ``DistanceGrid`` (their crossings `hits[range]`,
+    /// sorted by column, then downwards): down each column from the top, inside the hull only,
+    /// measured out to the level and a few spacings, beyond that bounded from below.
+    struct ColumnFill: Sendable {
+        let hits: [(column: Int32, z: Double, sign: Int8)]
+        let bvh: TriangleBVH
+        let distance: DisjointSlots<Float>, inside: DisjointSlots<Bool>
+        let nx: Int, ny: Int, nz: Int
+        let x0: Double, y0: Double, h: Double, level: Double
+
+        func fill(_ range: Range<Int>) {
+            var stack = TriangleBVH.makeStack(depth: bvh.depth)
             let reach = level + 6 * h  // measured out to here; beyond, bounded
             let diagonal = 3.0.squareRoot() * h
-            var start = 0
-            while start < hits.count {
+            var start = range.lowerBound
+            while start < range.upperBound {
                 let column = Int(hits[start].column)
                 var end = start
-                while end < hits.count && Int(hits[end].column) == column { end += 1 }
+                while end < range.upperBound && Int(hits[end].column) == column { end += 1 }
                 let i = column % nx, j = column / nx
                 let x = x0 + Double(i) * h, y = y0 + Double(j) * h
                 var winding = 0
@@ -431,13 +459,11 @@ enum LevelSetShell {
                         d = found.distanceSquared.squareRoot()
                         lowerBound = d
                     }
-                    distance[(k * ny + j) * nx + i] = Float(d)
-                    inside[(k * ny + j) * nx + i] = true
+                    distance.base[(k * ny + j) * nx + i] = Float(d)
+                    inside.base[(k * ny + j) * nx + i] = true
                 }
                 start = end
             }
-            self.distance = distance
-            self.inside = inside
         }
     }
 
