@@ -124,6 +124,17 @@ struct TriangleBVH: Sendable {
         return ClosestPoint.onTriangle(p, SIMD3<Double>(t.a), SIMD3<Double>(t.b), SIMD3<Double>(t.c))
     }
 
+    /// The point of the surface nearest to `p` when it is nearer than `distance`, else nil (the
+    /// search looks no farther).
+    func closestPoint(
+        to p: SIMD3<Double>, stack: inout [(node: Int32, distance: Double)], within distance: Double
+    ) -> SIMD3<Double>? {
+        let found = nearest(to: p, stack: &stack, bound: distance * distance)
+        guard found.distanceSquared < distance * distance else { return nil }
+        let t = triangles[found.triangle]
+        return ClosestPoint.onTriangle(p, SIMD3<Double>(t.a), SIMD3<Double>(t.b), SIMD3<Double>(t.c))
+    }
+
     /// The squared distance to the nearest triangle and that triangle's index in ``triangles``
     /// (`.infinity` and 0 when empty). With a `bound` (squared), only triangles nearer than it
     /// are looked for: farther, the answer is (`bound`, 0).

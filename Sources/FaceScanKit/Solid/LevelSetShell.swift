@@ -127,8 +127,9 @@ enum LevelSetShell {
             let area = 0.5 * norm3(cross3(b - a, c - a))
             let g: SIMD3<Double> = (a + b + c) / 3
             total += area
+            // Nearer than the wall or not: the search looks no farther than the wall.
             for q in [g, 0.5 * (g + a), 0.5 * (g + b), 0.5 * (g + c)]
-            where bvh.distanceSquared(to: q, stack: &stack) < wall * wall {
+            where bvh.nearest(to: q, stack: &stack, bound: wall * wall).distanceSquared < wall * wall {
                 thin += area / 4
             }
         }
@@ -176,9 +177,10 @@ enum LevelSetShell {
                 continue
             }
             let q = SIMD3<Double>(back.positions[v])
-            let c = bvh.closestPoint(to: q, stack: &stack)
-            let d = norm3(q - c)
-            if d > 0 && d < level { back.positions[v] = SIMD3<Float>(c + (level / d) * (q - c)) }
+            if let c = bvh.closestPoint(to: q, stack: &stack, within: level) {
+                let d = norm3(q - c)
+                if d > 0 && d < level { back.positions[v] = SIMD3<Float>(c + (level / d) * (q - c)) }
+            }
             back.positions[v].z = max(back.positions[v].z, floor)
         }
         // Ring: the bed under the wall. Its pieces: the rim's inside with every outermost loop of
