@@ -19,6 +19,8 @@ public struct MeshInspection: Sendable, Equatable {
     /// corners cut into slivers).
     public var selfIntersectingTriangles: Int?
 
+    /// Inspects `mesh`, whose coordinates are in `unit` (a mesh file does not record it).
+    ///
     /// - Complexity: O(t log t) for t triangles (``MeshCheck``, the crossing search on a grid).
     public init(_ mesh: Mesh, unit: LengthUnit = .m) {
         check = MeshCheck(mesh)
