@@ -46,12 +46,14 @@ run: release
 ## (the CLI tests' slow runs, make regress, the man page), the Examples package (traits: [], the
 ## articles' programs and the consumer ConsumerBuildTests checks: built once, before swift test,
 ## which is handed its consumer binary) and the fuzz build (ASan). The fuzz targets run two at a time.
+## Last, make docs (1–2 minutes: DocC builds FaceScanKit's symbol graph itself).
 test: deps
 	$(MAKE) release man schema-venv
 	$(MAKE) examples
 	FACESCAN_CONSUMER_BIN="$(CURDIR)/Examples/.build/debug/consumer" $(SWIFT) test
 	$(MAKE) regress
 	FUZZ_SECONDS=30 FUZZ_JOBS=2 FUZZ_REPORT_ONLY=1 $(MAKE) fuzz
+	$(MAKE) docs
 
 ## examples: build the Examples package (the code of the documentation's articles and the
 ## consumer ConsumerBuildTests checks; it depends on this one by path with traits: []) and run the
@@ -64,8 +66,10 @@ examples: deps
 	Examples/.build/debug/live-scan
 
 ## docs: FaceScanKit's documentation (DocC catalog Sources/FaceScanKit/FaceScanKit.docc, swift-docc-plugin)
-## into .build/plugins/Swift-DocC/outputs/FaceScanKit.doccarchive; a DocC warning (a broken link) fails.
+## into .build/plugins/Swift-DocC/outputs/FaceScanKit.doccarchive; a DocC warning (a broken link) fails,
+## and so does a public declaration without a /// comment (scripts/check-docs, checked first: it takes a second).
 docs: deps
+	scripts/check-docs
 	$(SWIFT) package generate-documentation --target FaceScanKit --warnings-as-errors
 
 ## lint: the committed .swift-format style (swift format lint --strict) and the one-way layer rule

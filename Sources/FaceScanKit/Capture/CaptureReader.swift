@@ -20,13 +20,16 @@ package final class CaptureReader {
     /// Largest accepted vertex count (per frame) and triangle-index count: bigger claims are
     /// rejected before they can exhaust memory.
     public static let maxVertices = 4_000_000
+    /// Largest accepted triangle-index count (three per triangle: 8 000 000 triangles).
     public static let maxTriangleIndices = 3 * 8_000_000
 
+    /// The input's name as messages give it: its path, or a name for standard input (`-`).
     public let name: String
     private let json: JSONReader
     /// The capture's `settings` object as written: checked as JSON only, its keys resolved
     /// by the pipeline.
     package private(set) var settings = RawSettings()
+    /// The capture's `topology` (triangles, optional UVs), once ``readHeader()`` has read it; nil before.
     public private(set) var topology: Topology?
     /// Fixed by the first frame.
     public private(set) var vertexCount: Int?

@@ -15,20 +15,29 @@ public struct Topology: Sendable, Hashable, Codable {
 
 /// ARKit camera tracking state of a frame.
 public enum TrackingState: String, Sendable, Hashable, Codable, CaseIterable {
+    /// `normal`: tracked; `limited`: tracked poorly (the gate rejects the frame); `notAvailable`: not tracked.
     case normal, limited, notAvailable
 }
 
 /// The per-frame facts the quality gate judges; `nil` means the capture did not record it (not
 /// checked). Distances in metres, light in lumens, blend-shape coefficients in 0…1.
 public struct FrameMetadata: Sendable, Hashable, Codable {
+    /// Camera-to-face distance, metres.
     public var distance: Double?
+    /// ARKit's tracking state; the gate accepts only `.normal`.
     public var tracking: TrackingState
+    /// ARKit's ambient light estimate, lumens (1000 is neutral lighting).
     public var ambientIntensity: Double?
+    /// Blend-shape coefficient `jawOpen`, 0…1.
     public var jawOpen: Double?
+    /// Blend-shape coefficient `mouthSmileLeft`, 0…1.
     public var mouthSmileLeft: Double?
+    /// Blend-shape coefficient `mouthSmileRight`, 0…1.
     public var mouthSmileRight: Double?
+    /// Blend-shape coefficient `browInnerUp`, 0…1.
     public var browInnerUp: Double?
 
+    /// Frame metadata; every fact not given is nil (not checked) and tracking is `.normal`.
     public init(
         distance: Double? = nil, tracking: TrackingState = .normal, ambientIntensity: Double? = nil,
         jawOpen: Double? = nil, mouthSmileLeft: Double? = nil, mouthSmileRight: Double? = nil,
@@ -50,8 +59,10 @@ public struct Frame: Sendable {
     public var index: Int
     /// `3 × vertexCount` coordinates: x, y, z of vertex 0, then vertex 1, …
     public var xyz: [Float]
+    /// What the quality gate judges: distance, tracking, light, expression.
     public var metadata: FrameMetadata
 
+    /// A frame from its index, flat xyz positions (metres) and metadata.
     public init(index: Int = 0, xyz: [Float] = [], metadata: FrameMetadata = FrameMetadata()) {
         self.index = index
         self.xyz = xyz

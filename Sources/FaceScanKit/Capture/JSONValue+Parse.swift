@@ -25,6 +25,7 @@ extension JSONValue {
         return members.first { $0.0 == key }?.1
     }
 
+    /// An `int` or `double` as a `Double`; nil for any other value.
     public var number: Double? {
         switch self {
         case .int(let i): Double(i)
@@ -33,6 +34,7 @@ extension JSONValue {
         }
     }
 
+    /// The text of a `string`; nil for any other value.
     public var stringValue: String? {
         if case .string(let s) = self { return s }
         return nil

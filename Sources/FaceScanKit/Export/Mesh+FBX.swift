@@ -6,7 +6,7 @@ extension Mesh {
     /// The coordinates are the mesh's own numbers (in double precision) and `GlobalSettings`
     /// states their unit as `UnitScaleFactor`, centimetres per unit (`centimetresPerUnit`: 0.1
     /// for millimetres, 100 for metres), with Y up, Z front and X right, so that readers which
-    /// apply it (Blender, FBX SDK; facescan's reader through ``MeshIO``) get the true size and
+    /// apply it (Blender, FBX SDK; facescan's reader through `MeshIO`) get the true size and
     /// axes. One `Geometry` ("Mesh": `Vertices`, `PolygonVertexIndex` with the last index of
     /// each triangle bitwise negated, unit vertex normals `ByVertice`; a vertex without area
     /// gets +z), one `Model` connected to the scene root and the geometry connected to the

@@ -8,7 +8,9 @@ import Darwin
 
 /// Binary STL layout constants.
 public enum STLLayout {
+    /// Bytes of the header before the triangle count.
     public static let headerSize = 80
+    /// Bytes per facet: normal and three corners (12 little-endian floats) and a 2-byte attribute count.
     public static let facetSize = 50
     /// Header text; deliberately does not begin with `solid` so readers never take it for ASCII STL.
     public static let header = "facescan binary STL"

@@ -29,7 +29,9 @@ public enum AssimpIO {
     /// One exported file: its bytes and, for the secondary files some formats write beside the
     /// main one (glTF's `.bin`), the name assimp gave it.
     public struct ExportedFile: Sendable {
+        /// Name assimp gave the file (what tells a secondary file, such as glTF's `.bin`, apart).
         public var name: String
+        /// The file's contents.
         public var bytes: [UInt8]
     }
 

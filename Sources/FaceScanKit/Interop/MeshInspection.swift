@@ -1,12 +1,16 @@
 /// What `facescan inspect` reports: topology from ``MeshCheck``, the bounding box, the triangles
 /// that cross others and, for a watertight mesh, the enclosed volume.
 public struct MeshInspection: Sendable, Equatable {
+    /// Topology and validity counts (``MeshCheck``).
     public var check: MeshCheck
+    /// Smallest x, y, z of the vertices, in ``unit``.
     public var boundsMin: SIMD3<Float>
+    /// Largest x, y, z of the vertices, in ``unit``.
     public var boundsMax: SIMD3<Float>
     /// Enclosed volume in unit³ (positive for outward-facing triangles), or nil when the mesh is
     /// not watertight.
     public var volume: Double?
+    /// Unit of the coordinates (the caller says; a mesh file does not record it).
     public var unit: LengthUnit
     /// Triangles that cross another triangle of the mesh (not sharing a vertex with it), as
     /// mesh checkers such as MeshLab count self-intersecting faces; nil when not checked: the
@@ -15,6 +19,8 @@ public struct MeshInspection: Sendable, Equatable {
     /// corners cut into slivers).
     public var selfIntersectingTriangles: Int?
 
+    /// Inspects `mesh`, whose coordinates are in `unit` (a mesh file does not record it).
+    ///
     /// - Complexity: O(t log t) for t triangles (``MeshCheck``, the crossing search on a grid).
     public init(_ mesh: Mesh, unit: LengthUnit = .m) {
         check = MeshCheck(mesh)
@@ -47,8 +53,10 @@ public struct MeshInspection: Sendable, Equatable {
         return v / 6
     }
 
+    /// Extent of the bounding box along x, y, z, in ``unit``.
     public var size: SIMD3<Float> { boundsMax - boundsMin }
 
+    /// The inspection as `facescan inspect --json` prints it.
     public var json: JSONValue {
         // Each coordinate as the shortest decimal that reads back as the same Float.
         func num(_ f: Float) -> JSONValue { .double(Double("\(f)") ?? Double(f)) }

@@ -9,6 +9,7 @@ public struct SurfaceError: Sendable, Equatable {
     /// Mean sampled distance, µm.
     public var mean: Double
 
+    /// An error from its RMS, largest and mean sampled distances, µm.
     public init(rms: Double, max: Double, mean: Double) {
         self.rms = rms
         self.max = max

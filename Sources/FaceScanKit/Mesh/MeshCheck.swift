@@ -1,7 +1,9 @@
 /// Topology and validity statistics of a mesh: what `facescan inspect` prints and what the tests'
 /// invariant checks assert after every stage.
 public struct MeshCheck: Sendable, Equatable {
+    /// Vertices in the mesh.
     public var vertexCount = 0
+    /// Triangles in the mesh.
     public var triangleCount = 0
     /// Triangles with an index `>= vertexCount` (such a mesh is invalid; other counts skip them).
     public var outOfRangeTriangles = 0
@@ -39,6 +41,7 @@ public struct MeshCheck: Sendable, Equatable {
             && inconsistentEdges == 0 && nonFiniteVertices == 0
     }
 
+    /// All counts zero (an empty mesh).
     public init() {}
 
     /// Analyses `mesh`.

@@ -1,6 +1,8 @@
 /// Output size presets of the FaceScanner iOS app: low / medium / high = 5 000 / 10 000 / 20 000 vertices.
 public enum Quality: String, Sendable, Hashable, Codable, CaseIterable {
+    /// 5 000, 10 000 and 20 000 vertices.
     case low, medium, high
+    /// Output vertex count of the preset.
     public var vertexCount: Int {
         switch self {
         case .low: 5_000
@@ -14,23 +16,36 @@ public enum Quality: String, Sendable, Hashable, Codable, CaseIterable {
 /// optional: `nil` means "not given". ``ScanSettings/init(options:settings:)`` resolves flags
 /// over settings over defaults.
 public struct CaptureSettings: Sendable, Hashable, Codable {
+    /// Output size preset; a `targetVertexCount` beside it wins.
     public var quality: Quality?
+    /// Exact output vertex count.
     public var targetVertexCount: Int?
     /// Passes, or ``ScanSettings/autoSmoothing``.
     public var smoothingIterations: Int?
+    /// Uniform scale applied after the unit conversion; positive.
     public var scale: Double?
+    /// Unit of the output coordinates.
     public var units: LengthUnit?
+    /// Output formats by name.
     public var exportFormats: [String]?
+    /// Stop after this many accepted frames; at least 1.
     public var maxFrames: Int?
+    /// Gate: nearest accepted camera distance, metres.
     public var minDistance: Double?
+    /// Gate: farthest accepted camera distance, metres.
     public var maxDistance: Double?
+    /// Gate: least accepted ambient light, lumens.
     public var minAmbientIntensity: Double?
+    /// Gate: `jawOpen` must stay below this (0…1).
     public var maxJawOpen: Double?
+    /// Gate: the mean of `mouthSmileLeft` and `mouthSmileRight` must stay below this (0…1).
     public var maxSmile: Double?
+    /// Gate: `browInnerUp` must stay below this (0…1).
     public var maxBrowInnerUp: Double?
     /// `"solid": true` or `{"thickness": mm, "base": bool}`: close the face into a printable part.
     public var solid: SolidOptions?
 
+    /// Settings with the given keys; every key left out is nil (not given).
     public init(
         quality: Quality? = nil, targetVertexCount: Int? = nil, smoothingIterations: Int? = nil,
         scale: Double? = nil, units: LengthUnit? = nil, exportFormats: [String]? = nil, maxFrames: Int? = nil,

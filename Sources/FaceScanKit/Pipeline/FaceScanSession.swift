@@ -46,10 +46,12 @@ public struct FrameVerdict: Sendable, Hashable, Codable {
 
 /// The outcome of a scan: the mesh (in ``ScanSettings/units``, scaled) and what was done.
 public struct ScanResult: Sendable {
+    /// The output mesh: in ``ScanSettings/units``, scaled, decimated or refined, solid when asked.
     public var mesh: Mesh
     /// Frame counts, mesh sizes, noise estimate and timings (`outputs` stays empty: nothing was written).
     public var report: Report
 
+    /// A result from its mesh and report.
     public init(mesh: Mesh, report: Report) {
         self.mesh = mesh
         self.report = report
@@ -76,6 +78,7 @@ public struct ScanResult: Sendable {
 public struct FaceScanSession: Sendable {
     /// The triangles (and texture coordinates) every frame shares.
     public let topology: Topology
+    /// The resolved settings the session scans with (gate, frame limit, output size, unit, scale, solid).
     public let settings: ScanSettings
     /// Counts so far (frames read, accepted, rejected by reason, outliers); the mesh counts,
     /// noise estimate and timings are filled by ``finish()``.

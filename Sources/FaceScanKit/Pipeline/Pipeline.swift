@@ -10,7 +10,9 @@ import Darwin
 public enum Pipeline {
     /// Progress of the ingest stage, reported after every frame.
     public struct Progress: Sendable {
+        /// Frames read so far (accepted or not).
         public var framesRead: Int
+        /// Frames the gate accepted so far.
         public var accepted: Int
     }
 
@@ -95,7 +97,9 @@ public enum Pipeline {
 
     /// The result of reading a capture: the mean face (metres) and the settings in force.
     public struct Ingested: Sendable {
+        /// The mean face of the accepted frames, metres, before smoothing.
         public var mesh: Mesh
+        /// The settings in force: flags over the capture's settings over defaults.
         public var settings: ScanSettings
         /// Estimated standard error of each vertex of the mean (metres), from the frame-to-frame
         /// variance; nil with fewer than two accepted frames.

@@ -1,13 +1,19 @@
 /// What a `process` run was asked to do. Every optional is an override: command-line flag over the
 /// capture's `settings` over the default.
 public struct PipelineOptions: Sendable, Hashable, Codable {
+    /// Directory the outputs are written into.
     public var outputDirectory = "out"
     /// Base name of the outputs; default: the input's file name without its extension ("face" for stdin).
     public var name: String?
+    /// Output formats by name; nil: the capture's `exportFormats`, else the default.
     public var formats: [String]?
+    /// Output size preset; nil: as the capture's settings say.
     public var quality: Quality?
+    /// Exact output vertex count; beats ``quality``.
     public var targetVertices: Int?
+    /// Smoothing passes, 0 for none; nil: the capture's setting, else ``ScanSettings/autoSmoothing``.
     public var smoothingIterations: Int?
+    /// Edge weights of the smoothing (``SmoothingWeights``); cotangent by default.
     public var smoothingWeights = SmoothingWeights.cotangent
     /// Smoothing may move a vertex at most this many standard errors of the mean (estimated from
     /// the frame-to-frame variance) away from the average; 0 removes the bound.
@@ -19,9 +25,13 @@ public struct PipelineOptions: Sendable, Hashable, Codable {
     public var rejectOutliers = true
     /// How the kept frames are weighted in the average (``FrameWeighting``; inverse-variance by default).
     public var frameWeighting = FrameWeighting.residual
+    /// Unit of the output coordinates; nil: the capture's setting, else millimetres.
     public var units: LengthUnit?
+    /// Uniform scale applied after the unit conversion; nil: the capture's setting, else 1.
     public var scale: Double?
+    /// Stop after this many accepted frames; nil: the capture's setting, else 90.
     public var maxFrames: Int?
+    /// Longest side of the PNG thumbnail, pixels.
     public var thumbnailSize = 512
     /// Threads of the ingest stage: 1 reads, gates and averages on the calling thread; 2 averages
     /// accepted frames on a second thread while the next ones are read. nil: automatic
@@ -33,11 +43,17 @@ public struct PipelineOptions: Sendable, Hashable, Codable {
     /// Quality-gate thresholds that override the capture's settings (nil: the capture's, else
     /// FORMAT.md's defaults): metres, lumens, blend-shape coefficients.
     public var minDistance: Double?
+    /// Farthest accepted camera distance, metres.
     public var maxDistance: Double?
+    /// Least accepted ambient light, lumens.
     public var minAmbientIntensity: Double?
+    /// Largest accepted `jawOpen` coefficient (0…1).
     public var maxJawOpen: Double?
+    /// Largest accepted mean of `mouthSmileLeft` and `mouthSmileRight` (0…1).
     public var maxSmile: Double?
+    /// Largest accepted `browInnerUp` coefficient (0…1).
     public var maxBrowInnerUp: Double?
 
+    /// Options that override nothing: the capture's settings, else the defaults, into `out`.
     public init() {}
 }

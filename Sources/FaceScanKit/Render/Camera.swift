@@ -18,6 +18,7 @@ public struct Camera: Sendable, Equatable {
     public var eye: SIMD3<Float>
     /// Focal length in pixels.
     public var focal: Float
+    /// Raster size, pixels.
     public var width: Int, height: Int
 
     /// Frames the sphere `(center, radius)` seen from `view` in a `width × height` raster.

@@ -14,6 +14,7 @@ public struct DirectionalLight: Sendable, Equatable {
     /// Linear RGB intensity.
     public var color: SIMD3<Float>
 
+    /// A light shining from `direction` (normalised here; must not be zero) with linear RGB intensity `color`.
     public init(towards direction: SIMD3<Float>, color: SIMD3<Float>) {
         let l = (direction * direction).sum().squareRoot()
         self.direction = direction / l
@@ -26,20 +27,28 @@ public struct DirectionalLight: Sendable, Equatable {
 /// the key. The inside of an open surface is shaded the same way but much darker and without
 /// highlight, so holes read as holes. All colours are linear light.
 public struct ClayShader: SurfaceShader, Equatable {
+    /// Linear RGB diffuse colour of the clay.
     public var albedo: SIMD3<Float>
+    /// The warm main light, upper left; the highlight comes from it.
     public var key: DirectionalLight
+    /// The cool light from the right that lifts the key's shadows.
     public var fill: DirectionalLight
+    /// The light from behind that outlines the silhouette.
     public var rim: DirectionalLight
+    /// Ambient linear RGB from above (normals facing +y).
     public var sky: SIMD3<Float>
+    /// Ambient linear RGB from below (normals facing −y).
     public var ground: SIMD3<Float>
     /// Diffuse wrap: 0 is plain Lambert; larger values soften the terminator like skin does.
     public var wrap: Float
+    /// Strength of the Blinn-Phong highlight from the key light; 0 for none.
     public var specular: Float
     /// Inside (back-face) brightness relative to the outside.
     public var backFaceFactor: Float
     /// Half vector of the key light and the view direction (+z).
     let keyHalf: SIMD3<Float>
 
+    /// A shader; the defaults give facescan's thumbnail look.
     public init(
         albedo: SIMD3<Float> = SIMD3(0.60, 0.40, 0.30),
         key: DirectionalLight = DirectionalLight(towards: SIMD3(-0.65, 0.55, 0.55), color: SIMD3(1.25, 1.17, 1.06)),
@@ -64,6 +73,7 @@ public struct ClayShader: SurfaceShader, Equatable {
     @inlinable @inline(__always)
     func wrapped(_ cosine: Float) -> Float { max(0, (cosine + wrap) / (1 + wrap)) }
 
+    /// Linear-light RGB of a point with unit camera-space normal `n` (``SurfaceShader/shade(normal:frontFacing:)``).
     @inline(__always)
     public func shade(normal n: SIMD3<Float>, frontFacing: Bool) -> SIMD3<Float> {
         // Written with scalar dot products: SIMD3 horizontal sums cost more than they save here.

@@ -9,7 +9,9 @@ import Darwin
 /// A rendered frame: the thumbnail and, per output pixel, the distance along the viewing axis
 /// of the nearest surface (`.infinity` where nothing was drawn), in the mesh's unit.
 public struct RenderedFrame: Sendable {
+    /// The rendered RGBA picture.
     public var image: RGBAImage
+    /// One distance per output pixel (see above).
     public var depth: [Float]
     /// The camera, in output-pixel screen space (`project` gives output pixel coordinates).
     public var camera: Camera

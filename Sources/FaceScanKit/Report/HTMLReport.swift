@@ -10,9 +10,13 @@
 public enum HTMLReport {
     /// A PNG image shown inline.
     public struct Image: Sendable, Equatable {
+        /// The encoded PNG file.
         public var png: [UInt8]
+        /// Width, pixels.
         public var width: Int
+        /// Height, pixels.
         public var height: Int
+        /// An image from its PNG bytes and pixel size.
         public init(png: [UInt8], width: Int, height: Int) {
             self.png = png
             self.width = width
@@ -22,8 +26,11 @@ public enum HTMLReport {
 
     /// One line of the header's settings table.
     public struct Setting: Sendable, Equatable {
+        /// The setting's name, e.g. `quality`.
         public var name: String
+        /// Its value as shown.
         public var value: String
+        /// A settings line from its name and value.
         public init(_ name: String, _ value: String) {
             self.name = name
             self.value = value
@@ -32,8 +39,11 @@ public enum HTMLReport {
 
     /// A link to an output file, relative to the page (``HTMLReport/relativeHref(to:fromDirectory:)``).
     public struct Link: Sendable, Equatable {
+        /// The link's text, e.g. the format name.
         public var label: String
+        /// The file's href relative to the page.
         public var href: String
+        /// A link from its text and relative href.
         public init(label: String, href: String) {
             self.label = label
             self.href = href
@@ -65,13 +75,16 @@ public enum HTMLReport {
         public var name: String
         /// The capture's path as given.
         public var input: String
+        /// Done, failed or skipped.
         public var verdict: Verdict
         /// What the run did (also for a capture that failed in the gate, and for one skipped by
         /// `--resume`: its stored report); nil when nothing is known.
         public var report: Report?
         /// The thumbnail at a reduced size (``HTMLReport/thumbnail(path:maxSide:)``).
         public var thumbnail: Image?
+        /// Links to the outputs written.
         public var links: [Link]
+        /// A batch entry; the report, thumbnail and links are optional.
         public init(
             name: String, input: String, verdict: Verdict, report: Report? = nil, thumbnail: Image? = nil,
             links: [Link] = []
@@ -89,10 +102,13 @@ public enum HTMLReport {
     public struct Metric: Sendable, Equatable {
         /// PASS, FAIL, CHANGED or UPDATED.
         public var status: String
+        /// The metric's name.
         public var name: String
+        /// What was measured against what was expected, one line.
         public var detail: String
         /// Whether this line fails the run.
         public var fails: Bool
+        /// A metric line from its status, name, detail and whether it fails the run.
         public init(status: String, name: String, detail: String, fails: Bool) {
             self.status = status
             self.name = name
@@ -104,8 +120,11 @@ public enum HTMLReport {
     /// One sample of a regression run: the last accepted output beside this run's, and the heatmap
     /// of their distance.
     public struct Sample: Sendable, Equatable {
+        /// The sample's name (its folder under samples/).
         public var name: String
+        /// Done when every metric is within tolerance, else failed or skipped.
         public var verdict: Verdict
+        /// Every metric line of the sample, in the order compared.
         public var metrics: [Metric]
         /// `expected.stl` rendered (nil when the sample has none).
         public var expected: Image?
@@ -115,8 +134,11 @@ public enum HTMLReport {
         public var heatmap: Image?
         /// RMS and largest of those distances, µm.
         public var rmsUm: Double?
+        /// Largest of those distances, µm.
         public var maxUm: Double?
+        /// What this run did for the sample; nil when it did not run.
         public var report: Report?
+        /// A regression entry; the pictures, distances and report are optional.
         public init(
             name: String, verdict: Verdict, metrics: [Metric], expected: Image? = nil, current: Image? = nil,
             heatmap: Image? = nil, rmsUm: Double? = nil, maxUm: Double? = nil, report: Report? = nil
@@ -137,12 +159,15 @@ public enum HTMLReport {
     public struct Page: Sendable, Equatable {
         /// `batch` or `regress`: the page's title.
         public var command: String
+        /// The facescan version the header shows.
         public var version: String
+        /// The settings in force, one table line each.
         public var settings: [Setting]
         /// Batch: in input order.
         public var captures: [Capture]
         /// Regress: shown failures first, otherwise in this order.
         public var samples: [Sample]
+        /// A page; a batch page gives `captures`, a regression page `samples`.
         public init(
             command: String, version: String = HTMLReport.facescanVersion, settings: [Setting] = [],
             captures: [Capture] = [],

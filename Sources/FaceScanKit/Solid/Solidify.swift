@@ -36,9 +36,11 @@ public struct SolidOptions: Sendable, Hashable, Codable {
     public static let defaultFitMargin = 10.0
     /// Accepted ``fitMargin``, millimetres.
     public static let fitMarginRange = 0.0...100.0
+    /// ``fitMarginRange`` as messages state it.
     public static let fitMarginRangeText = "from 0 to 100 mm"
     /// Accepted depth, millimetres.
     public static let depthRange = 1.0...1000.0
+    /// ``depthRange`` as messages state it.
     public static let depthRangeText = "from 1 to 1000 mm"
 
     /// A build volume written `WxDxH` in millimetres (`250x210x210`), nil unless three positive
@@ -51,6 +53,7 @@ public struct SolidOptions: Sendable, Hashable, Codable {
         return SIMD3(w, d, h)
     }
 
+    /// Options for a solid part (see each property; lengths in millimetres); not checked here.
     public init(
         thickness: Double = 2.0, base: Bool = false, depth: Double = SolidOptions.defaultDepth,
         fit: SIMD3<Double>? = nil, fitMargin: Double = SolidOptions.defaultFitMargin, align: Bool = true
@@ -112,9 +115,13 @@ public enum Solidify {
     /// forward axis turned toward +x), pitch (raised toward +y), roll (the right axis raised
     /// toward +y). Zero for a face that already looked along +z, upright.
     public struct Turn: Sendable, Equatable, Hashable, Codable {
+        /// Degrees the forward axis turned toward +x.
         public var yaw: Double
+        /// Degrees the forward axis was raised toward +y.
         public var pitch: Double
+        /// Degrees the right axis was raised toward +y.
         public var roll: Double
+        /// A turn from its yaw, pitch and roll, degrees.
         public init(yaw: Double, pitch: Double, roll: Double) {
             self.yaw = yaw
             self.pitch = pitch
@@ -141,6 +148,7 @@ public enum Solidify {
 
     /// A solid part, how it was placed, and the uniform scale ``SolidOptions/fit`` applied.
     public struct Part: Sendable {
+        /// The closed, outward-oriented part in printing position, in the caller's unit.
         public var mesh: Mesh
         /// The uniform scale ``SolidOptions/fit`` applied (1 at life size).
         public var scale: Double

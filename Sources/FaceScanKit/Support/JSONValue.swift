@@ -1,17 +1,25 @@
 /// A JSON value for facescan's own reports, serialised with keys in the order given (so the same
 /// report always prints the same bytes).
 public indirect enum JSONValue: Sendable, Equatable {
+    /// JSON `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// An integer.
     case int(Int)
+    /// A number; an integral one below 10¹⁵ prints without a fraction, a non-finite one as `null`.
     case double(Double)
+    /// A string, escaped when serialised.
     case string(String)
+    /// An array, in order.
     case array([JSONValue])
+    /// An object, its members in the order given (so the same report prints the same bytes).
     case object([(String, JSONValue)])
 
     /// A duration in milliseconds, rounded to 0.001 ms.
     public static func ms(_ value: Double) -> JSONValue { .double((value * 1000).rounded() / 1000) }
 
+    /// Values are equal when they serialise to the same bytes (member order counts).
     public static func == (a: JSONValue, b: JSONValue) -> Bool { a.serialized() == b.serialized() }
 
     /// Compact JSON text.

@@ -1,35 +1,53 @@
 /// What a run did, printed by `--json` as one object with a fixed key order. (In Support, below
 /// every stage, because ``NoAcceptedFrames`` carries it.)
 public struct Report: Sendable, Equatable {
+    /// Frames the gate rejected, by reason, and frames left out of the average as outliers.
     public struct Rejections: Sendable, Equatable {
+        /// Frames rejected for camera distance, for tracking, for too little light, for an expression.
         public var distance = 0, tracking = 0, lighting = 0, expression = 0
         /// Frames that passed the gate (and count in `accepted`) but were left out of the average
         /// as outliers.
         public var outlier = 0
+        /// No rejections.
         public init() {}
+        /// Frames the gate rejected, all reasons (outliers are not counted).
         public var total: Int { distance + tracking + lighting + expression }
     }
+    /// How many frames were read, accepted and rejected.
     public struct Frames: Sendable, Equatable {
         /// Frames examined by the gate (reading stops after `maxFrames` accepted frames).
         public var read = 0
+        /// Frames the gate accepted (outliers included).
         public var accepted = 0
+        /// Frames rejected, by reason.
         public var rejected = Rejections()
+        /// No frames.
         public init() {}
     }
+    /// Vertex and triangle counts of the mean face (input) and of the output mesh.
     public struct MeshCounts: Sendable, Equatable {
+        /// The mean face's vertices and triangles, then the output mesh's.
         public var inputVertices = 0, inputTriangles = 0, outputVertices = 0, outputTriangles = 0
+        /// All counts zero.
         public init() {}
     }
+    /// Wall-clock time of each stage and of the whole run, milliseconds.
     public struct Timings: Sendable, Equatable {
         /// `decimate` is the whole decimate-or-refine stage; `refine` repeats it when that stage
         /// refined (the target was above the face's vertex count), and is 0 when it decimated.
         public var ingest = 0.0, smooth = 0.0, decimate = 0.0, refine = 0.0, render = 0.0, export = 0.0, total = 0.0
+        /// All stages 0 ms.
         public init() {}
     }
+    /// One file written.
     public struct Output: Sendable, Equatable {
+        /// Format name, e.g. `stl`.
         public var format: String
+        /// Path the file was written to.
         public var path: String
+        /// Size of the file, bytes.
         public var bytes: Int
+        /// An output from its format, path and size in bytes.
         public init(format: String, path: String, bytes: Int) {
             self.format = format
             self.path = path
@@ -40,19 +58,28 @@ public struct Report: Sendable, Equatable {
     /// Estimated per-vertex noise of the averaged face before and after smoothing (µm, RMS over
     /// vertices; see `NoiseEstimate`).
     public struct Accuracy: Sendable, Equatable {
+        /// Before smoothing, µm.
         public var noiseBeforeUm: Double
+        /// After smoothing, µm.
         public var noiseAfterUm: Double
+        /// An estimate from its noise before and after smoothing, µm.
         public init(noiseBeforeUm: Double, noiseAfterUm: Double) {
             self.noiseBeforeUm = noiseBeforeUm
             self.noiseAfterUm = noiseAfterUm
         }
     }
 
+    /// The capture's path as given (`-` for standard input).
     public var input: String
+    /// Estimated per-vertex noise before and after smoothing; nil with fewer than two accepted frames.
     public var accuracy: Accuracy?
+    /// Frames read, accepted and rejected.
     public var frames = Frames()
+    /// Vertex and triangle counts in and out.
     public var mesh = MeshCounts()
+    /// Time per stage, milliseconds.
     public var timingsMs = Timings()
+    /// Files written, in the order written.
     public var outputs: [Output] = []
     /// Solid parts only: the uniform scale `--fit` applied to the life-size part (1 when it fits).
     public var scale: Double?
@@ -66,6 +93,7 @@ public struct Report: Sendable, Equatable {
     /// What the user should know about the result (one line each), e.g. a cut moved forward.
     public var warnings: [String] = []
 
+    /// An empty report of the run on `input`.
     public init(input: String) { self.input = input }
 
     /// The `mesh` object alone (used by stage subcommands such as `simplify`).
@@ -76,6 +104,7 @@ public struct Report: Sendable, Equatable {
         ])
     }
 
+    /// The `timingsMs` object alone, milliseconds rounded to 0.001.
     public var timingsJSON: JSONValue {
         .object([
             ("ingest", .ms(timingsMs.ingest)), ("smooth", .ms(timingsMs.smooth)),
@@ -84,6 +113,7 @@ public struct Report: Sendable, Equatable {
         ])
     }
 
+    /// The whole report as `--json` prints it, keys in a fixed order.
     public var json: JSONValue {
         let r = frames.rejected
         return .object(
