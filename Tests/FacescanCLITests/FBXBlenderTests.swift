@@ -9,8 +9,6 @@ import Testing
 /// z-up: Blender's y is the mesh's z). Without Blender the test is skipped, with the reason; with
 /// `CI` set it runs and fails.
 @Suite(.serialized) struct FBXBlenderTests {
-    static let blender = ClientImportTests.which("blender")
-    static let required = ProcessInfo.processInfo.environment["CI"] != nil
 
     static let script = #"""
         import bpy, sys, os
@@ -38,10 +36,10 @@ import Testing
 
     @Test(
         .enabled(
-            if: blender != nil || required,
+            if: Tool.available("blender"),
             "blender is not installed (`make deps` installs it; with CI set this test runs and fails)"))
     func blenderImportsASampleAtItsSize() throws {
-        let blender = try #require(Self.blender, "blender is not installed (CI must run this test; `make deps`)")
+        let blender = try Tool.require("blender")
         let sample = try #require(sampleCaptures().first { $0.dir.hasSuffix("/ict-neutral") }, "no ict-neutral sample")
         let dir = tempDir()
         var runs: [(file: String, vertices: Int, triangles: Int, size: SIMD3<Double>)] = []
