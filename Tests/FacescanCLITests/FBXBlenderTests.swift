@@ -9,7 +9,7 @@ import Testing
 /// z-up: Blender's y is the mesh's z). Without Blender the test is skipped, with the reason; with
 /// `CI` set it runs and fails.
 @Suite(.serialized) struct FBXBlenderTests {
-    static let blender = ClientImportTests.which("blender")
+    static let blender = Tool.path("blender")
     static let required = ProcessInfo.processInfo.environment["CI"] != nil
 
     static let script = #"""
