@@ -1,6 +1,6 @@
 # facescan — two commands from a fresh clone: `make run` and `make test`.
 SWIFT     ?= swift
-APT_PKGS  := pkg-config libpng-dev libassimp-dev parallel prusa-slicer lib3mf-dev blender python3-numpy admesh man-db slurm-wlm munge zsh fish chromium
+APT_PKGS  := pkg-config zlib1g-dev libpng-dev libassimp-dev parallel prusa-slicer lib3mf-dev blender python3-numpy admesh man-db slurm-wlm munge zsh fish chromium
 SAMPLE    ?= samples/ict-neutral/capture.json
 RELEASE   := .build/release/facescan
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

@@ -62,7 +62,7 @@ extension Mesh {
 
     /// A PNG thumbnail of the mesh: the clay rendering `facescan process` writes (front view,
     /// `options.size` pixels square, 512 by default). PNG through libpng, or without the `PNG`
-    /// trait through FaceScanKit's own encoder (uncompressed blocks). Same mesh, same bytes.
+    /// trait through FaceScanKit's own encoder (system zlib). Same mesh, same bytes.
     public func thumbnail(_ options: RenderOptions = RenderOptions()) throws(FaceScanError) -> [UInt8] {
         try PNGEncoder.encode(Rasterizer.render(self, options: options), name: "thumbnail")
     }

@@ -1,3 +1,5 @@
+import CZlib
+
 #if PNG
 import CLibPNG
 #endif
@@ -7,8 +9,9 @@ import CLibPNG
 /// With the `PNG` trait (the default) images go through libpng's simplified API (this file is the
 /// only code that touches libpng): libpng writes an `sRGB` chunk and no time chunk, so the same
 /// image always gives the same bytes, and reads any colour type and depth. Without it, images are
-/// written by ``encodeStored(_:)`` (pure Swift, uncompressed deflate blocks: larger files, the
-/// same pixels) and ``decode(_:name:)`` throws ``FaceScanError/unavailable(_:)``.
+/// written by this file with the system zlib (adaptive row filters, a fixed zlib level: the same
+/// pixels, files the size of libpng's) and ``decode(_:name:)`` throws
+/// ``FaceScanError/unavailable(_:)``.
 public enum PNGEncoder {
     /// The eight bytes every PNG file starts with.
     public static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
@@ -20,7 +23,7 @@ public enum PNGEncoder {
         #if PNG
         do { return try libpngEncode(image, name: name) } catch { throw .io(error) }
         #else
-        return encodeStored(image)
+        return try zlibEncode(image, name: name)
         #endif
     }
 
@@ -43,19 +46,43 @@ public enum PNGEncoder {
         #endif
     }
 
-    // MARK: Pure Swift (no libpng)
+    // MARK: zlib (no libpng)
 
-    /// PNG bytes of `image` without libpng: `IHDR` (8-bit RGBA), `sRGB`, one `IDAT` holding a zlib
-    /// stream of stored (uncompressed) deflate blocks, each row with filter 0, and `IEND`. Any PNG
-    /// reader decodes it to the same pixels as libpng's output; the file is about the size of the
-    /// pixels. Used by ``encode(_:name:)`` when the `PNG` trait is off (and in tests always).
-    public static func encodeStored(_ image: RGBAImage) -> [UInt8] {
-        let rowBytes = image.width * 4
-        let rawCount = image.height * (rowBytes + 1)  // a filter byte before each row
-        let blocks = max(1, (rawCount + 65_534) / 65_535)
-        let zlibCount = 2 + rawCount + 5 * blocks + 4
+    /// How ``zlibEncode(_:name:filter:level:)`` filters each row before compression.
+    enum RowFilter: Sendable {
+        /// Filter type 0 on every row (what libpng writes with `PNG_IMAGE_FLAG_FAST`).
+        case none
+        /// Per row, the one of the five filter types whose output has the smallest sum of
+        /// absolute values (bytes read as signed): libpng's classic adaptive heuristic.
+        case adaptive
+    }
+
+    /// The zlib level of ``zlibEncode(_:name:filter:level:)``: fixed, so the bytes of an image
+    /// depend only on its pixels (and the zlib release).
+    static let zlibLevel: Int32 = 6
+
+    /// PNG bytes of `image` without libpng: `IHDR` (8-bit RGBA), `sRGB`, one `IDAT` holding the
+    /// rows, each filtered as `filter` says, compressed by the system zlib (`compress2` at
+    /// `level`), and `IEND`. Any PNG reader decodes it to the same pixels as libpng's output.
+    /// Used by ``encode(_:name:)`` when the `PNG` trait is off (and in tests always).
+    static func zlibEncode(
+        _ image: RGBAImage, name: String, filter: RowFilter = .adaptive, level: Int32 = zlibLevel
+    ) throws(FaceScanError) -> [UInt8] {
+        let raw = filtered(image, filter)
+        var bound = CZlib.compressBound(uLong(raw.count))
+        var zlib = [UInt8](repeating: 0, count: Int(bound))
+        let status = zlib.withUnsafeMutableBufferPointer { z in
+            raw.withUnsafeBufferPointer { r in
+                compress2(z.baseAddress, &bound, r.baseAddress, uLong(r.count), level)
+            }
+        }
+        guard status == Z_OK else {
+            throw .io(IOFailure(path: name, "PNG compression failed: zlib error \(status)"))
+        }
+        zlib.removeSubrange(Int(bound)...)
+
         var out: [UInt8] = []
-        out.reserveCapacity(8 + 25 + 13 + 12 + zlibCount + 12)
+        out.reserveCapacity(8 + 25 + 13 + 12 + zlib.count + 12)
         out += signature
         var ihdr: [UInt8] = []
         appendBigEndian(&ihdr, UInt32(image.width))
@@ -64,50 +91,76 @@ public enum PNGEncoder {
         ihdr += [8, 6, 0, 0, 0]
         appendChunk(&out, "IHDR", ihdr)
         appendChunk(&out, "sRGB", [0])  // perceptual rendering intent, as libpng writes
-
-        // The filtered image: each row preceded by its filter type, 0 (none).
-        var raw = [UInt8](repeating: 0, count: rawCount)
-        raw.withUnsafeMutableBufferPointer { r in
-            image.pixels.withUnsafeBufferPointer { px in
-                for row in 0..<image.height where rowBytes > 0 {
-                    let dst = r.baseAddress! + row * (rowBytes + 1) + 1
-                    dst.update(from: px.baseAddress! + row * rowBytes, count: rowBytes)
-                }
-            }
-        }
-        // zlib: header (deflate, 32 KiB window, fastest; 0x7801 is a multiple of 31), stored
-        // blocks of at most 65 535 bytes (BFINAL on the last), Adler-32 of the raw stream.
-        var zlib: [UInt8] = [0x78, 0x01]
-        zlib.reserveCapacity(zlibCount)
-        for k in 0..<blocks {
-            let start = k * 65_535, end = min(rawCount, start + 65_535), n = end - start
-            zlib.append(k == blocks - 1 ? 1 : 0)
-            zlib += [UInt8(n & 0xFF), UInt8(n >> 8), UInt8(~n & 0xFF), UInt8((~n >> 8) & 0xFF)]
-            zlib += raw[start..<end]
-        }
-        appendBigEndian(&zlib, adler32(raw))
         appendChunk(&out, "IDAT", zlib)
         appendChunk(&out, "IEND", [])
         return out
     }
 
-    /// Adler-32 (RFC 1950) of `bytes`.
-    static func adler32(_ bytes: [UInt8]) -> UInt32 {
-        var a: UInt32 = 1, b: UInt32 = 0
-        bytes.withUnsafeBufferPointer { p in
-            var i = 0
-            while i < p.count {
-                let end = min(p.count, i + 5552)  // the most bytes before b can overflow 32 bits
-                while i < end {
-                    a &+= UInt32(p[i])
-                    b &+= a
-                    i += 1
+    /// The filtered image: each row preceded by its filter type (PNG filter method 0).
+    static func filtered(_ image: RGBAImage, _ filter: RowFilter) -> [UInt8] {
+        let rowBytes = image.width * 4
+        var raw = [UInt8](repeating: 0, count: image.height * (rowBytes + 1))
+        guard rowBytes > 0 else { return raw }
+        // Scratch: one candidate row per filter type 1...4, and a zero row above the first.
+        var scratch = [UInt8](repeating: 0, count: 5 * rowBytes)
+        raw.withUnsafeMutableBufferPointer { r in
+            scratch.withUnsafeMutableBufferPointer { s in
+                image.pixels.withUnsafeBufferPointer { px in
+                    let zero = s.baseAddress! + 4 * rowBytes
+                    for row in 0..<image.height {
+                        let dst = r.baseAddress! + row * (rowBytes + 1)
+                        let cur = px.baseAddress! + row * rowBytes
+                        let up = row == 0 ? UnsafePointer(zero) : cur - rowBytes
+                        switch filter {
+                        case .none:
+                            dst[0] = 0
+                            (dst + 1).update(from: cur, count: rowBytes)
+                        case .adaptive:
+                            let type = filterRow(cur, up, rowBytes, s.baseAddress!)
+                            dst[0] = UInt8(type)
+                            if type == 0 {
+                                (dst + 1).update(from: cur, count: rowBytes)
+                            } else {
+                                (dst + 1).update(
+                                    from: s.baseAddress! + (type - 1) * rowBytes, count: rowBytes)
+                            }
+                        }
+                    }
                 }
-                a %= 65_521
-                b %= 65_521
             }
         }
-        return b << 16 | a
+        return raw
+    }
+
+    /// Writes the Sub, Up, Average and Paeth filterings of row `cur` (row `up` above it) into
+    /// `out` (four rows of `n` bytes); returns the filter type, 0...4, whose output has the least
+    /// sum of absolute values (bytes read as signed), the first on a tie.
+    private static func filterRow(
+        _ cur: UnsafePointer<UInt8>, _ up: UnsafePointer<UInt8>, _ n: Int,
+        _ out: UnsafeMutablePointer<UInt8>
+    ) -> Int {
+        @inline(__always) func cost(_ v: UInt8) -> Int { v < 128 ? Int(v) : 256 - Int(v) }
+        var sums = (0, 0, 0, 0, 0)
+        let sub = out, upOut = out + n, avg = out + 2 * n, paeth = out + 3 * n
+        for i in 0..<n {
+            let x = cur[i], b = up[i]
+            let a: UInt8 = i >= 4 ? cur[i - 4] : 0
+            let c: UInt8 = i >= 4 ? up[i - 4] : 0
+            let p = Int(a) + Int(b) - Int(c)
+            let pa = abs(p - Int(a)), pb = abs(p - Int(b)), pc = abs(p - Int(c))
+            let predictor = pa <= pb && pa <= pc ? a : (pb <= pc ? b : c)
+            let f1 = x &- a, f2 = x &- b, f3 = x &- UInt8((Int(a) + Int(b)) >> 1)
+            let f4 = x &- predictor
+            sub[i] = f1; upOut[i] = f2; avg[i] = f3; paeth[i] = f4
+            sums.0 += cost(x); sums.1 += cost(f1); sums.2 += cost(f2)
+            sums.3 += cost(f3); sums.4 += cost(f4)
+        }
+        var best = 0, least = sums.0
+        if sums.1 < least { (best, least) = (1, sums.1) }
+        if sums.2 < least { (best, least) = (2, sums.2) }
+        if sums.3 < least { (best, least) = (3, sums.3) }
+        if sums.4 < least { (best, least) = (4, sums.4) }
+        return best
     }
 
     private static func appendBigEndian(_ out: inout [UInt8], _ v: UInt32) {
@@ -122,21 +175,20 @@ public enum PNGEncoder {
         appendBigEndian(&out, crc32(out[start...]))
     }
 
-    /// CRC-32 (ISO 3309, as PNG uses) of `bytes`.
+    /// CRC-32 (ISO 3309, as PNG uses) of `bytes`, by zlib.
     static func crc32(_ bytes: ArraySlice<UInt8>) -> UInt32 {
-        var c: UInt32 = 0xFFFF_FFFF
-        crcTable.withUnsafeBufferPointer { table in
-            bytes.withUnsafeBufferPointer { b in
-                for x in b { c = table[Int((c ^ UInt32(x)) & 0xFF)] ^ (c >> 8) }
+        bytes.withUnsafeBufferPointer { b in
+            // zlib takes a 32-bit length: 1 GiB at a time.
+            var c = CZlib.crc32(0, nil, 0)
+            var p = b.baseAddress, left = b.count
+            while left > 0, let q = p {
+                let n = min(left, 1 << 30)
+                c = CZlib.crc32(c, q, uInt(n))
+                p = q + n
+                left -= n
             }
+            return UInt32(truncatingIfNeeded: c)
         }
-        return c ^ 0xFFFF_FFFF
-    }
-
-    private static let crcTable: [UInt32] = (0..<256).map { n -> UInt32 in
-        var c = UInt32(n)
-        for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
-        return c
     }
 
     #if PNG
