@@ -38,29 +38,13 @@ struct HTMLReportBrowserTests {
     /// Runs chromium headless on `args` + `url`; its standard output.
     func chromium(_ args: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
         let binary = try #require(chromiumBinary, "chromium is required under CI (make deps installs it)")
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: binary)
-        p.arguments =
+        let run = try runProgram(
+            binary,
             [
                 "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
                 "--allow-file-access-from-files", "--user-data-dir=" + tempDir(),
-            ] + args
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        nonisolated(unsafe) var errData = Data()
-        let g = DispatchGroup()
-        g.enter()
-        DispatchQueue.global().async {
-            errData = err.fileHandleForReading.readDataToEndOfFile()
-            g.leave()
-        }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        g.wait()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+            ] + args)
+        return (run.status, String(decoding: run.stdout, as: UTF8.self), run.stderr)
     }
 
     /// Opens a copy of `page` (beside it, so its relative links and images stay valid) with a

@@ -113,22 +113,6 @@ extension Regression {
         return written
     }
 
-    /// `text` with XML's special characters escaped (and control characters other than tab and
-    /// newline dropped, as XML 1.0 does not allow them).
-    static func xml(_ text: String) -> String {
-        var s = ""
-        s.reserveCapacity(text.count)
-        for u in text.unicodeScalars {
-            switch u {
-            case "&": s += "&amp;"
-            case "<": s += "&lt;"
-            case ">": s += "&gt;"
-            case "\"": s += "&quot;"
-            case "'": s += "&apos;"
-            case "\t", "\n": s.unicodeScalars.append(u)
-            default: if u.value >= 0x20 { s.unicodeScalars.append(u) }
-            }
-        }
-        return s
-    }
+    /// `text` with XML's special characters escaped (``Markup/escaped(_:)``).
+    static func xml(_ text: String) -> String { Markup.escaped(text) }
 }

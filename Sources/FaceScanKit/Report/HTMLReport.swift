@@ -386,22 +386,7 @@ public enum HTMLReport {
 
     /// `text` with `&`, `<`, `>`, `"` and `'` as character references, fit for element text and
     /// quoted attribute values; control characters other than tab and newline dropped.
-    public static func escape(_ text: String) -> String {
-        var s = ""
-        s.reserveCapacity(text.utf8.count)
-        for u in text.unicodeScalars {
-            switch u {
-            case "&": s += "&amp;"
-            case "<": s += "&lt;"
-            case ">": s += "&gt;"
-            case "\"": s += "&quot;"
-            case "'": s += "&#39;"
-            case "\t", "\n": s.unicodeScalars.append(u)
-            default: if u.value >= 0x20 && u.value != 0x7F { s.unicodeScalars.append(u) }
-            }
-        }
-        return s
-    }
+    public static func escape(_ text: String) -> String { Markup.escaped(text) }
 
     /// `n / total` as a percentage with two decimals (integer arithmetic: the same on every machine).
     static func percent(_ n: Int, of total: Int) -> String {
