@@ -2,9 +2,10 @@
 /// formats of ``MeshIO/writableExtensions`` (GLB written by facescan, 3MF through lib3mf, the
 /// rest through assimp).
 package enum Exporter {
-    /// Every format name `process` accepts.
+    /// Every format name `process` accepts (``OutputFormat``'s: OFF, which `convert` and
+    /// `simplify` write, is not one).
     package static var supportedFormats: [String] {
-        ["stl", "obj", "png"] + MeshIO.writableExtensions.filter { $0 != "stl" && $0 != "obj" }
+        ["stl", "obj", "png"] + MeshIO.writableExtensions.filter { !["stl", "obj", "off"].contains($0) }
     }
 
     /// Normalises a user-given list (lower case, trimmed, duplicates dropped), rejecting unknown names.
