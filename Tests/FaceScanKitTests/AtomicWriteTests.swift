@@ -13,19 +13,7 @@ private func freshDirectory(_ name: String) -> String {
 }
 
 /// The names in `dir`, sorted, without `.` and `..`.
-private func names(in dir: String) -> [String] {
-    guard let d = opendir(dir) else { return [] }
-    defer { closedir(d) }
-    var out: [String] = []
-    while let e = readdir(d) {
-        // In place: a dirent record may end before a copy of its 256-byte d_name would (ASan).
-        let name = withUnsafeMutablePointer(to: &e.pointee.d_name) {
-            $0.withMemoryRebound(to: CChar.self, capacity: 1) { String(cString: $0) }
-        }
-        if name != "." && name != ".." { out.append(name) }
-    }
-    return out.sorted()
-}
+private func names(in dir: String) -> [String] { OutputJournal.entryNames(dir).sorted() }
 
 /// Removes `dir` and the files in it.
 private func removeDirectory(_ dir: String) {
