@@ -85,6 +85,19 @@ extension Regression {
         ])
     }
 
+    /// This run's mesh against the sample's `expected.stl`: that mesh, each new vertex's distance
+    /// to it (µm; STL outputs are in mm) and the heatmap scale's top (the larger of the largest
+    /// distance and the tolerance, rounded up to 1, 2, 2.5 or 5 × 10ᵏ); nil without `expected.stl`.
+    package static func drift(
+        _ m: Metrics, sampleDir: String, toleranceUm: Double
+    ) throws -> (expected: Mesh, distancesUm: [Double], topUm: Double)? {
+        let path = sampleDir + "/expected.stl"
+        guard access(path, R_OK) == 0 else { return nil }
+        let expected = try Mesh.parseSTL(try FileBytes.read(path), name: path)
+        let d = SurfaceDistance.perVertex(m.mesh, to: expected, unitToMicrometres: 1000)
+        return (expected, d, Heatmap.niceMaximum(Swift.max(d.max() ?? 0, toleranceUm)))
+    }
+
     /// For a failing sample: `dir/SAMPLE/report.txt` (its report lines) and, when the sample has
     /// `expected.stl`, `dir/SAMPLE/heatmap.png` — this run's mesh coloured by each vertex's distance
     /// to expected.stl (µm; the scale's top is the larger of the largest distance and the tolerance,
@@ -100,12 +113,8 @@ extension Regression {
         var written: [String] = []
         try t.stage(Array(lines.map { $0.text + "\n" }.joined().utf8), to: out + "/report.txt")
         written.append(out + "/report.txt")
-        let expectedMesh = sampleDir + "/expected.stl"
-        if access(expectedMesh, R_OK) == 0 {
-            let previous = try Mesh.parseSTL(try FileBytes.read(expectedMesh), name: expectedMesh)
-            let d = SurfaceDistance.perVertex(m.mesh, to: previous, unitToMicrometres: 1000)  // STL outputs are in mm
-            let top = Heatmap.niceMaximum(Swift.max(d.max() ?? 0, toleranceUm))
-            let image = try Heatmap.render(m.mesh, valuesUm: d, maxUm: top).image
+        if let drift = try drift(m, sampleDir: sampleDir, toleranceUm: toleranceUm) {
+            let image = try Heatmap.render(m.mesh, valuesUm: drift.distancesUm, maxUm: drift.topUm).image
             try t.stage(try PNGEncoder.encode(image, name: out + "/heatmap.png"), to: out + "/heatmap.png")
             written.append(out + "/heatmap.png")
         }

@@ -254,17 +254,14 @@ extension HTMLReport {
         let options = RenderOptions(size: sampleImageSide)
         let current = try image(Rasterizer.render(m.mesh, options: options), maxSide: sampleImageSide)
         var expected: Image?, heat: Image?, rms: Double?, mx: Double?
-        let expectedMesh = sampleDir + "/expected.stl"
-        if access(expectedMesh, R_OK) == 0 {
-            let previous = try Mesh.parseSTL(try FileBytes.read(expectedMesh), name: expectedMesh)
-            expected = try image(Rasterizer.render(previous, options: options), maxSide: sampleImageSide)
-            let d = SurfaceDistance.perVertex(m.mesh, to: previous, unitToMicrometres: 1000)
-            let top = Heatmap.niceMaximum(Swift.max(d.max() ?? 0, toleranceUm))
-            let r = (d.reduce(0) { $0 + $1 * $1 } / Double(Swift.max(1, d.count))).squareRoot()
-            rms = r
+        if let drift = try Regression.drift(m, sampleDir: sampleDir, toleranceUm: toleranceUm) {
+            expected = try image(Rasterizer.render(drift.expected, options: options), maxSide: sampleImageSide)
+            let d = drift.distancesUm
+            rms = (d.reduce(0) { $0 + $1 * $1 } / Double(Swift.max(1, d.count))).squareRoot()
             mx = d.max() ?? 0
             // Drawn at its own size: a legend shrunk after drawing would not be legible.
-            let rendered = try Heatmap.render(m.mesh, valuesUm: d, maxUm: top, options: RenderOptions(size: 256))
+            let rendered = try Heatmap.render(
+                m.mesh, valuesUm: d, maxUm: drift.topUm, options: RenderOptions(size: 256))
             heat = try image(rendered.image, maxSide: Swift.max(rendered.image.width, rendered.image.height))
         }
         let metrics = lines.map {

@@ -132,7 +132,7 @@ public enum HTMLReport {
         public var current: Image?
         /// This run's mesh coloured by each vertex's distance to `expected.stl`, with its legend.
         public var heatmap: Image?
-        /// RMS and largest of those distances, µm.
+        /// RMS of those distances, µm.
         public var rmsUm: Double?
         /// Largest of those distances, µm.
         public var maxUm: Double?
