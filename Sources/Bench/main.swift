@@ -1,5 +1,5 @@
 // `make bench`: release-build figures for every stage. Run from the package root.
-// `facescan-bench [pipeline] [decimation] [accuracy] [throughput] [samples]` runs only the named sections.
+// `facescan-bench [pipeline] [decimation] [accuracy] [throughput] [cancel] [samples]` runs only the named sections.
 import FaceScanKit
 import Foundation
 
@@ -34,6 +34,9 @@ if section("accuracy") {
 }
 if section("throughput") {
     do { try runThroughputBench(samplesDir: "samples") } catch { print("throughput bench failed: \(error)") }
+}
+if section("cancel") {
+    do { try runCancelBench(samplesDir: "samples") } catch { print("cancel bench failed: \(error)") }
 }
 if section("samples") {
     do { try runSampleAccuracyBench(samplesDir: "samples") } catch { print("sample accuracy bench failed: \(error)") }

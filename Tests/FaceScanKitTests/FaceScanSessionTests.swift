@@ -194,6 +194,32 @@ private func loadCapture(_ path: String) throws -> (Topology, ScanSettings, [Fra
         #expect(result.mesh.vertexCount > 0)
     }
 
+    /// The work behind a cancelled call stops too, inside its long steps (the async `finish`
+    /// returns at once; this is about the processor it keeps using): a shell at the high preset,
+    /// cancelled a few seconds into this debug build's run of tens of seconds, ends with
+    /// `.cancelled` within a second. `facescan-bench cancel` gives the release build's figures.
+    @Test func cancelledWorkStopsInsideTheLongSteps() async throws {
+        let bytes = try #require(FileManager.default.contents(atPath: samplesDirectory + "/ict-arkit/capture.json"))
+        let settings = ScanSettings(targetVertices: Quality.high.vertexCount, solid: SolidOptions())
+        for delay in [2.0, 4.0] {
+            let task = Task.detached { () -> (FaceScanError?, ContinuousClock.Instant) in
+                do throws(FaceScanError) {
+                    _ = try await FaceScan.process(capture: bytes, settings: settings)
+                    return (nil, .now)
+                } catch {
+                    return (error, .now)
+                }
+            }
+            try await Task.sleep(for: .seconds(delay))
+            let cancelledAt = ContinuousClock.now
+            task.cancel()
+            let (error, endedAt) = await task.value
+            #expect(error == .cancelled, "cancelled after \(delay) s")
+            print("cancelled after \(delay) s: stopped \(endedAt - cancelledAt) later")
+            #expect(endedAt - cancelledAt < .seconds(1), "cancelled after \(delay) s")
+        }
+    }
+
     /// No accepted frame: `finish` throws `.noAcceptedFrames`, carrying the counts so far.
     @Test func noAcceptedFramesIsATypedError() throws {
         let (topology, base) = grid()

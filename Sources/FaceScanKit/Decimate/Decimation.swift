@@ -41,6 +41,7 @@ public enum Decimation {
         do {
             return try simplify(mesh, exactly: target, threads: Swift.min(Swift.max(threads, 1), 64))
         } catch {
+            if Cancellation.requested { throw .cancelled }
             throw .badSetting(error)
         }
     }
@@ -48,7 +49,7 @@ public enum Decimation {
     /// ``simplify(_:targetVertices:threads:)`` with the narrow error, for callers in this package
     /// that name the input in the message themselves.
     package static func simplify(_ mesh: Mesh, exactly target: Int, threads: Int = 2) throws(UsageError) -> Mesh {
-        if Task.isCancelled { throw UsageError("cancelled") }  // an async finish was cancelled
+        try Cancellation.check()
         // 1. Only triangles with three distinct corners, and the vertices they use, count.
         let work = referencedOnly(withoutDegenerateTriangles(mesh))
         guard work.triangleCount > 0 else {
@@ -62,7 +63,9 @@ public enum Decimation {
         // 2. Above the count: longest-edge bisection adds exactly one vertex per split.
         if target > work.vertexCount {
             try requireManifold(work)
-            return EdgeRefinement.refine(work, to: target)
+            let refined = EdgeRefinement.refine(work, to: target)
+            try Cancellation.check()
+            return refined
         }
         // 3. Decimate to exactly the target, or report where the collapses stop.
         var simplifier = QuadricSimplifier(work, threads: threads)
@@ -70,6 +73,7 @@ public enum Decimation {
         // triangles, which collapses around them would multiply: refuse those meshes.
         if simplifier.hasLockedVertices { try requireManifold(work) }
         let reached = simplifier.decimate(to: target, floor: minimumVertices)
+        try Cancellation.check()
         guard reached == target else {
             throw UsageError(
                 "cannot reach \(target) vertices: the smallest reachable count for this mesh is \(reached)")

@@ -47,6 +47,8 @@ enum EdgeRefinement {
         state.pushAllEdges()
         while state.positions.count < target {
             guard state.splitLongest() else { break }
+            // Asked to stop: the caller throws (the mesh is short of its count).
+            if state.positions.count & 1023 == 0 && Cancellation.requested { break }
         }
         // A sliver flips could not mend (two input vertices very close) leaves thin triangles
         // near it: try flips again there (never needed when the input's angles are all above

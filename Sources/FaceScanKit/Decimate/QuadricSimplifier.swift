@@ -157,7 +157,7 @@ struct QuadricSimplifier: ~Copyable {
         let split = triangleSlots >= Tuning.parallelTriangles
         if split { core.assignRegions() }
         var pass: UInt32 = 0
-        while liveVertices > goal {
+        while liveVertices > goal && !Cancellation.requested {
             pass += 1
             // 6. Compact and re-list (the first pass uses the adjacency `init` built).
             if pass > 1 {

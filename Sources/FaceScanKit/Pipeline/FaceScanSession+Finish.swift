@@ -40,7 +40,7 @@ struct FinishControl {
 
     /// Reports `stage` and throws `.cancelled` when the caller has stopped the work.
     func enter(_ stage: FinishProgress.Stage, solid: Bool) throws(FaceScanError) {
-        if isCancelled?() == true { throw .cancelled }
+        if cancelled { throw .cancelled }
         let fractions: [FinishProgress.Stage: Double] =
             solid
             ? [.averaging: 0, .smoothing: 0.02, .decimating: 0.05, .solidifying: 0.1, .scaling: 0.98, .done: 1]
@@ -48,17 +48,21 @@ struct FinishControl {
         progress?(FinishProgress(stage: stage, fraction: fractions[stage] ?? 0))
     }
 
-    /// Whether the caller has stopped the work.
-    var cancelled: Bool { isCancelled?() == true }
+    /// Whether the caller has stopped the work (or the task running it was cancelled).
+    var cancelled: Bool { isCancelled?() == true || Cancellation.requested }
 }
 
 extension FaceScanSession {
     /// ``finish()`` as an `async` call that can be cancelled and watched. The work runs off the
-    /// caller's executor (an actor owning the session stays free for ``add(_:)``), checks for
-    /// cancellation between its steps and inside the long ones (refinement, decimation, the
-    /// solid's tries), and this call throws ``FaceScanError/cancelled`` as soon as the task is
-    /// cancelled, without waiting for the step under way to notice. `progress` is called on the
-    /// working thread at the start of each ``FinishProgress/Stage``.
+    /// caller's executor (an actor owning the session stays free for ``add(_:)``), and this call
+    /// throws ``FaceScanError/cancelled`` as soon as the task is cancelled, without waiting for
+    /// the work to notice. The work itself checks between its steps and inside the long ones —
+    /// refinement every 1 024 splits, decimation every pass, the solid's face frame every round,
+    /// its distance field every 32nd of its columns, the back's extraction every layer, the
+    /// crossing search every layer of its cells — and stops there, so a cancelled finish stops
+    /// using the processor too (a shell at the high preset within a few tens of milliseconds in
+    /// a release build: `facescan-bench cancel`). `progress` is called on the working thread at
+    /// the start of each ``FinishProgress/Stage``.
     ///
     /// ```swift
     /// let task = Task { try await session.finish { p in print(p.stage, p.fraction) } }

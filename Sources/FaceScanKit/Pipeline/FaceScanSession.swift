@@ -245,8 +245,10 @@ public struct FaceScanSession: Sendable {
     /// the target cannot be reached from this face or the coordinates overflow float32 once
     /// scaled.
     ///
-    /// Runs on the calling thread to the end; ``finish(progress:)`` is the `async` form that can
-    /// be cancelled and watched.
+    /// Runs on the calling thread to the end, unless that thread runs a task that is cancelled:
+    /// then the step under way stops at its next check (``finish(progress:)`` documents how
+    /// often) and this throws ``FaceScanError/cancelled``. ``finish(progress:)`` is the `async`
+    /// form that can be cancelled and watched.
     public func finish() throws(FaceScanError) -> ScanResult {
         try finish(control: .none)
     }
@@ -321,7 +323,7 @@ public struct FaceScanSession: Sendable {
             }
         } catch {
             // A step stopped by a cancellation fails in its own words: the cancellation wins.
-            if control.cancelled || Task.isCancelled { throw .cancelled }
+            if control.cancelled { throw .cancelled }
             throw .badInput(InputError(file: name, error.message))
         }
         if control.cancelled { throw .cancelled }

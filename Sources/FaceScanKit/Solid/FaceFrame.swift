@@ -87,6 +87,7 @@ enum FaceFrame {
         for start in starts {
             var plane = (normal: start, offset: dot3(start, centroid), residual: Double.infinity)
             for _ in 0..<Constants.roundsPerStart {
+                if Cancellation.requested { return .identity }  // the caller throws
                 plane = mirrorFit(points, plane.normal, plane.offset, bvh: bvh, stack: &stack)
             }
             if best == nil || plane.residual < best!.residual { best = plane }

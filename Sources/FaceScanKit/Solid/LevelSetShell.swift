@@ -65,6 +65,8 @@ enum LevelSetShell {
         static let opening = 0.75
         /// Radius of the ball for a coarse back, in the back's expected edge lengths.
         static let coarseOpening = 0.5
+        /// Rounds the distance field's columns are measured in (a cancelled job stops between two).
+        static let fieldRounds = 32
     }
 
     /// Front + level-set back + ring on the bed; the back has at most `backVertices` vertices.
@@ -101,6 +103,7 @@ enum LevelSetShell {
         else { return nil }
         var best: (solid: Mesh, share: Double)? = nil
         for (margin, opening) in tries {
+            if Cancellation.requested { return nil }  // the caller throws
             guard
                 let solid = shell(
                     front, rim: rim, thickness: thickness, margin: margin, opening: opening,
@@ -120,6 +123,7 @@ enum LevelSetShell {
         var stack = TriangleBVH.makeStack(depth: bvh.depth)
         var thin = 0.0, total = 0.0
         for t in front.triangleCount..<solid.triangleCount {
+            if t & 1023 == 0 && Cancellation.requested { return 1 }  // the caller throws
             let (i, j, k) = solid.triangle(t)
             let a = SIMD3<Double>(solid.positions[Int(i)]), b = SIMD3<Double>(solid.positions[Int(j)])
             let c = SIMD3<Double>(solid.positions[Int(k)])
@@ -168,6 +172,7 @@ enum LevelSetShell {
         // A vertex the extraction's straight interpolation or the collapses left nearer the front
         // than the level moves straight away from its nearest front point onto the level: the
         // wall only thickens. Off the bed, above the floor.
+        if Cancellation.requested { return nil }
         let floor = Float(Constants.bedMargin * thickness)
         let level = margin * thickness
         var stack = TriangleBVH.makeStack(depth: bvh.depth)
@@ -246,6 +251,7 @@ enum LevelSetShell {
         for t in ring { triangles += [ids[Int(t.x)], ids[Int(t.z)], ids[Int(t.y)]] }
         let uvs = front.uvs.map { $0 + [SIMD2<Float>](repeating: .zero, count: back.vertexCount) }
         var solid = Mesh(uncheckedPositions: front.positions + back.positions, triangles: triangles, uvs: uvs)
+        if Cancellation.requested { return nil }
         let check = MeshCheck(solid)
         guard check.isWatertight, check.isClean else { return nil }
         // Where the back crosses the front, it is pushed off; what still crosses is refused.
@@ -397,22 +403,40 @@ enum LevelSetShell {
                 }
             }
             guard !hits.isEmpty else { return nil }
+            guard !Cancellation.requested else { return nil }
             hits.sort { $0.column != $1.column ? $0.column < $1.column : $0.z > $1.z }
-            // 2. The distance, layer-major (index (k · ny + j) · nx + i); the columns in two halves
-            // (by crossings) on two threads, each writing only its own columns.
+            // 2. The distance, layer-major (index (k · ny + j) · nx + i); the columns in rounds of
+            // a 32nd of the crossings, each round in two halves on two threads, each writing
+            // only its own columns. Between rounds the calling thread asks whether to stop (the
+            // other thread has no task to ask).
             var distance = [Float](repeating: 0, count: nx * ny * nz)
             var inside = [Bool](repeating: false, count: nx * ny * nz)
-            var half = hits.count / 2
-            while half > 0 && half < hits.count && hits[half].column == hits[half - 1].column { half += 1 }
-            let (split, count) = (half, hits.count)
+            let count = hits.count
+            func columnStart(_ at: Int) -> Int {
+                var b = at
+                while b > 0 && b < count && hits[b].column == hits[b - 1].column { b += 1 }
+                return b
+            }
+            var stopped = false
             distance.withUnsafeMutableBufferPointer { d in
                 inside.withUnsafeMutableBufferPointer { inside in
                     let grid = ColumnFill(
                         hits: hits, bvh: bvh, distance: DisjointSlots(base: d), inside: DisjointSlots(base: inside),
                         nx: nx, ny: ny, nz: nz, x0: x0, y0: y0, h: h, level: level)
-                    Parallel.both { side in grid.fill(side == 0 ? 0..<split : split..<count) }
+                    var start = 0
+                    for round in 1...Constants.fieldRounds where start < count {
+                        let end = columnStart(count * round / Constants.fieldRounds)
+                        let (lo, mid, hi) = (start, columnStart((start + end) / 2), end)
+                        Parallel.both { side in grid.fill(side == 0 ? lo..<mid : mid..<hi) }
+                        start = end
+                        if Cancellation.requested {
+                            stopped = true
+                            break
+                        }
+                    }
                 }
             }
+            if stopped { return nil }
             self.distance = distance
             self.inside = inside
         }
@@ -490,8 +514,9 @@ enum LevelSetShell {
                 }
             }
         }
-        guard anyHollow else { return nil }
+        guard anyHollow, !Cancellation.requested else { return nil }
         opened(&field, nx: nx, ny: ny, nz: nz, h: h, radius: opening)
+        if Cancellation.requested { return nil }
         if step > 1 {
             let mx = (nx - 1) / step + 1, my = (ny - 1) / step + 1, mz = (nz - 1) / step + 1
             let fine = field
@@ -513,8 +538,13 @@ enum LevelSetShell {
             field: field, nx: nx, ny: ny, origin: SIMD3(x0, y0, 0), spacing: h)
         let corner = (0..<8).map { c in (c & 1) + ((c >> 1) & 1) * nx + ((c >> 2) & 1) * nx * ny }
         let tets = kuhnTetrahedra().map { t in SIMD4(corner[t.0], corner[t.1], corner[t.2], corner[t.3]) }
+        var stopped = false
         field.withUnsafeBufferPointer { f in
             for k in 0..<(nz - 1) {
+                if Cancellation.requested {
+                    stopped = true
+                    break
+                }
                 for j in 0..<(ny - 1) {
                     for i in 0..<(nx - 1) {
                         let base = (k * ny + j) * nx + i
@@ -527,7 +557,7 @@ enum LevelSetShell {
             }
         }
         let (positions, triangles) = (extractor.positions, extractor.triangles)
-        guard !triangles.isEmpty else { return nil }
+        guard !stopped, !triangles.isEmpty else { return nil }
         let surface = Mesh(uncheckedPositions: positions, triangles: triangles)
         return withoutClosedPieces(surface)
     }

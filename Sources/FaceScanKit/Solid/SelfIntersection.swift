@@ -102,6 +102,8 @@ enum SelfIntersection {
         var out: [SIMD2<Int32>] = []
         let tri = mesh.triangles
         for z in 0..<dims.z {
+            // Asked to stop: what was found so far (the caller throws).
+            if Cancellation.requested { return out }
             for y in 0..<dims.y {
                 for x in 0..<dims.x {
                     let c = (z * dims.y + y) * dims.x + x

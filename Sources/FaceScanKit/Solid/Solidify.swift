@@ -206,6 +206,7 @@ public enum Solidify {
         // 1. Openings closed, 2. the face's frame (from the whole surface).
         let closed = fillHoles(mesh)
         let frame = options.align ? FaceFrame.estimate(closed) : .identity
+        try Cancellation.check()
         // 3.–4. Untangled, turned, cut (moved forward only where the skirt would cut into the face);
         // 5. with a vertex count, of the surface decimated until the front leaves room for the back.
         var front: Front
@@ -218,6 +219,7 @@ public enum Solidify {
         var part: Part? = nil
         var tries = 0
         while part == nil {
+            try Cancellation.check()
             let scale = try fitScale(front.mesh, options: options, unit: unit)
             let placed = scale < 1 ? front.mesh.scaledUnchecked(by: Float(scale)) : front.mesh
             // A shell too large for the distance field is refused before any work on it (a cut
@@ -239,6 +241,7 @@ public enum Solidify {
                 solid = LevelSetShell.shell(
                     placed, rim: front.rim, thickness: thickness, backVertices: max(backBudget, 0))
             }
+            try Cancellation.check()
             if let solid {
                 part = Part(
                     mesh: solid, scale: scale, depth: front.depth, askedDepth: options.depth,
@@ -259,6 +262,7 @@ public enum Solidify {
         // 8. Exact vertex count: straight longest-edge splits do not change the shape.
         if let target = vertexCount {
             part.mesh = try padded(part.mesh, to: target)
+            try Cancellation.check()
             part.frontTriangles = nil
         }
         let check = MeshCheck(part.mesh)
@@ -335,6 +339,7 @@ public enum Solidify {
         let plinth = Float(lift / unit)
         var depth = depth
         for _ in 0..<Constants.depthTries {
+            try Cancellation.check()
             let plane = Float(Double(frontmost) - depth / unit)
             guard let trimmed = PlaneTrim.trimAndSkirt(turned, plane: plane, plinth: plinth) else {
                 throw UsageError("nothing of the surface lies within \(depth) mm of its frontmost point")
@@ -370,6 +375,7 @@ public enum Solidify {
         var depth = options.depth
         var fewest = Int.max
         for _ in 0..<Constants.budgetTries {
+            try Cancellation.check()
             want = min(want, Decimation.maximumTargetVertices)
             guard want >= Decimation.minimumVertices else { break }
             let surface = want == closed.vertexCount ? closed : try Decimation.simplify(closed, exactly: want)
