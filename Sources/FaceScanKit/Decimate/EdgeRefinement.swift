@@ -35,10 +35,13 @@ enum EdgeRefinement {
     ///
     /// - Complexity: O((t + k) log(t + k)) for t triangles and k new vertices.
     /// `curved: false` splits at the straight middle instead (the shape does not change).
-    static func refine(_ mesh: Mesh, to target: Int, curved: Bool = true) -> Mesh {
+    /// `sparingPlane`: an edge with both ends at that z is never split (a solid's bed: splitting
+    /// the long chords of its flat cap crowds vertices together there).
+    static func refine(_ mesh: Mesh, to target: Int, curved: Bool = true, sparingPlane: Float? = nil) -> Mesh {
         precondition(target >= mesh.vertexCount, "refinement only adds vertices")
         var state = State(mesh, capacity: target)
         state.curved = curved
+        state.sparedPlane = sparingPlane
         // Input slivers first: bisection keeps at least half of the smallest angle, so a flat
         // sliver flipped away here does not come back as a fan of thinner ones.
         // (Straight splits — a solid padded to its count — keep their triangles as they are.)
@@ -90,6 +93,8 @@ enum EdgeRefinement {
         var creaseCosine = -1.0
         /// Per vertex: splits touching it are checked against ``creaseCosine`` (set with it).
         var watched: [Bool] = []
+        /// Edges with both ends at this z are not split.
+        var sparedPlane: Float? = nil
 
         init(_ mesh: Mesh, capacity: Int) {
             positions = mesh.positions
@@ -130,6 +135,7 @@ enum EdgeRefinement {
 
         mutating func push(_ h: Int) {
             let a = triangles[h], b = triangles[State.next(h)]
+            if let z = sparedPlane, positions[Int(a)].z == z, positions[Int(b)].z == z { return }
             let d = SIMD3<Double>(positions[Int(b)]) - SIMD3<Double>(positions[Int(a)])
             let e = Entry(lengthSquared: (d * d).sum(), a: a, b: b, slot: Int32(h))
             // Sift up.

@@ -436,14 +436,17 @@ public enum Solidify {
         return (front, rim, nil)
     }
 
-    /// `solid` with exactly `target` vertices: its longest edges split at their middles (the
-    /// shape does not change; no angle falls below half the smallest before).
+    /// `solid` with exactly `target` vertices: its longest edges off the bed split at their
+    /// middles (the shape does not change; no angle falls below half the smallest before). The
+    /// bed's edges are left as they are: splitting the long chords of a relief's flat cap put
+    /// new vertices within hundredths of a millimetre of each other, which slicers (CuraEngine)
+    /// report as overlapping faces.
     static func padded(_ solid: Mesh, to target: Int) throws(UsageError) -> Mesh {
         guard target >= solid.vertexCount else {
             throw UsageError(
                 "a solid of this surface needs at least \(solid.vertexCount) vertices (\(target) requested)")
         }
-        let padded = EdgeRefinement.refine(solid, to: target, curved: false)
+        let padded = EdgeRefinement.refine(solid, to: target, curved: false, sparingPlane: 0)
         guard padded.vertexCount == target else {
             throw UsageError("could not split this solid to \(target) vertices (\(padded.vertexCount) at most)")
         }
