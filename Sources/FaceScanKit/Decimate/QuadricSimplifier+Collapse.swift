@@ -71,20 +71,22 @@ extension DecimationCore {
             var done0 = 0, done1 = 0
             var open0 = budgets.0 > 0, open1 = budgets.1 > 0
             var i = 0
+            // One call site of `tryCollapse` (inlined), with the half's stamp and count selected.
             while i < count && (open0 || open1) {
                 let k = side[i]
                 let r = order[i]
                 i += 1
-                if k == 0 && open0 {
-                    if tryCollapse(r, pass: pass, stamp: &stamps.0, endpointFallback: false, batches: batches) {
-                        done0 += 1
-                        open0 = done0 < budgets.0
-                    }
-                } else if k == 1 && open1 {
-                    if tryCollapse(r, pass: pass, stamp: &stamps.1, endpointFallback: false, batches: batches) {
-                        done1 += 1
-                        open1 = done1 < budgets.1
-                    }
+                guard k == 0 ? open0 : (k == 1 && open1) else { continue }
+                var stamp = k == 0 ? stamps.0 : stamps.1
+                let made = tryCollapse(r, pass: pass, stamp: &stamp, endpointFallback: false, batches: batches)
+                if k == 0 {
+                    stamps.0 = stamp
+                    done0 += made ? 1 : 0
+                    open0 = done0 < budgets.0
+                } else {
+                    stamps.1 = stamp
+                    done1 += made ? 1 : 0
+                    open1 = done1 < budgets.1
                 }
             }
             return (done0, done1)

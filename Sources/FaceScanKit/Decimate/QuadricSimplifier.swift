@@ -169,10 +169,7 @@ struct QuadricSimplifier: ~Copyable {
         while liveVertices > goal {
             pass += 1
             // 6. Compact and re-list (the first pass uses the adjacency `init` built).
-            if pass > 1 {
-                triangleSlots = core.compactTriangles(triangleSlots)
-                core.buildAdjacency(triangleSlots)
-            }
+            if pass > 1 { triangleSlots = core.compactAndList(triangleSlots) }
             // 3. Rank every collapsible edge.
             let count = core.gatherCandidates(triangleSlots)
             if count == 0 { break }
