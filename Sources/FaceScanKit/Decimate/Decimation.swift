@@ -26,7 +26,7 @@ public enum Decimation {
     ///   ``minimumVertices``…``maximumTargetVertices`` or the count cannot be reached; its message
     ///   names the smallest count this mesh can be decimated to, e.g. "cannot reach 12 vertices:
     ///   the smallest reachable count for this mesh is 57".
-    /// `threads`: 1 keeps all work on the calling thread; with more, large meshes (4 096 triangles
+    /// `threads`: 1 keeps all work on the calling thread; with more, large meshes (32 768 triangles
     /// and up) use two, for the duration of the call. The result is the same bytes for any value.
     ///
     /// - Complexity: about O(t log t) for t triangles (passes shrink geometrically).

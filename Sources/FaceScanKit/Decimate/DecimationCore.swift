@@ -69,7 +69,7 @@ struct DecimationCore: @unchecked Sendable {
     let side: UnsafeMutablePointer<UInt8>
     let histogram: UnsafeMutablePointer<UInt32>
     /// The memory of every array above (``ScratchLayout``), freed by ``deallocate()``.
-    let memory: UnsafeMutableRawPointer
+    let memory: ScratchLayout.Region
 
     /// `sides`: the second thread for two-sided steps, which the caller owns for as long as the
     /// core lives; nil runs both sides on the calling thread.
@@ -100,7 +100,7 @@ struct DecimationCore: @unchecked Sendable {
             + A.bytes(UInt8.self, candidateBytes)
         let byteCount = perVertex + perCorner + A.bytes(UInt32.self, 2 * Self.histogramStride)
         memory = A.allocate(byteCount: byteCount)
-        var take = A.Cursor(base: memory, byteCount: byteCount)
+        var take = A.Cursor(base: memory.base, byteCount: byteCount)
         pos = take.take(SIMD3<Float>.self, n)
         refNormal = take.take(SIMD3<Float>.self, n)
         uv = take.take(SIMD2<Float>.self, hasUVs ? n : 1)
@@ -157,7 +157,7 @@ struct DecimationCore: @unchecked Sendable {
 
     /// Frees the scratch memory.
     func deallocate() {
-        memory.deallocate()
+        memory.free()
     }
 
     @inline(__always)

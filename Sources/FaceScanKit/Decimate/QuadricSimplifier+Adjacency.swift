@@ -110,6 +110,53 @@ extension DecimationCore {
         return false
     }
 
+    /// ``compactTriangles(_:)`` then ``buildAdjacency(_:)``; on one thread the corners are
+    /// counted while the slots are compacted (one sweep over the triangles fewer). Returns the new
+    /// slot count.
+    func compactAndList(_ triangleSlots: Int) -> Int {
+        let live = compactTriangles(triangleSlots, countingInto: splitsInTwo(triangleSlots) ? nil : adjOffsets)
+        if splitsInTwo(live) {
+            buildAdjacencyInHalves(live)
+            return live
+        }
+        if splitsInTwo(triangleSlots) {
+            // Counted nothing (two threads, now under the size for them): list as usual.
+            buildAdjacency(live)
+            return live
+        }
+        let n = vertexCount
+        let off = adjOffsets
+        for v in 0..<n { off[v + 1] += off[v] }
+        fillLists(0, live, cursors: off)
+        shiftOffsets(from: off)
+        return live
+    }
+
+    /// Removes dead triangle slots, keeping order; returns the new slot count. With `counts`,
+    /// also sets `counts[v + 1]` to the number of live corners of vertex `v` (and `counts[0]`
+    /// to 0), as ``buildAdjacency(_:)`` counts them.
+    func compactTriangles(_ triangleSlots: Int, countingInto counts: UnsafeMutablePointer<UInt32>?) -> Int {
+        guard let counts else { return compactTriangles(triangleSlots) }
+        let tri = self.tri
+        counts.update(repeating: 0, count: vertexCount + 1)
+        let c = counts + 1
+        var w = 0
+        for t in 0..<triangleSlots {
+            let r = 3 * t
+            let a = tri[r]
+            if a == Self.deadTriangle { continue }
+            let b = tri[r + 1], d = tri[r + 2]
+            tri[w] = a
+            tri[w + 1] = b
+            tri[w + 2] = d
+            c[Int(a)] += 1
+            c[Int(b)] += 1
+            c[Int(d)] += 1
+            w += 3
+        }
+        return w / 3
+    }
+
     /// Removes dead triangle slots, keeping order; returns the new slot count.
     func compactTriangles(_ triangleSlots: Int) -> Int {
         let tri = self.tri

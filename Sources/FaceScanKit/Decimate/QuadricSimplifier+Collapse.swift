@@ -39,8 +39,7 @@ extension DecimationCore {
         _ count: Int, budget: Int, pass: UInt32, stamp: inout UInt32, only: UInt8,
         endpointFallback: Bool, batches: UnsafeMutablePointer<UInt32>
     ) -> Int {
-        let s = self
-        let cand = s.cand, order = s.order, touched = s.touched, side = s.side
+        let order = self.order, side = self.side
         var done = 0
         var i = 0
         while i < count && done < budget {
@@ -50,20 +49,71 @@ extension DecimationCore {
             }
             let r = order[i]
             i += 1
-            let u = r.drop, v = r.keep
-            if touched[Int(u)] == pass || touched[Int(v)] == pass { continue }
-            var p = cand[Int(r.candidate)].position
-            if !s.canCollapse(drop: u, keep: v, to: p, stamp: &stamp, batches: batches) {
-                guard endpointFallback, p != s.pos[Int(v)] else { continue }
-                p = s.pos[Int(v)]
-                guard s.canCollapse(drop: u, keep: v, to: p, stamp: &stamp, batches: batches) else { continue }
+            if tryCollapse(r, pass: pass, stamp: &stamp, endpointFallback: endpointFallback, batches: batches) {
+                done += 1
             }
-            s.collapse(drop: u, keep: v, to: p)
-            touched[Int(u)] = pass
-            touched[Int(v)] = pass
-            done += 1
         }
         return done
+    }
+
+    /// Both halves' steps of ``collapsePassSplit(_:budget:pass:stamp:)`` in one scan of the sorted
+    /// candidates, on the calling thread: each entry of half `k` goes, in cost order, to half
+    /// `k`'s collapses (its own stamps, `stamps[k]`) until that half has made `budgets[k]`. The
+    /// halves touch disjoint memory, so this makes exactly the collapses of the two steps one
+    /// after the other (or on two threads), with one pass over `side` instead of two. Returns each
+    /// half's count.
+    func collapseHalves(
+        _ count: Int, budgets: (Int, Int), pass: UInt32, stamps: inout (UInt32, UInt32)
+    ) -> (Int, Int) {
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 2 * ShapeBatch.slots) { buffer in
+            let batches = buffer.baseAddress!
+            let order = self.order, side = self.side
+            var done0 = 0, done1 = 0
+            var open0 = budgets.0 > 0, open1 = budgets.1 > 0
+            var i = 0
+            // One call site of `tryCollapse` (inlined), with the half's stamp and count selected.
+            while i < count && (open0 || open1) {
+                let k = side[i]
+                let r = order[i]
+                i += 1
+                guard k == 0 ? open0 : (k == 1 && open1) else { continue }
+                var stamp = k == 0 ? stamps.0 : stamps.1
+                let made = tryCollapse(r, pass: pass, stamp: &stamp, endpointFallback: false, batches: batches)
+                if k == 0 {
+                    stamps.0 = stamp
+                    done0 += made ? 1 : 0
+                    open0 = done0 < budgets.0
+                } else {
+                    stamps.1 = stamp
+                    done1 += made ? 1 : 0
+                    open1 = done1 < budgets.1
+                }
+            }
+            return (done0, done1)
+        }
+    }
+
+    /// Collapses sorted entry `r` unless one of its ends was already taken this pass or the
+    /// checks refuse it (with `endpointFallback`, a candidate refused at its placement is tried
+    /// at the kept vertex's position). True when it collapsed.
+    @inline(__always)
+    func tryCollapse(
+        _ r: Ranked, pass: UInt32, stamp: inout UInt32, endpointFallback: Bool,
+        batches: UnsafeMutablePointer<UInt32>
+    ) -> Bool {
+        let touched = self.touched
+        let u = r.drop, v = r.keep
+        if touched[Int(u)] == pass || touched[Int(v)] == pass { return false }
+        var p = cand[Int(r.candidate)].position
+        if !canCollapse(drop: u, keep: v, to: p, stamp: &stamp, batches: batches) {
+            guard endpointFallback, p != pos[Int(v)] else { return false }
+            p = pos[Int(v)]
+            guard canCollapse(drop: u, keep: v, to: p, stamp: &stamp, batches: batches) else { return false }
+        }
+        collapse(drop: u, keep: v, to: p)
+        touched[Int(u)] = pass
+        touched[Int(v)] = pass
+        return true
     }
 
     /// Link condition, pinch, duplicate, flip and sliver checks of collapsing `u` into `v` at `p`,

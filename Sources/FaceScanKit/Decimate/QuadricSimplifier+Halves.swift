@@ -63,10 +63,16 @@ extension DecimationCore {
         let base = stamp
         let span = UInt32(2 * count + 2)
         let half = budget / 2
-        let (d0, d1) = s.bothCounts { k in
-            var local = base &+ UInt32(k) &* span
-            return s.collapseRange(
-                count, budget: k == 0 ? half : budget - half, pass: pass, stamp: &local, only: UInt8(k))
+        let d0: Int, d1: Int
+        if s.sides == nil {
+            var stamps = (base, base &+ span)
+            (d0, d1) = s.collapseHalves(count, budgets: (half, budget - half), pass: pass, stamps: &stamps)
+        } else {
+            (d0, d1) = s.bothCounts { k in
+                var local = base &+ UInt32(k) &* span
+                return s.collapseRange(
+                    count, budget: k == 0 ? half : budget - half, pass: pass, stamp: &local, only: UInt8(k))
+            }
         }
         stamp = base &+ 2 &* span
         var done = d0 + d1

@@ -28,12 +28,13 @@ import CSIMD
 // The state all steps share (pointers into one scratch allocation) is ``DecimationCore``
 // (DecimationCore.swift); unsafe pointer code stays in these step files.
 //
-// Two cores (QuadricSimplifier+Halves.swift): meshes from 4 096 triangles on rank edges and build quadrics on two threads (each
-// writing its own slots), and collapse in two halves of the mesh split at the median of the
-// longest axis: each half takes, in cost order, the edges whose ends and surrounding triangles
-// lie inside it (memory the other half never touches), then the edges along the seam follow on
-// one thread. Every step's result depends only on its own data, so the output is the same bytes
-// on one or two threads.
+// Two halves (QuadricSimplifier+Halves.swift): meshes from 4 096 triangles collapse in two halves
+// of the mesh split at the median of the longest axis: each half takes, in cost order, the edges
+// whose ends and surrounding triangles lie inside it (memory the other half never touches), then
+// the edges along the seam follow on one thread. From 32 768 triangles (with two threads allowed)
+// the halves, the ranking and the quadrics run on two threads (each writing its own slots); below,
+// on the calling thread, both halves in one scan of the sorted edges. Every step's result depends
+// only on its own data, so the output is the same bytes on one or two threads.
 //
 // Passes stop only when the target is reached or no edge at all may collapse (the last attempt
 // ranks every edge, at any cost). A run that stops at S vertices reports S as the smallest count
@@ -87,8 +88,16 @@ struct QuadricSimplifier: ~Copyable {
         /// face → 4 500: 6 passes, the last three for 10, 2 and 5 collapses; now 4, the last for
         /// 17). Takes effect only when fewer than 171 collapses are left.
         static let tailCandidates = 256
-        /// Triangle slots from which edges are ranked on two threads.
+        /// Triangle slots from which the passes work in two halves (see
+        /// QuadricSimplifier+Halves.swift; on one thread or two, the same bytes).
         static let parallelTriangles = 4_096
+        /// Input triangles from which a simplifier allowed two threads starts its second one.
+        /// Below, the halves run one after the other on the calling thread: the ICT face
+        /// (18 460 triangles, about 5 ms) spends less on one thread than it saves on two once a
+        /// thread start, a wake-up per step and a core shared with other work are paid (one call
+        /// per process, 15 alternating runs on a loaded 2-core machine: median 9.7 against
+        /// 14.3 ms, best 5.4 against 5.9; docs/PERFORMANCE.md).
+        static let secondThreadTriangles = 32_768
     }
 
     var core: DecimationCore
@@ -121,7 +130,7 @@ struct QuadricSimplifier: ~Copyable {
                 Decimation.repeatsACorner(mesh.triangles, $0)
             },
             "a triangle repeats a corner")
-        let sides = threads > 1 ? Parallel.Pair() : nil
+        let sides = threads > 1 && mesh.triangleCount >= Tuning.secondThreadTriangles ? Parallel.Pair() : nil
         self.sides = sides
         core = DecimationCore(mesh, sides: sides, vectorPlacement: vectorPlacement)
         liveVertices = mesh.vertexCount
@@ -160,10 +169,7 @@ struct QuadricSimplifier: ~Copyable {
         while liveVertices > goal && !Cancellation.requested {
             pass += 1
             // 6. Compact and re-list (the first pass uses the adjacency `init` built).
-            if pass > 1 {
-                triangleSlots = core.compactTriangles(triangleSlots)
-                core.buildAdjacency(triangleSlots)
-            }
+            if pass > 1 { triangleSlots = core.compactAndList(triangleSlots) }
             // 3. Rank every collapsible edge.
             let count = core.gatherCandidates(triangleSlots)
             if count == 0 { break }
