@@ -145,12 +145,9 @@ struct PipelineFlags: ParsableArguments {
         options.maxFrames = maxFrames
         options.thumbnailSize = thumbnailSize
         options.ingestThreads = ingestThreadsFromEnvironment()
-        options.minDistance = minDistance
-        options.maxDistance = maxDistance
-        options.minAmbientIntensity = minLight
-        options.maxJawOpen = maxJawOpen
-        options.maxSmile = maxSmile
-        options.maxBrowInnerUp = maxBrowUp
+        options.gate = GateOverrides(
+            minDistance: minDistance, maxDistance: maxDistance, minAmbientIntensity: minLight,
+            maxJawOpen: maxJawOpen, maxSmile: maxSmile, maxBrowInnerUp: maxBrowUp)
         if solid || solidFlags.isSet { options.solid = solidFlags.options }
         return options
     }

@@ -71,7 +71,7 @@ private func expectInputError(
         writeText(text, to: dir + "/c.json")
         let (r, f) = try readAll(dir + "/c.json")
         #expect(f.count == 2)
-        #expect(try CaptureSettings(r.settings).maxDistance == 0.6)
+        #expect(try CaptureSettings(r.settings).gate.maxDistance == 0.6)
         #expect(f[1].metadata.distance == 0.35)
         #expect(f[1].index == 1)
     }

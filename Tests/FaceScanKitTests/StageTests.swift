@@ -44,9 +44,9 @@ import Testing
 
     @Test func settingsMoveThresholds() {
         var s = CaptureSettings()
-        s.maxDistance = 0.8
-        s.minAmbientIntensity = 100
-        s.maxJawOpen = 0.9
+        s.gate.maxDistance = 0.8
+        s.gate.minAmbientIntensity = 100
+        s.gate.maxJawOpen = 0.9
         let g = QualityGate(thresholds: GateThresholds(settings: s))
         #expect(g.judge(meta(distance: 0.7, light: 200, jaw: 0.5)) == nil)
     }

@@ -30,18 +30,9 @@ public struct CaptureSettings: Sendable, Hashable, Codable {
     public var exportFormats: [String]?
     /// Stop after this many accepted frames; at least 1.
     public var maxFrames: Int?
-    /// Gate: nearest accepted camera distance, metres.
-    public var minDistance: Double?
-    /// Gate: farthest accepted camera distance, metres.
-    public var maxDistance: Double?
-    /// Gate: least accepted ambient light, lumens.
-    public var minAmbientIntensity: Double?
-    /// Gate: `jawOpen` must stay below this (0…1).
-    public var maxJawOpen: Double?
-    /// Gate: the mean of `mouthSmileLeft` and `mouthSmileRight` must stay below this (0…1).
-    public var maxSmile: Double?
-    /// Gate: `browInnerUp` must stay below this (0…1).
-    public var maxBrowInnerUp: Double?
+    /// The quality gate's thresholds the capture gives (`minDistance`, `maxDistance`,
+    /// `minAmbientIntensity`, `maxJawOpen`, `maxSmile`, `maxBrowInnerUp`).
+    public var gate: GateOverrides
     /// `"solid": true` or `{"thickness": mm, "base": bool}`: close the face into a printable part.
     public var solid: SolidOptions?
 
@@ -49,9 +40,7 @@ public struct CaptureSettings: Sendable, Hashable, Codable {
     public init(
         quality: Quality? = nil, targetVertexCount: Int? = nil, smoothingIterations: Int? = nil,
         scale: Double? = nil, units: LengthUnit? = nil, exportFormats: [String]? = nil, maxFrames: Int? = nil,
-        minDistance: Double? = nil, maxDistance: Double? = nil, minAmbientIntensity: Double? = nil,
-        maxJawOpen: Double? = nil, maxSmile: Double? = nil, maxBrowInnerUp: Double? = nil,
-        solid: SolidOptions? = nil
+        gate: GateOverrides = GateOverrides(), solid: SolidOptions? = nil
     ) {
         self.quality = quality
         self.targetVertexCount = targetVertexCount
@@ -60,12 +49,7 @@ public struct CaptureSettings: Sendable, Hashable, Codable {
         self.units = units
         self.exportFormats = exportFormats
         self.maxFrames = maxFrames
-        self.minDistance = minDistance
-        self.maxDistance = maxDistance
-        self.minAmbientIntensity = minAmbientIntensity
-        self.maxJawOpen = maxJawOpen
-        self.maxSmile = maxSmile
-        self.maxBrowInnerUp = maxBrowInnerUp
+        self.gate = gate
         self.solid = solid
     }
 
@@ -133,13 +117,10 @@ public struct CaptureSettings: Sendable, Hashable, Codable {
                     exportFormats = list
                 case "solid":
                     solid = try Self.solid(v, file)
-                case "minDistance": minDistance = try Self.nonNegative(v, file)
-                case "maxDistance": maxDistance = try Self.nonNegative(v, file)
-                case "minAmbientIntensity": minAmbientIntensity = try Self.nonNegative(v, file)
-                case "maxJawOpen": maxJawOpen = try Self.nonNegative(v, file)
-                case "maxSmile": maxSmile = try Self.nonNegative(v, file)
-                case "maxBrowInnerUp": maxBrowInnerUp = try Self.nonNegative(v, file)
-                default: break
+                default:
+                    if let field = GateOverrides.fields.first(where: { $0.key == key }) {
+                        gate[keyPath: field.given] = try Self.nonNegative(v, file)
+                    }
                 }
             } catch {
                 var e = error
@@ -220,12 +201,6 @@ public struct CaptureSettings: Sendable, Hashable, Codable {
 extension GateThresholds {
     /// FORMAT.md's defaults, overridden by the thresholds a capture's settings give.
     public init(settings s: CaptureSettings) {
-        self.init()
-        if let v = s.minDistance { minDistance = v }
-        if let v = s.maxDistance { maxDistance = v }
-        if let v = s.minAmbientIntensity { minAmbientIntensity = v }
-        if let v = s.maxJawOpen { maxJawOpen = v }
-        if let v = s.maxSmile { maxSmile = v }
-        if let v = s.maxBrowInnerUp { maxBrowInnerUp = v }
+        self = s.gate.applied(to: GateThresholds())
     }
 }

@@ -40,19 +40,9 @@ public struct PipelineOptions: Sendable, Hashable, Codable {
     /// Close the face into a printable solid (``Solidify``); nil: as the capture's settings say.
     public var solid: SolidOptions?
 
-    /// Quality-gate thresholds that override the capture's settings (nil: the capture's, else
-    /// FORMAT.md's defaults): metres, lumens, blend-shape coefficients.
-    public var minDistance: Double?
-    /// Farthest accepted camera distance, metres.
-    public var maxDistance: Double?
-    /// Least accepted ambient light, lumens.
-    public var minAmbientIntensity: Double?
-    /// Largest accepted `jawOpen` coefficient (0…1).
-    public var maxJawOpen: Double?
-    /// Largest accepted mean of `mouthSmileLeft` and `mouthSmileRight` (0…1).
-    public var maxSmile: Double?
-    /// Largest accepted `browInnerUp` coefficient (0…1).
-    public var maxBrowInnerUp: Double?
+    /// Quality-gate thresholds that override the capture's settings (each nil: the capture's,
+    /// else FORMAT.md's default).
+    public var gate = GateOverrides()
 
     /// Options that override nothing: the capture's settings, else the defaults, into `out`.
     public init() {}

@@ -124,13 +124,7 @@ extension ScanSettings {
         units = o.units ?? s.units ?? units
         scale = o.scale ?? s.scale ?? scale
         maxFrames = o.maxFrames ?? s.maxFrames ?? maxFrames
-        gate = GateThresholds(settings: s)
-        if let v = o.minDistance { gate.minDistance = v }
-        if let v = o.maxDistance { gate.maxDistance = v }
-        if let v = o.minAmbientIntensity { gate.minAmbientIntensity = v }
-        if let v = o.maxJawOpen { gate.maxJawOpen = v }
-        if let v = o.maxSmile { gate.maxSmile = v }
-        if let v = o.maxBrowInnerUp { gate.maxBrowInnerUp = v }
+        gate = o.gate.applied(to: s.gate.applied(to: GateThresholds()))
         solid = o.solid ?? s.solid
         smoothingWeights = o.smoothingWeights
         noiseLimit = o.noiseLimit

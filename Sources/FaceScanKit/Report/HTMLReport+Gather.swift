@@ -227,9 +227,9 @@ extension HTMLReport {
             Setting("solid", o.solid == nil ? "no" : "yes"),
         ]
         let gate: [(String, Double?)] = [
-            ("min distance (m)", o.minDistance), ("max distance (m)", o.maxDistance),
-            ("min light (lm)", o.minAmbientIntensity), ("max jaw open", o.maxJawOpen), ("max smile", o.maxSmile),
-            ("max brow up", o.maxBrowInnerUp),
+            ("min distance (m)", o.gate.minDistance), ("max distance (m)", o.gate.maxDistance),
+            ("min light (lm)", o.gate.minAmbientIntensity), ("max jaw open", o.gate.maxJawOpen),
+            ("max smile", o.gate.maxSmile), ("max brow up", o.gate.maxBrowInnerUp),
         ]
         for (name, v) in gate { s.append(Setting(name, v.map { "\($0)" } ?? "the capture's settings, else default")) }
         return s + extra
