@@ -8,9 +8,11 @@
 //
 // New points lie on the cubic edge curve of A. Vlachos, J. Peters, C. Boyd and J. L. Mitchell,
 // "Curved PN triangles", I3D 2001: the curve through both ends tangent to the planes of their vertex
-// normals (half of its offset from the straight edge: ``EdgeRefinement/bulgeScale``). The input's
+// normals (all of its offset from the straight edge: ``EdgeRefinement/bulgeScale``). The input's
 // vertices stay where they are (the result interpolates the input) and a
-// coarse face refines to a smooth one instead of the same facets cut smaller.
+// coarse face refines to a smooth one instead of the same facets cut smaller. Two sweeps of
+// bi-Laplacian fairing on the new vertices then spread the turn the PN points still make at the
+// coarse edges (`EdgeRefinement+Fairing.swift`).
 
 /// Longest-edge bisection of a mesh to an exact vertex count (each split adds one vertex).
 enum EdgeRefinement {
@@ -48,6 +50,8 @@ enum EdgeRefinement {
         while state.positions.count < target {
             guard state.splitLongest() else { break }
         }
+        // The coarse edges still show as shallow creases: fair the new vertices across them.
+        if curved { state.fair(inputCount: mesh.vertexCount) }
         // A sliver flips could not mend (two input vertices very close) leaves thin triangles
         // near it: try flips again there (never needed when the input's angles are all above
         // twice the limit, the bisection bound).
@@ -88,6 +92,10 @@ enum EdgeRefinement {
         var creaseCosine = -1.0
         /// Per vertex: splits touching it are checked against ``creaseCosine`` (set with it).
         var watched: [Bool] = []
+        /// Per input vertex: on one of the input's creases over ``EdgeRefinement/sharpCreaseDegrees``
+        /// (set by ``EdgeRefinement/State/limitCreases()``; fairing leaves the new vertices near
+        /// them where they are).
+        var creaseVertices: [Bool] = []
 
         init(_ mesh: Mesh, capacity: Int) {
             positions = mesh.positions

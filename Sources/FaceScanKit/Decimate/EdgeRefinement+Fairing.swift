@@ -1,0 +1,188 @@
+// Fairing of the refined surface: two Gauss–Seidel sweeps of discrete bi-Laplacian smoothing on
+// the new vertices only.
+//
+// L. Kobbelt, S. Campagna, J. Vorsatz and H.-P. Seidel, "Interactive multi-resolution modeling on
+// arbitrary meshes", SIGGRAPH 1998: the umbrella operator U(p) = mean of p's neighbours − p, its
+// square U², and the update p ← p − U²(p) / ν with ν = 1 + (1 / n) Σ 1 / nⱼ (n, nⱼ the
+// valences of p and of its neighbours) lower the thin-plate energy Σ |U(p)|² with the other
+// points held. Each PN point follows the normals of its own edge only, so the refined surface
+// still turns at the coarse edges (shallow creases along them, the facets of the coarse mesh seen
+// through); the sweeps spread those turns over the new vertices around them. The input's
+// vertices stay fixed (the result still interpolates the capture), and so do the boundary's
+// vertices and the new vertices near the input's sharp creases (within
+// ``EdgeRefinement/fairingHops`` edges of a vertex on a crease over
+// ``EdgeRefinement/sharpCreaseDegrees``): there the thin-plate surface would round a fold the
+// capture has (lips, eyelids, nostrils) and overshoot it.
+
+extension EdgeRefinement {
+    /// Gauss–Seidel sweeps of the bi-Laplacian update over the new vertices. Two half steps
+    /// (``fairingStep``) take the MediaPipe face at 5 000 / 10 000 / 20 000 vertices from a
+    /// 99th-percentile crease of 25.6° / 20.4° / 16.3° to 24.6° / 18.6° / 14.4°, and the
+    /// ARKit-sized ICT face 5 µm nearer its dense truth; full steps to convergence make the
+    /// 5 000-vertex face's worse (25.9°: the frozen band around the folds stands out) and move
+    /// the ICT face away from its truth (docs/ALGORITHMS.md, "What was tried").
+    static let fairingSweeps = 2
+    /// Share of the bi-Laplacian step each vertex takes in a sweep.
+    static let fairingStep = 0.5
+    /// New vertices fewer than this many edges from a vertex on one of the input's sharp creases
+    /// (over ``sharpCreaseDegrees``) keep their PN points: closer, the thin-plate surface rounds
+    /// the fold and cuts triangles under 1° on the ICT face.
+    static let fairingHops = 2
+}
+
+extension EdgeRefinement.State {
+    /// Moves the vertices added by refinement (indices from `inputCount` on) by
+    /// ``EdgeRefinement/fairingSweeps`` Gauss–Seidel sweeps of the bi-Laplacian (see the file's header),
+    /// all but those on the boundary and near the input's sharp creases (``creaseVertices``).
+    /// A move that leaves a dihedral angle sharper than the input's sharpest (``creaseCosine``)
+    /// is undone around that edge, so the result has no crease the PN surface did not have.
+    /// Sequential and in index order: the same input gives the same bytes.
+    mutating func fair(inputCount: Int) {
+        let n = positions.count
+        guard n > inputCount, EdgeRefinement.fairingSweeps > 0 else { return }
+        let slots = triangles.count
+        // 1. Neighbours of every vertex (CSR), and the boundary's vertices.
+        var start = [Int32](repeating: 0, count: n + 1)
+        var boundary = [Bool](repeating: false, count: n)
+        var neighbours = [Int32](repeating: 0, count: 0)
+        triangles.withUnsafeBufferPointer { tri in
+            twin.withUnsafeBufferPointer { tw in
+                start.withUnsafeMutableBufferPointer { st in
+                    boundary.withUnsafeMutableBufferPointer { bd in
+                        // Each interior edge is named by both its half-edges; a boundary edge by
+                        // one, which then also counts for its other end.
+                        for h in 0..<slots {
+                            st[Int(tri[h]) + 1] += 1
+                            if tw[h] < 0 {
+                                let b = Int(tri[Self.next(h)])
+                                st[b + 1] += 1
+                                bd[Int(tri[h])] = true
+                                bd[b] = true
+                            }
+                        }
+                        for v in 0..<n { st[v + 1] += st[v] }
+                    }
+                    neighbours = [Int32](unsafeUninitializedCapacity: Int(st[n])) { out, count in
+                        var fill = [Int32](st[0..<n])
+                        fill.withUnsafeMutableBufferPointer { f in
+                            for h in 0..<slots {
+                                let a = Int(tri[h]), b = Int(tri[Self.next(h)])
+                                out[Int(f[a])] = Int32(b)
+                                f[a] += 1
+                                if tw[h] < 0 {
+                                    out[Int(f[b])] = Int32(a)
+                                    f[b] += 1
+                                }
+                            }
+                        }
+                        count = Int(st[n])
+                    }
+                }
+            }
+        }
+        // 2. Which vertices move: new, inside, and at least fairingHops edges from a sharp
+        //    crease's vertex (breadth-first from those).
+        var free = [Bool](repeating: false, count: n)
+        var moved = false
+        start.withUnsafeBufferPointer { st in
+            neighbours.withUnsafeBufferPointer { nb in
+                free.withUnsafeMutableBufferPointer { fr in
+                    for v in inputCount..<n where !boundary[v] { fr[v] = true }
+                    var frontier: [Int32] = []
+                    var near = [Bool](repeating: false, count: n)
+                    for v in 0..<min(inputCount, creaseVertices.count) where creaseVertices[v] {
+                        near[v] = true
+                        frontier.append(Int32(v))
+                    }
+                    for _ in 1..<max(EdgeRefinement.fairingHops, 1) {
+                        var next: [Int32] = []
+                        for v in frontier {
+                            for k in Int(st[Int(v)])..<Int(st[Int(v) + 1]) where !near[Int(nb[k])] {
+                                near[Int(nb[k])] = true
+                                next.append(nb[k])
+                            }
+                        }
+                        frontier = next
+                    }
+                    for v in inputCount..<n where near[v] { fr[v] = false }
+                    for v in inputCount..<n where fr[v] { moved = true }
+                }
+            }
+        }
+        guard moved else { return }
+        // 3. The sweeps, in Double: U for every vertex (zero on the boundary, whose umbrella is
+        //    one-sided), then each free vertex in index order steps from its neighbours' U, and
+        //    its own U and its neighbours' follow the step (Gauss–Seidel).
+        var x = positions.map { SIMD3<Double>($0) }
+        var u = [SIMD3<Double>](repeating: .zero, count: n)
+        var inverseValence = [Double](repeating: 0, count: n)
+        let rate = EdgeRefinement.fairingStep
+        start.withUnsafeBufferPointer { st in
+            neighbours.withUnsafeBufferPointer { nb in
+                free.withUnsafeBufferPointer { fr in
+                    boundary.withUnsafeBufferPointer { bd in
+                        inverseValence.withUnsafeMutableBufferPointer { iv in
+                            for v in 0..<n {
+                                let c = Int(st[v + 1] - st[v])
+                                iv[v] = c > 0 ? 1 / Double(c) : 0
+                            }
+                        }
+                        x.withUnsafeMutableBufferPointer { p in
+                            u.withUnsafeMutableBufferPointer { um in
+                                inverseValence.withUnsafeBufferPointer { iv in
+                                    for v in 0..<n where !bd[v] {
+                                        var s = SIMD3<Double>.zero
+                                        for k in Int(st[v])..<Int(st[v + 1]) { s += p[Int(nb[k])] }
+                                        um[v] = s * iv[v] - p[v]
+                                    }
+                                    for _ in 0..<EdgeRefinement.fairingSweeps {
+                                        for v in inputCount..<n where fr[v] {
+                                            var s = SIMD3<Double>.zero, w = 0.0
+                                            for k in Int(st[v])..<Int(st[v + 1]) {
+                                                let j = Int(nb[k])
+                                                s += um[j]
+                                                w += iv[j]
+                                            }
+                                            // U²(p) and its diagonal ν = 1 + (1 / n) Σ 1 / nⱼ.
+                                            let u2 = s * iv[v] - um[v]
+                                            let step = -rate * u2 / (1 + w * iv[v])
+                                            p[v] += step
+                                            um[v] -= step
+                                            for k in Int(st[v])..<Int(st[v + 1]) where !bd[Int(nb[k])] {
+                                                let j = Int(nb[k])
+                                                um[j] += step * iv[j]
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // 4. No crease sharper than the input's sharpest: where a dihedral angle is, the four
+        //    vertices of its two triangles go back to their PN points (a few rounds at most).
+        let limit = creaseCosine
+        for _ in 0..<4 {
+            var undone = false
+            for h in 0..<slots where twin[h] > Int32(h) {
+                let g = Int(twin[h])
+                let a = Int(triangles[h]), b = Int(triangles[Self.next(h)])
+                let c = Int(triangles[Self.prev(h)]), d = Int(triangles[Self.prev(g)])
+                guard free[a] || free[b] || free[c] || free[d] else { continue }
+                let pa = x[a], pb = x[b]
+                let n1 = Self.cross(pb - pa, x[c] - pa), n2 = Self.cross(pa - pb, x[d] - pb)
+                let l = ((n1 * n1).sum() * (n2 * n2).sum()).squareRoot()
+                guard l > 0, (n1 * n2).sum() / l < limit else { continue }
+                for v in [a, b, c, d] where free[v] {
+                    x[v] = SIMD3<Double>(positions[v])
+                    free[v] = false
+                    undone = true
+                }
+            }
+            if !undone { break }
+        }
+        for v in inputCount..<n where free[v] { positions[v] = SIMD3<Float>(x[v]) }
+    }
+}
