@@ -169,22 +169,50 @@ extension EdgeRefinement.State {
         }
         // 4. No crease sharper than the input's sharpest: where a dihedral angle is, the four
         //    vertices of its two triangles go back to their PN points (a few rounds at most).
+        //    Unit normals once per triangle with a moved corner (zero without area), then one
+        //    dot product per edge.
         let limit = creaseCosine
+        let tc = slots / 3
+        var unitNormal = [SIMD3<Double>](repeating: .zero, count: tc)
+        var movedCorner = [Bool](repeating: false, count: tc)
         for _ in 0..<4 {
             var undone = false
-            for h in 0..<slots where twin[h] > Int32(h) {
-                let g = Int(twin[h])
-                let a = Int(triangles[h]), b = Int(triangles[Self.next(h)])
-                let c = Int(triangles[Self.prev(h)]), d = Int(triangles[Self.prev(g)])
-                guard free[a] || free[b] || free[c] || free[d] else { continue }
-                let pa = x[a], pb = x[b]
-                let n1 = Self.cross(pb - pa, x[c] - pa), n2 = Self.cross(pa - pb, x[d] - pb)
-                let l = ((n1 * n1).sum() * (n2 * n2).sum()).squareRoot()
-                guard l > 0, (n1 * n2).sum() / l < limit else { continue }
-                for v in [a, b, c, d] where free[v] {
-                    x[v] = SIMD3<Double>(positions[v])
-                    free[v] = false
-                    undone = true
+            triangles.withUnsafeBufferPointer { tri in
+                twin.withUnsafeBufferPointer { tw in
+                    x.withUnsafeMutableBufferPointer { p in
+                        free.withUnsafeMutableBufferPointer { fr in
+                            unitNormal.withUnsafeMutableBufferPointer { un in
+                                movedCorner.withUnsafeMutableBufferPointer { mc in
+                                    for t in 0..<tc {
+                                        let a = Int(tri[3 * t]), b = Int(tri[3 * t + 1]), c = Int(tri[3 * t + 2])
+                                        mc[t] = fr[a] || fr[b] || fr[c]
+                                        guard mc[t] else { continue }
+                                        let m = Self.cross(p[b] - p[a], p[c] - p[a])
+                                        let l = (m * m).sum().squareRoot()
+                                        un[t] = l > 0 ? m / l : .zero
+                                    }
+                                    for h in 0..<slots where tw[h] > Int32(h) {
+                                        let g = Int(tw[h])
+                                        let t1 = h / 3, t2 = g / 3
+                                        guard mc[t1] || mc[t2] else { continue }
+                                        let n1 = un[t1], n2 = un[t2]
+                                        guard (n1 * n1).sum() > 0, (n2 * n2).sum() > 0, (n1 * n2).sum() < limit else {
+                                            continue
+                                        }
+                                        let corners = (
+                                            Int(tri[h]), Int(tri[Self.next(h)]), Int(tri[Self.prev(h)]),
+                                            Int(tri[Self.prev(g)])
+                                        )
+                                        for v in [corners.0, corners.1, corners.2, corners.3] where fr[v] {
+                                            p[v] = SIMD3<Double>(positions[v])
+                                            fr[v] = false
+                                            undone = true
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
                 }
             }
             if !undone { break }
