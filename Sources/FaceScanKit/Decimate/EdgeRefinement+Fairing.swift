@@ -116,13 +116,13 @@ extension EdgeRefinement.State {
             }
         }
         guard moved else { return }
-        // 3. The sweeps, in Double: U for every vertex (zero on the boundary, whose umbrella is
+        // 3. The sweeps, in Float (as the positions): U for every vertex (zero on the boundary, whose umbrella is
         //    one-sided), then each free vertex in index order steps from its neighbours' U, and
         //    its own U and its neighbours' follow the step (Gauss–Seidel).
-        var x = positions.map { SIMD3<Double>($0) }
-        var u = [SIMD3<Double>](repeating: .zero, count: n)
-        var inverseValence = [Double](repeating: 0, count: n)
-        let rate = EdgeRefinement.fairingStep
+        var x = positions
+        var u = [SIMD3<Float>](repeating: .zero, count: n)
+        var inverseValence = [Float](repeating: 0, count: n)
+        let rate = Float(EdgeRefinement.fairingStep)
         start.withUnsafeBufferPointer { st in
             neighbours.withUnsafeBufferPointer { nb in
                 free.withUnsafeBufferPointer { fr in
@@ -130,20 +130,20 @@ extension EdgeRefinement.State {
                         inverseValence.withUnsafeMutableBufferPointer { iv in
                             for v in 0..<n {
                                 let c = Int(st[v + 1] - st[v])
-                                iv[v] = c > 0 ? 1 / Double(c) : 0
+                                iv[v] = c > 0 ? 1 / Float(c) : 0
                             }
                         }
                         x.withUnsafeMutableBufferPointer { p in
                             u.withUnsafeMutableBufferPointer { um in
                                 inverseValence.withUnsafeBufferPointer { iv in
                                     for v in 0..<n where !bd[v] {
-                                        var s = SIMD3<Double>.zero
+                                        var s = SIMD3<Float>.zero
                                         for k in Int(st[v])..<Int(st[v + 1]) { s += p[Int(nb[k])] }
                                         um[v] = s * iv[v] - p[v]
                                     }
                                     for _ in 0..<EdgeRefinement.fairingSweeps {
                                         for v in inputCount..<n where fr[v] {
-                                            var s = SIMD3<Double>.zero, w = 0.0
+                                            var s = SIMD3<Float>.zero, w: Float = 0
                                             for k in Int(st[v])..<Int(st[v + 1]) {
                                                 let j = Int(nb[k])
                                                 s += um[j]
@@ -173,7 +173,7 @@ extension EdgeRefinement.State {
         //    dot product per edge.
         let limit = creaseCosine
         let tc = slots / 3
-        var unitNormal = [SIMD3<Double>](repeating: .zero, count: tc)
+        var unitNormal = [SIMD3<Float>](repeating: .zero, count: tc)
         var movedCorner = [Bool](repeating: false, count: tc)
         for _ in 0..<4 {
             var undone = false
@@ -187,7 +187,9 @@ extension EdgeRefinement.State {
                                         let a = Int(tri[3 * t]), b = Int(tri[3 * t + 1]), c = Int(tri[3 * t + 2])
                                         mc[t] = fr[a] || fr[b] || fr[c]
                                         guard mc[t] else { continue }
-                                        let m = Self.cross(p[b] - p[a], p[c] - p[a])
+                                        let e1 = p[b] - p[a], e2 = p[c] - p[a]
+                                        let m = SIMD3<Float>(
+                                            e1.y * e2.z - e1.z * e2.y, e1.z * e2.x - e1.x * e2.z, e1.x * e2.y - e1.y * e2.x)
                                         let l = (m * m).sum().squareRoot()
                                         un[t] = l > 0 ? m / l : .zero
                                     }
@@ -196,7 +198,7 @@ extension EdgeRefinement.State {
                                         let t1 = h / 3, t2 = g / 3
                                         guard mc[t1] || mc[t2] else { continue }
                                         let n1 = un[t1], n2 = un[t2]
-                                        guard (n1 * n1).sum() > 0, (n2 * n2).sum() > 0, (n1 * n2).sum() < limit else {
+                                        guard (n1 * n1).sum() > 0, (n2 * n2).sum() > 0, Double((n1 * n2).sum()) < limit else {
                                             continue
                                         }
                                         let corners = (
@@ -204,7 +206,7 @@ extension EdgeRefinement.State {
                                             Int(tri[Self.prev(g)])
                                         )
                                         for v in [corners.0, corners.1, corners.2, corners.3] where fr[v] {
-                                            p[v] = SIMD3<Double>(positions[v])
+                                            p[v] = positions[v]
                                             fr[v] = false
                                             undone = true
                                         }
@@ -217,6 +219,6 @@ extension EdgeRefinement.State {
             }
             if !undone { break }
         }
-        for v in inputCount..<n where free[v] { positions[v] = SIMD3<Float>(x[v]) }
+        for v in inputCount..<n where free[v] { positions[v] = x[v] }
     }
 }

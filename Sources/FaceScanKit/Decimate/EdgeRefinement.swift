@@ -55,7 +55,7 @@ enum EdgeRefinement {
         // A sliver flips could not mend (two input vertices very close) leaves thin triangles
         // near it: try flips again there (never needed when the input's angles are all above
         // twice the limit, the bisection bound).
-        if curved && smallest < 2 * sliverDegrees { state.repairSlivers() }
+        if curved && smallest < 2 * sliverDegrees { state.repairSlivers(measure: false) }
         return state.mesh(uvs: mesh.uvs != nil)
     }
 
@@ -138,34 +138,39 @@ enum EdgeRefinement {
             let a = triangles[h], b = triangles[State.next(h)]
             let d = SIMD3<Double>(positions[Int(b)]) - SIMD3<Double>(positions[Int(a)])
             let e = Entry(lengthSquared: (d * d).sum(), a: a, b: b, slot: Int32(h))
-            // Sift up.
-            var i = heap.count
+            // Sift up (over the heap's buffer: the hottest loop of refinement with pop).
+            let count = heap.count
             heap.append(e)
-            while i > 0 {
-                let parent = (i - 1) / 2
-                guard e.before(heap[parent]) else { break }
-                heap[i] = heap[parent]
-                i = parent
+            heap.withUnsafeMutableBufferPointer { hp in
+                var i = count
+                while i > 0 {
+                    let parent = (i - 1) / 2
+                    guard e.before(hp[parent]) else { break }
+                    hp[i] = hp[parent]
+                    i = parent
+                }
+                hp[i] = e
             }
-            heap[i] = e
         }
 
         mutating func pop() -> Entry? {
             guard let top = heap.first else { return nil }
             let last = heap.removeLast()
-            if heap.isEmpty { return top }
-            var i = 0
             let n = heap.count
-            while true {
-                let l = 2 * i + 1
-                guard l < n else { break }
-                var c = l
-                if l + 1 < n && heap[l + 1].before(heap[l]) { c = l + 1 }
-                guard heap[c].before(last) else { break }
-                heap[i] = heap[c]
-                i = c
+            if n == 0 { return top }
+            heap.withUnsafeMutableBufferPointer { hp in
+                var i = 0
+                while true {
+                    let l = 2 * i + 1
+                    guard l < n else { break }
+                    var c = l
+                    if l + 1 < n && hp[l + 1].before(hp[l]) { c = l + 1 }
+                    guard hp[c].before(last) else { break }
+                    hp[i] = hp[c]
+                    i = c
+                }
+                hp[i] = last
             }
-            heap[i] = last
             return top
         }
 
