@@ -51,7 +51,7 @@ extension EdgeRefinement.State {
         let limit = cos(EdgeRefinement.sliverDegrees * .pi / 180)
         for _ in 0..<passes {
             var changed = false
-            for t in 0..<(triangles.count / 3) where largestCornerCosine(t) > limit {
+            for t in 0..<(triangles.count / 3) where hasCorner(t, overCosine: limit) {
                 // Its edges, longest first (a cap sliver is mended across its longest edge).
                 let b = 3 * t
                 let order = [b, b + 1, b + 2].sorted {
@@ -76,6 +76,20 @@ extension EdgeRefinement.State {
     func lengthSquared(_ h: Int) -> Double {
         let d = point(triangles[Self.next(h)]) - point(triangles[h])
         return (d * d).sum()
+    }
+
+    /// Whether triangle `t` has a corner whose cosine is over `c` (> 0), that is a corner under
+    /// acos(c) (or no area): ``largestCornerCosine(_:)`` `> c` without its square roots, for the
+    /// scan over every triangle.
+    func hasCorner(_ t: Int, overCosine c: Double) -> Bool {
+        let a = point(triangles[3 * t]), b = point(triangles[3 * t + 1]), d = point(triangles[3 * t + 2])
+        let ab = b - a, bd = d - b, da = a - d
+        let lab = (ab * ab).sum(), lbd = (bd * bd).sum(), lda = (da * da).sum()
+        guard lab > 0 && lbd > 0 && lda > 0 else { return true }
+        let c2 = c * c
+        let atA = -(ab * da).sum(), atB = -(ab * bd).sum(), atD = -(bd * da).sum()
+        return (atA > 0 && atA * atA > c2 * lab * lda) || (atB > 0 && atB * atB > c2 * lab * lbd)
+            || (atD > 0 && atD * atD > c2 * lbd * lda)
     }
 
     /// Cosine of triangle `t`'s smallest corner angle (1 for a triangle without area).

@@ -86,6 +86,10 @@ enum EdgeRefinement {
         /// The opposite half-edge of each slot, −1 on the boundary.
         var twin: [Int32]
         var heap: [Entry] = []
+        /// Per slot: an entry was pushed for it (it may be stale since). A split that moves an
+        /// edge to a new slot queues it again only when its entry was on the old slot: otherwise
+        /// the entry on its twin still names it, and a second one would only be popped stale.
+        var queued: [Bool] = []
         var curved = true
         /// Cosine of the sharpest crease (dihedral angle) a split may make: the input's sharpest
         /// (set by ``EdgeRefinement/State/limitCreases()``; −1 allows any).
@@ -108,6 +112,8 @@ enum EdgeRefinement {
             triangles.reserveCapacity(triangles.count + 6 * added)
             twin = [Int32](repeating: -1, count: triangles.count)
             twin.reserveCapacity(triangles.count + 6 * added)
+            queued = [Bool](repeating: false, count: triangles.count)
+            queued.reserveCapacity(triangles.count + 6 * added)
             // Pair half-edges by their undirected edge (the first two slots that name it).
             var open: [UInt64: Int32] = [:]
             open.reserveCapacity(triangles.count)
@@ -138,6 +144,7 @@ enum EdgeRefinement {
             let a = triangles[h], b = triangles[State.next(h)]
             let d = SIMD3<Double>(positions[Int(b)]) - SIMD3<Double>(positions[Int(a)])
             let e = Entry(lengthSquared: (d * d).sum(), a: a, b: b, slot: Int32(h))
+            queued[h] = true
             // Sift up (over the heap's buffer: the hottest loop of refinement with pop).
             let count = heap.count
             heap.append(e)
@@ -265,6 +272,7 @@ enum EdgeRefinement {
             let hn = State.next(h), hp = State.prev(h)
             let y = triangles[hn], z = triangles[hp]
             let oldYZTwin = twin[hn]
+            let yzQueuedHere = queued[hn]
             let t2 = triangles.count
             triangles[hn] = m  // slot hn: m → z (was y → z)
             // Slots t2: m → y, t2+1: y → z, t2+2: z → m (one append each: no temporary array).
@@ -274,10 +282,13 @@ enum EdgeRefinement {
             twin.append(-1)
             twin.append(oldYZTwin)
             twin.append(Int32(hn))
+            queued.append(false)
+            queued.append(false)
+            queued.append(false)
             twin[hn] = Int32(t2 + 2)
             if oldYZTwin >= 0 { twin[Int(oldYZTwin)] = Int32(t2 + 1) }
             push(hn)
-            push(t2 + 1)
+            if yzQueuedHere || oldYZTwin < 0 { push(t2 + 1) }
             return (h, t2)
         }
 
