@@ -189,7 +189,8 @@ extension EdgeRefinement.State {
                                         guard mc[t] else { continue }
                                         let e1 = p[b] - p[a], e2 = p[c] - p[a]
                                         let m = SIMD3<Float>(
-                                            e1.y * e2.z - e1.z * e2.y, e1.z * e2.x - e1.x * e2.z, e1.x * e2.y - e1.y * e2.x)
+                                            e1.y * e2.z - e1.z * e2.y, e1.z * e2.x - e1.x * e2.z,
+                                            e1.x * e2.y - e1.y * e2.x)
                                         let l = (m * m).sum().squareRoot()
                                         un[t] = l > 0 ? m / l : .zero
                                     }
@@ -198,7 +199,8 @@ extension EdgeRefinement.State {
                                         let t1 = h / 3, t2 = g / 3
                                         guard mc[t1] || mc[t2] else { continue }
                                         let n1 = un[t1], n2 = un[t2]
-                                        guard (n1 * n1).sum() > 0, (n2 * n2).sum() > 0, Double((n1 * n2).sum()) < limit else {
+                                        guard (n1 * n1).sum() > 0, (n2 * n2).sum() > 0, Double((n1 * n2).sum()) < limit
+                                        else {
                                             continue
                                         }
                                         let corners = (
