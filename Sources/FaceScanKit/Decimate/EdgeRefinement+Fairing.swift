@@ -40,7 +40,8 @@ extension EdgeRefinement.State {
     /// ``EdgeRefinement/fairingSweeps`` Gauss–Seidel sweeps of the bi-Laplacian (see the file's header),
     /// all but those on the boundary and near the input's sharp creases (``creaseVertices``).
     /// A move that leaves a dihedral angle sharper than the input's sharpest (``creaseCosine``)
-    /// is undone around that edge, so the result has no crease the PN surface did not have.
+    /// is undone around that edge (four rounds at most), so fairing makes no crease sharper than
+    /// the input's.
     /// Nothing moves when the mesh has fewer than ``EdgeRefinement/fairingRatio`` times
     /// `inputCount` vertices. Sequential and in index order: the same input gives the same bytes.
     mutating func fair(inputCount: Int) {
