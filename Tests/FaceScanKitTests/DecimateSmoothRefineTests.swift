@@ -29,8 +29,9 @@ struct DecimateSmoothRefineTests {
     static func percentile99(_ sorted: [Double]) -> Double { sorted[Int(0.99 * Double(sorted.count - 1))] }
 
     /// The MediaPipe face (468 vertices) at each preset: exactly the count, the 99th percentile
-    /// crease well under straight bisection's (which keeps the coarse facets) and falling with
-    /// the count, no crease sharper than the input's, no triangle under 1°, at most 0.1 % under 5°.
+    /// crease well under straight bisection's (which keeps the coarse facets) and under the
+    /// bounds the fairing sweeps reach, no crease sharper than the input's, no triangle under 1°
+    /// (nor, on this face, under 7°), at most 0.1 % under 5°.
     @Test(arguments: [5_000, 10_000, 20_000])
     func mediaPipeFaceRefinesSmooth(target: Int) throws {
         let face = try DecimateFixtures.mediaPipeFace()
@@ -41,13 +42,16 @@ struct DecimateSmoothRefineTests {
         let flat = Self.dihedrals(EdgeRefinement.refine(face, to: target, curved: false))
         let p99 = Self.percentile99(creases)
         #expect(p99 < 0.75 * Self.percentile99(flat), "p99 \(p99)° against \(Self.percentile99(flat))° flat")
-        // docs/ALGORITHMS.md ("Refinement"): 24.4° / 21.0° / 16.6° measured at the three counts.
-        let bound = target == 5_000 ? 26.0 : target == 10_000 ? 22.0 : 18.0
+        // docs/ALGORITHMS.md ("Refinement"): 25.0° / 18.5° / 14.5° measured at the three counts
+        // with the fairing sweeps, 24.4° / 21.0° / 16.6° with PN points alone.
+        let bound = target == 5_000 ? 25.5 : target == 10_000 ? 19.5 : 15.5
         #expect(p99 <= bound, "p99 \(p99)°")
         #expect(creases.last! <= input.last! + 1e-6, "largest \(creases.last!)° against the input's \(input.last!)°")
         let angles = DecimateFixtures.cornerAngles(r)
         #expect(angles.min()! >= 1)
         #expect(Double(angles.filter { $0 < 5 }.count) <= 0.001 * Double(angles.count))
+        // Measured 11.7° / 9.9° / 8.1°: fairing moves the new vertices without thinning triangles.
+        #expect(angles.min()! >= 7, "smallest \(angles.min()!)°")
         // Still interpolating: the input's vertices come first, unchanged.
         #expect(Array(r.positions[0..<face.vertexCount]) == face.positions)
     }

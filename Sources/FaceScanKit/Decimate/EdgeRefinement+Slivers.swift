@@ -44,13 +44,14 @@ extension EdgeRefinement.State {
     /// Flips edges of triangles with a corner under ``EdgeRefinement/sliverDegrees`` where the flip
     /// raises the smaller of the pair's smallest angles (a few passes, in triangle order, so the
     /// result is the same for the same input). Returns the mesh's smallest angle afterwards, in
-    /// degrees.
+    /// degrees (180 without measuring it when `measure` is false: one pass over the triangles
+    /// less).
     @discardableResult
-    mutating func repairSlivers(passes: Int = 4) -> Double {
+    mutating func repairSlivers(passes: Int = 4, measure: Bool = true) -> Double {
         let limit = cos(EdgeRefinement.sliverDegrees * .pi / 180)
         for _ in 0..<passes {
             var changed = false
-            for t in 0..<(triangles.count / 3) where largestCornerCosine(t) > limit {
+            for t in 0..<(triangles.count / 3) where hasCorner(t, overCosine: limit) {
                 // Its edges, longest first (a cap sliver is mended across its longest edge).
                 let b = 3 * t
                 let order = [b, b + 1, b + 2].sorted {
@@ -64,6 +65,7 @@ extension EdgeRefinement.State {
             }
             if !changed { break }
         }
+        guard measure else { return 180 }
         var largest = -1.0
         for t in 0..<(triangles.count / 3) { largest = max(largest, largestCornerCosine(t)) }
         return acos(max(-1, min(1, largest))) * 180 / .pi
@@ -74,6 +76,20 @@ extension EdgeRefinement.State {
     func lengthSquared(_ h: Int) -> Double {
         let d = point(triangles[Self.next(h)]) - point(triangles[h])
         return (d * d).sum()
+    }
+
+    /// Whether triangle `t` has a corner whose cosine is over `c` (> 0), that is a corner under
+    /// acos(c) (or no area): ``largestCornerCosine(_:)`` `> c` without its square roots, for the
+    /// scan over every triangle.
+    func hasCorner(_ t: Int, overCosine c: Double) -> Bool {
+        let a = point(triangles[3 * t]), b = point(triangles[3 * t + 1]), d = point(triangles[3 * t + 2])
+        let ab = b - a, bd = d - b, da = a - d
+        let lab = (ab * ab).sum(), lbd = (bd * bd).sum(), lda = (da * da).sum()
+        guard lab > 0 && lbd > 0 && lda > 0 else { return true }
+        let c2 = c * c
+        let atA = -(ab * da).sum(), atB = -(ab * bd).sum(), atD = -(bd * da).sum()
+        return (atA > 0 && atA * atA > c2 * lab * lda) || (atB > 0 && atB * atB > c2 * lab * lbd)
+            || (atD > 0 && atD * atD > c2 * lbd * lda)
     }
 
     /// Cosine of triangle `t`'s smallest corner angle (1 for a triangle without area).
@@ -204,6 +220,12 @@ extension EdgeRefinement.State {
             sharpest = min(sharpest, c)
         }
         creaseCosine = sharpest
+        let sharpCosine = cos(EdgeRefinement.sharpCreaseDegrees * .pi / 180)
+        creaseVertices = [Bool](repeating: false, count: positions.count)
+        for h in 0..<count where cosines[h] < sharpCosine {
+            creaseVertices[Int(triangles[h])] = true
+            creaseVertices[Int(triangles[Self.next(h)])] = true
+        }
         let watchAngle = max(
             acos(max(-1, min(1, sharpest))) - EdgeRefinement.creaseWatchDegrees * .pi / 180,
             EdgeRefinement.sharpCreaseDegrees * .pi / 180)

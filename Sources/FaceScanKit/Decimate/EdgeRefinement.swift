@@ -8,9 +8,11 @@
 //
 // New points lie on the cubic edge curve of A. Vlachos, J. Peters, C. Boyd and J. L. Mitchell,
 // "Curved PN triangles", I3D 2001: the curve through both ends tangent to the planes of their vertex
-// normals (half of its offset from the straight edge: ``EdgeRefinement/bulgeScale``). The input's
+// normals (all of its offset from the straight edge: ``EdgeRefinement/bulgeScale``). The input's
 // vertices stay where they are (the result interpolates the input) and a
-// coarse face refines to a smooth one instead of the same facets cut smaller.
+// coarse face refines to a smooth one instead of the same facets cut smaller. Two sweeps of
+// bi-Laplacian fairing on the new vertices then spread the turn the PN points still make at the
+// coarse edges (`EdgeRefinement+Fairing.swift`).
 
 /// Longest-edge bisection of a mesh to an exact vertex count (each split adds one vertex).
 enum EdgeRefinement {
@@ -53,10 +55,12 @@ enum EdgeRefinement {
             // Asked to stop: the caller throws (the mesh is short of its count).
             if state.positions.count & 1023 == 0 && Cancellation.requested { break }
         }
+        // The coarse edges still show as shallow creases: fair the new vertices across them.
+        if curved { state.fair(inputCount: mesh.vertexCount) }
         // A sliver flips could not mend (two input vertices very close) leaves thin triangles
         // near it: try flips again there (never needed when the input's angles are all above
         // twice the limit, the bisection bound).
-        if curved && smallest < 2 * sliverDegrees { state.repairSlivers() }
+        if curved && smallest < 2 * sliverDegrees { state.repairSlivers(measure: false) }
         return state.mesh(uvs: mesh.uvs != nil)
     }
 
@@ -87,6 +91,10 @@ enum EdgeRefinement {
         /// The opposite half-edge of each slot, −1 on the boundary.
         var twin: [Int32]
         var heap: [Entry] = []
+        /// Per slot: an entry was pushed for it (it may be stale since). A split that moves an
+        /// edge to a new slot queues it again only when its entry was on the old slot: otherwise
+        /// the entry on its twin still names it, and a second one would only be popped stale.
+        var queued: [Bool] = []
         var curved = true
         /// Cosine of the sharpest crease (dihedral angle) a split may make: the input's sharpest
         /// (set by ``EdgeRefinement/State/limitCreases()``; −1 allows any).
@@ -95,6 +103,10 @@ enum EdgeRefinement {
         var watched: [Bool] = []
         /// Edges with both ends at this z are not split.
         var sparedPlane: Float? = nil
+        /// Per input vertex: on one of the input's creases over ``EdgeRefinement/sharpCreaseDegrees``
+        /// (set by ``EdgeRefinement/State/limitCreases()``; fairing leaves the new vertices near
+        /// them where they are).
+        var creaseVertices: [Bool] = []
 
         init(_ mesh: Mesh, capacity: Int) {
             positions = mesh.positions
@@ -107,6 +119,8 @@ enum EdgeRefinement {
             triangles.reserveCapacity(triangles.count + 6 * added)
             twin = [Int32](repeating: -1, count: triangles.count)
             twin.reserveCapacity(triangles.count + 6 * added)
+            queued = [Bool](repeating: false, count: triangles.count)
+            queued.reserveCapacity(triangles.count + 6 * added)
             // Pair half-edges by their undirected edge (the first two slots that name it).
             var open: [UInt64: Int32] = [:]
             open.reserveCapacity(triangles.count)
@@ -138,34 +152,40 @@ enum EdgeRefinement {
             if let z = sparedPlane, positions[Int(a)].z == z, positions[Int(b)].z == z { return }
             let d = SIMD3<Double>(positions[Int(b)]) - SIMD3<Double>(positions[Int(a)])
             let e = Entry(lengthSquared: (d * d).sum(), a: a, b: b, slot: Int32(h))
-            // Sift up.
-            var i = heap.count
+            queued[h] = true
+            // Sift up (over the heap's buffer: the hottest loop of refinement with pop).
+            let count = heap.count
             heap.append(e)
-            while i > 0 {
-                let parent = (i - 1) / 2
-                guard e.before(heap[parent]) else { break }
-                heap[i] = heap[parent]
-                i = parent
+            heap.withUnsafeMutableBufferPointer { hp in
+                var i = count
+                while i > 0 {
+                    let parent = (i - 1) / 2
+                    guard e.before(hp[parent]) else { break }
+                    hp[i] = hp[parent]
+                    i = parent
+                }
+                hp[i] = e
             }
-            heap[i] = e
         }
 
         mutating func pop() -> Entry? {
             guard let top = heap.first else { return nil }
             let last = heap.removeLast()
-            if heap.isEmpty { return top }
-            var i = 0
             let n = heap.count
-            while true {
-                let l = 2 * i + 1
-                guard l < n else { break }
-                var c = l
-                if l + 1 < n && heap[l + 1].before(heap[l]) { c = l + 1 }
-                guard heap[c].before(last) else { break }
-                heap[i] = heap[c]
-                i = c
+            if n == 0 { return top }
+            heap.withUnsafeMutableBufferPointer { hp in
+                var i = 0
+                while true {
+                    let l = 2 * i + 1
+                    guard l < n else { break }
+                    var c = l
+                    if l + 1 < n && hp[l + 1].before(hp[l]) { c = l + 1 }
+                    guard hp[c].before(last) else { break }
+                    hp[i] = hp[c]
+                    i = c
+                }
+                hp[i] = last
             }
-            heap[i] = last
             return top
         }
 
@@ -260,6 +280,7 @@ enum EdgeRefinement {
             let hn = State.next(h), hp = State.prev(h)
             let y = triangles[hn], z = triangles[hp]
             let oldYZTwin = twin[hn]
+            let yzQueuedHere = queued[hn]
             let t2 = triangles.count
             triangles[hn] = m  // slot hn: m → z (was y → z)
             // Slots t2: m → y, t2+1: y → z, t2+2: z → m (one append each: no temporary array).
@@ -269,10 +290,13 @@ enum EdgeRefinement {
             twin.append(-1)
             twin.append(oldYZTwin)
             twin.append(Int32(hn))
+            queued.append(false)
+            queued.append(false)
+            queued.append(false)
             twin[hn] = Int32(t2 + 2)
             if oldYZTwin >= 0 { twin[Int(oldYZTwin)] = Int32(t2 + 1) }
             push(hn)
-            push(t2 + 1)
+            if yzQueuedHere || oldYZTwin < 0 { push(t2 + 1) }
             return (h, t2)
         }
 

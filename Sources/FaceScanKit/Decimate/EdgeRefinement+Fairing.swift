@@ -1,0 +1,227 @@
+// Fairing of the refined surface: two Gauss–Seidel sweeps of discrete bi-Laplacian smoothing on
+// the new vertices only.
+//
+// L. Kobbelt, S. Campagna, J. Vorsatz and H.-P. Seidel, "Interactive multi-resolution modeling on
+// arbitrary meshes", SIGGRAPH 1998: the umbrella operator U(p) = mean of p's neighbours − p, its
+// square U², and the update p ← p − U²(p) / ν with ν = 1 + (1 / n) Σ 1 / nⱼ (n, nⱼ the
+// valences of p and of its neighbours) lower the thin-plate energy Σ |U(p)|² with the other
+// points held. Each PN point follows the normals of its own edge only, so the refined surface
+// still turns at the coarse edges (shallow creases along them, the facets of the coarse mesh seen
+// through); the sweeps spread those turns over the new vertices around them. The input's
+// vertices stay fixed (the result still interpolates the capture), and so do the boundary's
+// vertices and the new vertices near the input's sharp creases (within
+// ``EdgeRefinement/fairingHops`` edges of a vertex on a crease over
+// ``EdgeRefinement/sharpCreaseDegrees``): there the thin-plate surface would round a fold the
+// capture has (lips, eyelids, nostrils) and overshoot it.
+
+extension EdgeRefinement {
+    /// Gauss–Seidel sweeps of the bi-Laplacian update over the new vertices. Two half steps
+    /// (``fairingStep``) take the MediaPipe face at 5 000 / 10 000 / 20 000 vertices from a
+    /// 99th-percentile crease of 25.6° / 20.4° / 16.3° to 24.6° / 18.6° / 14.4°, and the
+    /// ARKit-sized ICT face 5 µm nearer its dense truth; full steps to convergence make the
+    /// 5 000-vertex face's worse (25.9°: the frozen band around the folds stands out) and move
+    /// the ICT face away from its truth (docs/ALGORITHMS.md, "What was tried").
+    static let fairingSweeps = 2
+    /// Share of the bi-Laplacian step each vertex takes in a sweep.
+    static let fairingStep = 0.5
+    /// New vertices fewer than this many edges from a vertex on one of the input's sharp creases
+    /// (over ``sharpCreaseDegrees``) keep their PN points: closer, the thin-plate surface rounds
+    /// the fold and cuts triangles under 1° on the ICT face.
+    static let fairingHops = 2
+    /// Fairing runs only when refinement at least multiplies the vertex count by this: below,
+    /// the new vertices stand alone between input vertices, with no coarse facet around them to
+    /// smooth, and the PN point is the better guess (the ICT neutral face, 9 409 → 10 000 vertices,
+    /// would move from 62.5 to 64.2 µm RMS off its dense truth).
+    static let fairingRatio = 2
+}
+
+extension EdgeRefinement.State {
+    /// Moves the vertices added by refinement (indices from `inputCount` on) by
+    /// ``EdgeRefinement/fairingSweeps`` Gauss–Seidel sweeps of the bi-Laplacian (see the file's header),
+    /// all but those on the boundary and near the input's sharp creases (``creaseVertices``).
+    /// A move that leaves a dihedral angle sharper than the input's sharpest (``creaseCosine``)
+    /// is undone around that edge (four rounds at most), so fairing makes no crease sharper than
+    /// the input's.
+    /// Nothing moves when the mesh has fewer than ``EdgeRefinement/fairingRatio`` times
+    /// `inputCount` vertices. Sequential and in index order: the same input gives the same bytes.
+    mutating func fair(inputCount: Int) {
+        let n = positions.count
+        guard n >= EdgeRefinement.fairingRatio * inputCount, EdgeRefinement.fairingSweeps > 0 else { return }
+        let slots = triangles.count
+        // 1. Neighbours of every vertex (CSR), and the boundary's vertices.
+        var start = [Int32](repeating: 0, count: n + 1)
+        var boundary = [Bool](repeating: false, count: n)
+        var neighbours = [Int32](repeating: 0, count: 0)
+        triangles.withUnsafeBufferPointer { tri in
+            twin.withUnsafeBufferPointer { tw in
+                start.withUnsafeMutableBufferPointer { st in
+                    boundary.withUnsafeMutableBufferPointer { bd in
+                        // Each interior edge is named by both its half-edges; a boundary edge by
+                        // one, which then also counts for its other end.
+                        for h in 0..<slots {
+                            st[Int(tri[h]) + 1] += 1
+                            if tw[h] < 0 {
+                                let b = Int(tri[Self.next(h)])
+                                st[b + 1] += 1
+                                bd[Int(tri[h])] = true
+                                bd[b] = true
+                            }
+                        }
+                        for v in 0..<n { st[v + 1] += st[v] }
+                    }
+                    neighbours = [Int32](unsafeUninitializedCapacity: Int(st[n])) { out, count in
+                        var fill = [Int32](st[0..<n])
+                        fill.withUnsafeMutableBufferPointer { f in
+                            for h in 0..<slots {
+                                let a = Int(tri[h]), b = Int(tri[Self.next(h)])
+                                out[Int(f[a])] = Int32(b)
+                                f[a] += 1
+                                if tw[h] < 0 {
+                                    out[Int(f[b])] = Int32(a)
+                                    f[b] += 1
+                                }
+                            }
+                        }
+                        count = Int(st[n])
+                    }
+                }
+            }
+        }
+        // 2. Which vertices move: new, inside, and at least fairingHops edges from a sharp
+        //    crease's vertex (breadth-first from those).
+        var free = [Bool](repeating: false, count: n)
+        var moved = false
+        start.withUnsafeBufferPointer { st in
+            neighbours.withUnsafeBufferPointer { nb in
+                free.withUnsafeMutableBufferPointer { fr in
+                    for v in inputCount..<n where !boundary[v] { fr[v] = true }
+                    var frontier: [Int32] = []
+                    var near = [Bool](repeating: false, count: n)
+                    for v in 0..<min(inputCount, creaseVertices.count) where creaseVertices[v] {
+                        near[v] = true
+                        frontier.append(Int32(v))
+                    }
+                    for _ in 1..<max(EdgeRefinement.fairingHops, 1) {
+                        var next: [Int32] = []
+                        for v in frontier {
+                            for k in Int(st[Int(v)])..<Int(st[Int(v) + 1]) where !near[Int(nb[k])] {
+                                near[Int(nb[k])] = true
+                                next.append(nb[k])
+                            }
+                        }
+                        frontier = next
+                    }
+                    for v in inputCount..<n where near[v] { fr[v] = false }
+                    for v in inputCount..<n where fr[v] { moved = true }
+                }
+            }
+        }
+        guard moved else { return }
+        // 3. The sweeps, in Float (as the positions): U for every vertex (zero on the boundary, whose umbrella is
+        //    one-sided), then each free vertex in index order steps from its neighbours' U, and
+        //    its own U and its neighbours' follow the step (Gauss–Seidel).
+        var x = positions
+        var u = [SIMD3<Float>](repeating: .zero, count: n)
+        var inverseValence = [Float](repeating: 0, count: n)
+        let rate = Float(EdgeRefinement.fairingStep)
+        start.withUnsafeBufferPointer { st in
+            neighbours.withUnsafeBufferPointer { nb in
+                free.withUnsafeBufferPointer { fr in
+                    boundary.withUnsafeBufferPointer { bd in
+                        inverseValence.withUnsafeMutableBufferPointer { iv in
+                            for v in 0..<n {
+                                let c = Int(st[v + 1] - st[v])
+                                iv[v] = c > 0 ? 1 / Float(c) : 0
+                            }
+                        }
+                        x.withUnsafeMutableBufferPointer { p in
+                            u.withUnsafeMutableBufferPointer { um in
+                                inverseValence.withUnsafeBufferPointer { iv in
+                                    for v in 0..<n where !bd[v] {
+                                        var s = SIMD3<Float>.zero
+                                        for k in Int(st[v])..<Int(st[v + 1]) { s += p[Int(nb[k])] }
+                                        um[v] = s * iv[v] - p[v]
+                                    }
+                                    for _ in 0..<EdgeRefinement.fairingSweeps {
+                                        for v in inputCount..<n where fr[v] {
+                                            var s = SIMD3<Float>.zero, w: Float = 0
+                                            for k in Int(st[v])..<Int(st[v + 1]) {
+                                                let j = Int(nb[k])
+                                                s += um[j]
+                                                w += iv[j]
+                                            }
+                                            // U²(p) and its diagonal ν = 1 + (1 / n) Σ 1 / nⱼ.
+                                            let u2 = s * iv[v] - um[v]
+                                            let step = -rate * u2 / (1 + w * iv[v])
+                                            p[v] += step
+                                            um[v] -= step
+                                            for k in Int(st[v])..<Int(st[v + 1]) where !bd[Int(nb[k])] {
+                                                let j = Int(nb[k])
+                                                um[j] += step * iv[j]
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // 4. No crease sharper than the input's sharpest: where a dihedral angle is, the four
+        //    vertices of its two triangles go back to their PN points (a few rounds at most).
+        //    Unit normals once per triangle with a moved corner (zero without area), then one
+        //    dot product per edge.
+        let limit = creaseCosine
+        let tc = slots / 3
+        var unitNormal = [SIMD3<Float>](repeating: .zero, count: tc)
+        var movedCorner = [Bool](repeating: false, count: tc)
+        for _ in 0..<4 {
+            var undone = false
+            triangles.withUnsafeBufferPointer { tri in
+                twin.withUnsafeBufferPointer { tw in
+                    x.withUnsafeMutableBufferPointer { p in
+                        free.withUnsafeMutableBufferPointer { fr in
+                            unitNormal.withUnsafeMutableBufferPointer { un in
+                                movedCorner.withUnsafeMutableBufferPointer { mc in
+                                    for t in 0..<tc {
+                                        let a = Int(tri[3 * t]), b = Int(tri[3 * t + 1]), c = Int(tri[3 * t + 2])
+                                        mc[t] = fr[a] || fr[b] || fr[c]
+                                        guard mc[t] else { continue }
+                                        let e1 = p[b] - p[a], e2 = p[c] - p[a]
+                                        let m = SIMD3<Float>(
+                                            e1.y * e2.z - e1.z * e2.y, e1.z * e2.x - e1.x * e2.z,
+                                            e1.x * e2.y - e1.y * e2.x)
+                                        let l = (m * m).sum().squareRoot()
+                                        un[t] = l > 0 ? m / l : .zero
+                                    }
+                                    for h in 0..<slots where tw[h] > Int32(h) {
+                                        let g = Int(tw[h])
+                                        let t1 = h / 3, t2 = g / 3
+                                        guard mc[t1] || mc[t2] else { continue }
+                                        let n1 = un[t1], n2 = un[t2]
+                                        guard (n1 * n1).sum() > 0, (n2 * n2).sum() > 0, Double((n1 * n2).sum()) < limit
+                                        else {
+                                            continue
+                                        }
+                                        let corners = (
+                                            Int(tri[h]), Int(tri[Self.next(h)]), Int(tri[Self.prev(h)]),
+                                            Int(tri[Self.prev(g)])
+                                        )
+                                        for v in [corners.0, corners.1, corners.2, corners.3] where fr[v] {
+                                            p[v] = positions[v]
+                                            fr[v] = false
+                                            undone = true
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            if !undone { break }
+        }
+        for v in inputCount..<n where free[v] { positions[v] = x[v] }
+    }
+}
