@@ -88,7 +88,7 @@ struct DecimationCore: @unchecked Sendable {
         bounds = (lo, hi)
         centre = (SIMD3<Double>(lo) + SIMD3<Double>(hi)) * 0.5
         let extent = SIMD3<Double>(hi) - SIMD3<Double>(lo)
-        shapeScale = Self.shapeScale(diagonal: Self.dot(extent, extent).squareRoot(), vertices: n)
+        shapeScale = Self.shapeScale(diagonal: dot3(extent, extent).squareRoot(), vertices: n)
         typealias A = ScratchLayout
         let candidateBytes = Self.candidateBytes(triangles: mesh.triangleCount)
         let perVertex =
@@ -162,14 +162,6 @@ struct DecimationCore: @unchecked Sendable {
 
     @inline(__always)
     func local(_ v: UInt32) -> SIMD3<Double> { SIMD3<Double>(pos[Int(v)]) - centre }
-
-    @inline(__always)
-    static func cross(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> SIMD3<Double> {
-        SIMD3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
-    }
-
-    @inline(__always)
-    static func dot(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> Double { a.x * b.x + a.y * b.y + a.z * b.z }
 
     /// The corners following and preceding `a` in triangle `t` (winding order).
     @inline(__always)

@@ -107,10 +107,6 @@ extension EdgeRefinement.State {
         return max(ca0, cb, cc)
     }
 
-    static func cross(_ u: SIMD3<Double>, _ v: SIMD3<Double>) -> SIMD3<Double> {
-        SIMD3(u.y * v.z - u.z * v.y, u.z * v.x - u.x * v.z, u.x * v.y - u.y * v.x)
-    }
-
     static func unit(_ v: SIMD3<Double>) -> SIMD3<Double> {
         let l = (v * v).sum().squareRoot()
         return l > 0 ? v / l : v
@@ -152,15 +148,15 @@ extension EdgeRefinement.State {
         let after = max(Self.largestCornerCosine(px, pw, pz), Self.largestCornerCosine(pw, py, pz))
         guard after < before else { return false }
         // Nearly flat: the diagonals' lines pass close to each other.
-        let u = py - px, v = pw - pz, c = Self.cross(u, v)
+        let u = py - px, v = pw - pz, c = cross3(u, v)
         let shorter = min((u * u).sum(), (v * v).sum()).squareRoot()
         let cc = (c * c).sum()
         if cc > 0 {
             let gap = abs(((pz - px) * c).sum()) / cc.squareRoot()
             guard gap <= EdgeRefinement.flipFlatness * shorter else { return false }
         }
-        let n1 = Self.unit(Self.cross(py - px, pz - px)), n2 = Self.unit(Self.cross(px - py, pw - py))
-        let m1 = Self.unit(Self.cross(pw - px, pz - px)), m2 = Self.unit(Self.cross(py - pw, pz - pw))
+        let n1 = Self.unit(cross3(py - px, pz - px)), n2 = Self.unit(cross3(px - py, pw - py))
+        let m1 = Self.unit(cross3(pw - px, pz - px)), m2 = Self.unit(cross3(py - pw, pz - pw))
         let mean = n1 + n2
         guard (m1 * mean).sum() > 0, (m2 * mean).sum() > 0, (m1 * n1).sum() > 0, (m2 * n2).sum() > 0 else {
             return false
@@ -199,7 +195,7 @@ extension EdgeRefinement.State {
     func creaseCosine(_ a: UInt32, _ b: UInt32, _ c: UInt32, _ d: UInt32, at p: SIMD3<Double>, _ m: UInt32) -> Double {
         @inline(__always) func at(_ v: UInt32) -> SIMD3<Double> { v == m ? p : point(v) }
         let pa = at(a), pb = at(b)
-        let n1 = Self.cross(pb - pa, at(c) - pa), n2 = Self.cross(pa - pb, at(d) - pb)
+        let n1 = cross3(pb - pa, at(c) - pa), n2 = cross3(pa - pb, at(d) - pb)
         let l = ((n1 * n1).sum() * (n2 * n2).sum()).squareRoot()
         return l > 0 ? (n1 * n2).sum() / l : 1
     }

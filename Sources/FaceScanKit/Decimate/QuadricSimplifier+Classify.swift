@@ -54,8 +54,8 @@ extension DecimationCore {
             let base = 3 * t
             let i0 = tri[base], i1 = tri[base + 1], i2 = tri[base + 2]
             let p0 = s.local(i0)
-            let nrm = Self.cross(s.local(i1) - p0, s.local(i2) - p0)
-            let len = Self.dot(nrm, nrm).squareRoot()
+            let nrm = cross3(s.local(i1) - p0, s.local(i2) - p0)
+            let len = dot3(nrm, nrm).squareRoot()
             out.normals[t] = SIMD3<Float>(nrm)
             guard len > 0 else {
                 out.planes[t] = .zero
@@ -63,7 +63,7 @@ extension DecimationCore {
             }
             let unit = nrm / len
             let w = (0.5 * len).squareRoot()
-            out.planes[t] = SIMD4(unit.x * w, unit.y * w, unit.z * w, -Self.dot(unit, p0) * w)
+            out.planes[t] = SIMD4(unit.x * w, unit.y * w, unit.z * w, -dot3(unit, p0) * w)
         }
     }
 
@@ -193,12 +193,12 @@ extension DecimationCore {
         let base = 3 * t
         let c0 = s.local(tri[base]), c1 = s.local(tri[base + 1]), c2 = s.local(tri[base + 2])
         let pa = s.local(a), pb = s.local(b)
-        let nrm = Self.cross(c1 - c0, c2 - c0)
-        let m = Self.cross(pb - pa, nrm)
-        let ml = Self.dot(m, m).squareRoot()
+        let nrm = cross3(c1 - c0, c2 - c0)
+        let m = cross3(pb - pa, nrm)
+        let ml = dot3(m, m).squareRoot()
         guard ml > 0 else { return nil }
         let mu = m / ml
         let own = s.local(b) - s.local(a)
-        return Quadric(plane: mu, d: -Self.dot(mu, pa), weight: Tuning.boundaryWeight * Self.dot(own, own))
+        return Quadric(plane: mu, d: -dot3(mu, pa), weight: Tuning.boundaryWeight * dot3(own, own))
     }
 }

@@ -107,7 +107,7 @@ extension DecimationCore {
                     target = pos[Int(keep)]
                     // Ties with interior collapses (flat, straight rims) go to the interior.
                     let e = s.local(a) - s.local(b)
-                    cost += Tuning.boundaryTieBreak * (q.a00 + q.a11 + q.a22) * Self.dot(e, e)
+                    cost += Tuning.boundaryTieBreak * (q.a00 + q.a11 + q.a22) * dot3(e, e)
                 } else if !ba && !bb {
                     keep = min(a, b)
                     drop = max(a, b)

@@ -11,18 +11,18 @@ enum ClosestPoint {
         let ab = b - a, ac = c - a
         // Vertex region a.
         let ap = p - a
-        let d1 = dot(ab, ap), d2 = dot(ac, ap)
+        let d1 = dot3(ab, ap), d2 = dot3(ac, ap)
         if d1 <= 0 && d2 <= 0 { return a }
         // Vertex region b.
         let bp = p - b
-        let d3 = dot(ab, bp), d4 = dot(ac, bp)
+        let d3 = dot3(ab, bp), d4 = dot3(ac, bp)
         if d3 >= 0 && d4 <= d3 { return b }
         // Edge region ab.
         let vc = d1 * d4 - d3 * d2
         if vc <= 0 && d1 >= 0 && d3 <= 0 { return a + (d1 / (d1 - d3)) * ab }
         // Vertex region c.
         let cp = p - c
-        let d5 = dot(ab, cp), d6 = dot(ac, cp)
+        let d5 = dot3(ab, cp), d6 = dot3(ac, cp)
         if d6 >= 0 && d5 <= d6 { return c }
         // Edge region ac.
         let vb = d5 * d2 - d1 * d6
@@ -42,9 +42,9 @@ enum ClosestPoint {
     /// The point of segment `a, b` nearest to `p`.
     static func onSegment(_ p: SIMD3<Double>, _ a: SIMD3<Double>, _ b: SIMD3<Double>) -> SIMD3<Double> {
         let ab = b - a
-        let len2 = dot(ab, ab)
+        let len2 = dot3(ab, ab)
         guard len2 > 0 else { return a }
-        let t = min(max(dot(p - a, ab) / len2, 0), 1)
+        let t = min(max(dot3(p - a, ab) / len2, 0), 1)
         return a + t * ab
     }
 
@@ -52,9 +52,9 @@ enum ClosestPoint {
         Double
     > {
         var best = onSegment(p, a, b)
-        var bestD = lengthSquared(p - best)
+        var bestD = dot3(p - best, p - best)
         for q in [onSegment(p, b, c), onSegment(p, c, a)] {
-            let d = lengthSquared(p - q)
+            let d = dot3(p - q, p - q)
             if d < bestD {
                 best = q
                 bestD = d
@@ -67,12 +67,7 @@ enum ClosestPoint {
     static func distanceSquared(_ p: SIMD3<Double>, _ a: SIMD3<Double>, _ b: SIMD3<Double>, _ c: SIMD3<Double>)
         -> Double
     {
-        lengthSquared(p - onTriangle(p, a, b, c))
+        let d = p - onTriangle(p, a, b, c)
+        return dot3(d, d)
     }
-
-    @inline(__always)
-    static func dot(_ u: SIMD3<Double>, _ v: SIMD3<Double>) -> Double { u.x * v.x + u.y * v.y + u.z * v.z }
-
-    @inline(__always)
-    static func lengthSquared(_ u: SIMD3<Double>) -> Double { u.x * u.x + u.y * u.y + u.z * u.z }
 }

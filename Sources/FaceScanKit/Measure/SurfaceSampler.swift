@@ -17,7 +17,7 @@ enum SurfaceSampler {
             let a = SIMD3<Double>(mesh.positions[Int(i)])
             let u = SIMD3<Double>(mesh.positions[Int(j)]) - a, v = SIMD3<Double>(mesh.positions[Int(k)]) - a
             let c = SIMD3<Double>(u.y * v.z - u.z * v.y, u.z * v.x - u.x * v.z, u.x * v.y - u.y * v.x)
-            let area = 0.5 * ClosestPoint.lengthSquared(c).squareRoot()
+            let area = 0.5 * norm3(c)
             if area.isFinite { total += area }
             cumulative[t] = total
         }

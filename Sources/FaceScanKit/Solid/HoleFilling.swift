@@ -451,14 +451,6 @@ enum HoleFilling {
     UInt64(UInt32(min(a, b))) << 32 | UInt64(UInt32(max(a, b)))
 }
 
-@inline(__always) func cross3(_ u: SIMD3<Double>, _ v: SIMD3<Double>) -> SIMD3<Double> {
-    SIMD3(u.y * v.z - u.z * v.y, u.z * v.x - u.x * v.z, u.x * v.y - u.y * v.x)
-}
-
-@inline(__always) func dot3(_ u: SIMD3<Double>, _ v: SIMD3<Double>) -> Double { (u * v).sum() }
-
-@inline(__always) func norm3(_ u: SIMD3<Double>) -> Double { (u * u).sum().squareRoot() }
-
 func unitNormal3(_ a: SIMD3<Double>, _ b: SIMD3<Double>, _ c: SIMD3<Double>) -> SIMD3<Double> {
     let cr = cross3(b - a, c - a)
     let l = norm3(cr)
