@@ -136,18 +136,10 @@ package enum Batch {
                 return
             }
         }
-        guard let d = opendir(dir) else {
+        guard let entries = directoryEntries(dir) else {
             throw IOFailure(path: dir, "cannot list the directory: \(systemErrorText())")
         }
-        var names: [String] = []
-        while let e = readdir(d) {
-            // In place: a dirent record may end before a copy of its 256-byte d_name would (ASan).
-            let name = withUnsafeMutablePointer(to: &e.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: 1) { String(cString: $0) }
-            }
-            if !name.hasPrefix(".") { names.append(name) }
-        }
-        closedir(d)
+        let names = entries.filter { !$0.hasPrefix(".") }
         let prefix = dir.hasSuffix("/") ? dir : dir + "/"
         for name in names.sorted() {
             let path = prefix + name

@@ -63,16 +63,8 @@ package enum Regression {
 
     /// Sample directories under `root`: those holding a capture, sorted by name.
     package static func sampleDirectories(in root: String) -> [String] {
-        guard let d = opendir(root) else { return [] }
-        defer { closedir(d) }
-        var names: [String] = []
-        while let e = readdir(d) {
-            // In place: a dirent record may end before a copy of its 256-byte d_name would (ASan).
-            let name = withUnsafeMutablePointer(to: &e.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: 1) { String(cString: $0) }
-            }
-            if name.hasPrefix(".") { continue }
-            if captureFile(in: root + "/" + name) != nil { names.append(name) }
+        let names = (directoryEntries(root) ?? []).filter {
+            !$0.hasPrefix(".") && captureFile(in: root + "/" + $0) != nil
         }
         return names.sorted().map { root + "/" + $0 }
     }

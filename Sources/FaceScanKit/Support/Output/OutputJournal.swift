@@ -170,18 +170,5 @@ final class OutputJournal {
     }
 
     /// The names in `directory`, without `.` and `..`.
-    static func entryNames(_ directory: String) -> [String] {
-        guard let d = opendir(directory) else { return [] }
-        defer { closedir(d) }
-        var out: [String] = []
-        while let e = readdir(d) {
-            // In place: glibc's dirent records are d_reclen long, often shorter than the
-            // 256-byte d_name a copy of the field would read (ASan: heap-buffer-overflow).
-            let name = withUnsafeMutablePointer(to: &e.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: 1) { String(cString: $0) }
-            }
-            if name != "." && name != ".." { out.append(name) }
-        }
-        return out
-    }
+    static func entryNames(_ directory: String) -> [String] { directoryEntries(directory) ?? [] }
 }
