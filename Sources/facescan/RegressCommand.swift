@@ -83,14 +83,19 @@ struct RegressCommand: ParsableCommand {
                 if !verbosity.quiet || line.status != .pass { print(line.text) }
             }
             all += lines
+            let failed = lines.contains(where: { Regression.fails($0, allowChanged: allowChanged) })
+            // Measured once, for the page and the artifacts alike.
+            let drift =
+                report.path != nil || (artifacts != nil && failed)
+                ? try Regression.drift(metrics, sampleDir: dir, toleranceUm: toleranceUm) : nil
             if report.path != nil {
                 pageSamples.append(
                     try HTMLReport.sample(
-                        metrics, lines: lines, sampleDir: dir, toleranceUm: toleranceUm, allowChanged: allowChanged))
+                        metrics, lines: lines, sampleDir: dir, drift: drift, allowChanged: allowChanged))
             }
-            if let artifacts, lines.contains(where: { Regression.fails($0, allowChanged: allowChanged) }) {
+            if let artifacts, failed {
                 attachments[name] = try Regression.writeArtifacts(
-                    metrics, lines: lines, sampleDir: dir, toleranceUm: toleranceUm, into: artifacts
+                    metrics, lines: lines, sampleDir: dir, drift: drift, into: artifacts
                 )
                 .filter { $0.hasSuffix(".png") }
             }

@@ -85,25 +85,33 @@ extension Regression {
         ])
     }
 
-    /// This run's mesh against the sample's `expected.stl`: that mesh, each new vertex's distance
-    /// to it (µm; STL outputs are in mm) and the heatmap scale's top (the larger of the largest
-    /// distance and the tolerance, rounded up to 1, 2, 2.5 or 5 × 10ᵏ); nil without `expected.stl`.
-    package static func drift(
-        _ m: Metrics, sampleDir: String, toleranceUm: Double
-    ) throws -> (expected: Mesh, distancesUm: [Double], topUm: Double)? {
+    /// This run's mesh against the sample's `expected.stl` (``drift(_:sampleDir:toleranceUm:)``).
+    package struct Drift {
+        /// The sample's `expected.stl`.
+        package let expected: Mesh
+        /// Each vertex of this run's mesh: its distance to `expected`, µm (STL outputs are in mm).
+        package let distancesUm: [Double]
+        /// The heatmap scale's top: the larger of the largest distance and the tolerance, rounded
+        /// up to 1, 2, 2.5 or 5 × 10ᵏ.
+        package let topUm: Double
+    }
+
+    /// This run's mesh against the sample's `expected.stl`, measured once for the artifacts' heatmap
+    /// and the HTML page alike; nil without `expected.stl`.
+    package static func drift(_ m: Metrics, sampleDir: String, toleranceUm: Double) throws -> Drift? {
         let path = sampleDir + "/expected.stl"
         guard access(path, R_OK) == 0 else { return nil }
         let expected = try Mesh.parseSTL(try FileBytes.read(path), name: path)
         let d = SurfaceDistance.perVertex(m.mesh, to: expected, unitToMicrometres: 1000)
-        return (expected, d, Heatmap.niceMaximum(Swift.max(d.max() ?? 0, toleranceUm)))
+        let top = Heatmap.niceMaximum(Swift.max(d.max() ?? 0, toleranceUm))
+        return Drift(expected: expected, distancesUm: d, topUm: top)
     }
 
-    /// For a failing sample: `dir/SAMPLE/report.txt` (its report lines) and, when the sample has
-    /// `expected.stl`, `dir/SAMPLE/heatmap.png` — this run's mesh coloured by each vertex's distance
-    /// to expected.stl (µm; the scale's top is the larger of the largest distance and the tolerance,
-    /// rounded up to 1, 2, 2.5 or 5 × 10ᵏ). Returns the paths written.
+    /// For a failing sample: `dir/SAMPLE/report.txt` (its report lines) and, with `drift` (the
+    /// sample has `expected.stl`), `dir/SAMPLE/heatmap.png` — this run's mesh coloured by each
+    /// vertex's distance to expected.stl. Returns the paths written.
     package static func writeArtifacts(
-        _ m: Metrics, lines: [Line], sampleDir: String, toleranceUm: Double, into dir: String
+        _ m: Metrics, lines: [Line], sampleDir: String, drift: Drift?, into dir: String
     ) throws -> [String] {
         let sample = sampleDir.split(separator: "/").last.map(String.init) ?? sampleDir
         let out = dir + "/" + sample
@@ -113,7 +121,7 @@ extension Regression {
         var written: [String] = []
         try t.stage(Array(lines.map { $0.text + "\n" }.joined().utf8), to: out + "/report.txt")
         written.append(out + "/report.txt")
-        if let drift = try drift(m, sampleDir: sampleDir, toleranceUm: toleranceUm) {
+        if let drift {
             let image = try Heatmap.render(m.mesh, valuesUm: drift.distancesUm, maxUm: drift.topUm).image
             try t.stage(try PNGEncoder.encode(image, name: out + "/heatmap.png"), to: out + "/heatmap.png")
             written.append(out + "/heatmap.png")

@@ -238,10 +238,11 @@ extension HTMLReport {
     // MARK: Regress
 
     /// The page entry of one regression sample: `expected.stl` and this run's mesh rendered alike
-    /// (``sampleImageSide``), the heatmap of each new vertex's distance to `expected.stl` (the
-    /// artifacts' heatmap), and the metric lines.
+    /// (``sampleImageSide``), the heatmap of each new vertex's distance to `expected.stl` (`drift`,
+    /// the artifacts' heatmap; nil without `expected.stl`), and the metric lines.
     package static func sample(
-        _ m: Regression.Metrics, lines: [Regression.Line], sampleDir: String, toleranceUm: Double, allowChanged: Bool
+        _ m: Regression.Metrics, lines: [Regression.Line], sampleDir: String, drift: Regression.Drift?,
+        allowChanged: Bool
     ) throws -> Sample {
         let name = sampleDir.split(separator: "/").last.map(String.init) ?? sampleDir
         let failing = lines.filter { Regression.fails($0, allowChanged: allowChanged) }
@@ -254,7 +255,7 @@ extension HTMLReport {
         let options = RenderOptions(size: sampleImageSide)
         let current = try image(Rasterizer.render(m.mesh, options: options), maxSide: sampleImageSide)
         var expected: Image?, heat: Image?, rms: Double?, mx: Double?
-        if let drift = try Regression.drift(m, sampleDir: sampleDir, toleranceUm: toleranceUm) {
+        if let drift {
             expected = try image(Rasterizer.render(drift.expected, options: options), maxSide: sampleImageSide)
             let d = drift.distancesUm
             rms = (d.reduce(0) { $0 + $1 * $1 } / Double(Swift.max(1, d.count))).squareRoot()
