@@ -13,7 +13,7 @@ private func freshDirectory(_ name: String) -> String {
 }
 
 /// The names in `dir`, sorted, without `.` and `..`.
-private func names(in dir: String) -> [String] { OutputJournal.entryNames(dir).sorted() }
+private func names(in dir: String) -> [String] { (directoryEntries(dir) ?? []).sorted() }
 
 /// Removes `dir` and the files in it.
 private func removeDirectory(_ dir: String) {

@@ -124,7 +124,7 @@ extension ScanSettings {
         units = o.units ?? s.units ?? units
         scale = o.scale ?? s.scale ?? scale
         maxFrames = o.maxFrames ?? s.maxFrames ?? maxFrames
-        gate = o.gate.applied(to: s.gate.applied(to: GateThresholds()))
+        gate = o.gate.applied(to: GateThresholds(settings: s))
         solid = o.solid ?? s.solid
         smoothingWeights = o.smoothingWeights
         noiseLimit = o.noiseLimit

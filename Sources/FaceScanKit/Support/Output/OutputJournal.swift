@@ -125,7 +125,7 @@ final class OutputJournal {
     /// Temporaries and `….new` files without a journal older than `staleAfter` seconds (a process
     /// killed while its signal handler was removing them) are removed too.
     static func recover(_ directory: String, staleAfter: Int = 10) {
-        let names = entryNames(directory).filter { $0.hasPrefix(namePrefix) }
+        let names = (directoryEntries(directory) ?? []).filter { $0.hasPrefix(namePrefix) }
         let prefixLength = namePrefix.utf8.count + 6
         var live: Set<String> = []
         for name in names where name.hasSuffix(suffix) && name.utf8.count == prefixLength + suffix.utf8.count {
@@ -168,7 +168,4 @@ final class OutputJournal {
         let next = name.utf8[name.utf8.index(name.utf8.startIndex, offsetBy: prefix.utf8.count)]
         return next == UInt8(ascii: "-") || next == UInt8(ascii: ".")
     }
-
-    /// The names in `directory`, without `.` and `..`.
-    static func entryNames(_ directory: String) -> [String] { directoryEntries(directory) ?? [] }
 }
