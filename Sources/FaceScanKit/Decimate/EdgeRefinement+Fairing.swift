@@ -9,25 +9,22 @@
 // still turns at the coarse edges (shallow creases along them, the facets of the coarse mesh seen
 // through); the sweeps spread those turns over the new vertices around them. The input's
 // vertices stay fixed (the result still interpolates the capture), and so do the boundary's
-// vertices and the new vertices near the input's sharp creases (within
-// ``EdgeRefinement/fairingHops`` edges of a vertex on a crease over
-// ``EdgeRefinement/sharpCreaseDegrees``): there the thin-plate surface would round a fold the
-// capture has (lips, eyelids, nostrils) and overshoot it.
+// vertices. Around the input's folds (lips, eyelids, nostrils) the sweeps move the new vertices
+// too: a move that would make any crease sharper than the input's sharpest is undone there.
 
 extension EdgeRefinement {
     /// Gauss–Seidel sweeps of the bi-Laplacian update over the new vertices. Two half steps
     /// (``fairingStep``) take the MediaPipe face at 5 000 / 10 000 / 20 000 vertices from a
-    /// 99th-percentile crease of 25.6° / 20.4° / 16.3° to 24.6° / 18.6° / 14.4°, and the
-    /// ARKit-sized ICT face 5 µm nearer its dense truth; full steps to convergence make the
-    /// 5 000-vertex face's worse (25.9°: the frozen band around the folds stands out) and move
-    /// the ICT face away from its truth (docs/ALGORITHMS.md, "What was tried").
+    /// 99th-percentile crease of 25.6° / 20.4° / 16.3° to 24.5° / 18.6° / 14.6°, the ARKit-sized
+    /// ICT face from 57.6° / 45.0° / 33.9° to 53.1° / 39.6° / 29.8° and 6 µm nearer its dense
+    /// truth; more or longer steps move the ICT face away from its truth (docs/ALGORITHMS.md,
+    /// "What was tried").
     static let fairingSweeps = 2
     /// Share of the bi-Laplacian step each vertex takes in a sweep.
     static let fairingStep = 0.5
-    /// New vertices fewer than this many edges from a vertex on one of the input's sharp creases
-    /// (over ``sharpCreaseDegrees``) keep their PN points: closer, the thin-plate surface rounds
-    /// the fold and cuts triangles under 1° on the ICT face.
-    static let fairingHops = 2
+    /// Rounds of undoing moves that sharpen a crease past the input's sharpest before every new
+    /// vertex goes back to its PN point (never reached on the samples: one or two rounds do).
+    static let fairingUndoRounds = 16
     /// Fairing runs only when refinement at least multiplies the vertex count by this: below,
     /// the new vertices stand alone between input vertices, with no coarse facet around them to
     /// smooth, and the PN point is the better guess (the ICT neutral face, 9 409 → 10 000 vertices,
@@ -38,10 +35,10 @@ extension EdgeRefinement {
 extension EdgeRefinement.State {
     /// Moves the vertices added by refinement (indices from `inputCount` on) by
     /// ``EdgeRefinement/fairingSweeps`` Gauss–Seidel sweeps of the bi-Laplacian (see the file's header),
-    /// all but those on the boundary and near the input's sharp creases (``creaseVertices``).
-    /// A move that leaves a dihedral angle sharper than the input's sharpest (``creaseCosine``)
-    /// is undone around that edge (four rounds at most), so fairing makes no crease sharper than
-    /// the input's.
+    /// all but those on the boundary. A move that leaves a dihedral angle sharper than the
+    /// input's sharpest (``creaseCosine``) is undone around that edge, round after round until
+    /// none is (after ``EdgeRefinement/fairingUndoRounds`` every move is undone), so fairing
+    /// makes no crease sharper than the input's.
     /// Nothing moves when the mesh has fewer than ``EdgeRefinement/fairingRatio`` times
     /// `inputCount` vertices. Sequential and in index order: the same input gives the same bytes.
     mutating func fair(inputCount: Int) {
@@ -87,34 +84,12 @@ extension EdgeRefinement.State {
                 }
             }
         }
-        // 2. Which vertices move: new, inside, and at least fairingHops edges from a sharp
-        //    crease's vertex (breadth-first from those).
+        // 2. Which vertices move: the new ones inside.
         var free = [Bool](repeating: false, count: n)
         var moved = false
-        start.withUnsafeBufferPointer { st in
-            neighbours.withUnsafeBufferPointer { nb in
-                free.withUnsafeMutableBufferPointer { fr in
-                    for v in inputCount..<n where !boundary[v] { fr[v] = true }
-                    var frontier: [Int32] = []
-                    var near = [Bool](repeating: false, count: n)
-                    for v in 0..<min(inputCount, creaseVertices.count) where creaseVertices[v] {
-                        near[v] = true
-                        frontier.append(Int32(v))
-                    }
-                    for _ in 1..<max(EdgeRefinement.fairingHops, 1) {
-                        var next: [Int32] = []
-                        for v in frontier {
-                            for k in Int(st[Int(v)])..<Int(st[Int(v) + 1]) where !near[Int(nb[k])] {
-                                near[Int(nb[k])] = true
-                                next.append(nb[k])
-                            }
-                        }
-                        frontier = next
-                    }
-                    for v in inputCount..<n where near[v] { fr[v] = false }
-                    for v in inputCount..<n where fr[v] { moved = true }
-                }
-            }
+        for v in inputCount..<n where !boundary[v] {
+            free[v] = true
+            moved = true
         }
         guard moved else { return }
         // 3. The sweeps, in Float (as the positions): U for every vertex (zero on the boundary, whose umbrella is
@@ -170,13 +145,14 @@ extension EdgeRefinement.State {
         }
         // 4. No crease sharper than the input's sharpest: where a dihedral angle is, the four
         //    vertices of its two triangles go back to their PN points (a few rounds at most).
-        //    Unit normals once per triangle with a moved corner (zero without area), then one
-        //    dot product per edge.
+        //    Unit normals once per triangle (zero without area: both of an edge's triangles are
+        //    needed, also one with no moved corner), then one dot product per edge.
         let limit = creaseCosine
         let tc = slots / 3
         var unitNormal = [SIMD3<Float>](repeating: .zero, count: tc)
         var movedCorner = [Bool](repeating: false, count: tc)
-        for _ in 0..<4 {
+        var clean = false
+        for _ in 0..<EdgeRefinement.fairingUndoRounds {
             var undone = false
             triangles.withUnsafeBufferPointer { tri in
                 twin.withUnsafeBufferPointer { tw in
@@ -187,7 +163,6 @@ extension EdgeRefinement.State {
                                     for t in 0..<tc {
                                         let a = Int(tri[3 * t]), b = Int(tri[3 * t + 1]), c = Int(tri[3 * t + 2])
                                         mc[t] = fr[a] || fr[b] || fr[c]
-                                        guard mc[t] else { continue }
                                         let e1 = p[b] - p[a], e2 = p[c] - p[a]
                                         let m = SIMD3<Float>(
                                             e1.y * e2.z - e1.z * e2.y, e1.z * e2.x - e1.x * e2.z,
@@ -220,8 +195,12 @@ extension EdgeRefinement.State {
                     }
                 }
             }
-            if !undone { break }
+            if !undone {
+                clean = true
+                break
+            }
         }
+        guard clean else { return }  // every new vertex keeps its PN point
         for v in inputCount..<n where free[v] { positions[v] = x[v] }
     }
 }

@@ -216,12 +216,6 @@ extension EdgeRefinement.State {
             sharpest = min(sharpest, c)
         }
         creaseCosine = sharpest
-        let sharpCosine = cos(EdgeRefinement.sharpCreaseDegrees * .pi / 180)
-        creaseVertices = [Bool](repeating: false, count: positions.count)
-        for h in 0..<count where cosines[h] < sharpCosine {
-            creaseVertices[Int(triangles[h])] = true
-            creaseVertices[Int(triangles[Self.next(h)])] = true
-        }
         let watchAngle = max(
             acos(max(-1, min(1, sharpest))) - EdgeRefinement.creaseWatchDegrees * .pi / 180,
             EdgeRefinement.sharpCreaseDegrees * .pi / 180)

@@ -103,10 +103,6 @@ enum EdgeRefinement {
         var watched: [Bool] = []
         /// Edges with both ends at this z are not split.
         var sparedPlane: Float? = nil
-        /// Per input vertex: on one of the input's creases over ``EdgeRefinement/sharpCreaseDegrees``
-        /// (set by ``EdgeRefinement/State/limitCreases()``; fairing leaves the new vertices near
-        /// them where they are).
-        var creaseVertices: [Bool] = []
 
         init(_ mesh: Mesh, capacity: Int) {
             positions = mesh.positions
