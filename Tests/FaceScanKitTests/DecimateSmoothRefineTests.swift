@@ -75,7 +75,9 @@ struct DecimateSmoothRefineTests {
         let p99 = Self.percentile99(creases)
         let bound = target == 5_000 ? 53.0 : target == 10_000 ? 40.5 : 30.0
         #expect(p99 <= bound, "p99 \(p99)°")
-        #expect(creases.last! <= input.last! + 1e-6, "largest \(creases.last!)° against the input's \(input.last!)°")
+        // The input's sharpest crease stays as it was (its triangles may be split: a thousandth
+        // of a degree for the rounding).
+        #expect(creases.last! <= input.last! + 1e-3, "largest \(creases.last!)° against the input's \(input.last!)°")
         let angles = DecimateFixtures.cornerAngles(r)
         #expect(angles.min()! >= 1)
         #expect(Double(angles.filter { $0 < 5 }.count) <= 0.001 * Double(angles.count))
@@ -84,6 +86,44 @@ struct DecimateSmoothRefineTests {
             let rms = SurfaceDistance.symmetric(r, dense, samplesPerMesh: 40_000).rms
             #expect(rms <= (target == 10_000 ? 163 : 161), "RMS \(rms) µm")
         }
+    }
+
+    /// The largest turn of the outline (the boundary) at one of its vertices, in degrees: the
+    /// angle between a boundary vertex's two boundary edges.
+    static func largestOutlineTurn(_ m: Mesh) -> Double {
+        var uses: [UInt64: Int] = [:]
+        for t in 0..<m.triangleCount {
+            let (a, b, c) = m.triangle(t)
+            for (x, y) in [(a, b), (b, c), (c, a)] { uses[UInt64(min(x, y)) << 32 | UInt64(max(x, y)), default: 0] += 1 }
+        }
+        var neighbours: [UInt32: [UInt32]] = [:]
+        for (key, count) in uses where count == 1 {
+            let x = UInt32(key >> 32), y = UInt32(key & 0xffff_ffff)
+            neighbours[x, default: []].append(y)
+            neighbours[y, default: []].append(x)
+        }
+        var largest = 0.0
+        for (v, around) in neighbours where around.count == 2 {
+            let p = SIMD3<Double>(m.positions[Int(v)])
+            let d1 = p - SIMD3<Double>(m.positions[Int(around[0])]), d2 = SIMD3<Double>(m.positions[Int(around[1])]) - p
+            let c = (d1 * d2).sum() / ((d1 * d1).sum() * (d2 * d2).sum()).squareRoot()
+            largest = max(largest, acos(max(-1, min(1, c))) * 180 / .pi)
+        }
+        return largest
+    }
+
+    /// The outline of a refined face is a smooth curve: the new boundary points follow the
+    /// boundary's own direction through each input vertex instead of each edge's, so the rim
+    /// does not turn at the input's boundary vertices. MediaPipe's face: its 36 rim vertices turn
+    /// by up to 24.1°; refined to 5 000 / 20 000 the largest turn is 7.9° / 5.6° (23.3° with
+    /// each edge's own direction: the coarse polygon with rounded sides).
+    @Test(arguments: [5_000, 20_000])
+    func outlineTurnsWithoutKinks(target: Int) throws {
+        let face = try DecimateFixtures.mediaPipeFace()
+        #expect(Self.largestOutlineTurn(face) > 20)
+        let r = try Decimation.simplify(face, targetVertices: target)
+        let turn = Self.largestOutlineTurn(r)
+        #expect(turn < 10, "largest turn of the outline \(turn)°")
     }
 
     /// The same count costs the same: a finer refinement has smaller creases.

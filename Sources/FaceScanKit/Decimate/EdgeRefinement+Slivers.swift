@@ -163,6 +163,15 @@ extension EdgeRefinement.State {
         }
         let gentle = max(cos(EdgeRefinement.flipCreaseDegrees * .pi / 180), creaseCosine)
         guard (m1 * m2).sum() >= min((n1 * n2).sum(), gentle) else { return false }
+        // Nor may it leave a side of the quadrilateral with a crease sharper than the input's
+        // sharpest (a side on that fold would otherwise end sharper than anything the input has).
+        func keepsSide(_ slot: Int, _ a: UInt32, _ b: UInt32, _ new: UInt32) -> Bool {
+            let o = twin[slot]
+            guard o >= 0 else { return true }
+            return creaseCosine(a, b, new, triangles[Self.prev(Int(o))], at: .zero, .max) >= creaseCosine
+        }
+        guard keepsSide(hp, z, x, w), keepsSide(hn, y, z, w), keepsSide(gn, x, w, z), keepsSide(gp, w, y, z)
+        else { return false }
         // z–w must not be an edge already (the flip would repeat it).
         guard !hasEdge(from: hp, z, to: w) else { return false }
         // Rewrite both triangles in their own slots; the four outer edges keep their twins.
@@ -203,6 +212,20 @@ extension EdgeRefinement.State {
     /// Sets ``creaseCosine`` to the input's sharpest crease, and ``watched`` to the vertices of
     /// the input's creases within ``EdgeRefinement/creaseWatchDegrees`` of it and over
     /// ``EdgeRefinement/sharpCreaseDegrees`` (left empty when there is none).
+    /// Cosine of the mesh's sharpest crease (dihedral angle; 1 when flat or without an inner edge).
+    func sharpestCreaseCosine() -> Double {
+        var sharpest = 1.0
+        for h in 0..<triangles.count where twin[h] > Int32(h) {
+            let g = Int(twin[h])
+            sharpest = min(
+                sharpest,
+                creaseCosine(
+                    triangles[h], triangles[Self.next(h)], triangles[Self.prev(h)], triangles[Self.prev(g)], at: .zero,
+                    .max))
+        }
+        return sharpest
+    }
+
     mutating func limitCreases() {
         let count = triangles.count
         var cosines = [Double](repeating: 1, count: count)

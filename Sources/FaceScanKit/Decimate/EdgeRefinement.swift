@@ -47,8 +47,14 @@ enum EdgeRefinement {
         // Input slivers first: bisection keeps at least half of the smallest angle, so a flat
         // sliver flipped away here does not come back as a fan of thinner ones.
         // (Straight splits — a solid padded to its count — keep their triangles as they are.)
+        // (A flip leaves no crease sharper than the input's sharpest.)
+        if curved { state.creaseCosine = state.sharpestCreaseCosine() }
         let smallest = curved ? state.repairSlivers() : 180
         state.limitCreases()
+        // The outline's own tangents, when refinement at least doubles the count (as fairing:
+        // below that the new boundary points stand alone between input vertices, and on a dense
+        // input the straight boundary is the surface's own).
+        if curved && target >= fairingRatio * mesh.vertexCount { state.setBoundaryLoops() }
         state.pushAllEdges()
         while state.positions.count < target {
             guard state.splitLongest() else { break }
@@ -103,6 +109,10 @@ enum EdgeRefinement {
         var watched: [Bool] = []
         /// Edges with both ends at this z are not split.
         var sparedPlane: Float? = nil
+        /// Per vertex on the boundary: the vertices before and after it along its boundary loop
+        /// (−1 elsewhere; set by ``setBoundaryLoops()`` for curved splits).
+        var boundaryPrevious: [Int32] = []
+        var boundaryNext: [Int32] = []
 
         init(_ mesh: Mesh, capacity: Int) {
             positions = mesh.positions
@@ -191,6 +201,7 @@ enum EdgeRefinement {
                 let h = Int(e.slot)
                 guard triangles[h] == e.a && triangles[State.next(h)] == e.b else { continue }
                 var (p, n) = curvePoint(e.a, e.b)
+                if curved && twin[h] < 0 && !boundaryNext.isEmpty { p = boundaryPoint(e.a, e.b) }
                 // Near the sharpest crease a curved point could sharpen it further: the straight
                 // middle keeps every crease as it was.
                 if curved && !watched.isEmpty && !keepsCreases(h, p) { p = middle(e.a, e.b) }
@@ -240,6 +251,18 @@ enum EdgeRefinement {
             if !watched.isEmpty { watched.append(watched[Int(x)] && watched[Int(y)]) }
             if !uvs.isEmpty { uvs.append((uvs[Int(x)] + uvs[Int(y)]) / 2) }
             let g = Int(twin[h])
+            if !boundaryNext.isEmpty {
+                let m = Int32(positions.count - 1)
+                if g < 0 {
+                    boundaryNext[Int(x)] = m
+                    boundaryPrevious[Int(y)] = m
+                    boundaryPrevious.append(Int32(x))
+                    boundaryNext.append(Int32(y))
+                } else {
+                    boundaryPrevious.append(-1)
+                    boundaryNext.append(-1)
+                }
+            }
             // This side: (x, y, z) → (x, m, z) in place + (m, y, z) appended.
             let (keepH, newH) = splitSide(h)
             guard g >= 0 else {
