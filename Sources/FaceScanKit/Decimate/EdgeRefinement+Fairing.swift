@@ -145,11 +145,12 @@ extension EdgeRefinement.State {
         }
         // 4. No crease sharper than the input's sharpest: where a dihedral angle is, the four
         //    vertices of its two triangles go back to their PN points (a few rounds at most).
-        //    Unit normals once per triangle (zero without area: both of an edge's triangles are
-        //    needed, also one with no moved corner), then one dot product per edge.
+        //    A normal (not unit) per triangle, both of an edge's triangles (also one with no moved
+        //    corner), then per edge a dot product, its sign, and only for the few edges past a
+        //    right angle (the input's sharpest crease is past it on a face) the lengths.
         let limit = creaseCosine
         let tc = slots / 3
-        var unitNormal = [SIMD3<Float>](repeating: .zero, count: tc)
+        var normal = [SIMD3<Float>](repeating: .zero, count: tc)
         var movedCorner = [Bool](repeating: false, count: tc)
         var clean = false
         for _ in 0..<EdgeRefinement.fairingUndoRounds {
@@ -158,27 +159,26 @@ extension EdgeRefinement.State {
                 twin.withUnsafeBufferPointer { tw in
                     x.withUnsafeMutableBufferPointer { p in
                         free.withUnsafeMutableBufferPointer { fr in
-                            unitNormal.withUnsafeMutableBufferPointer { un in
+                            normal.withUnsafeMutableBufferPointer { nm in
                                 movedCorner.withUnsafeMutableBufferPointer { mc in
                                     for t in 0..<tc {
                                         let a = Int(tri[3 * t]), b = Int(tri[3 * t + 1]), c = Int(tri[3 * t + 2])
                                         mc[t] = fr[a] || fr[b] || fr[c]
                                         let e1 = p[b] - p[a], e2 = p[c] - p[a]
-                                        let m = SIMD3<Float>(
+                                        nm[t] = SIMD3<Float>(
                                             e1.y * e2.z - e1.z * e2.y, e1.z * e2.x - e1.x * e2.z,
                                             e1.x * e2.y - e1.y * e2.x)
-                                        let l = (m * m).sum().squareRoot()
-                                        un[t] = l > 0 ? m / l : .zero
                                     }
                                     for h in 0..<slots where tw[h] > Int32(h) {
                                         let g = Int(tw[h])
                                         let t1 = h / 3, t2 = g / 3
                                         guard mc[t1] || mc[t2] else { continue }
-                                        let n1 = un[t1], n2 = un[t2]
-                                        guard (n1 * n1).sum() > 0, (n2 * n2).sum() > 0, Double((n1 * n2).sum()) < limit
-                                        else {
-                                            continue
-                                        }
+                                        let n1 = nm[t1], n2 = nm[t2]
+                                        let dot = Double((n1 * n2).sum())
+                                        // cos < limit; past a right angle only when dot < 0.
+                                        guard limit >= 0 || dot < 0 else { continue }
+                                        let l1 = Double((n1 * n1).sum()), l2 = Double((n2 * n2).sum())
+                                        guard l1 > 0, l2 > 0, dot < limit * (l1 * l2).squareRoot() else { continue }
                                         let corners = (
                                             Int(tri[h]), Int(tri[Self.next(h)]), Int(tri[Self.prev(h)]),
                                             Int(tri[Self.prev(g)])
