@@ -14,9 +14,10 @@ import Darwin
 // only where a triangle has an angle under ``EdgeRefinement/sliverDegrees``). On a surface a flip
 // changes the shape, so it is taken only when the two diagonals nearly meet (their lines pass
 // within a tenth of the shorter one's length: the quadrilateral is nearly flat), both new
-// triangles face the way the old pair did and the crease between them is no sharper than the old
-// one's (or than a gentle 30°): it mends the flat "cap" slivers a decimator leaves (one angle
-// near 180°), not folds.
+// triangles face the way the old pair did, the crease between them is no sharper than the old
+// one's (or than a gentle 30°) and no side of the quadrilateral ends with a crease sharper than
+// the input's sharpest: it mends the flat "cap" slivers a decimator leaves (one angle near 180°),
+// not folds.
 //
 // Creases: a curved split point must not make any dihedral angle sharper than the input's
 // sharpest, so the refined surface has no crease the coarse one did not have.
@@ -209,9 +210,6 @@ extension EdgeRefinement.State {
         return l > 0 ? (n1 * n2).sum() / l : 1
     }
 
-    /// Sets ``creaseCosine`` to the input's sharpest crease, and ``watched`` to the vertices of
-    /// the input's creases within ``EdgeRefinement/creaseWatchDegrees`` of it and over
-    /// ``EdgeRefinement/sharpCreaseDegrees`` (left empty when there is none).
     /// Cosine of the mesh's sharpest crease (dihedral angle; 1 when flat or without an inner edge).
     func sharpestCreaseCosine() -> Double {
         var sharpest = 1.0
@@ -226,6 +224,9 @@ extension EdgeRefinement.State {
         return sharpest
     }
 
+    /// Sets ``creaseCosine`` to the input's sharpest crease, and ``watched`` to the vertices of
+    /// the input's creases within ``EdgeRefinement/creaseWatchDegrees`` of it and over
+    /// ``EdgeRefinement/sharpCreaseDegrees`` (left empty when there is none).
     mutating func limitCreases() {
         let count = triangles.count
         var cosines = [Double](repeating: 1, count: count)
