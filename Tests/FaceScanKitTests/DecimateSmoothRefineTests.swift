@@ -94,7 +94,9 @@ struct DecimateSmoothRefineTests {
         var uses: [UInt64: Int] = [:]
         for t in 0..<m.triangleCount {
             let (a, b, c) = m.triangle(t)
-            for (x, y) in [(a, b), (b, c), (c, a)] { uses[UInt64(min(x, y)) << 32 | UInt64(max(x, y)), default: 0] += 1 }
+            for (x, y) in [(a, b), (b, c), (c, a)] {
+                uses[UInt64(min(x, y)) << 32 | UInt64(max(x, y)), default: 0] += 1
+            }
         }
         var neighbours: [UInt32: [UInt32]] = [:]
         for (key, count) in uses where count == 1 {
