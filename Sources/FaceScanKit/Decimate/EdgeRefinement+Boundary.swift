@@ -30,28 +30,27 @@ extension EdgeRefinement.State {
     /// Sets ``boundaryPrevious`` and ``boundaryNext`` from the boundary's half-edges (a vertex on
     /// two boundary loops keeps the last pair it was given).
     mutating func setBoundaryLoops() {
-        var any = false
+        boundaryPrevious = [Int32](repeating: -1, count: positions.count)
+        boundaryNext = [Int32](repeating: -1, count: positions.count)
+        boundaryPrevious.reserveCapacity(positions.capacity)
+        boundaryNext.reserveCapacity(positions.capacity)
         for h in 0..<triangles.count where twin[h] < 0 {
-            if !any {
-                boundaryPrevious = [Int32](repeating: -1, count: positions.count)
-                boundaryNext = [Int32](repeating: -1, count: positions.count)
-                boundaryPrevious.reserveCapacity(positions.capacity)
-                boundaryNext.reserveCapacity(positions.capacity)
-                any = true
-            }
             let a = triangles[h], b = triangles[Self.next(h)]
             boundaryNext[Int(a)] = Int32(b)
             boundaryPrevious[Int(b)] = Int32(a)
         }
     }
 
-    /// The middle of the cubic Hermite curve along the boundary edge a → b (see the file's
-    /// header), at most ``EdgeRefinement/maximumBulge`` of the edge's length off it.
-    func boundaryPoint(_ a: UInt32, _ b: UInt32) -> SIMD3<Float> {
+    /// The offset from the straight middle of the boundary edge a → b to the middle of the cubic
+    /// Hermite curve along it (see the file's header; `normals`: a's and b's). The caller bounds
+    /// it as it bounds a PN point's.
+    func outlineBulge(
+        _ a: UInt32, _ b: UInt32, normals: (SIMD3<Double>, SIMD3<Double>)
+    ) -> SIMD3<Double> {
         let pa = point(a), pb = point(b)
         let d = pb - pa
         let length = (d * d).sum().squareRoot()
-        guard length > 0 else { return SIMD3<Float>(pa) }
+        guard length > 0 else { return .zero }
         let corner = cos(EdgeRefinement.boundaryCornerDegrees * .pi / 180)
         // The tangent at `v` (normal n): the edge projected on the tangent plane, turned to the
         // mean of the two boundary edges' directions when `other` (the vertex across v from the
@@ -68,13 +67,8 @@ extension EdgeRefinement.State {
             guard lt > 0 else { return projected }
             return t * ((projected * projected).sum().squareRoot() / lt)
         }
-        let na = SIMD3<Double>(normals[Int(a)]), nb = SIMD3<Double>(normals[Int(b)])
-        let ta = tangent(pa, na, boundaryPrevious[Int(a)], into: true)
-        let tb = tangent(pb, nb, boundaryNext[Int(b)], into: false)
-        var bulge = (ta - tb) / 8 * EdgeRefinement.bulgeScale
-        let limit = EdgeRefinement.maximumBulge * length
-        let size = (bulge * bulge).sum().squareRoot()
-        if size > limit { bulge *= limit / size }
-        return SIMD3<Float>((pa + pb) / 2 + bulge)
+        let ta = tangent(pa, normals.0, boundaryPrevious[Int(a)], into: true)
+        let tb = tangent(pb, normals.1, boundaryNext[Int(b)], into: false)
+        return (ta - tb) / 8 * EdgeRefinement.bulgeScale
     }
 }

@@ -210,17 +210,18 @@ extension EdgeRefinement.State {
         return l > 0 ? (n1 * n2).sum() / l : 1
     }
 
+    /// Cosine of the dihedral angle across the inner edge of slot `h` (its twin's triangle on the
+    /// other side).
+    func creaseCosine(across h: Int) -> Double {
+        let g = Int(twin[h])
+        return creaseCosine(
+            triangles[h], triangles[Self.next(h)], triangles[Self.prev(h)], triangles[Self.prev(g)], at: .zero, .max)
+    }
+
     /// Cosine of the mesh's sharpest crease (dihedral angle; 1 when flat or without an inner edge).
     func sharpestCreaseCosine() -> Double {
         var sharpest = 1.0
-        for h in 0..<triangles.count where twin[h] > Int32(h) {
-            let g = Int(twin[h])
-            sharpest = min(
-                sharpest,
-                creaseCosine(
-                    triangles[h], triangles[Self.next(h)], triangles[Self.prev(h)], triangles[Self.prev(g)], at: .zero,
-                    .max))
-        }
+        for h in 0..<triangles.count where twin[h] > Int32(h) { sharpest = min(sharpest, creaseCosine(across: h)) }
         return sharpest
     }
 
@@ -232,10 +233,7 @@ extension EdgeRefinement.State {
         var cosines = [Double](repeating: 1, count: count)
         var sharpest = 1.0
         for h in 0..<count where twin[h] > Int32(h) {
-            let g = Int(twin[h])
-            let c = creaseCosine(
-                triangles[h], triangles[Self.next(h)], triangles[Self.prev(h)], triangles[Self.prev(g)], at: .zero,
-                .max)
+            let c = creaseCosine(across: h)
             cosines[h] = c
             sharpest = min(sharpest, c)
         }

@@ -200,8 +200,7 @@ enum EdgeRefinement {
             while let e = pop() {
                 let h = Int(e.slot)
                 guard triangles[h] == e.a && triangles[State.next(h)] == e.b else { continue }
-                var (p, n) = curvePoint(e.a, e.b)
-                if curved && twin[h] < 0 && !boundaryNext.isEmpty { p = boundaryPoint(e.a, e.b) }
+                var (p, n) = curvePoint(e.a, e.b, alongOutline: twin[h] < 0 && !boundaryNext.isEmpty)
                 // Near the sharpest crease a curved point could sharpen it further: the straight
                 // middle keeps every crease as it was.
                 if curved && !watched.isEmpty && !keepsCreases(h, p) { p = middle(e.a, e.b) }
@@ -214,13 +213,20 @@ enum EdgeRefinement {
             return false
         }
 
-        /// The point on the PN cubic of edge a–b at its middle, and its normal.
-        func curvePoint(_ a: UInt32, _ b: UInt32) -> (SIMD3<Float>, SIMD3<Float>) {
+        /// The point on the PN cubic of edge a–b at its middle, and its normal. `alongOutline`:
+        /// a boundary edge whose tangents follow the boundary's line
+        /// (``outlineBulge(_:_:normals:)``, EdgeRefinement+Boundary.swift).
+        func curvePoint(_ a: UInt32, _ b: UInt32, alongOutline: Bool = false) -> (SIMD3<Float>, SIMD3<Float>) {
             let p1 = SIMD3<Double>(positions[Int(a)]), p2 = SIMD3<Double>(positions[Int(b)])
             let n1 = SIMD3<Double>(normals[Int(a)]), n2 = SIMD3<Double>(normals[Int(b)])
             let d = p2 - p1
-            let w12 = (d * n1).sum(), w21 = -(d * n2).sum()
-            var bulge = curved ? -(w12 * n1 + w21 * n2) / 8 * EdgeRefinement.bulgeScale : .zero
+            var bulge: SIMD3<Double> = .zero
+            if curved && alongOutline {
+                bulge = outlineBulge(a, b, normals: (n1, n2))
+            } else if curved {
+                let w12 = (d * n1).sum(), w21 = -(d * n2).sum()
+                bulge = -(w12 * n1 + w21 * n2) / 8 * EdgeRefinement.bulgeScale
+            }
             let limit = EdgeRefinement.maximumBulge * (d * d).sum().squareRoot()
             let size = (bulge * bulge).sum().squareRoot()
             if size > limit { bulge *= limit / size }
