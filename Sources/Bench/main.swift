@@ -22,6 +22,15 @@ if CommandLine.arguments.count >= 4 && CommandLine.arguments[1] == "simplify" {
     exit(0)
 }
 
+// `facescan-bench render [RUNS] [MESH]` times only the thumbnail (512², 2×2 samples) of MESH with
+// 1 and 2 threads; by default the ICT sample's expected output (19 629 triangles, what `process` draws).
+if CommandLine.arguments.count >= 2 && CommandLine.arguments[1] == "render" {
+    let runs = CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 41 : 41
+    let path = CommandLine.arguments.count > 3 ? CommandLine.arguments[3] : "samples/ict-neutral/expected.stl"
+    do { try runRenderBench(path: path, runs: runs) } catch { print("render bench failed: \(error)") }
+    exit(0)
+}
+
 let wanted = Set(CommandLine.arguments.dropFirst())
 func section(_ name: String) -> Bool { wanted.isEmpty || wanted.contains(name) }
 

@@ -32,8 +32,10 @@ public struct RenderedFrame: Sendable {
 /// 4. bin the triangles into horizontal strips of the sample raster (count → prefix-sum → fill),
 ///    so each strip's visibility buffer stays in cache;
 /// 5. per strip, rasterise its triangles, both sides, into a visibility buffer (per sample the
-///    nearest triangle and its side) — bounding box clipped to the strip, edge functions stepped
-///    incrementally along each row, depth test on 1/depth;
+///    nearest triangle and its side) — bounding box clipped to the strip, depth test on 1/depth.
+///    Coverage is watertight: corners snapped to 1/256 sample, integer edge functions stepped
+///    eight samples at a time, and the top-left rule for samples on an edge, so two triangles
+///    sharing an edge cover every sample along it exactly once (no crack, no pin-hole);
 /// 6. per output pixel, colour the visible samples (perspective-correct interpolation of the
 ///    corners' colours) — once at the pixel centre when every sample shows the same triangle
 ///    side, else once per sample — average them in linear light (box filter), take alpha from

@@ -5,11 +5,24 @@ enum StripRenderer {
     /// Output rows per strip: 16 rows at 2×2 supersampling of a 512² image is a 1024 × 32 sample
     /// strip, 256 KiB of visibility buffer.
     static let outputRowsPerStrip = 16
+    /// Fractional bits of the fixed-point sample coordinates coverage is decided on.
+    static let subpixelBits = 8
+    /// One sample in fixed point.
+    static let one = 1 << subpixelBits
+    /// Screen coordinates are clamped to ±2²¹ samples before snapping (far outside the largest
+    /// raster, 2¹⁷ samples), so a snapped coordinate fits 30 bits and an edge function 62.
+    static let clampSamples: Float = 2_097_152
+    /// Largest bounding-box side, in fixed point, of a triangle whose edge functions are stepped
+    /// in 32 bits: an edge function inside the box is at most 2·side² < 2³¹ in magnitude.
+    static let narrowSide: Int64 = 32_000
 
     /// Everything the loops read, as raw buffers valid during one `draw`.
     struct Inputs {
         let tris: UnsafeBufferPointer<UInt32>
         let screen: UnsafeBufferPointer<SIMD2<Float>>
+        /// `screen` snapped to ``subpixelBits`` fractional bits (clamped far outside any raster):
+        /// coverage is decided on these, exactly.
+        let fixed: UnsafeBufferPointer<SIMD2<Int32>>
         let invDepth: UnsafeBufferPointer<Float>
         /// Per-vertex linear RGB of the outside (front) and inside (back) of the surface.
         let front: UnsafeBufferPointer<SIMD4<Float>>
@@ -39,46 +52,53 @@ enum StripRenderer {
         let w = size * ss, h = size * ss
         let stripRows = outputRowsPerStrip * ss
         let stripCount = (size + outputRowsPerStrip - 1) / outputRowsPerStrip
+        let fixed = screen.map { s in SIMD2(snap(s.x), snap(s.y)) }
         triangles.withUnsafeBufferPointer { tris in
             screen.withUnsafeBufferPointer { scr in
-                invDepth.withUnsafeBufferPointer { viz in
-                    front.withUnsafeBufferPointer { front in
-                        back.withUnsafeBufferPointer { back in
-                            SRGB.table.withUnsafeBufferPointer { lut in
-                                pixels.withUnsafeMutableBufferPointer { out in
-                                    depth.withUnsafeMutableBufferPointer { dout in
-                                        let input = Inputs(
-                                            tris: tris, screen: scr, invDepth: viz, front: front, back: back, lut: lut)
-                                        // Bin triangles by the strips their sample rows touch: count → prefix-sum → fill.
-                                        let triangleCount = tris.count / 3
-                                        var offsets = [Int32](repeating: 0, count: stripCount + 1)
-                                        for t in 0..<triangleCount {
-                                            guard let (y0, y1) = rowRange(t, input, width: w, height: h) else {
-                                                continue
+                fixed.withUnsafeBufferPointer { fixed in
+                    invDepth.withUnsafeBufferPointer { viz in
+                        front.withUnsafeBufferPointer { front in
+                            back.withUnsafeBufferPointer { back in
+                                SRGB.table.withUnsafeBufferPointer { lut in
+                                    pixels.withUnsafeMutableBufferPointer { out in
+                                        depth.withUnsafeMutableBufferPointer { dout in
+                                            let input = Inputs(
+                                                tris: tris, screen: scr, fixed: fixed, invDepth: viz, front: front,
+                                                back: back, lut: lut)
+                                            // Bin triangles by the strips their sample rows touch: count → prefix-sum → fill.
+                                            let triangleCount = tris.count / 3
+                                            var offsets = [Int32](repeating: 0, count: stripCount + 1)
+                                            for t in 0..<triangleCount {
+                                                guard let (y0, y1) = rowRange(t, input, width: w, height: h) else {
+                                                    continue
+                                                }
+                                                for s in (y0 / stripRows)...(y1 / stripRows) { offsets[s + 1] += 1 }
                                             }
-                                            for s in (y0 / stripRows)...(y1 / stripRows) { offsets[s + 1] += 1 }
-                                        }
-                                        for s in 0..<stripCount { offsets[s + 1] += offsets[s] }
-                                        var fill = offsets
-                                        var bins = [Int32](repeating: 0, count: Int(offsets[stripCount]))
-                                        for t in 0..<triangleCount {
-                                            guard let (y0, y1) = rowRange(t, input, width: w, height: h) else {
-                                                continue
+                                            for s in 0..<stripCount { offsets[s + 1] += offsets[s] }
+                                            var fill = offsets
+                                            var bins = [Int32](repeating: 0, count: Int(offsets[stripCount]))
+                                            for t in 0..<triangleCount {
+                                                guard let (y0, y1) = rowRange(t, input, width: w, height: h) else {
+                                                    continue
+                                                }
+                                                for s in (y0 / stripRows)...(y1 / stripRows) {
+                                                    bins[Int(fill[s])] = Int32(t)
+                                                    fill[s] += 1
+                                                }
                                             }
-                                            for s in (y0 / stripRows)...(y1 / stripRows) {
-                                                bins[Int(fill[s])] = Int32(t)
-                                                fill[s] += 1
-                                            }
-                                        }
-                                        bins.withUnsafeBufferPointer { bins in
-                                            let run = Run(
-                                                input: input, bins: bins, offsets: offsets, size: size, supersample: ss,
-                                                out: out, depth: dout)
-                                            if threads == 1 || stripCount < 2 {
-                                                run.strips(0..<stripCount)
-                                            } else {
-                                                let half = stripCount / 2
-                                                Parallel.both { k in run.strips(k == 0 ? 0..<half : half..<stripCount) }
+                                            bins.withUnsafeBufferPointer { bins in
+                                                let run = Run(
+                                                    input: input, bins: bins, offsets: offsets, size: size,
+                                                    supersample: ss,
+                                                    out: out, depth: dout)
+                                                if threads == 1 || stripCount < 2 {
+                                                    run.strips(0..<stripCount)
+                                                } else {
+                                                    let half = stripCount / 2
+                                                    Parallel.both { k in
+                                                        run.strips(k == 0 ? 0..<half : half..<stripCount)
+                                                    }
+                                                }
                                             }
                                         }
                                     }
@@ -106,8 +126,9 @@ enum StripRenderer {
         func strips(_ range: Range<Int>) {
             let w = size * supersample, h = w
             let stripRows = outputRowsPerStrip * supersample
-            var zbuf = [Float](repeating: 0, count: w * stripRows)
-            var ibuf = [Int32](repeating: -1, count: w * stripRows)
+            // Seven samples of slack after the last row for `Span.fill8`.
+            var zbuf = [Float](repeating: 0, count: w * stripRows + 7)
+            var ibuf = [Int32](repeating: -1, count: w * stripRows + 7)
             zbuf.withUnsafeMutableBufferPointer { z in
                 ibuf.withUnsafeMutableBufferPointer { id in
                     var strip = Strip(z: z, id: id, width: w)
@@ -128,90 +149,194 @@ enum StripRenderer {
     }
 
     /// The sample rows a drawable triangle covers (clipped to the raster), or nil when it is
-    /// behind the camera, degenerate, or off screen.
+    /// behind the camera, degenerate once snapped, or off screen.
     @inline(__always)
     static func rowRange(_ t: Int, _ input: Inputs, width: Int, height: Int) -> (Int, Int)? {
         let i0 = Int(input.tris[3 * t]), i1 = Int(input.tris[3 * t + 1]), i2 = Int(input.tris[3 * t + 2])
         // Behind or at the camera: not drawn (a framing camera never needs clipping).
         guard input.invDepth[i0] > 0, input.invDepth[i1] > 0, input.invDepth[i2] > 0 else { return nil }
-        let p0 = input.screen[i0], p1 = input.screen[i1], p2 = input.screen[i2]
-        let area = (p1.x - p0.x) * (p2.y - p0.y) - (p1.y - p0.y) * (p2.x - p0.x)
-        guard area != 0, area.isFinite else { return nil }
+        let p0 = input.fixed[i0], p1 = input.fixed[i1], p2 = input.fixed[i2]
+        let ax = Int64(p1.x) - Int64(p0.x), ay = Int64(p1.y) - Int64(p0.y)
+        let bx = Int64(p2.x) - Int64(p0.x), by = Int64(p2.y) - Int64(p0.y)
+        guard ax * by != ay * bx else { return nil }
         let lo = pointwiseMin(p0, pointwiseMin(p1, p2)), hi = pointwiseMax(p0, pointwiseMax(p1, p2))
-        guard lo.x < Float(width), hi.x > 0 else { return nil }
-        // Sample centres are at k + 0.5.
-        let y0 = max(0, ceilInt(lo.y - 0.5)), y1 = min(height - 1, floorInt(hi.y - 0.5))
+        let x0 = firstSample(lo.x), x1 = lastSample(hi.x)
+        guard x0 <= x1, x1 >= 0, x0 < width else { return nil }
+        let y0 = max(0, firstSample(lo.y)), y1 = min(height - 1, lastSample(hi.y))
         return y0 <= y1 ? (y0, y1) : nil
     }
+
+    /// `v` (samples) in fixed point, rounded to nearest; clamped to ±``clampSamples``, NaN as 0.
+    static func snap(_ v: Float) -> Int32 {
+        let c = v.isNaN ? 0 : min(max(v, -clampSamples), clampSamples)
+        return Int32((c * Float(one)).rounded())
+    }
+
+    /// The first sample whose centre (k + ½) is at or after the fixed-point coordinate `v`, and the
+    /// last at or before it.
+    @inline(__always)
+    static func firstSample(_ v: Int32) -> Int { (Int(v) - one / 2 + one - 1) >> subpixelBits }
+
+    @inline(__always)
+    static func lastSample(_ v: Int32) -> Int { (Int(v) - one / 2) >> subpixelBits }
 
     /// `x` clamped to 0…1, NaN to 0 (a shader's colour may be anything).
     @inline(__always)
     static func unitClamp(_ x: Float) -> Float { x > 0 ? (x < 1 ? x : 1) : 0 }
 
-    /// ⌈v⌉ and ⌊v⌋ as Int, clamped to ±2²⁴ (far outside any raster), without a libm call.
-    @inline(__always)
-    static func ceilInt(_ v: Float) -> Int {
-        let c = min(max(v, -16_777_216), 16_777_216)
-        let i = Int(c)
-        return Float(i) < c ? i + 1 : i
-    }
-
-    @inline(__always)
-    static func floorInt(_ v: Float) -> Int {
-        let c = min(max(v, -16_777_216), 16_777_216)
-        let i = Int(c)
-        return Float(i) > c ? i - 1 : i
-    }
-
-    /// Draws triangle `t` into the strip: per sample inside it (edge functions ≥ 0, so samples on
-    /// a shared edge may be claimed by both neighbours; the depth test keeps one) and nearer than
-    /// what is there, records its id and 1/depth.
+    /// Draws triangle `t` into the strip: per sample inside it and nearer than what is there,
+    /// records its id and 1/depth.
+    ///
+    /// Coverage is exact: the edge functions are evaluated in integers on the snapped corners,
+    /// and a sample exactly on an edge belongs to the triangle for which that edge is a left edge
+    /// (interior to its right, x growing) or a top edge (horizontal, interior below) — the
+    /// top-left rule. Two triangles sharing an edge from opposite sides therefore split its
+    /// samples between them with none left out and none drawn twice, so a surface has no cracks.
     @inline(__always)
     static func rasterize(_ t: Int, _ input: Inputs, _ strip: Strip) {
         let i0 = Int(input.tris[3 * t]), i1 = Int(input.tris[3 * t + 1]), i2 = Int(input.tris[3 * t + 2])
+        let q0 = input.fixed[i0], q1 = input.fixed[i1], q2 = input.fixed[i2]
+        let w = strip.width
+        let lo = pointwiseMin(q0, pointwiseMin(q1, q2)), hi = pointwiseMax(q0, pointwiseMax(q1, q2))
+        let x0 = max(0, firstSample(lo.x)), x1 = min(w - 1, lastSample(hi.x))
+        let y0 = max(strip.top, firstSample(lo.y))
+        let y1 = min(strip.top + strip.rows - 1, lastSample(hi.y))
+        guard x0 <= x1, y0 <= y1 else { return }
+        // Edge function of edge a→b at p: (b.x − a.x)(p.y − a.y) − (b.y − a.y)(p.x − a.x);
+        // e0 is edge 1→2 (it weights corner 0), e1 edge 2→0, e2 edge 0→1. Their sum is the
+        // doubled signed area; screen y points down, so a triangle counter-clockwise from
+        // outside has negative area, and all three are negated for it to make inside positive.
+        let x0f = Int64(x0) << subpixelBits + Int64(one / 2), y0f = Int64(y0) << subpixelBits + Int64(one / 2)
+        @inline(__always)
+        func edge(_ a: SIMD2<Int32>, _ b: SIMD2<Int32>) -> (dx: Int64, dy: Int64, origin: Int64) {
+            let dx = Int64(b.x) - Int64(a.x), dy = Int64(b.y) - Int64(a.y)
+            return (dx, dy, dx * (y0f - Int64(a.y)) - dy * (x0f - Int64(a.x)))
+        }
+        var e0 = edge(q1, q2), e1 = edge(q2, q0), e2 = edge(q0, q1)
+        let doubleArea = e0.origin + e1.origin + e2.origin
+        guard doubleArea != 0 else { return }
+        let back: Int32 = doubleArea > 0 ? 1 : 0
+        if doubleArea < 0 {
+            e0 = (-e0.dx, -e0.dy, -e0.origin)
+            e1 = (-e1.dx, -e1.dy, -e1.origin)
+            e2 = (-e2.dx, -e2.dy, -e2.origin)
+        }
+        // Per sample to the right the function grows by −dy, per row down by dx (in fixed point).
+        // A sample on an edge (value 0) is inside only for a left edge (−dy > 0) or a top edge
+        // (dy = 0, dx > 0): the others start one lower, so that `value ≥ 0` means inside.
+        @inline(__always)
+        func start(_ e: (dx: Int64, dy: Int64, origin: Int64)) -> Int64 {
+            e.dy < 0 || (e.dy == 0 && e.dx > 0) ? e.origin : e.origin - 1
+        }
+        // 1/depth is affine in screen space, from the unsnapped corners: z = zx·x + zy·y + zc.
         let z0 = input.invDepth[i0], z1 = input.invDepth[i1], z2 = input.invDepth[i2]
         let p0 = input.screen[i0], p1 = input.screen[i1], p2 = input.screen[i2]
-        let w = strip.width
-        let lo = pointwiseMin(p0, pointwiseMin(p1, p2)), hi = pointwiseMax(p0, pointwiseMax(p1, p2))
-        let x0 = max(0, ceilInt(lo.x - 0.5)), x1 = min(w - 1, floorInt(hi.x - 0.5))
-        let y0 = max(strip.top, ceilInt(lo.y - 0.5)), y1 = min(strip.top + strip.rows - 1, floorInt(hi.y - 0.5))
-        guard x0 <= x1, y0 <= y1 else { return }
-        // Edge function of edge a→b at p: (b.x − a.x)(p.y − a.y) − (b.y − a.y)(p.x − a.x)
-        // = A·p.x + B·p.y + C; e0 weights corner 0 (edge 1→2), e1 corner 1, e2 corner 2.
-        var area = (p1.x - p0.x) * (p2.y - p0.y) - (p1.y - p0.y) * (p2.x - p0.x)
-        // Screen y points down, so a triangle counter-clockwise from outside has negative area.
-        let back: Int32 = area > 0 ? 1 : 0
-        let sign: Float = area > 0 ? 1 : -1
-        area *= sign
-        let a0 = sign * (p1.y - p2.y), b0 = sign * (p2.x - p1.x), c0 = sign * (p1.x * p2.y - p1.y * p2.x)
-        let a1 = sign * (p2.y - p0.y), b1 = sign * (p0.x - p2.x), c1 = sign * (p2.x * p0.y - p2.y * p0.x)
-        let a2 = sign * (p0.y - p1.y), b2 = sign * (p1.x - p0.x), c2 = sign * (p0.x * p1.y - p0.y * p1.x)
+        let area = (p1.x - p0.x) * (p2.y - p0.y) - (p1.y - p0.y) * (p2.x - p0.x)
         let inv = 1 / area
-        // 1/depth is affine in screen space: z = zx·x + zy·y + zc.
-        let zx = (a0 * z0 + a1 * z1 + a2 * z2) * inv
-        let zy = (b0 * z0 + b1 * z1 + b2 * z2) * inv
-        let zc = (c0 * z0 + c1 * z1 + c2 * z2) * inv
-        let tag = Int32(2 * t) + back
-        let zb = strip.z.baseAddress!, ib = strip.id.baseAddress!
-        let fx0 = Float(x0) + 0.5
-        for y in y0...y1 {
-            let fy = Float(y) + 0.5
-            var e0 = a0 * fx0 + b0 * fy + c0
-            var e1 = a1 * fx0 + b1 * fy + c1
-            var e2 = a2 * fx0 + b2 * fy + c2
-            var z = zx * fx0 + zy * fy + zc
-            let row = zb + (y - strip.top) * w, rowID = ib + (y - strip.top) * w
-            // Branch-free: triangles are a few samples wide, so mispredicted branches at every
-            // span end would cost more than always storing.
-            for x in x0...x1 {
-                let old = row[x]
-                let hit = e0 >= 0 && e1 >= 0 && e2 >= 0 && z > old
-                row[x] = hit ? z : old
-                rowID[x] = hit ? tag : rowID[x]
-                e0 += a0
-                e1 += a1
-                e2 += a2
-                z += zx
+        var zx = ((p1.y - p2.y) * z0 + (p2.y - p0.y) * z1 + (p0.y - p1.y) * z2) * inv
+        var zy = ((p2.x - p1.x) * z0 + (p0.x - p2.x) * z1 + (p1.x - p0.x) * z2) * inv
+        var zc = z0 - zx * p0.x - zy * p0.y
+        if !(abs(zx) + abs(zy) < 1e30 && abs(zc) < 1e30) {
+            // Degenerate before snapping (or NaN): one depth for the whole triangle, so that
+            // every depth is finite across the raster (the depth test relies on it).
+            (zx, zy, zc) = (0, 0, max(z0, max(z1, z2)))
+        }
+        let stepX = SIMD3(-e0.dy, -e1.dy, -e2.dy) &<< Int64(subpixelBits)
+        let stepY = SIMD3(e0.dx, e1.dx, e2.dx) &<< Int64(subpixelBits)
+        let origin = SIMD3(start(e0), start(e1), start(e2))
+        let side = max(Int64(hi.x) - Int64(lo.x), Int64(hi.y) - Int64(lo.y))
+        let span = Span(
+            x0: x0, x1: x1, y0: y0, y1: y1, tag: Int32(2 * t) + back, zx: zx, zy: zy, zc: zc, strip: strip)
+        if side <= narrowSide {
+            span.fill8(
+                origin: SIMD3<Int32>(truncatingIfNeeded: origin), stepX: SIMD3<Int32>(truncatingIfNeeded: stepX),
+                stepY: SIMD3<Int32>(truncatingIfNeeded: stepY))
+        } else {
+            span.fill(origin: origin, stepX: stepX, stepY: stepY)
+        }
+    }
+
+    /// One triangle's clipped sample box, tag and depth plane.
+    struct Span {
+        let x0: Int, x1: Int, y0: Int, y1: Int
+        let tag: Int32
+        let zx: Float, zy: Float, zc: Float
+        let strip: Strip
+
+        /// Visits the box row by row, eight samples at a time, with the three edge functions at
+        /// the first sample (`origin`) and their steps in 32 bits. Up to seven samples past the
+        /// box's right side are read and written back unchanged (the strip buffers have room).
+        @inline(__always)
+        func fill8(origin: SIMD3<Int32>, stepX: SIMD3<Int32>, stepY: SIMD3<Int32>) {
+            let w = strip.width
+            let zb = strip.z.baseAddress!, ib = strip.id.baseAddress!
+            let lane = SIMD8<Int32>(0, 1, 2, 3, 4, 5, 6, 7)
+            let step0 = lane &* stepX.x, step1 = lane &* stepX.y, step2 = lane &* stepX.z
+            let next0 = SIMD8(repeating: stepX.x &<< 3), next1 = SIMD8(repeating: stepX.y &<< 3)
+            let next2 = SIMD8(repeating: stepX.z &<< 3)
+            let zLane = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7) * zx, zNext = SIMD8<Float>(repeating: 8 * zx)
+            let tags = SIMD8<Int32>(repeating: tag)
+            let count = x1 - x0 + 1
+            let lanesLeft = SIMD8<Int32>(repeating: Int32(count) &- 1) &- lane
+            let fx0 = Float(x0) + 0.5
+            var rowStart = origin
+            for y in y0...y1 {
+                var e0 = SIMD8(repeating: rowStart.x) &+ step0, e1 = SIMD8(repeating: rowStart.y) &+ step1
+                var e2 = SIMD8(repeating: rowStart.z) &+ step2
+                var z = SIMD8(repeating: zx * fx0 + zy * (Float(y) + 0.5) + zc) + zLane
+                var left = lanesLeft
+                let rowZ = UnsafeMutableRawPointer(zb + (y - strip.top) * w + x0)
+                let rowID = UnsafeMutableRawPointer(ib + (y - strip.top) * w + x0)
+                var k = 0
+                while k < count {
+                    let oldZ = UnsafeRawPointer(rowZ + 4 * k).loadUnaligned(as: SIMD8<Float>.self)
+                    let oldID = UnsafeRawPointer(rowID + 4 * k).loadUnaligned(as: SIMD8<Int32>.self)
+                    // All lanes −1 where a lane is outside (an edge function or its lanes-left
+                    // count negative), else 0; and −1 where nearer than what is there (the sign
+                    // of old − new: both finite, and equal values give +0).
+                    let outside = (e0 | e1 | e2 | left) &>> 31
+                    let nearer = unsafeBitCast(oldZ - z, to: SIMD8<Int32>.self) &>> 31
+                    let hit = nearer & ~outside
+                    let newZ =
+                        (unsafeBitCast(z, to: SIMD8<Int32>.self) & hit)
+                        | (unsafeBitCast(oldZ, to: SIMD8<Int32>.self) & ~hit)
+                    (rowZ + 4 * k).storeBytes(of: newZ, as: SIMD8<Int32>.self)
+                    (rowID + 4 * k).storeBytes(of: (tags & hit) | (oldID & ~hit), as: SIMD8<Int32>.self)
+                    e0 &+= next0
+                    e1 &+= next1
+                    e2 &+= next2
+                    z += zNext
+                    left &-= 8
+                    k += 8
+                }
+                rowStart &+= stepY
+            }
+        }
+
+        /// Visits the box row by row with the three edge functions at the first sample (`origin`)
+        /// and their steps, in `T` (32 bits for boxes small enough, else 64); wrapping adds,
+        /// since the functions are stepped once past the box's last column and row.
+        @inline(__always)
+        func fill<T: FixedWidthInteger & SignedInteger>(origin: SIMD3<T>, stepX: SIMD3<T>, stepY: SIMD3<T>) {
+            let w = strip.width
+            let zb = strip.z.baseAddress!, ib = strip.id.baseAddress!
+            let fx0 = Float(x0) + 0.5
+            var rowStart = origin
+            for y in y0...y1 {
+                var e = rowStart
+                var z = zx * fx0 + zy * (Float(y) + 0.5) + zc
+                let row = zb + (y - strip.top) * w, rowID = ib + (y - strip.top) * w
+                // Branch-free: triangles are a few samples wide, so mispredicted branches at every
+                // span end would cost more than always storing. Inside ⇔ no edge function negative.
+                for x in x0...x1 {
+                    let old = row[x]
+                    let hit = (e.x | e.y | e.z) >= 0 && z > old
+                    row[x] = hit ? z : old
+                    rowID[x] = hit ? tag : rowID[x]
+                    e &+= stepX
+                    z += zx
+                }
+                rowStart &+= stepY
             }
         }
     }
