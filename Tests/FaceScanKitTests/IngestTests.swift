@@ -232,3 +232,109 @@ private func fastDecode(_ text: String, into out: inout [Float], vector: Bool = 
         #expect(messages.count == 2 && messages[0] == messages[1])
     }
 }
+
+/// Large number arrays read in two halves at once (`JSONReader.parallelArrays`, what ingest does
+/// with two threads) give exactly the values, positions and errors of the sequential reading.
+@Suite struct NumberArrayHalvesTests {
+    /// `text` read as one number array followed by `,7`, sequentially and in halves (with a small
+    /// buffer too, so that the array is split across refills or does not fit at all).
+    /// `split`: whether the halves reading takes the array (when it is wholly in the buffer).
+    private func readBoth(_ text: String, split: Bool) -> [Result<([UInt32], Float), InputError>] {
+        var results: [Result<([UInt32], Float), InputError>] = []
+        for chunk in [1 << 20, 1 << 17] {
+            for halves in [false, true] {
+                let reader = JSONReader(
+                    source: ByteSource(bytes: Array((text + ",7").utf8)), name: "t.json", chunkSize: chunk)
+                reader.parallelArrays = halves
+                var out: [Float] = []
+                do throws(InputError) {
+                    try reader.readFloatArray(into: &out, limit: 1_000_000)
+                    // The reading goes on where the array ended.
+                    _ = try reader.nextOrClose(UInt8(ascii: "]"))
+                    // With a 1 MiB buffer the whole array is in it: read in halves when asked.
+                    #expect(reader.arraysReadInHalves == (split && halves && chunk == 1 << 20 ? 1 : 0))
+                    results.append(.success((out.map(\.bitPattern), try reader.readFloat())))
+                } catch {
+                    results.append(.failure(error))
+                }
+            }
+        }
+        return results
+    }
+
+    /// Frames of 9 000 vertices (about 300 KB of numbers each, read in halves with two threads,
+    /// some across a buffer refill): the same mean, to the bit, with one and two threads.
+    @Test func largeFramesAgreeBitForBitWithOneAndTwoThreads() throws {
+        var rng = TestRNG(seed: 4)
+        let n = 9000
+        let base = (0..<(3 * n)).map { _ in Double.random(in: -0.1...0.1, using: &rng) }
+        var b = CaptureBuilder()
+        b.triangles = [0, 1, 2, 1, 2, 3]
+        for _ in 0..<12 {
+            let xyz = base.map { Float($0 + Double.random(in: -1e-3...1e-3, using: &rng)) }
+            b.frames.append("{\"distance\":0.4,\"vertices\":[\(xyz.map { "\($0)" }.joined(separator: ","))]}")
+        }
+        let dir = makeTempDir()
+        writeText(b.json, to: dir + "/c.json")
+        writeText(b.ndjson, to: dir + "/c.ndjson")
+        for file in ["c.json", "c.ndjson"] {
+            var means: [[UInt32]] = []
+            for threads in [1, 2] {
+                var o = PipelineOptions()
+                o.ingestThreads = threads
+                o.maxFrames = 1000
+                var r = Report(input: dir + "/" + file)
+                let ingested = try Pipeline.ingest(input: dir + "/" + file, options: o, report: &r)
+                #expect(r.frames.accepted == 12)
+                means.append(ingested.mesh.positions.flatMap { [$0.x.bitPattern, $0.y.bitPattern, $0.z.bitPattern] })
+            }
+            #expect(means[0].count == 3 * n && means[0] == means[1], "\(file)")
+        }
+    }
+
+    @Test func halvesGiveTheSameValuesAndErrors() throws {
+        var rng = TestRNG(seed: 49)
+        let values = (0..<40_000).map { _ in Float.random(in: -0.2...0.2, using: &rng) }
+        var tokens = values.map { "\($0)" }
+        let plain = "[" + tokens.joined(separator: ",") + "]"
+        let spaced = "[ " + tokens.joined(separator: " ,\n\t") + " \r\n]"
+        // Whitespace around numbers and separators, and numbers only the slow path takes
+        // (more than 19 digits, a large exponent) in the second half.
+        tokens[30_000] = "0.1234567890123456789012345"
+        tokens[30_001] = "12e-30"
+        let mixed = "[ " + tokens.joined(separator: " ,\n\t") + " \r\n]"
+        var badNumber = tokens
+        badNumber[35_000] = "1.2.3"
+        var tooLarge = tokens
+        tooLarge[25_000] = "1e39"
+        var nested = tokens
+        nested[36_000] = "[1]"
+        let cases = [
+            plain, mixed, "[" + badNumber.joined(separator: ",") + "]", "[" + tooLarge.joined(separator: ",") + "]",
+            "[" + nested.joined(separator: ",") + "]", "[" + tokens.joined(separator: ",") + ",]", spaced,
+        ]
+        for (k, text) in cases.enumerated() {
+            let results = readBoth(text, split: k == 0 || k == cases.count - 1)
+            for r in results.dropFirst() {
+                switch (results[0], r) {
+                case (.success(let a), .success(let b)): #expect(a.0 == b.0 && a.1 == b.1, "case \(k)")
+                case (.failure(let a), .failure(let b)): #expect(a.description == b.description, "case \(k)")
+                default: Issue.record("case \(k): \(results[0]) vs \(r)")
+                }
+            }
+            if k < 2 || k == cases.count - 1 {
+                guard case .success(let a) = results[0] else {
+                    Issue.record("case \(k) failed: \(results[0])")
+                    continue
+                }
+                #expect(a.0.count == 40_000 && a.1 == 7)
+                if k != 1 { #expect(a.0 == values.map(\.bitPattern)) }
+            } else {
+                guard case .failure = results[0] else {
+                    Issue.record("case \(k) read without an error")
+                    continue
+                }
+            }
+        }
+    }
+}
