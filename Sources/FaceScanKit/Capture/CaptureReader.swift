@@ -35,12 +35,6 @@ package final class CaptureReader {
     public private(set) var vertexCount: Int?
     /// Frames parsed so far (the index of the next frame).
     public private(set) var framesSeen = 0
-    /// Parse each frame's number array in two halves on two threads (the same values; see
-    /// `JSONReader.parallelArrays`). Off by default.
-    package var parallelArrays: Bool {
-        get { json.parallelArrays }
-        set { json.parallelArrays = newValue }
-    }
 
     private enum Mode {
         case header

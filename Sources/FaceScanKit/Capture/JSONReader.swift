@@ -22,20 +22,6 @@ final class JSONReader {
     /// Growable scratch for number arrays, copied out once per array.
     private var floats: UnsafeMutablePointer<Float> = .allocate(capacity: 1 << 16)
     private var floatCapacity = 1 << 16
-    /// The second half's scratch when a number array is read in two halves (``parallelArrays``).
-    private var floats2: UnsafeMutablePointer<Float> = .allocate(capacity: 1 << 16)
-    private var float2Capacity = 1 << 16
-    /// Read large number arrays in two halves at once, on the calling thread and a second one
-    /// (ingest sets this when it may use two threads). The values are the same either way.
-    var parallelArrays = false
-    /// Smallest number array, in bytes, read in two halves: below it a thread's start costs more
-    /// than half the parsing saves.
-    static let parallelArrayBytes = 1 << 16
-    /// Number arrays read in two halves so far (tests check that the split path ran).
-    private(set) var arraysReadInHalves = 0
-    /// The second thread of ``parallelArrays``: started by the first array read in halves,
-    /// sleeping between arrays, joined when the reader is released.
-    private var pair: Parallel.Pair?
     private let capacity: Int
     private var pos = 0
     private var end = 0
@@ -64,7 +50,6 @@ final class JSONReader {
     deinit {
         buf.deallocate()
         floats.deallocate()
-        floats2.deallocate()
     }
 
     /// Byte offset of the next unread byte.
@@ -416,7 +401,6 @@ final class JSONReader {
     /// values. The hot path of capture ingest.
     func readFloatArray(into out: inout [Float], limit: Int) throws(InputError) {
         try expect(UInt8(ascii: "["), "an array of numbers")
-        if parallelArrays, try readFloatArrayInHalves(into: &out, limit: limit) { return }
         out.removeAll(keepingCapacity: true)
         if try consume(UInt8(ascii: "]")) { return }
         var count = 0
@@ -456,93 +440,6 @@ final class JSONReader {
             if try nextOrClose(UInt8(ascii: "]")) {
                 if count > limit { throw error("array has more than \(limit) values") }
                 return
-            }
-        }
-    }
-
-    /// After an array's `[`: when the whole array is in the buffer (refilled once if need be) and
-    /// at least ``parallelArrayBytes`` long, splits its bytes at a comma near the middle and
-    /// parses the halves at once (``Parallel/Pair``), each into its own scratch, then appends
-    /// them in order. Returns false having consumed nothing when the array is small or longer than
-    /// the buffer, or anything in it is not a plain number the fast path takes, or it has more than
-    /// `limit` values: the sequential reading then parses it or names the error at its byte.
-    private func readFloatArrayInHalves(into out: inout [Float], limit: Int) throws(InputError) -> Bool {
-        var close = closingBracket()
-        if close == nil && !eof && end - pos < capacity / 2 {
-            try ensure(capacity)
-            close = closingBracket()
-        }
-        guard let close, close - pos >= Self.parallelArrayBytes else { return false }
-        let middle = pos + (close - pos) / 2
-        guard let found = memchr(buf + middle, 0x2C, close - middle) else { return false }
-        let comma = found.assumingMemoryBound(to: UInt8.self) - buf
-        // A number and its comma take two bytes at least.
-        let most = (close - pos) / 2 + 1
-        while floatCapacity < most { growFloats() }
-        if float2Capacity < most {
-            floats2.deallocate()
-            float2Capacity = most
-            floats2 = .allocate(capacity: most)
-        }
-        let halves = Halves(
-            bytes: DisjointSlots(base: UnsafeMutableBufferPointer(start: buf, count: end)), end: end,
-            starts: (pos, comma + 1), stops: (comma, close),
-            outs: (
-                DisjointSlots(base: UnsafeMutableBufferPointer(start: floats, count: floatCapacity)),
-                DisjointSlots(base: UnsafeMutableBufferPointer(start: floats2, count: float2Capacity))
-            ))
-        let countsStore = UnsafeMutableBufferPointer<Int>.allocate(capacity: 2)
-        defer { countsStore.deallocate() }
-        let counts = DisjointSlots(base: countsStore)
-        if pair == nil { pair = Parallel.Pair() }
-        pair!.run { k in counts.base[k] = halves.parse(k) }
-        let n0 = counts.base[0], n1 = counts.base[1]
-        guard n0 >= 0, n1 >= 0, n0 + n1 <= limit else { return false }
-        out.removeAll(keepingCapacity: true)
-        out.append(contentsOf: UnsafeBufferPointer(start: floats, count: n0))
-        out.append(contentsOf: UnsafeBufferPointer(start: floats2, count: n1))
-        pos = close + 1
-        arraysReadInHalves += 1
-        return true
-    }
-
-    /// Index of the first `]` in the buffer from `pos`, if any (the end of an array of numbers).
-    private func closingBracket() -> Int? {
-        guard end > pos, let found = memchr(buf + pos, 0x5D, end - pos) else { return nil }
-        return found.assumingMemoryBound(to: UInt8.self) - buf
-    }
-
-    /// The two halves of one number array in the buffer. The buffer (`bytes`, its first `end`
-    /// bytes) is only read while both are parsed; each half writes only its own scratch.
-    private struct Halves: Sendable {
-        let bytes: DisjointSlots<UInt8>
-        let end: Int
-        let starts: (Int, Int)
-        /// Each half's last separator: its comma, the array's `]`.
-        let stops: (Int, Int)
-        let outs: (DisjointSlots<Float>, DisjointSlots<Float>)
-
-        /// Parses half `k`: numbers (whitespace around them) separated by commas, the last one
-        /// followed by the byte at its stop; returns the count, or −1 when anything else is found
-        /// (including a number the fast path leaves to the sequential reading, and a non-finite one).
-        func parse(_ k: Int) -> Int {
-            var i = k == 0 ? starts.0 : starts.1
-            let stop = k == 0 ? stops.0 : stops.1
-            let out = (k == 0 ? outs.0 : outs.1).base.baseAddress!
-            let buf = UnsafePointer(bytes.base.baseAddress!)
-            var count = 0
-            // The byte at `stop` is a comma or `]`, so neither loop below runs past it.
-            while true {
-                while JSONReader.isSpace(buf[i]) { i += 1 }
-                guard i < stop, let (v, n) = FastFloat.parseFloatToken(buf + i, end - i), v.isFinite else { return -1 }
-                var q = i + n
-                while JSONReader.isSpace(buf[q]) { q += 1 }
-                guard q <= stop else { return -1 }
-                out[count] = v
-                count += 1
-                if q == stop { return count }
-                guard buf[q] == 0x2C else { return -1 }
-                i = q + 1
             }
         }
     }

@@ -106,7 +106,6 @@ extension FaceScanSession {
         var fold = FrameFold(rejectOutliers: settings.rejectOutliers, weighting: settings.frameWeighting)
         fold.accumulator = accumulator
         let threaded = threads > 1 ? ThreadedFold(fold) : nil
-        reader.parallelArrays = threads > 1
         var cancelled = false
         do throws(InputError) {
             while !isComplete, try reader.nextFrame(&frame) {
