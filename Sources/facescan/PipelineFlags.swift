@@ -32,7 +32,7 @@ struct PipelineFlags: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help:
-            "Taubin smoothing passes (0 disables), or auto (from the estimated noise). (default: the capture's settings, else 2)"
+            "Taubin smoothing passes (0 disables), or auto: the passes with the least estimated error, from the noise measured in the frames. (default: the capture's settings, else auto)"
     )
     var smoothing: String?
 
@@ -138,7 +138,7 @@ struct PipelineFlags: ParsableArguments {
         options.formats = formats.map { $0.split(separator: ",").map(String.init) }
         options.quality = quality
         options.targetVertices = targetVertices
-        options.smoothingIterations = smoothing.map { $0 == "auto" ? ResolvedSettings.autoSmoothing : Int($0)! }
+        options.smoothing = smoothing.flatMap { Smoothing($0) }
         options.smoothingWeights = weights
         options.units = units
         options.scale = scale

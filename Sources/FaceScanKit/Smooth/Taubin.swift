@@ -53,66 +53,109 @@ package struct TaubinOptions: Sendable, Equatable {
 package enum Taubin {
     package static func smooth(_ mesh: Mesh, adjacency: Adjacency, options: TaubinOptions) -> Mesh {
         guard options.iterations > 0, mesh.vertexCount > 0 else { return mesh }
-        let n = mesh.vertexCount
-        precondition(adjacency.vertexCount == n)
-        // Per-vertex neighbour lists and weights (normalised to sum 1) in one CSR layout: interior
-        // vertices use all neighbours, boundary vertices their boundary neighbours only.
-        var offsets = [Int32](repeating: 0, count: n + 1)
-        var nbr: [UInt32] = []
-        var wgt: [Double] = []
-        nbr.reserveCapacity(adjacency.neighbors.count)
-        wgt.reserveCapacity(adjacency.neighbors.count)
-        let cot = options.weights == .cotangent ? cotangentWeights(mesh, adjacency) : nil
-        for v in 0..<n {
-            let start = nbr.count
-            if adjacency.isBoundary[v] {
-                let lo = Int(adjacency.boundaryOffsets[v]), hi = Int(adjacency.boundaryOffsets[v + 1])
-                if hi - lo == 2
-                    && !isCorner(
-                        mesh.positions, v, adjacency.boundaryNeighbors[lo], adjacency.boundaryNeighbors[lo + 1])
-                {
+        let op = Operator(mesh, adjacency: adjacency, options: options)
+        var out = mesh
+        op.run(from: mesh.positions.map { SIMD3<Double>($0) }, passes: options.iterations) { pass, p in
+            guard pass == options.iterations else { return }
+            for v in 0..<p.count { out.positions[v] = SIMD3<Float>(p[v]) }
+        }
+        return out
+    }
+
+    /// The smoothing of one mesh, set up once (neighbour lists and weights, normals, bounds) and
+    /// run from any start positions: the mesh's own, or the same positions plus a perturbation (the
+    /// automatic smoothing measures the operator's response to noise this way, see `AutoSmoothing`).
+    package struct Operator {
+        let offsets: [Int32]
+        let nbr: [UInt32]
+        let wgt: [Double]
+        let normals: [SIMD3<Double>]
+        let featureScale: [Double]
+        let limit: [Double]
+        let constrain: Bool
+        let normalOnly: Bool
+        let isBoundary: [Bool]
+        let lambda: Double
+        let mu: Double
+
+        package var vertexCount: Int { offsets.count - 1 }
+
+        package init(_ mesh: Mesh, adjacency: Adjacency, options: TaubinOptions) {
+            let n = mesh.vertexCount
+            precondition(adjacency.vertexCount == n)
+            // Per-vertex neighbour lists and weights (normalised to sum 1) in one CSR layout: interior
+            // vertices use all neighbours, boundary vertices their boundary neighbours only.
+            var offsets = [Int32](repeating: 0, count: n + 1)
+            var nbr: [UInt32] = []
+            var wgt: [Double] = []
+            nbr.reserveCapacity(adjacency.neighbors.count)
+            wgt.reserveCapacity(adjacency.neighbors.count)
+            let cot = options.weights == .cotangent ? Taubin.cotangentWeights(mesh, adjacency) : nil
+            for v in 0..<n {
+                let start = nbr.count
+                if adjacency.isBoundary[v] {
+                    let lo = Int(adjacency.boundaryOffsets[v]), hi = Int(adjacency.boundaryOffsets[v + 1])
+                    if hi - lo == 2
+                        && !Taubin.isCorner(
+                            mesh.positions, v, adjacency.boundaryNeighbors[lo], adjacency.boundaryNeighbors[lo + 1])
+                    {
+                        for k in lo..<hi {
+                            nbr.append(adjacency.boundaryNeighbors[k])
+                            wgt.append(0.5)
+                        }
+                    }
+                } else {
+                    let lo = Int(adjacency.offsets[v]), hi = Int(adjacency.offsets[v + 1])
+                    var sum = 0.0
                     for k in lo..<hi {
-                        nbr.append(adjacency.boundaryNeighbors[k])
-                        wgt.append(0.5)
+                        let w = cot?[k] ?? 1
+                        nbr.append(adjacency.neighbors[k])
+                        wgt.append(w)
+                        sum += w
+                    }
+                    if sum > 0 {
+                        for k in start..<nbr.count { wgt[k] /= sum }
+                    } else {
+                        nbr.removeSubrange(start...)
+                        wgt.removeSubrange(start...)
                     }
                 }
-            } else {
-                let lo = Int(adjacency.offsets[v]), hi = Int(adjacency.offsets[v + 1])
-                var sum = 0.0
-                for k in lo..<hi {
-                    let w = cot?[k] ?? 1
-                    nbr.append(adjacency.neighbors[k])
-                    wgt.append(w)
-                    sum += w
-                }
-                if sum > 0 {
-                    for k in start..<nbr.count { wgt[k] /= sum }
-                } else {
-                    nbr.removeSubrange(start...)
-                    wgt.removeSubrange(start...)
-                }
+                offsets[v + 1] = Int32(nbr.count)
             }
-            offsets[v + 1] = Int32(nbr.count)
+            self.offsets = offsets
+            self.nbr = nbr
+            self.wgt = wgt
+            constrain = options.normalOnly || options.displacementLimit != nil
+            normalOnly = options.normalOnly
+            featureScale = options.featureScale.map { $0.map { 1 / (2 * Double($0) * Double($0) + 1e-300) } } ?? []
+            normals = constrain || !featureScale.isEmpty ? mesh.vertexNormals().map { SIMD3<Double>($0) } : []
+            limit =
+                options.displacementLimit.map { $0.map { Double($0) } }
+                ?? [Double](repeating: .infinity, count: constrain ? n : 0)
+            precondition(limit.count == (constrain ? n : 0), "one displacement limit per vertex")
+            isBoundary = adjacency.isBoundary
+            lambda = options.lambda
+            mu = options.mu
         }
-        var p = mesh.positions.map { SIMD3<Double>($0) }
-        var q = p
-        let origin = p
-        let constrain = options.normalOnly || options.displacementLimit != nil
-        let featureScale = options.featureScale.map { $0.map { 1 / (2 * Double($0) * Double($0) + 1e-300) } } ?? []
-        let normals = constrain || !featureScale.isEmpty ? mesh.vertexNormals().map { SIMD3<Double>($0) } : []
-        let limit =
-            options.displacementLimit.map { $0.map { Double($0) } }
-            ?? [Double](repeating: .infinity, count: constrain ? n : 0)
-        precondition(limit.count == (constrain ? n : 0), "one displacement limit per vertex")
-        for _ in 0..<options.iterations {
-            step(&p, &q, offsets, nbr, wgt, options.lambda, normals, featureScale)
-            if constrain { project(&p, origin, normals, limit, adjacency.isBoundary, options.normalOnly) }
-            step(&p, &q, offsets, nbr, wgt, options.mu, normals, featureScale)
-            if constrain { project(&p, origin, normals, limit, adjacency.isBoundary, options.normalOnly) }
+
+        /// Runs `passes` passes from `start` (one position per vertex; the displacement bound is
+        /// measured from it), calling `each(k, positions)` after pass k = 1…`passes`.
+        package func run(
+            from start: [SIMD3<Double>], passes: Int, each: (Int, [SIMD3<Double>]) -> Void
+        ) {
+            precondition(start.count == vertexCount)
+            var p = start
+            var q = p
+            let origin = p
+            guard passes > 0 else { return }
+            for pass in 1...passes {
+                Taubin.step(&p, &q, offsets, nbr, wgt, lambda, normals, featureScale)
+                if constrain { Taubin.project(&p, origin, normals, limit, isBoundary, normalOnly) }
+                Taubin.step(&p, &q, offsets, nbr, wgt, mu, normals, featureScale)
+                if constrain { Taubin.project(&p, origin, normals, limit, isBoundary, normalOnly) }
+                each(pass, p)
+            }
         }
-        var out = mesh
-        for v in 0..<n { out.positions[v] = SIMD3<Float>(p[v]) }
-        return out
     }
 
     /// A boundary vertex whose boundary turns by more than this is a corner and is not moved.
