@@ -322,6 +322,7 @@ public struct FaceScanSession: Sendable {
             taubin.featureScale = se.map { Float($0 * settings.featureScale) }
         }
         var adjacency: Adjacency?
+        var chosen: Mesh?  // auto: the mean face already smoothed with the chosen passes
         switch settings.smoothing {
         case .auto:
             let adj = Adjacency(triangles: mesh.triangles, vertexCount: mesh.vertexCount)
@@ -329,6 +330,7 @@ public struct FaceScanSession: Sendable {
             let choice = AutoSmoothing.choose(
                 mesh: mesh, adjacency: adj, options: taubin, noise: ingested.noiseSamples)
             taubin.iterations = choice.passes
+            chosen = choice.smoothed
             report.smoothing = Report.Smoothing(passes: choice.passes, automatic: true, reason: choice.reason)
         case .passes(let n):
             taubin.iterations = n
@@ -340,7 +342,7 @@ public struct FaceScanSession: Sendable {
         }
         if taubin.iterations > 0 {
             let adjacency = adjacency ?? Adjacency(triangles: mesh.triangles, vertexCount: mesh.vertexCount)
-            let smoothed = Taubin.smooth(mesh, adjacency: adjacency, options: taubin)
+            let smoothed = chosen ?? Taubin.smooth(mesh, adjacency: adjacency, options: taubin)
             if let se = ingested.standardErrors {
                 report.accuracy = NoiseEstimate.measure(
                     mesh: mesh, smoothed: smoothed, standardErrors: se,

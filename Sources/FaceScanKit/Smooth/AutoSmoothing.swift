@@ -27,8 +27,12 @@ package enum AutoSmoothing {
         /// Passes chosen.
         package var passes: Int
         /// Estimated RMS surface error (metres, along the normal, area-weighted) after k passes,
-        /// k = 0 … `maximumPasses`; nil when there was no noise estimate.
+        /// k = 0, 1, … up to where the estimate stopped (see ``choose(mesh:adjacency:options:noise:maximumPasses:)``);
+        /// nil when there was no noise estimate.
         package var estimatedError: [Double]?
+        /// The mean face after ``passes`` passes (exactly `Taubin.smooth`'s result); nil when no
+        /// pass was chosen or there was no noise estimate.
+        package var smoothed: Mesh?
 
         /// One line for the verbose output: what was chosen and why.
         package var reason: String {
@@ -38,63 +42,80 @@ package enum AutoSmoothing {
             func um(_ k: Int) -> String { "\(Int((e[k] * 1e6).rounded())) µm" }
             let last = e.count - 1
             return "smoothing: \(passes) \(passes == 1 ? "pass" : "passes") chosen from the measured noise "
-                + "(estimated error \(um(passes)); none \(um(0)), \(last) passes \(um(last)))"
+                + "(estimated error \(um(passes)); none \(um(0)), \(last) \(last == 1 ? "pass" : "passes") \(um(last)))"
         }
     }
 
     /// The pass count (0 … `maximumPasses`) with the least estimated error for `mesh` (the mean
     /// face) smoothed with `options` (its `iterations` ignored); `noise`: the accumulator's noise
     /// samples, nil with one frame (then the fixed default of 2 passes).
+    ///
+    /// The mean face and the perturbed copies are smoothed pass by pass together; once the
+    /// estimate has risen for two passes after its least value the search stops (the estimate of
+    /// a smoother's error against its pass count falls to one minimum and rises after it).
     package static func choose(
         mesh: Mesh, adjacency: Adjacency, options: TaubinOptions, noise: [[Double]]?,
         maximumPasses: Int = maximumPasses
     ) -> Choice {
         guard let noise, !noise.isEmpty, mesh.vertexCount > 0 else {
-            return Choice(passes: 2, estimatedError: nil)
+            return Choice(passes: 2, estimatedError: nil, smoothed: nil)
         }
         let n = mesh.vertexCount
         let normals = mesh.vertexNormals().map { SIMD3<Double>($0) }
         let area = vertexAreas(mesh)
         let y = mesh.positions.map { SIMD3<Double>($0) }
         let op = Taubin.Operator(mesh, adjacency: adjacency, options: options)
-        // Risk terms per pass count k: fit[k] = Σ a (n·(f_k(y) − y))², div[k] = Σₛ Σ a (n·s)(n·J_k s).
-        var fit = [Double](repeating: 0, count: maximumPasses + 1)
-        var div = fit
-        var base = [[SIMD3<Double>]](repeating: [], count: maximumPasses + 1)
-        base[0] = y
-        op.run(from: y, passes: maximumPasses) { k, p in
-            base[k] = p
-            var sum = 0.0
-            for v in 0..<n {
-                let d = ((p[v] - y[v]) * normals[v]).sum()
-                sum += area[v] * d * d
-            }
-            fit[k] = sum
-        }
+        var base = op.start(y)
+        // Per sample: its normal components, and the state smoothed from y + ε·s.
+        var along: [[Double]] = []
+        var perturbed: [Taubin.Operator.State] = []
+        var trace = 0.0  // tr Σ (normal part, area-weighted) = risk with no smoothing
         for s in noise {
             precondition(s.count == 3 * n, "one noise sample coordinate per vertex coordinate")
-            var along = [Double](repeating: 0, count: n)
+            var a = [Double](repeating: 0, count: n)
             var start = y
             for v in 0..<n {
                 let sv = SIMD3(s[3 * v], s[3 * v + 1], s[3 * v + 2])
-                along[v] = (sv * normals[v]).sum()
+                a[v] = (sv * normals[v]).sum()
                 start[v] += step * sv
+                trace += area[v] * a[v] * a[v]
             }
-            var sum0 = 0.0
-            for v in 0..<n { sum0 += area[v] * along[v] * along[v] }
-            div[0] += sum0
-            op.run(from: start, passes: maximumPasses) { k, p in
-                let b = base[k]
+            along.append(a)
+            perturbed.append(op.start(start))
+        }
+        // risk_k = ‖f_k(y) − y‖² − tr Σ + 2 tr(J_k Σ), all along the normal and area-weighted.
+        var risk = [trace]
+        var best = 0
+        var bestPositions: [SIMD3<Double>]?
+        for k in 1...max(1, maximumPasses) {
+            if k - best > 2 { break }
+            op.pass(&base)
+            var fit = 0.0
+            for v in 0..<n {
+                let d = ((base.positions[v] - y[v]) * normals[v]).sum()
+                fit += area[v] * d * d
+            }
+            var div = 0.0
+            for i in perturbed.indices {
+                op.pass(&perturbed[i])
+                let p = perturbed[i].positions, a = along[i]
                 var sum = 0.0
-                for v in 0..<n { sum += area[v] * along[v] * ((p[v] - b[v]) * normals[v]).sum() / step }
-                div[k] += sum
+                for v in 0..<n { sum += area[v] * a[v] * ((p[v] - base.positions[v]) * normals[v]).sum() }
+                div += sum / step
+            }
+            risk.append(fit - trace + 2 * div)
+            if risk[k] < risk[best] {
+                best = k
+                bestPositions = base.positions
             }
         }
-        // risk_k = fit_k − tr Σ + 2 tr(J_k Σ); for k = 0 (no smoothing) it is tr Σ = div[0].
-        let risk = (0...maximumPasses).map { k in k == 0 ? div[0] : fit[k] - div[0] + 2 * div[k] }
-        var best = 0
-        for k in 1...maximumPasses where risk[k] < risk[best] { best = k }
-        return Choice(passes: best, estimatedError: risk.map { max($0, 0).squareRoot() })
+        var smoothed: Mesh?
+        if let p = bestPositions {
+            var out = mesh
+            for v in 0..<n { out.positions[v] = SIMD3<Float>(p[v]) }
+            smoothed = out
+        }
+        return Choice(passes: best, estimatedError: risk.map { max($0, 0).squareRoot() }, smoothed: smoothed)
     }
 
     /// Each vertex's share of the surface (a third of the area of each triangle it is a corner

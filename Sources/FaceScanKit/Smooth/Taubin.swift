@@ -138,22 +138,37 @@ package enum Taubin {
             mu = options.mu
         }
 
-        /// Runs `passes` passes from `start` (one position per vertex; the displacement bound is
-        /// measured from it), calling `each(k, positions)` after pass k = 1…`passes`.
+        /// Positions being smoothed: the current ones, a scratch buffer, and where they started
+        /// (the displacement bound is measured from there).
+        package struct State {
+            package fileprivate(set) var positions: [SIMD3<Double>]
+            fileprivate var scratch: [SIMD3<Double>]
+            fileprivate let origin: [SIMD3<Double>]
+        }
+
+        /// A state at `start` (one position per vertex), before any pass.
+        package func start(_ start: [SIMD3<Double>]) -> State {
+            precondition(start.count == vertexCount)
+            return State(positions: start, scratch: start, origin: start)
+        }
+
+        /// One pass (a λ step and a μ step, each followed by the constraints).
+        package func pass(_ s: inout State) {
+            Taubin.step(&s.positions, &s.scratch, offsets, nbr, wgt, lambda, normals, featureScale)
+            if constrain { Taubin.project(&s.positions, s.origin, normals, limit, isBoundary, normalOnly) }
+            Taubin.step(&s.positions, &s.scratch, offsets, nbr, wgt, mu, normals, featureScale)
+            if constrain { Taubin.project(&s.positions, s.origin, normals, limit, isBoundary, normalOnly) }
+        }
+
+        /// Runs `passes` passes from `start`, calling `each(k, positions)` after pass k = 1…`passes`.
         package func run(
             from start: [SIMD3<Double>], passes: Int, each: (Int, [SIMD3<Double>]) -> Void
         ) {
-            precondition(start.count == vertexCount)
-            var p = start
-            var q = p
-            let origin = p
+            var s = self.start(start)
             guard passes > 0 else { return }
-            for pass in 1...passes {
-                Taubin.step(&p, &q, offsets, nbr, wgt, lambda, normals, featureScale)
-                if constrain { Taubin.project(&p, origin, normals, limit, isBoundary, normalOnly) }
-                Taubin.step(&p, &q, offsets, nbr, wgt, mu, normals, featureScale)
-                if constrain { Taubin.project(&p, origin, normals, limit, isBoundary, normalOnly) }
-                each(pass, p)
+            for k in 1...passes {
+                pass(&s)
+                each(k, s.positions)
             }
         }
     }
