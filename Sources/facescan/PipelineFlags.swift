@@ -10,7 +10,7 @@ struct PipelineFlags: ParsableArguments {
 
     @Option(
         help:
-            "Comma-separated output formats: stl, obj, png, glb, fbx (binary), 3mf (through lib3mf), and ply, dae, x3d, x, 3ds (through assimp). (default: the capture's settings, else stl,obj,png)",
+            "Comma-separated output formats: stl, obj, png, uncertainty.png (the standard error of each vertex as colours), glb, fbx (binary), 3mf (through lib3mf), and ply, dae, x3d, x, 3ds (through assimp). (default: the capture's settings, else stl,obj,png)",
         completion: Completions.formatList)
     var formats: String?
 
