@@ -51,8 +51,8 @@ package enum AutoSmoothing {
     /// samples, nil with one frame (then the fixed default of 2 passes).
     ///
     /// The mean face and the perturbed copies are smoothed pass by pass together; once the
-    /// estimate has risen for two passes after its least value the search stops (the estimate of
-    /// a smoother's error against its pass count falls to one minimum and rises after it).
+    /// estimate has risen for two passes after its least value the search stops (on the captures
+    /// measured the estimate against the pass count fell to one minimum and rose after it).
     package static func choose(
         mesh: Mesh, adjacency: Adjacency, options: TaubinOptions, noise: [[Double]]?,
         maximumPasses: Int = maximumPasses
