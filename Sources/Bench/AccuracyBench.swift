@@ -48,7 +48,7 @@ func runAccuracyBench(samplesDir: String) throws {
         let mesh = try MeshIO.read(path: "\(dir)/f\(seed).stl")
         let e = SurfaceDistance.symmetric(mesh, truth, samplesPerMesh: 100_000)
         o.name = "a\(seed)"
-        o.smoothingIterations = ResolvedSettings.autoSmoothing
+        o.smoothing = .auto
         _ = try Pipeline.process(input: path, options: o)
         let ea = SurfaceDistance.symmetric(try MeshIO.read(path: "\(dir)/a\(seed).stl"), truth, samplesPerMesh: 100_000)
         var line =

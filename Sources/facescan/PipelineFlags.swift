@@ -10,7 +10,7 @@ struct PipelineFlags: ParsableArguments {
 
     @Option(
         help:
-            "Comma-separated output formats: stl, obj, png, glb, fbx (binary), 3mf (through lib3mf), and ply, dae, x3d, x, 3ds (through assimp). (default: the capture's settings, else stl,obj,png)",
+            "Comma-separated output formats: stl, obj, png, uncertainty.png (the standard error of each vertex as colours), glb, fbx (binary), 3mf (through lib3mf), and ply, dae, x3d, x, 3ds (through assimp). (default: the capture's settings, else stl,obj,png)",
         completion: Completions.formatList)
     var formats: String?
 
@@ -32,7 +32,7 @@ struct PipelineFlags: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help:
-            "Taubin smoothing passes (0 disables), or auto (from the estimated noise). (default: the capture's settings, else 2)"
+            "Taubin smoothing passes (0 disables), or auto: the passes with the least estimated error, from the noise measured in the frames. (default: the capture's settings, else auto)"
     )
     var smoothing: String?
 
@@ -138,7 +138,7 @@ struct PipelineFlags: ParsableArguments {
         options.formats = formats.map { $0.split(separator: ",").map(String.init) }
         options.quality = quality
         options.targetVertices = targetVertices
-        options.smoothingIterations = smoothing.map { $0 == "auto" ? ResolvedSettings.autoSmoothing : Int($0)! }
+        options.smoothing = smoothing.flatMap { Smoothing($0) }
         options.smoothingWeights = weights
         options.units = units
         options.scale = scale

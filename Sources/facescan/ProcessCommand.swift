@@ -72,6 +72,7 @@ struct ProcessCommand: ParsableCommand {
         if !verbosity.quiet {
             for warning in report.warnings { verbosity.warn("\(report.input): \(warning)") }
             Console.error(Summary.text(report))
+            if verbosity.verbose, let line = Summary.noise(report) { verbosity.note(line) }
         }
     }
 }
@@ -98,6 +99,14 @@ enum Summary {
             "time: ingest \(ms(t.ingest)), smooth \(ms(t.smooth)), \(t.refine > 0 ? "refine" : "decimate") \(ms(t.decimate)), render \(ms(t.render)), export \(ms(t.export)), total \(ms(t.total))"
         )
         return lines.joined(separator: "\n")
+    }
+
+    /// The noise measured in the average and the smoothing chosen for it, one line (verbose output).
+    static func noise(_ r: Report) -> String? {
+        guard let s = r.smoothing else { return nil }
+        guard let n = r.noise else { return s.reason }
+        let median = Int(n.medianStandardErrorUm.rounded()), p95 = Int(n.p95StandardErrorUm.rounded())
+        return "noise: standard error \(median) µm median, \(p95) µm 95th percentile; \(s.reason)"
     }
 
     static func ms(_ v: Double) -> String {

@@ -276,7 +276,7 @@ private func loadCapture(_ path: String) throws -> (Topology, ScanSettings, [Fra
         }
         add("ScanSettings.maxFrames") { $0.maxFrames = -1 }
         add("ScanSettings.targetVertices") { $0.targetVertices = 3 }
-        add("ScanSettings.smoothingIterations") { $0.smoothingIterations = -7 }
+        add("ScanSettings.smoothing") { $0.smoothing = .passes(-7) }
         add("ScanSettings.scale") { $0.scale = .nan }
         add("ScanSettings.noiseLimit") { $0.noiseLimit = .infinity }
         add("ScanSettings.formats") { $0.formats = [] }

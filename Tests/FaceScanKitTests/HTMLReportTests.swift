@@ -53,6 +53,18 @@ import Testing
         #expect(text.components(separatedBy: "src=\"data:image/png;base64,").count == 2)
     }
 
+    /// The uncertainty picture sits beside the thumbnail, and the noise and smoothing are told.
+    @Test func showsTheUncertaintyBesideTheThumbnail() throws {
+        var p = try page()
+        p.captures[0].uncertainty = try HTMLReport.image(RGBAImage(width: 6, height: 4), maxSide: 6)
+        p.captures[0].report?.noise = Report.Noise(standardErrors: [40e-6, 50e-6, 60e-6])
+        p.captures[0].report?.smoothing = Report.Smoothing(passes: 3, automatic: true, reason: "r")
+        let text = String(decoding: HTMLReport.html(p), as: UTF8.self)
+        #expect(text.components(separatedBy: "src=\"data:image/png;base64,").count == 3)
+        #expect(text.contains("alt=\"standard error of a&lt;b&gt;&amp;&quot;c&#39;, µm\""))
+        #expect(text.contains("standard error 50 µm median, 60 µm 95th percentile, 3 smoothing passes (auto)"))
+    }
+
     @Test func sameInputSameBytes() throws {
         #expect(HTMLReport.html(try page()) == HTMLReport.html(try page()))
         var other = try page()

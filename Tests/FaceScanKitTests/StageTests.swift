@@ -294,12 +294,4 @@ func sphere(radius r: Float, rings: Int, segments: Int) -> Mesh {
         }
         #expect(flat < 1e-6 * se, "flat part moved \(flat)")
     }
-
-    @Test func autoIterationsFollowTheNoise() {
-        #expect(NoiseEstimate.autoIterations(standardErrors: nil) == 2)
-        #expect(NoiseEstimate.autoIterations(standardErrors: [60e-6, 60e-6]) == 2)
-        #expect(NoiseEstimate.autoIterations(standardErrors: [130e-6]) == 5)
-        #expect(NoiseEstimate.autoIterations(standardErrors: [10e-6]) == 1)
-        #expect(NoiseEstimate.autoIterations(standardErrors: [900e-6]) == 8)
-    }
 }

@@ -58,6 +58,40 @@ import Testing
         for k in 0..<3 { #expect(abs(a[k] - 1000 * b[k]) < 1e-3 * max(1, abs(a[k]))) }
     }
 
+    /// `uncertainty.png` is written (a picture with its legend, wider than tall), the report
+    /// carries the noise and the smoothing chosen, and `--verbose` says why in one line.
+    @Test func uncertaintyPictureAndSmoothingReason() throws {
+        let dir = tempDir()
+        try smallCapture(frames: [goodMeta, goodMeta, goodMeta, goodMeta]).write(
+            toFile: dir + "/cap.json", atomically: false, encoding: .utf8)
+        let r = try runFacescan([
+            "process", dir + "/cap.json", "--output-dir", dir + "/out", "--formats", "stl,uncertainty.png", "--json",
+            "--verbose", "--target-vertices", "144",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        let j = try #require(r.json)
+        let outputs = try #require(j["outputs"] as? [[String: Any]])
+        #expect(outputs.map { $0["format"] as? String } == ["stl", "uncertainty.png"])
+        let png = try Data(contentsOf: URL(fileURLWithPath: dir + "/out/cap.uncertainty.png"))
+        #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+        // IHDR: width and height, big-endian, at bytes 16 and 20.
+        func be32(_ at: Int) -> Int { png[at..<(at + 4)].reduce(0) { $0 << 8 | Int($1) } }
+        #expect(be32(16) > be32(20) - 64, "\(be32(16)) × \(be32(20))")
+        let noise = try #require(j["noise"] as? [String: Double])
+        #expect((noise["medianStandardErrorUm"] ?? -1) >= 0 && noise["p95StandardErrorUm"] != nil)
+        let smoothing = try #require(j["smoothing"] as? [String: Any])
+        #expect(smoothing["mode"] as? String == "auto")
+        #expect(r.stderr.contains("facescan: noise: standard error "), "\(r.stderr)")
+        #expect(r.stderr.contains("chosen from the measured noise"))
+        // A fixed count is reported as asked.
+        let f = try runFacescan([
+            "process", dir + "/cap.json", "--output-dir", dir + "/f", "--formats", "stl", "--json",
+            "--smoothing", "3", "--target-vertices", "144",
+        ])
+        let fixed = try #require(f.json?["smoothing"] as? [String: Any])
+        #expect(fixed["passes"] as? Int == 3 && fixed["mode"] as? String == "fixed")
+    }
+
     @Test func sameInputSameBytes() throws {
         let dir = tempDir()
         try smallCapture(frames: [goodMeta, goodMeta]).write(

@@ -154,7 +154,7 @@ func fuzzSession(_ s: inout ByteStream, positions: [SIMD3<Float>], triangles: [U
     switch s.byte() % 12 {
     case 0: settings.maxFrames = s.anyInt()
     case 1: settings.targetVertices = s.anyInt()
-    case 2: settings.smoothingIterations = s.anyInt() &- 1
+    case 2: settings.smoothing = s.anyInt() == 0 ? .auto : .passes(s.anyInt() &- 1)
     case 3: settings.scale = s.double()
     case 4: settings.gate.minDistance = s.double()
     case 5: settings.gate.maxDistance = s.double()

@@ -93,6 +93,14 @@ do throws(FaceScanError) {
         }
         if verdict.isComplete { break }
     }
+    let target = 50e-6  // 50 µm
+    if let se = session.medianStandardError, let more = session.framesNeeded(forMedianStandardError: target) {
+        if more > 0 {
+            print("hold still — \(more) more frames for \(Int(target * 1e6)) µm (now \(Int(se * 1e6)) µm)")
+        } else {
+            print("\(Int(se * 1e6)) µm: sharp enough, you can finish")
+        }
+    }
     let result = try session.finish()
     print("scan complete after \(k) frames: \(result.report.frames.accepted) accepted")
     print("mesh: \(result.mesh.vertexCount) vertices, \(result.mesh.triangleCount) triangles")

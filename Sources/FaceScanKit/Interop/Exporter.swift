@@ -5,7 +5,8 @@ package enum Exporter {
     /// Every format name `process` accepts (``OutputFormat``'s: OFF, which `convert` and
     /// `simplify` write, is not one).
     package static var supportedFormats: [String] {
-        ["stl", "obj", "png"] + MeshIO.writableExtensions.filter { !["stl", "obj", "off"].contains($0) }
+        ["stl", "obj", "png", "uncertainty.png"]
+            + MeshIO.writableExtensions.filter { !["stl", "obj", "off"].contains($0) }
     }
 
     /// Normalises a user-given list (lower case, trimmed, duplicates dropped), rejecting unknown names.

@@ -20,8 +20,8 @@ public struct CaptureSettings: Sendable, Hashable, Codable {
     public var quality: Quality?
     /// Exact output vertex count.
     public var targetVertexCount: Int?
-    /// Passes, or ``ScanSettings/autoSmoothing``.
-    public var smoothingIterations: Int?
+    /// `smoothingIterations`: a number of passes or `"auto"`.
+    public var smoothing: Smoothing?
     /// Uniform scale applied after the unit conversion; positive.
     public var scale: Double?
     /// Unit of the output coordinates.
@@ -38,13 +38,13 @@ public struct CaptureSettings: Sendable, Hashable, Codable {
 
     /// Settings with the given keys; every key left out is nil (not given).
     public init(
-        quality: Quality? = nil, targetVertexCount: Int? = nil, smoothingIterations: Int? = nil,
+        quality: Quality? = nil, targetVertexCount: Int? = nil, smoothing: Smoothing? = nil,
         scale: Double? = nil, units: LengthUnit? = nil, exportFormats: [String]? = nil, maxFrames: Int? = nil,
         gate: GateOverrides = GateOverrides(), solid: SolidOptions? = nil
     ) {
         self.quality = quality
         self.targetVertexCount = targetVertexCount
-        self.smoothingIterations = smoothingIterations
+        self.smoothing = smoothing
         self.scale = scale
         self.units = units
         self.exportFormats = exportFormats
@@ -89,9 +89,9 @@ public struct CaptureSettings: Sendable, Hashable, Codable {
                         guard s == "auto" else {
                             throw v.error(file, "expected a number of passes or \"auto\", found \"\(s)\"")
                         }
-                        smoothingIterations = ScanSettings.autoSmoothing
+                        smoothing = .auto
                     } else {
-                        smoothingIterations = try Self.integer(v, file, min: 0, max: 1000)
+                        smoothing = .passes(try Self.integer(v, file, min: 0, max: 1000))
                     }
                 case "maxFrames": maxFrames = try Self.integer(v, file, min: 1)
                 case "scale":

@@ -50,11 +50,23 @@ public struct ScanResult: Sendable {
     public var mesh: Mesh
     /// Frame counts, mesh sizes, noise estimate and timings (`outputs` stays empty: nothing was written).
     public var report: Report
+    /// The average of the accepted frames before smoothing, metres, numbered as the frames'
+    /// vertices (ARKit's numbering for an ARKit capture); nil when the result was made otherwise.
+    public var averagedFace: Mesh?
+    /// The standard error of each vertex of ``averagedFace`` (metres): how far the average may
+    /// still be from the true face there, from the frame-to-frame spread of the accepted frames
+    /// (isotropic, one standard deviation of the mean). Largest where tracking is least sure —
+    /// the rim, the eyes. Nil with fewer than two averaged frames.
+    public var standardErrors: [Double]?
 
-    /// A result from its mesh and report.
-    public init(mesh: Mesh, report: Report) {
+    /// A result from its mesh and report (and the averaged face and its standard errors).
+    public init(
+        mesh: Mesh, report: Report, averagedFace: Mesh? = nil, standardErrors: [Double]? = nil
+    ) {
         self.mesh = mesh
         self.report = report
+        self.averagedFace = averagedFace
+        self.standardErrors = standardErrors
     }
 }
 
@@ -123,6 +135,27 @@ public struct FaceScanSession: Sendable {
     public var acceptedFrames: Int { report.frames.accepted }
     /// `maxFrames` frames were accepted: frames added now are ignored.
     public var isComplete: Bool { report.frames.accepted >= settings.maxFrames }
+
+    /// The median over vertices of the standard error of the average so far (metres): how far,
+    /// typically, the averaged face may still be from the true one. Nil before two frames were
+    /// averaged (outliers and the first frames still being judged are not averaged yet).
+    /// O(vertices · log vertices) per call.
+    public var medianStandardError: Double? {
+        guard let se = accumulator?.accumulator.standardErrors() else { return nil }
+        return Report.Noise(standardErrors: se).medianStandardErrorUm * 1e-6
+    }
+
+    /// How many more averaged frames bring ``medianStandardError`` down to `target` metres, at
+    /// the noise seen so far (the standard error of a mean falls as 1/√frames): 0 when it is
+    /// there already; nil before two frames were averaged or for a target that is not positive.
+    /// With ``acceptedFrames`` beside it an app can say "hold still — 12 more frames for 50 µm".
+    public func framesNeeded(forMedianStandardError target: Double) -> Int? {
+        guard target > 0, target.isFinite, let se = medianStandardError,
+            let n = accumulator?.accumulator.count, n > 1
+        else { return nil }
+        let needed = Double(n) * (se / target) * (se / target)
+        return max(0, Int(needed.rounded(.up)) - n)
+    }
 
     /// Judges `frame` with the quality gate and, when it passes, adds it to the average.
     /// Returns at once: accepted, or why not and what to tell the user; progress; frames found
@@ -232,11 +265,15 @@ public struct FaceScanSession: Sendable {
         let mesh = Mesh(uncheckedPositions: positions, triangles: topology.triangles, uvs: uvs)
         report.mesh.inputVertices = mesh.vertexCount
         report.mesh.inputTriangles = mesh.triangleCount
-        return (Pipeline.Ingested(mesh: mesh, settings: settings, standardErrors: acc.standardErrors()), report)
+        return (
+            Pipeline.Ingested(
+                mesh: mesh, settings: settings, standardErrors: acc.standardErrors(), noiseSamples: acc.noiseSamples()),
+            report
+        )
     }
 
     /// Averages the accepted frames and makes the output mesh: smooth (the passes
-    /// ``ScanSettings/smoothingIterations`` says, bounded by the estimated noise), then decimate
+    /// ``ScanSettings/smoothing`` says, bounded by the estimated noise), then decimate
     /// or refine to exactly ``ScanSettings/targetVertices`` (or build the solid part), then
     /// convert to ``ScanSettings/units`` and scale. The session is unchanged (more frames can
     /// follow, and `finish` run again).
@@ -261,7 +298,8 @@ public struct FaceScanSession: Sendable {
         let mesh = try Self.shape(ingested, report: &report, name: name, control: control)
         try control.enter(.done, solid: settings.solid != nil)
         report.timingsMs.total = total.elapsed
-        return ScanResult(mesh: mesh, report: report)
+        return ScanResult(
+            mesh: mesh, report: report, averagedFace: ingested.mesh, standardErrors: ingested.standardErrors)
     }
 
     /// Smooth → decimate/refine (or solid) → unit and scale: the stages after ingest. Fills the
@@ -270,25 +308,41 @@ public struct FaceScanSession: Sendable {
         _ ingested: Pipeline.Ingested, report: inout Report, name: String, control: FinishControl = .none
     ) throws(FaceScanError) -> Mesh {
         var clock = Stopwatch()
-        var settings = ingested.settings
+        let settings = ingested.settings
         var mesh = ingested.mesh
         let solid = settings.solid != nil
         try control.enter(.smoothing, solid: solid)
-        // 1. Smooth.
-        if settings.smoothingIterations == ScanSettings.autoSmoothing {
-            settings.smoothingIterations = NoiseEstimate.autoIterations(standardErrors: ingested.standardErrors)
+        // 1. Smooth: the passes asked for, or those with the least estimated error (`AutoSmoothing`).
+        var taubin = TaubinOptions(iterations: 0, weights: settings.smoothingWeights)
+        taubin.normalOnly = true
+        if settings.noiseLimit > 0, let se = ingested.standardErrors {
+            taubin.displacementLimit = se.map { Float($0 * settings.noiseLimit) }
         }
-        if settings.smoothingIterations > 0 {
-            let adjacency = Adjacency(triangles: mesh.triangles, vertexCount: mesh.vertexCount)
-            var taubin = TaubinOptions(iterations: settings.smoothingIterations, weights: settings.smoothingWeights)
-            taubin.normalOnly = true
-            if settings.noiseLimit > 0, let se = ingested.standardErrors {
-                taubin.displacementLimit = se.map { Float($0 * settings.noiseLimit) }
-            }
-            if settings.featureScale > 0, let se = ingested.standardErrors {
-                taubin.featureScale = se.map { Float($0 * settings.featureScale) }
-            }
-            let smoothed = Taubin.smooth(mesh, adjacency: adjacency, options: taubin)
+        if settings.featureScale > 0, let se = ingested.standardErrors {
+            taubin.featureScale = se.map { Float($0 * settings.featureScale) }
+        }
+        var adjacency: Adjacency?
+        var chosen: Mesh?  // auto: the mean face already smoothed with the chosen passes
+        switch settings.smoothing {
+        case .auto:
+            let adj = Adjacency(triangles: mesh.triangles, vertexCount: mesh.vertexCount)
+            adjacency = adj
+            let choice = AutoSmoothing.choose(
+                mesh: mesh, adjacency: adj, options: taubin, noise: ingested.noiseSamples)
+            taubin.iterations = choice.passes
+            chosen = choice.smoothed
+            report.smoothing = Report.Smoothing(passes: choice.passes, automatic: true, reason: choice.reason)
+        case .passes(let n):
+            taubin.iterations = n
+            report.smoothing = Report.Smoothing(
+                passes: n, automatic: false, reason: "smoothing: \(n) \(n == 1 ? "pass" : "passes"), as asked")
+        }
+        if let se = ingested.standardErrors {
+            report.noise = Report.Noise(standardErrors: se)
+        }
+        if taubin.iterations > 0 {
+            let adjacency = adjacency ?? Adjacency(triangles: mesh.triangles, vertexCount: mesh.vertexCount)
+            let smoothed = chosen ?? Taubin.smooth(mesh, adjacency: adjacency, options: taubin)
             if let se = ingested.standardErrors {
                 report.accuracy = NoiseEstimate.measure(
                     mesh: mesh, smoothed: smoothed, standardErrors: se,

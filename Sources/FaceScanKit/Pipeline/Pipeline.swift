@@ -73,7 +73,10 @@ public enum Pipeline {
             let bytes =
                 try format == "png"
                 ? thumbnail ?? []
-                : lift { try Exporter.bytes(mesh, format: format, unit: settings.units, thumbnail: thumbnail) }
+                : format == "uncertainty.png"
+                    ? lift { try uncertaintyPicture(ingested, size: options.thumbnailSize) }
+                    : lift { try Exporter.bytes(mesh, format: format, unit: settings.units, thumbnail: thumbnail) }
+            if format == "uncertainty.png" { renderMs += formatClock.lap() }
             let path = options.outputDirectory + "/" + outputName + "." + format
             try lift { () throws(IOFailure) in try transaction.stage(bytes, to: path) }
             report.outputs.append(.init(format: format, path: path, bytes: bytes.count))
@@ -83,6 +86,26 @@ public enum Pipeline {
         report.timingsMs.export = clock.lap() - renderMs
         report.timingsMs.total = total.elapsed
         return report
+    }
+
+    /// The averaged face (before smoothing) coloured by each vertex's standard error in µm, with
+    /// a legend, as PNG bytes (front view, at least `Heatmap.minimumSize` pixels); all zero and
+    /// said so under the picture when one frame was averaged (no estimate).
+    static func uncertaintyPicture(_ ingested: Ingested, size: Int) throws -> [UInt8] {
+        let se = ingested.standardErrors
+        let um = se?.map { $0 * 1e6 } ?? [Double](repeating: 0, count: ingested.mesh.vertexCount)
+        let noise = Report.Noise(standardErrors: se ?? [])
+        let caption =
+            se == nil
+            ? ["standard error: one frame averaged, no estimate"]
+            : [
+                "standard error of the average",
+                "median \(Heatmap.label(noise.medianStandardErrorUm)) µm, 95%: \(Heatmap.label(noise.p95StandardErrorUm)) µm",
+            ]
+        let rendered = try Heatmap.render(
+            ingested.mesh, valuesUm: um, caption: caption,
+            options: RenderOptions(size: max(size, Heatmap.minimumSize)))
+        return try PNGEncoder.encode(rendered.image, name: "uncertainty")
     }
 
     /// A closed, printable part with exactly `settings.targetVertices` vertices, in printing
@@ -104,6 +127,8 @@ public enum Pipeline {
         /// Estimated standard error of each vertex of the mean (metres), from the frame-to-frame
         /// variance; nil with fewer than two accepted frames.
         public var standardErrors: [Double]?
+        /// Samples of the mean's noise (`Accumulator/noiseSamples()`), for the automatic smoothing.
+        package var noiseSamples: [[Double]]? = nil
     }
 
     /// Reads the capture, gating and averaging its frames. Fills `report.frames`.

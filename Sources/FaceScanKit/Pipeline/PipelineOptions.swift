@@ -11,8 +11,8 @@ public struct PipelineOptions: Sendable, Hashable, Codable {
     public var quality: Quality?
     /// Exact output vertex count; beats ``quality``.
     public var targetVertices: Int?
-    /// Smoothing passes, 0 for none; nil: the capture's setting, else ``ScanSettings/autoSmoothing``.
-    public var smoothingIterations: Int?
+    /// Smoothing passes (0 for none) or ``Smoothing/auto``; nil: the capture's setting, else auto.
+    public var smoothing: Smoothing?
     /// Edge weights of the smoothing (``SmoothingWeights``); cotangent by default.
     public var smoothingWeights = SmoothingWeights.cotangent
     /// Smoothing may move a vertex at most this many standard errors of the mean (estimated from

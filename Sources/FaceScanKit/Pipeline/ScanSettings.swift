@@ -13,10 +13,9 @@ public struct ScanSettings: Sendable, Hashable, Codable {
     public var maxFrames: Int
     /// Vertices of the output mesh, exactly (``Quality/vertexCount`` gives the app's presets).
     public var targetVertices: Int
-    /// Smoothing passes, or ``autoSmoothing`` to choose them from the estimated noise.
-    public var smoothingIterations: Int
-    /// `smoothingIterations: "auto"` / `--smoothing auto`: chosen from the estimated noise.
-    public static let autoSmoothing = -1
+    /// Smoothing passes, or ``Smoothing/auto`` (the default) to choose them from the noise
+    /// measured in the frames.
+    public var smoothing: Smoothing
     /// Output unit of the mesh's coordinates (captures are in metres).
     public var units: LengthUnit
     /// Uniform scale applied after the unit conversion.
@@ -43,7 +42,7 @@ public struct ScanSettings: Sendable, Hashable, Codable {
     /// ``validate()``.
     public init(
         gate: GateThresholds = GateThresholds(), maxFrames: Int = 90,
-        targetVertices: Int = Quality.medium.vertexCount, smoothingIterations: Int = 2,
+        targetVertices: Int = Quality.medium.vertexCount, smoothing: Smoothing = .auto,
         units: LengthUnit = .mm, scale: Double = 1, solid: SolidOptions? = nil,
         formats: [OutputFormat] = [.stl, .obj, .png],
         smoothingWeights: SmoothingWeights = .cotangent, noiseLimit: Double = 4, featureScale: Double = 5,
@@ -52,7 +51,7 @@ public struct ScanSettings: Sendable, Hashable, Codable {
         self.gate = gate
         self.maxFrames = maxFrames
         self.targetVertices = targetVertices
-        self.smoothingIterations = smoothingIterations
+        self.smoothing = smoothing
         self.units = units
         self.scale = scale
         self.solid = solid
@@ -68,8 +67,8 @@ public struct ScanSettings: Sendable, Hashable, Codable {
     public var outputFactor: Double { units.fromMetres * scale }
 
     /// Checks every setting against its allowed range: ``maxFrames`` at least 1,
-    /// ``targetVertices`` from 4 to ``Decimation/maximumTargetVertices``, ``smoothingIterations``
-    /// 0 or more (or ``autoSmoothing``), ``scale`` positive and finite, ``noiseLimit`` and
+    /// ``targetVertices`` from 4 to ``Decimation/maximumTargetVertices``, ``smoothing``
+    /// auto or 0 passes or more, ``scale`` positive and finite, ``noiseLimit`` and
     /// ``featureScale`` finite and 0 or more, at least one format, the gate's thresholds
     /// (``GateThresholds/validate()``) and the solid's options (``SolidOptions/validate()``).
     /// NaN is never in range.
@@ -89,10 +88,7 @@ public struct ScanSettings: Sendable, Hashable, Codable {
         guard (4...Decimation.maximumTargetVertices).contains(targetVertices) else {
             throw bad("targetVertices", "from 4 to \(Decimation.maximumTargetVertices)", targetVertices)
         }
-        guard smoothingIterations >= 0 || smoothingIterations == Self.autoSmoothing else {
-            throw bad(
-                "smoothingIterations", "0 or more (or ScanSettings.autoSmoothing, -1)", smoothingIterations)
-        }
+        if case .passes(let n) = smoothing, n < 0 { throw bad("smoothing", "auto or 0 passes or more", n) }
         guard scale > 0, scale.isFinite else { throw bad("scale", "positive and finite", scale) }
         guard noiseLimit >= 0, noiseLimit.isFinite else { throw bad("noiseLimit", "0 or more, finite", noiseLimit) }
         guard featureScale >= 0, featureScale.isFinite else {
@@ -120,7 +116,7 @@ extension ScanSettings {
             ?? (s.quality ?? .medium).vertexCount
         // A --quality flag beats a targetVertexCount setting.
         if o.targetVertices == nil, let q = o.quality { targetVertices = q.vertexCount }
-        smoothingIterations = o.smoothingIterations ?? s.smoothingIterations ?? smoothingIterations
+        smoothing = o.smoothing ?? s.smoothing ?? smoothing
         units = o.units ?? s.units ?? units
         scale = o.scale ?? s.scale ?? scale
         maxFrames = o.maxFrames ?? s.maxFrames ?? maxFrames
@@ -143,6 +139,9 @@ public enum OutputFormat: String, Sendable, Hashable, Codable, CaseIterable {
     case obj
     /// The PNG thumbnail (the clay rendering, front view).
     case png
+    /// The averaged face coloured by each vertex's standard error (µm, with a legend), front view:
+    /// where the capture is unsure. Written as `NAME.uncertainty.png`.
+    case uncertaintyPNG = "uncertainty.png"
     /// Binary glTF 2.0, in metres.
     case glb
     /// 3D Manufacturing Format, in millimetres, with the thumbnail (lib3mf).

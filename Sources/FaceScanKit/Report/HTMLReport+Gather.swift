@@ -189,19 +189,25 @@ extension HTMLReport {
             : exitCode == 0 ? .done : .failed(exitCode: exitCode, message: message)
         var links: [Link] = []
         var thumb: Image?
+        var uncertainty: Image?
         if exitCode == 0, let r = report {
             for out in r.outputs {
                 let path = o.skipped ? outputDirectory + "/" + o.name + "." + out.format : out.path
                 links.append(
                     Link(label: out.format, href: relativeHref(to: absolute(path), fromDirectory: pageDirectory)))
                 if out.format == "png" && thumb == nil { thumb = try? thumbnail(path: path, maxSide: thumbnailSide) }
+                if out.format == "uncertainty.png" && uncertainty == nil {
+                    // Wider than the thumbnail: the picture carries its legend on the right.
+                    uncertainty = try? thumbnail(path: path, maxSide: thumbnailSide * 3 / 2)
+                }
             }
             let reportFile = Batch.reportPath(outputDirectory: outputDirectory, name: o.name)
             links.append(
                 Link(label: "report.json", href: relativeHref(to: absolute(reportFile), fromDirectory: pageDirectory)))
         }
         return Capture(
-            name: o.name, input: o.input, verdict: verdict, report: report, thumbnail: thumb, links: links)
+            name: o.name, input: o.input, verdict: verdict, report: report, thumbnail: thumb, links: links,
+            uncertainty: uncertainty)
     }
 
     /// The page entry of an input that is not a capture (``Batch/Ignored``).
@@ -218,7 +224,7 @@ extension HTMLReport {
             Setting("formats", or(o.formats?.joined(separator: ","), "the capture's settings, else stl,obj,png")),
             Setting("quality", or(o.quality.map { "\($0)" }, "the capture's settings")),
             Setting("target vertices", or(o.targetVertices.map(String.init), "the capture's settings")),
-            Setting("smoothing iterations", or(o.smoothingIterations.map(String.init), "automatic")),
+            Setting("smoothing", or(o.smoothing.map(\.description), "auto")),
             Setting("smoothing weights", "\(o.smoothingWeights)"),
             Setting("units", or(o.units.map { "\($0)" }, "the capture's settings, else mm")),
             Setting("scale", or(o.scale.map { "\($0)" }, "1")),

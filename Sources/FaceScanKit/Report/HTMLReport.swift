@@ -82,12 +82,14 @@ public enum HTMLReport {
         public var report: Report?
         /// The thumbnail at a reduced size (``HTMLReport/thumbnail(path:maxSide:)``).
         public var thumbnail: Image?
+        /// The uncertainty picture (`uncertainty.png`) at a reduced size, shown beside the thumbnail.
+        public var uncertainty: Image?
         /// Links to the outputs written.
         public var links: [Link]
         /// A batch entry; the report, thumbnail and links are optional.
         public init(
             name: String, input: String, verdict: Verdict, report: Report? = nil, thumbnail: Image? = nil,
-            links: [Link] = []
+            links: [Link] = [], uncertainty: Image? = nil
         ) {
             self.name = name
             self.input = input
@@ -95,6 +97,7 @@ public enum HTMLReport {
             self.report = report
             self.thumbnail = thumbnail
             self.links = links
+            self.uncertainty = uncertainty
         }
     }
 
@@ -258,6 +261,7 @@ public enum HTMLReport {
         } else {
             h.raw("<div class=\"noimg\">no picture</div>")
         }
+        if let u = c.uncertainty { image(u, alt: "standard error of \(c.name), µm", into: &h) }
         h.raw("</div>\n<div class=\"body\">\n")
         h.raw(
             "<h2><span class=\"badge v-\(key)\">\(key)</span> \(escape(c.name))</h2>\n<p class=\"input\">\(escape(c.input))</p>\n"
@@ -356,6 +360,12 @@ public enum HTMLReport {
         if r.mesh.outputVertices > 0 || r.mesh.inputVertices > 0 {
             h.raw(
                 "<br>vertices \(r.mesh.inputVertices) → \(r.mesh.outputVertices), triangles \(r.mesh.inputTriangles) → \(r.mesh.outputTriangles)"
+            )
+        }
+        if let n = r.noise {
+            let s = r.smoothing.map { ", \($0.passes) smoothing passes\($0.automatic ? " (auto)" : "")" } ?? ""
+            h.raw(
+                "<br>standard error \(Int(n.medianStandardErrorUm.rounded())) µm median, \(Int(n.p95StandardErrorUm.rounded())) µm 95th percentile\(s)"
             )
         }
         let t = r.timingsMs

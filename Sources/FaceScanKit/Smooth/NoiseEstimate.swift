@@ -5,17 +5,6 @@
 /// along its normal by a deterministic Gaussian sample scaled by its standard error) and the
 /// residual of that perturbation is measured — the operator's noise gain on this very mesh.
 package enum NoiseEstimate {
-    /// Smoothing passes for `smoothingIterations: "auto"`: one pass per ``micrometresPerPass`` of
-    /// estimated noise (RMS standard error of the mean), from 1 to 8; 2 when the noise is unknown
-    /// (one frame). Measured on synthesized ICT captures at 5 000 output vertices (bounds 4σ / 5σ):
-    /// the best pass count was 1 at 30 µm, 2–3 at 60 µm, 3 at 67 µm, 3–4 at 90 µm, 4–5 at 130 µm.
-    package static func autoIterations(standardErrors: [Double]?) -> Int {
-        guard let se = standardErrors else { return 2 }
-        return min(8, max(1, Int((rms(se) * 1e6 / micrometresPerPass).rounded())))
-    }
-
-    package static let micrometresPerPass = 25.0
-
     package static func rms(_ v: [Double]) -> Double {
         guard !v.isEmpty else { return 0 }
         return (v.reduce(0) { $0 + $1 * $1 } / Double(v.count)).squareRoot()

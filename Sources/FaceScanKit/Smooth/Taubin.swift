@@ -53,66 +53,124 @@ package struct TaubinOptions: Sendable, Equatable {
 package enum Taubin {
     package static func smooth(_ mesh: Mesh, adjacency: Adjacency, options: TaubinOptions) -> Mesh {
         guard options.iterations > 0, mesh.vertexCount > 0 else { return mesh }
-        let n = mesh.vertexCount
-        precondition(adjacency.vertexCount == n)
-        // Per-vertex neighbour lists and weights (normalised to sum 1) in one CSR layout: interior
-        // vertices use all neighbours, boundary vertices their boundary neighbours only.
-        var offsets = [Int32](repeating: 0, count: n + 1)
-        var nbr: [UInt32] = []
-        var wgt: [Double] = []
-        nbr.reserveCapacity(adjacency.neighbors.count)
-        wgt.reserveCapacity(adjacency.neighbors.count)
-        let cot = options.weights == .cotangent ? cotangentWeights(mesh, adjacency) : nil
-        for v in 0..<n {
-            let start = nbr.count
-            if adjacency.isBoundary[v] {
-                let lo = Int(adjacency.boundaryOffsets[v]), hi = Int(adjacency.boundaryOffsets[v + 1])
-                if hi - lo == 2
-                    && !isCorner(
-                        mesh.positions, v, adjacency.boundaryNeighbors[lo], adjacency.boundaryNeighbors[lo + 1])
-                {
+        let op = Operator(mesh, adjacency: adjacency, options: options)
+        var out = mesh
+        op.run(from: mesh.positions.map { SIMD3<Double>($0) }, passes: options.iterations) { pass, p in
+            guard pass == options.iterations else { return }
+            for v in 0..<p.count { out.positions[v] = SIMD3<Float>(p[v]) }
+        }
+        return out
+    }
+
+    /// The smoothing of one mesh, set up once (neighbour lists and weights, normals, bounds) and
+    /// run from any start positions: the mesh's own, or the same positions plus a perturbation (the
+    /// automatic smoothing measures the operator's response to noise this way, see `AutoSmoothing`).
+    package struct Operator {
+        let offsets: [Int32]
+        let nbr: [UInt32]
+        let wgt: [Double]
+        let normals: [SIMD3<Double>]
+        let featureScale: [Double]
+        let limit: [Double]
+        let constrain: Bool
+        let normalOnly: Bool
+        let isBoundary: [Bool]
+        let lambda: Double
+        let mu: Double
+
+        package var vertexCount: Int { offsets.count - 1 }
+
+        package init(_ mesh: Mesh, adjacency: Adjacency, options: TaubinOptions) {
+            let n = mesh.vertexCount
+            precondition(adjacency.vertexCount == n)
+            // Per-vertex neighbour lists and weights (normalised to sum 1) in one CSR layout: interior
+            // vertices use all neighbours, boundary vertices their boundary neighbours only.
+            var offsets = [Int32](repeating: 0, count: n + 1)
+            var nbr: [UInt32] = []
+            var wgt: [Double] = []
+            nbr.reserveCapacity(adjacency.neighbors.count)
+            wgt.reserveCapacity(adjacency.neighbors.count)
+            let cot = options.weights == .cotangent ? Taubin.cotangentWeights(mesh, adjacency) : nil
+            for v in 0..<n {
+                let start = nbr.count
+                if adjacency.isBoundary[v] {
+                    let lo = Int(adjacency.boundaryOffsets[v]), hi = Int(adjacency.boundaryOffsets[v + 1])
+                    if hi - lo == 2
+                        && !Taubin.isCorner(
+                            mesh.positions, v, adjacency.boundaryNeighbors[lo], adjacency.boundaryNeighbors[lo + 1])
+                    {
+                        for k in lo..<hi {
+                            nbr.append(adjacency.boundaryNeighbors[k])
+                            wgt.append(0.5)
+                        }
+                    }
+                } else {
+                    let lo = Int(adjacency.offsets[v]), hi = Int(adjacency.offsets[v + 1])
+                    var sum = 0.0
                     for k in lo..<hi {
-                        nbr.append(adjacency.boundaryNeighbors[k])
-                        wgt.append(0.5)
+                        let w = cot?[k] ?? 1
+                        nbr.append(adjacency.neighbors[k])
+                        wgt.append(w)
+                        sum += w
+                    }
+                    if sum > 0 {
+                        for k in start..<nbr.count { wgt[k] /= sum }
+                    } else {
+                        nbr.removeSubrange(start...)
+                        wgt.removeSubrange(start...)
                     }
                 }
-            } else {
-                let lo = Int(adjacency.offsets[v]), hi = Int(adjacency.offsets[v + 1])
-                var sum = 0.0
-                for k in lo..<hi {
-                    let w = cot?[k] ?? 1
-                    nbr.append(adjacency.neighbors[k])
-                    wgt.append(w)
-                    sum += w
-                }
-                if sum > 0 {
-                    for k in start..<nbr.count { wgt[k] /= sum }
-                } else {
-                    nbr.removeSubrange(start...)
-                    wgt.removeSubrange(start...)
-                }
+                offsets[v + 1] = Int32(nbr.count)
             }
-            offsets[v + 1] = Int32(nbr.count)
+            self.offsets = offsets
+            self.nbr = nbr
+            self.wgt = wgt
+            constrain = options.normalOnly || options.displacementLimit != nil
+            normalOnly = options.normalOnly
+            featureScale = options.featureScale.map { $0.map { 1 / (2 * Double($0) * Double($0) + 1e-300) } } ?? []
+            normals = constrain || !featureScale.isEmpty ? mesh.vertexNormals().map { SIMD3<Double>($0) } : []
+            limit =
+                options.displacementLimit.map { $0.map { Double($0) } }
+                ?? [Double](repeating: .infinity, count: constrain ? n : 0)
+            precondition(limit.count == (constrain ? n : 0), "one displacement limit per vertex")
+            isBoundary = adjacency.isBoundary
+            lambda = options.lambda
+            mu = options.mu
         }
-        var p = mesh.positions.map { SIMD3<Double>($0) }
-        var q = p
-        let origin = p
-        let constrain = options.normalOnly || options.displacementLimit != nil
-        let featureScale = options.featureScale.map { $0.map { 1 / (2 * Double($0) * Double($0) + 1e-300) } } ?? []
-        let normals = constrain || !featureScale.isEmpty ? mesh.vertexNormals().map { SIMD3<Double>($0) } : []
-        let limit =
-            options.displacementLimit.map { $0.map { Double($0) } }
-            ?? [Double](repeating: .infinity, count: constrain ? n : 0)
-        precondition(limit.count == (constrain ? n : 0), "one displacement limit per vertex")
-        for _ in 0..<options.iterations {
-            step(&p, &q, offsets, nbr, wgt, options.lambda, normals, featureScale)
-            if constrain { project(&p, origin, normals, limit, adjacency.isBoundary, options.normalOnly) }
-            step(&p, &q, offsets, nbr, wgt, options.mu, normals, featureScale)
-            if constrain { project(&p, origin, normals, limit, adjacency.isBoundary, options.normalOnly) }
+
+        /// Positions being smoothed: the current ones, a scratch buffer, and where they started
+        /// (the displacement bound is measured from there).
+        package struct State {
+            package fileprivate(set) var positions: [SIMD3<Double>]
+            fileprivate var scratch: [SIMD3<Double>]
+            fileprivate let origin: [SIMD3<Double>]
         }
-        var out = mesh
-        for v in 0..<n { out.positions[v] = SIMD3<Float>(p[v]) }
-        return out
+
+        /// A state at `start` (one position per vertex), before any pass.
+        package func start(_ start: [SIMD3<Double>]) -> State {
+            precondition(start.count == vertexCount)
+            return State(positions: start, scratch: start, origin: start)
+        }
+
+        /// One pass (a λ step and a μ step, each followed by the constraints).
+        package func pass(_ s: inout State) {
+            Taubin.step(&s.positions, &s.scratch, offsets, nbr, wgt, lambda, normals, featureScale)
+            if constrain { Taubin.project(&s.positions, s.origin, normals, limit, isBoundary, normalOnly) }
+            Taubin.step(&s.positions, &s.scratch, offsets, nbr, wgt, mu, normals, featureScale)
+            if constrain { Taubin.project(&s.positions, s.origin, normals, limit, isBoundary, normalOnly) }
+        }
+
+        /// Runs `passes` passes from `start`, calling `each(k, positions)` after pass k = 1…`passes`.
+        package func run(
+            from start: [SIMD3<Double>], passes: Int, each: (Int, [SIMD3<Double>]) -> Void
+        ) {
+            var s = self.start(start)
+            guard passes > 0 else { return }
+            for k in 1...passes {
+                pass(&s)
+                each(k, s.positions)
+            }
+        }
     }
 
     /// A boundary vertex whose boundary turns by more than this is a corner and is not moved.

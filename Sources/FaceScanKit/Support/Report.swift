@@ -69,8 +69,48 @@ public struct Report: Sendable, Equatable {
         }
     }
 
+    /// The noise left in the averaged face: the standard error of each vertex's mean (the
+    /// frame-to-frame spread over √frames, isotropic), summarised over the vertices.
+    public struct Noise: Sendable, Equatable {
+        /// Median over vertices, µm.
+        public var medianStandardErrorUm: Double
+        /// 95th percentile over vertices (nearest rank), µm.
+        public var p95StandardErrorUm: Double
+        /// The summary of per-vertex standard errors in metres (none: both 0).
+        public init(standardErrors: [Double]) {
+            let s = standardErrors.sorted()
+            func rank(_ q: Double) -> Double {
+                guard !s.isEmpty else { return 0 }
+                return s[min(s.count - 1, max(0, Int((q * Double(s.count)).rounded(.up)) - 1))] * 1e6
+            }
+            let h = s.count / 2
+            medianStandardErrorUm = s.isEmpty ? 0 : (s.count % 2 == 1 ? s[h] : (s[h - 1] + s[h]) / 2) * 1e6
+            p95StandardErrorUm = rank(0.95)
+        }
+    }
+
+    /// The smoothing a run applied.
+    public struct Smoothing: Sendable, Equatable {
+        /// Taubin passes applied.
+        public var passes: Int
+        /// Chosen from the measured noise (`--smoothing auto`) rather than asked for.
+        public var automatic: Bool
+        /// One line: what was chosen and why (the verbose output prints it).
+        public var reason: String
+        /// A record of `passes`, chosen automatically or not, and why.
+        public init(passes: Int, automatic: Bool, reason: String) {
+            self.passes = passes
+            self.automatic = automatic
+            self.reason = reason
+        }
+    }
+
     /// The capture's path as given (`-` for standard input).
     public var input: String
+    /// Per-vertex standard error of the averaged face; nil with fewer than two averaged frames.
+    public var noise: Noise?
+    /// The smoothing applied; nil before the smoothing stage ran.
+    public var smoothing: Smoothing?
     /// Estimated per-vertex noise before and after smoothing; nil with fewer than two accepted frames.
     public var accuracy: Accuracy?
     /// Frames read, accepted and rejected.
@@ -141,17 +181,42 @@ public struct Report: Sendable, Equatable {
                         .object([("noiseBeforeUm", .ms(a.noiseBeforeUm)), ("noiseAfterUm", .ms(a.noiseAfterUm))])
                     } ?? .null
                 ),
-                ("timingsMs", timingsJSON),
-                (
-                    "outputs",
-                    .array(
-                        outputs.map {
-                            .object([
-                                ("format", .string($0.format)), ("path", .string($0.path)), ("bytes", .int($0.bytes)),
+            ]
+                + (noise.map { n in
+                    [
+                        (
+                            "noise",
+                            JSONValue.object([
+                                ("medianStandardErrorUm", .ms(n.medianStandardErrorUm)),
+                                ("p95StandardErrorUm", .ms(n.p95StandardErrorUm)),
                             ])
-                        })
-                ),
-            ] + (scale.map { [("scale", JSONValue.ms($0))] } ?? [])
+                        )
+                    ]
+                } ?? [])
+                + (smoothing.map { s in
+                    [
+                        (
+                            "smoothing",
+                            JSONValue.object([
+                                ("passes", .int(s.passes)), ("mode", .string(s.automatic ? "auto" : "fixed")),
+                                ("reason", .string(s.reason)),
+                            ])
+                        )
+                    ]
+                } ?? [])
+                + [
+                    ("timingsMs", timingsJSON),
+                    (
+                        "outputs",
+                        .array(
+                            outputs.map {
+                                .object([
+                                    ("format", .string($0.format)), ("path", .string($0.path)),
+                                    ("bytes", .int($0.bytes)),
+                                ])
+                            })
+                    ),
+                ] + (scale.map { [("scale", JSONValue.ms($0))] } ?? [])
                 + (depthMm.map { [("depthMm", JSONValue.ms($0))] } ?? [])
                 + (depthAskedMm.map { [("depthAskedMm", JSONValue.ms($0))] } ?? [])
                 + (rotationDeg.map { r in
