@@ -39,6 +39,7 @@ enum EdgeRefinement {
     /// `curved: false` splits at the straight middle instead (the shape does not change).
     /// `sparingPlane`: an edge with both ends at that z is never split (a solid's bed: splitting
     /// the long chords of its flat cap crowds vertices together there).
+    /// The result is finite: when a new point would not be, the input comes back unchanged.
     static func refine(_ mesh: Mesh, to target: Int, curved: Bool = true, sparingPlane: Float? = nil) -> Mesh {
         precondition(target >= mesh.vertexCount, "refinement only adds vertices")
         var state = State(mesh, capacity: target)
@@ -67,7 +68,11 @@ enum EdgeRefinement {
         // near it: try flips again there (never needed when the input's angles are all above
         // twice the limit, the bisection bound).
         if curved && smallest < 2 * sliverDegrees { state.repairSlivers(measure: false) }
-        return state.mesh(uvs: mesh.uvs != nil)
+        let refined = state.mesh(uvs: mesh.uvs != nil)
+        // A mesh's coordinates are finite: a new point that overflowed (coordinates near the float
+        // limits; Decimation works at Mesh.workingMagnitude) leaves the input as it was, short of
+        // its count, which the caller reports.
+        return refined.firstNonFiniteVertex == nil ? refined : mesh
     }
 
     /// One heap entry: an edge by the half-edge slot that held it when pushed and its two ends

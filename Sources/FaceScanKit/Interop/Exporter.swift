@@ -37,9 +37,12 @@ package enum Exporter {
         switch format {
         case "stl": return mesh.stlBytes()
         case "obj": return mesh.objBytes()
-        case "png": return try PNGEncoder.encode(Rasterizer.render(mesh, options: render), name: "thumbnail")
+        case "png":
+            return try PNGEncoder.encode(Rasterizer.render(mesh.atWorkingMagnitude, options: render), name: "thumbnail")
         case "3mf":
-            let png = try thumbnail ?? PNGEncoder.encode(Rasterizer.render(mesh, options: render), name: "thumbnail")
+            let png =
+                try thumbnail
+                ?? PNGEncoder.encode(Rasterizer.render(mesh.atWorkingMagnitude, options: render), name: "thumbnail")
             return try MeshIO.bytes(mesh, format: format, unit: unit, thumbnail: png)
         default: return try MeshIO.bytes(mesh, format: format, unit: unit)
         }

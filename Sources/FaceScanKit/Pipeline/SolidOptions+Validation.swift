@@ -25,3 +25,19 @@ extension SolidOptions {
         }
     }
 }
+
+extension SolidOptions {
+    /// The largest coordinate of a surface to solidify, in millimetres: the largest a 3MF file (the
+    /// printers' format) holds. Beyond it the part's distance field and intersection search would
+    /// work on numbers near the float limits.
+    package static let largestSurfaceMillimetres = 1e9
+
+    /// Refuses a surface whose coordinates reach beyond ``largestSurfaceMillimetres``.
+    package static func checkSurface(_ mesh: Mesh, unitInMillimetres: Double) throws(UsageError) {
+        let reach = Double(mesh.largestMagnitude) * unitInMillimetres
+        guard reach > largestSurfaceMillimetres else { return }
+        throw UsageError(
+            "the coordinates reach \(mesh.largestMagnitude) (\(reach) mm), beyond 1e9 mm, the largest a printable part (3MF) holds; scale the mesh down first"
+        )
+    }
+}
