@@ -92,33 +92,23 @@ struct PipelineFlags: ParsableArguments {
         help: "Gate: largest browInnerUp blend shape, 0 to 1. (default: the capture's settings, else 0.5)")
     var maxBrowUp: Double?
 
+    /// The flag for each setting, by its path in ScanSettings: library messages about options
+    /// name the flag (``PipelineOptions/optionName(_:)``).
+    static let flagNames: [String: String] = [
+        "gate.minDistance": "--min-distance", "gate.maxDistance": "--max-distance",
+        "gate.minAmbientIntensity": "--min-light", "gate.maxJawOpen": "--max-jaw-open",
+        "gate.maxSmile": "--max-smile", "gate.maxBrowInnerUp": "--max-brow-up",
+        "targetVertices": "--target-vertices", "smoothingIterations": "--smoothing", "scale": "--scale",
+        "maxFrames": "--max-frames", "formats": "--formats", "solid.thickness": "--thickness",
+        "solid.depth": "--depth", "solid.fit": "--fit", "solid.fitMargin": "--fit-margin",
+    ]
+
+    /// The flags' values by the library's rules (ScanSettings), in the flags' words; what only
+    /// the command line has (the smoothing's `auto`, the thumbnail size, format names) here.
     func validate() throws {
-        for (flag, value) in [
-            ("--min-distance", minDistance), ("--max-distance", maxDistance), ("--min-light", minLight),
-        ] {
-            if let v = value, !(v.isFinite && v >= 0) {
-                throw ValidationError("\(flag) must be a finite number, 0 or more (found \(v))")
-            }
+        if let s = smoothing, s != "auto", Int(s) == nil {
+            throw ValidationError("--smoothing must be a number of passes, or auto (found '\(s)')")
         }
-        for (flag, value) in [("--max-jaw-open", maxJawOpen), ("--max-smile", maxSmile), ("--max-brow-up", maxBrowUp)] {
-            if let v = value, !(v.isFinite && (0...1).contains(v)) {
-                throw ValidationError("\(flag) must be from 0 to 1 (found \(v))")
-            }
-        }
-        if let lo = minDistance, let hi = maxDistance, lo > hi {
-            throw ValidationError("--min-distance (\(lo)) must not exceed --max-distance (\(hi))")
-        }
-        if let t = targetVertices, !(4...Decimation.maximumTargetVertices).contains(t) {
-            throw ValidationError("--target-vertices must be from 4 to \(Decimation.maximumTargetVertices)")
-        }
-        if let s = smoothing, s != "auto", !(Int(s).map { (0...1000).contains($0) } ?? false) {
-            throw ValidationError("--smoothing must be a number of passes from 0 to 1000, or auto")
-        }
-        if let s = scale, !(s > 0 && s <= 1e6) {
-            throw ValidationError("--scale must be a positive number, at most 1e6")
-        }
-        if let m = maxFrames, m < 1 { throw ValidationError("--max-frames must be at least 1") }
-        if !(16...8192).contains(thumbnailSize) { throw ValidationError("--thumbnail-size must be from 16 to 8192") }
         if let formats {
             let known = Exporter.supportedFormats
             for raw in formats.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
@@ -129,6 +119,12 @@ struct PipelineFlags: ParsableArguments {
                     "unknown output format '\(raw)' in --formats\(hint) (supported: \(known.joined(separator: ", ")))")
             }
         }
+        do {
+            try ScanSettings.check(options())
+        } catch {
+            throw ValidationError(error.message)
+        }
+        if !(16...8192).contains(thumbnailSize) { throw ValidationError("--thumbnail-size must be from 16 to 8192") }
     }
 
     /// The library's options for these flags (unset flags leave the capture's settings in force).
@@ -138,7 +134,9 @@ struct PipelineFlags: ParsableArguments {
         options.formats = formats.map { $0.split(separator: ",").map(String.init) }
         options.quality = quality
         options.targetVertices = targetVertices
-        options.smoothingIterations = smoothing.map { $0 == "auto" ? ResolvedSettings.autoSmoothing : Int($0)! }
+        options.smoothingIterations = smoothing.map {
+            $0 == "auto" ? ResolvedSettings.autoSmoothing : Int($0) ?? ResolvedSettings.autoSmoothing
+        }
         options.smoothingWeights = weights
         options.units = units
         options.scale = scale
@@ -149,6 +147,7 @@ struct PipelineFlags: ParsableArguments {
             minDistance: minDistance, maxDistance: maxDistance, minAmbientIntensity: minLight,
             maxJawOpen: maxJawOpen, maxSmile: maxSmile, maxBrowInnerUp: maxBrowUp)
         if solid || solidFlags.isSet { options.solid = solidFlags.options }
+        options.optionNames = Self.flagNames
         return options
     }
 }

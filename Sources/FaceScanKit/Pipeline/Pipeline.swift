@@ -144,16 +144,16 @@ public enum Pipeline {
             throw .io(error)
         }
         var settings = ScanSettings()
-        let session = try FaceScanSession.open(reader) { (captureSettings) throws(InputError) in
-            settings = ScanSettings(options: options, settings: captureSettings)
+        let session = try FaceScanSession.open(reader) { (captureSettings) throws(FaceScanError) in
             // The capture's own list must be valid even when --formats overrides it.
             if let listed = captureSettings.exportFormats {
                 do throws(UsageError) {
                     _ = try Exporter.parseList(listed)
                 } catch {
-                    throw InputError(file: reader.name, field: "settings.exportFormats", error.message)
+                    throw .badInput(InputError(file: reader.name, field: "settings.exportFormats", error.message))
                 }
             }
+            settings = try ScanSettings.resolved(options: options, settings: captureSettings, file: reader.name)
             return settings
         } check: { () throws(UsageError) in
             if let names = options.formats { _ = try Exporter.parseList(names) }

@@ -67,12 +67,19 @@ public struct ScanSettings: Sendable, Hashable, Codable {
     /// Metres → output unit, times the scale.
     public var outputFactor: Double { units.fromMetres * scale }
 
+    /// Largest ``scale``: a 0.2 m face in millimetres times this stays far inside float32's range.
+    public static let maximumScale = 1e6
+    /// Largest number of smoothing passes.
+    public static let maximumSmoothingIterations = 1000
+
     /// Checks every setting against its allowed range: ``maxFrames`` at least 1,
     /// ``targetVertices`` from 4 to ``Decimation/maximumTargetVertices``, ``smoothingIterations``
-    /// 0 or more (or ``autoSmoothing``), ``scale`` positive and finite, ``noiseLimit`` and
-    /// ``featureScale`` finite and 0 or more, at least one format, the gate's thresholds
-    /// (``GateThresholds/validate()``) and the solid's options (``SolidOptions/validate()``).
-    /// NaN is never in range.
+    /// from 0 to ``maximumSmoothingIterations`` (or ``autoSmoothing``), ``scale`` positive and at
+    /// most ``maximumScale``, ``noiseLimit`` and ``featureScale`` finite and 0 or more, at least
+    /// one format, the gate's thresholds (``GateThresholds/validate()``) and the solid's options
+    /// (``SolidOptions/validate()``). NaN is never in range. These are the only statements of
+    /// the rules: a capture's settings and the command line's flags are checked by them too,
+    /// their messages naming the key or the flag instead.
     ///
     /// - Throws: ``FaceScanError/badSetting(_:)`` naming the first field out of range and the
     ///   range, e.g. `ScanSettings.maxFrames must be at least 1, found 0`.
@@ -80,27 +87,36 @@ public struct ScanSettings: Sendable, Hashable, Codable {
         do throws(UsageError) { try check() } catch { throw .badSetting(error) }
     }
 
-    /// ``validate()`` with the narrow error.
-    func check() throws(UsageError) {
-        func bad(_ field: String, _ range: String, _ value: Any) -> UsageError {
-            UsageError("ScanSettings.\(field) must be \(range), found \(value)", field: "ScanSettings.\(field)")
+    /// ``validate()`` with the narrow error, each field named by `names` (by default the API
+    /// property, `ScanSettings.scale`).
+    func check(_ names: SettingNames = .api) throws(UsageError) {
+        func bad(_ path: String, _ range: String, _ value: Any) -> UsageError {
+            UsageError("\(names.name(path)) must be \(range), found \(value)", field: names.field(path))
         }
-        guard maxFrames >= 1 else { throw bad("maxFrames", "at least 1", maxFrames) }
-        guard (4...Decimation.maximumTargetVertices).contains(targetVertices) else {
+        let n = names.checks
+        guard !n("maxFrames") || maxFrames >= 1 else { throw bad("maxFrames", "at least 1", maxFrames) }
+        guard !n("targetVertices") || (4...Decimation.maximumTargetVertices).contains(targetVertices) else {
             throw bad("targetVertices", "from 4 to \(Decimation.maximumTargetVertices)", targetVertices)
         }
-        guard smoothingIterations >= 0 || smoothingIterations == Self.autoSmoothing else {
+        guard
+            !n("smoothingIterations") || (0...Self.maximumSmoothingIterations).contains(smoothingIterations)
+                || smoothingIterations == Self.autoSmoothing
+        else {
             throw bad(
-                "smoothingIterations", "0 or more (or ScanSettings.autoSmoothing, -1)", smoothingIterations)
+                "smoothingIterations", "from 0 to \(Self.maximumSmoothingIterations), or auto", smoothingIterations)
         }
-        guard scale > 0, scale.isFinite else { throw bad("scale", "positive and finite", scale) }
-        guard noiseLimit >= 0, noiseLimit.isFinite else { throw bad("noiseLimit", "0 or more, finite", noiseLimit) }
-        guard featureScale >= 0, featureScale.isFinite else {
+        guard !n("scale") || (scale > 0 && scale <= Self.maximumScale) else {
+            throw bad("scale", "positive and at most 1e6", scale)
+        }
+        guard !n("noiseLimit") || (noiseLimit >= 0 && noiseLimit.isFinite) else {
+            throw bad("noiseLimit", "0 or more, finite", noiseLimit)
+        }
+        guard !n("featureScale") || (featureScale >= 0 && featureScale.isFinite) else {
             throw bad("featureScale", "0 or more, finite", featureScale)
         }
-        guard !formats.isEmpty else { throw bad("formats", "at least one format", "none") }
-        try gate.check(prefix: "ScanSettings.gate.")
-        if let solid { try solid.check(prefix: "ScanSettings.solid.") }
+        guard !n("formats") || !formats.isEmpty else { throw bad("formats", "at least one format", "none") }
+        try gate.check(names.within("gate"))
+        if let solid { try solid.check(names.within("solid")) }
     }
 }
 
@@ -131,6 +147,103 @@ extension ScanSettings {
         featureScale = o.featureScale
         rejectOutliers = o.rejectOutliers
         frameWeighting = o.frameWeighting
+    }
+}
+
+extension ScanSettings {
+    /// The key a capture's settings give a field by (FORMAT.md), by its path in ``ScanSettings``.
+    static func captureKey(_ path: String) -> String {
+        switch path {
+        case "targetVertices": "targetVertexCount"
+        case "formats": "exportFormats"
+        default: path.hasPrefix("gate.") ? String(path.dropFirst(5)) : path
+        }
+    }
+
+    /// Whether `s` gives the field at `path`.
+    static func captureGives(_ s: CaptureSettings, _ path: String) -> Bool {
+        switch path {
+        case "targetVertices": s.targetVertexCount != nil || s.quality != nil
+        case "smoothingIterations": s.smoothingIterations != nil
+        case "scale": s.scale != nil
+        case "maxFrames": s.maxFrames != nil
+        case "formats": s.exportFormats != nil
+        default:
+            if path.hasPrefix("solid.") {
+                s.solid != nil
+            } else if let f = GateOverrides.fields.first(where: { "gate." + $0.key == path }) {
+                s.gate[keyPath: f.given] != nil
+            } else {
+                false
+            }
+        }
+    }
+
+    /// Whether `o` gives the field at `path` (the tuning it always gives: ``noiseLimit``, …).
+    static func optionsGive(_ o: PipelineOptions, _ path: String) -> Bool {
+        switch path {
+        case "targetVertices": o.targetVertices != nil || o.quality != nil
+        case "smoothingIterations": o.smoothingIterations != nil
+        case "scale": o.scale != nil
+        case "maxFrames": o.maxFrames != nil
+        case "formats": o.formats != nil
+        case "noiseLimit", "featureScale": true
+        default:
+            if path.hasPrefix("solid.") {
+                o.solid != nil
+            } else if let f = GateOverrides.fields.first(where: { "gate." + $0.key == path }) {
+                o.gate[keyPath: f.given] != nil
+            } else {
+                false
+            }
+        }
+    }
+
+    /// The options' own values, checked alone (before any capture is read): each field the
+    /// options give, named by ``PipelineOptions/optionName(_:)`` (the command line's flags).
+    package static func check(_ o: PipelineOptions) throws(UsageError) {
+        try ScanSettings(options: o, settings: CaptureSettings()).check(
+            SettingNames(name: o.optionName, checks: { optionsGive(o, $0) }))
+    }
+
+    /// Options over a capture's settings over the defaults (``init(options:settings:)``), checked
+    /// by the one set of rules (``check(_:)``) in the words of whoever gave each value: a capture's
+    /// own values first, even those the options replace (`file: field 'settings.KEY': KEY must
+    /// be …`, ``FaceScanError/badInput(_:)``), then the options' (named by
+    /// ``PipelineOptions/optionName(_:)``, ``FaceScanError/badSetting(_:)``), then the two together (`maxDistance` given by one and
+    /// `minDistance` by the other; a default is named as such).
+    package static func resolved(
+        options o: PipelineOptions, settings s: CaptureSettings, file: String
+    ) throws(FaceScanError) -> ScanSettings {
+        let optionName = o.optionName
+        let capture = SettingNames(
+            name: captureKey, field: { "settings." + captureKey($0) }, checks: { captureGives(s, $0) })
+        do throws(UsageError) {
+            try ScanSettings(options: PipelineOptions(), settings: s).check(capture)
+            try check(o)
+        } catch {
+            throw error.field?.hasPrefix("settings.") == true
+                ? .badInput(InputError(file: file, field: error.field, error.message)) : .badSetting(error)
+        }
+        let merged = ScanSettings(options: o, settings: s)
+        let fromOptions = { (path: String) in optionsGive(o, path) }
+        let fromCapture = { (path: String) in !optionsGive(o, path) && captureGives(s, path) }
+        let names = SettingNames(
+            name: { path in
+                fromOptions(path)
+                    ? optionName(path)
+                    : fromCapture(path) ? captureKey(path) : "the default " + captureKey(path)
+            },
+            field: { path in fromOptions(path) ? optionName(path) : "settings." + captureKey(path) },
+            rank: { path in fromOptions(path) ? 2 : fromCapture(path) ? 1 : 0 })
+        do throws(UsageError) {
+            try merged.check(names)
+        } catch {
+            // Blamed on a capture's value: the file and its key; on an option's: the option.
+            throw error.field?.hasPrefix("settings.") == true
+                ? .badInput(InputError(file: file, field: error.field, error.message)) : .badSetting(error)
+        }
+        return merged
     }
 }
 
