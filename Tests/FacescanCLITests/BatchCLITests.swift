@@ -83,7 +83,7 @@ import Testing
         #expect(r.stderr.contains("warning: skipped 'linked.json': the same file as 'in/cap1.json'"), "\(r.stderr)")
     }
 
-    @Test(.enabled(if: Tool.available("parallel"), "GNU parallel is not installed (make deps installs it)"))
+    @Test(.enabled(if: Tool.available("parallel"), "GNU parallel is not installed (make test-deps installs it)"))
     func gnuParallelExampleFromTheREADME() throws {
         let parallel = try Tool.require("parallel")
         let dir = try inputs(failing: true)

@@ -54,7 +54,7 @@ enum Tool {
     /// with `CI` set (elsewhere ``available(_:)`` skipped the test).
     static func require(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
         try #require(
-            path(name), "\(name) is not installed (make deps installs it); CI is set, so the test must run",
+            path(name), "\(name) is not installed (make test-deps installs it); CI is set, so the test must run",
             sourceLocation: sourceLocation)
     }
 }
