@@ -9,10 +9,39 @@ struct PipelineFlags: ParsableArguments {
     var outputDir = "out"
 
     @Option(
-        help:
-            "Comma-separated output formats: stl, obj, png, glb, fbx (binary), 3mf (through lib3mf), and ply, dae, x3d, x, 3ds (through assimp). (default: the capture's settings, else stl,obj,png)",
-        completion: Completions.formatList)
-    var formats: String?
+        help: ArgumentHelp(
+            "Comma-separated output formats: \(Self.formatsHelp). (default: the capture's settings, else stl,obj,png)",
+            valueName: "formats"),
+        completion: Completions.formatList, transform: Self.parseFormats)
+    var formats: [String]?
+
+    /// The `--formats` list, parsed once (names lower-cased, spaces and repeats dropped); an
+    /// unknown name is refused here, with the nearest known one.
+    static func parseFormats(_ text: String) throws -> [String] {
+        let known = FileFormat.processOutputNames
+        var list: [String] = []
+        for raw in text.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
+            let f = String(raw.lowercased().filter { !$0.isWhitespace })
+            guard known.contains(f) else {
+                let hint = Suggestions.nearest(f, in: known).map { "; did you mean '\($0)'?" } ?? ""
+                throw ValidationError(
+                    "unknown output format '\(raw)'\(hint) (supported: \(known.joined(separator: ", ")))")
+            }
+            if !list.contains(f) { list.append(f) }
+        }
+        return list
+    }
+
+    /// The formats `process` writes, each with who writes it (from the format table).
+    static var formatsHelp: String {
+        FileFormat.processOutputNames.compactMap(FileFormat.named).map { f in
+            switch f.writer {
+            case .assimp: "\(f.name) (assimp)"
+            case .lib3mf: "\(f.name) (lib3mf)"
+            default: f.name
+            }
+        }.joined(separator: ", ")
+    }
 
     @Option(
         help:
@@ -109,16 +138,6 @@ struct PipelineFlags: ParsableArguments {
         if let s = smoothing, s != "auto", Int(s) == nil {
             throw ValidationError("--smoothing must be a number of passes, or auto (found '\(s)')")
         }
-        if let formats {
-            let known = Exporter.supportedFormats
-            for raw in formats.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
-                let f = String(raw.lowercased().filter { !$0.isWhitespace })
-                guard !known.contains(f) else { continue }
-                let hint = Suggestions.nearest(f, in: known).map { "; did you mean '\($0)'?" } ?? ""
-                throw ValidationError(
-                    "unknown output format '\(raw)' in --formats\(hint) (supported: \(known.joined(separator: ", ")))")
-            }
-        }
         do {
             try ScanSettings.check(options())
         } catch {
@@ -131,7 +150,7 @@ struct PipelineFlags: ParsableArguments {
     func options() -> PipelineOptions {
         var options = PipelineOptions()
         options.outputDirectory = outputDir
-        options.formats = formats.map { $0.split(separator: ",").map(String.init) }
+        options.formats = formats
         options.quality = quality
         options.targetVertices = targetVertices
         options.smoothingIterations = smoothing.map {

@@ -90,4 +90,24 @@ import Testing
             #expect(r.status == 0, "\(c.key) \(c.good): \(r.stderr)")
         }
     }
+
+    /// A format name is parsed once, where it is read: `--formats` by the flag, a capture's
+    /// `exportFormats` at its place in the file.
+    @Test func unknownFormatsAreRefusedWhereParsed() throws {
+        let dir = tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let plain = try Self.capture([:], in: dir)
+        try Self.expectRefusal(
+            [plain, "--formats", "stl,objx", "--output-dir", dir], ["'objx'", "did you mean 'obj'"])
+        let listed = try Self.capture(["exportFormats": ["stl", "xyz"]], in: dir, name: "listed.json")
+        try Self.expectRefusal(
+            [listed, "--formats", "stl", "--output-dir", dir], [listed, "field 'settings.exportFormats'", "\"xyz\""])
+        // Names are case-blind and repeats dropped: one file each.
+        let r = try runFacescan(["process", plain, "--formats", "STL, obj,stl", "-q", "--output-dir", dir + "/o"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(
+            Set((try? FileManager.default.contentsOfDirectory(atPath: dir + "/o")) ?? []) == [
+                "capture.stl", "capture.obj",
+            ])
+    }
 }

@@ -10,37 +10,25 @@
 /// Unit-less formats (STL, OBJ, PLY, DirectX .x, 3DS) carry the mesh's own unit. Reading does
 /// the reverse: a file with a stated unit comes back in the unit asked for.
 package enum MeshIO {
-    /// File extensions written through assimp, with the export format id used for each. Left out
-    /// on purpose (assimp 5.2): `3mf` (the exporter writes an archive without the mesh; facescan
-    /// writes 3MF through lib3mf), FBX (assimp cannot read its own binary FBX back, and Blender
-    /// refuses ASCII FBX; facescan writes binary FBX itself), glTF (the exporter declares
-    /// extensions it does not use; facescan writes GLB itself) and STEP (assimp cannot read it back).
-    static let assimpExportIDs: [String: String] = [
-        "ply": "plyb", "dae": "collada", "x3d": "x3d", "x": "x", "3ds": "3ds",
-    ]
+    /// File extensions written through assimp, with the export format id used for each (the
+    /// ``FileFormat`` table's). Left out on purpose (assimp 5.2): `3mf` (the exporter writes an
+    /// archive without the mesh; facescan writes 3MF through lib3mf), FBX (assimp cannot read its
+    /// own binary FBX back, and Blender refuses ASCII FBX; facescan writes binary FBX itself), glTF
+    /// (the exporter declares extensions it does not use; facescan writes GLB itself) and STEP
+    /// (assimp cannot read it back).
+    static let assimpExportIDs: [String: String] = Dictionary(
+        uniqueKeysWithValues: FileFormat.all.compactMap { f in f.assimpExportID.map { (f.name, $0) } })
 
     /// assimp export ids whose output assimp itself cannot read back (see ``assimpExportIDs``).
     static let brokenAssimpExports: Set<String> = ["3mf", "fbx", "fbxa", "gltf", "gltf2", "stp"]
 
-    /// Formats facescan writes itself (or through lib3mf), with the ids that name them too.
-    static let ownFormats: [String: String] = [
-        "obj": "obj", "stl": "stl", "off": "off", "glb": "glb", "glb2": "glb", "3mf": "3mf", "fbx": "fbx",
-    ]
-
-    /// File extensions ``write(_:to:format:unit:)`` understands.
-    package static var writableExtensions: [String] {
-        ["obj", "stl"] + (Array(assimpExportIDs.keys) + ["off", "glb", "3mf", "fbx"]).sorted()
-    }
+    /// File extensions ``write(_:to:format:unit:)`` understands (``FileFormat/writableMeshNames``).
+    package static var writableExtensions: [String] { FileFormat.writableMeshNames }
 
     /// Millimetres per unit of the length unit a format states, by file extension or export id;
     /// nil for unit-less formats (their coordinates are in whatever unit the run uses).
     package static func statedUnitMillimetres(format: String) -> Double? {
-        switch format.lowercased() {
-        case "glb", "glb2", "gltf", "gltf2", "dae", "collada", "x3d": return 1000
-        case "fbx", "fbxa": return 10  // FBX's unit when UnitScaleFactor is absent; a file's own factor wins
-        case "3mf": return 1
-        default: return nil
-        }
+        FileFormat.named(format)?.statedUnitMillimetres
     }
 
     /// Reads a mesh: OBJ and STL natively (also `-` for standard input), 3MF through lib3mf, any
@@ -156,7 +144,9 @@ package enum MeshIO {
         // The factor from the mesh's unit to the unit the format states (1 for unit-less formats).
         let factor = statedUnitMillimetres(format: f).map { unit.millimetres / $0 } ?? 1
         try checkRange(mesh, format: f, factor: factor, unit: unit, name: name)
-        switch ownFormats[f] {
+        // Formats facescan writes itself (or through lib3mf), by their name in the table.
+        let own = FileFormat.named(f).flatMap { $0.isMesh && [.facescan, .lib3mf].contains($0.writer) ? $0.name : nil }
+        switch own {
         case "obj": return [AssimpIO.ExportedFile(name: "", bytes: mesh.objBytes())]
         case "stl": return [AssimpIO.ExportedFile(name: "", bytes: mesh.stlBytes())]
         case "off": return [AssimpIO.ExportedFile(name: "", bytes: mesh.offBytes())]

@@ -108,7 +108,15 @@ public struct CaptureSettings: Sendable, Hashable, Codable {
                     guard case .array(let items) = v.value else { throw v.badValue(file, "an array of format names") }
                     var list: [String] = []
                     for item in items {
-                        list.append(try Self.string(item, file).lowercased())
+                        // Parsed once, here: an unknown name is refused at its place in the file.
+                        let name = try Self.string(item, file)
+                        guard let f = FileFormat.named(name), f.isProcessOutput else {
+                            throw item.error(
+                                file,
+                                "unknown output format \(CaptureReader.quoted(name)) (supported: \(FileFormat.processOutputNames.joined(separator: ", ")))"
+                            )
+                        }
+                        if !list.contains(f.name) { list.append(f.name) }
                         if list.count > 64 { throw item.error(file, "too many formats") }
                     }
                     exportFormats = list

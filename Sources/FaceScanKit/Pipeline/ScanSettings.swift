@@ -127,7 +127,8 @@ extension ScanSettings {
     /// Flags (`options`) over the capture's `settings` over the defaults.
     public init(options o: PipelineOptions, settings s: CaptureSettings) {
         self.init()
-        // Unknown names are left out here; Pipeline refuses them by name before any frame.
+        // Unknown names are left out here; ScanSettings.check(_:) refuses the options' by name,
+        // and a capture's are refused where its settings are read.
         if let names = o.formats ?? s.exportFormats {
             formats = names.compactMap { OutputFormat(name: $0) }
         }
@@ -202,6 +203,12 @@ extension ScanSettings {
     /// The options' own values, checked alone (before any capture is read): each field the
     /// options give, named by ``PipelineOptions/optionName(_:)`` (the command line's flags).
     package static func check(_ o: PipelineOptions) throws(UsageError) {
+        // The options' format names, refused here when unknown (ScanSettings holds only known ones).
+        for name in o.formats ?? [] where OutputFormat(name: name) == nil {
+            throw UsageError(
+                "unknown output format '\(name)' in \(o.optionName("formats")) (supported: \(FileFormat.processOutputNames.joined(separator: ", ")))",
+                field: o.optionName("formats"))
+        }
         try ScanSettings(options: o, settings: CaptureSettings()).check(
             SettingNames(name: o.optionName, checks: { optionsGive(o, $0) }))
     }
