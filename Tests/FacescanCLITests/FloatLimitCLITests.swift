@@ -133,3 +133,20 @@ import Testing
         }
     }
 }
+
+extension FloatLimitCLITests {
+    /// A valid OBJ whose coordinates are near 1e32: inspect and compare print them (no trap on
+    /// converting a size to Int), with -v and a heatmap too.
+    @Test func hugeCoordinatesArePrintedNotTrapped() throws {
+        let dir = tempDir()
+        let big = dir + "/big.obj"
+        try "v 1e32 0 0\nv 0 1e32 0\nv 0 0 1e32\nv 1e32 1e32 0\nf 1 2 3\nf 2 4 3\n".write(
+            toFile: big, atomically: false, encoding: .utf8)
+        let i = try runFacescan(["inspect", big, "-v"])
+        #expect(i.status == 0 && i.stdout.contains("e+32") && i.stderr.contains("e+32"), "\(i.stdout)\(i.stderr)")
+        #expect(try runFacescan(["inspect", big, "--json"]).json?["vertices"] as? Int == 4)
+        let c = try runFacescan(["compare", big, big, "-v", "--samples", "1000", "--heatmap", dir + "/h.png"])
+        #expect(c.status == 0 && c.stdout.hasPrefix("rms_um "), "\(c.stdout)\(c.stderr)")
+        #expect(FileManager.default.fileExists(atPath: dir + "/h.png"))
+    }
+}

@@ -111,3 +111,15 @@ import Testing
             ])
     }
 }
+
+extension SettingsMessagesCLITests {
+    /// `"maxFrames": 0x10` names the setting, not just `settings`.
+    @Test func hexInASettingNamesTheSetting() throws {
+        let dir = tempDir()
+        let text = smallCapture(frames: [goodMeta]).replacingOccurrences(
+            of: "\"version\":1,", with: "\"version\":1,\"settings\":{\"maxFrames\": 0x10},")
+        try text.write(toFile: dir + "/hex.json", atomically: false, encoding: .utf8)
+        let r = try runFacescan(["process", dir + "/hex.json", "-o", dir + "/o"])
+        expectOneLine(r, status: 2, "hex.json", "field 'settings.maxFrames'")
+    }
+}
