@@ -35,11 +35,7 @@ public struct GateThresholds: Sendable, Hashable, Codable {
     /// - Throws: ``FaceScanError/badSetting(_:)`` naming the first threshold out of range, e.g.
     ///   `GateThresholds.maxDistance must be at least GateThresholds.minDistance (0.3), found 0.2`.
     public func validate() throws(FaceScanError) {
-        do throws(UsageError) {
-            try check(SettingNames(name: { "GateThresholds." + $0 }))
-        } catch {
-            throw .badSetting(error)
-        }
+        try lift { () throws(UsageError) in try check(SettingNames(name: { "GateThresholds." + $0 })) }
     }
 
     /// ``validate()`` with the narrow error, each threshold named by `names`.
@@ -51,11 +47,12 @@ public struct GateThresholds: Sendable, Hashable, Codable {
         ]
         for (path, value, range) in fields where names.checks(path) {
             if let range, !range.contains(value) {
-                throw UsageError("\(names.name(path)) must be from 0 to 1, found \(value)", field: names.field(path))
+                throw UsageError(
+                    "\(names.name(path)) must be from 0 to 1, found \(value)", field: names.fieldName(path))
             }
             guard value >= 0 && value.isFinite else {
                 throw UsageError(
-                    "\(names.name(path)) must be finite and 0 or more, found \(value)", field: names.field(path))
+                    "\(names.name(path)) must be finite and 0 or more, found \(value)", field: names.fieldName(path))
             }
         }
         // An inverted range blames the end given last (options over settings over defaults; both
@@ -65,11 +62,11 @@ public struct GateThresholds: Sendable, Hashable, Codable {
             if names.rank(max) >= names.rank(min) {
                 throw UsageError(
                     "\(names.name(max)) must be at least \(names.name(min)) (\(minDistance)), found \(maxDistance)",
-                    field: names.field(max))
+                    field: names.fieldName(max))
             }
             throw UsageError(
                 "\(names.name(min)) must be at most \(names.name(max)) (\(maxDistance)), found \(minDistance)",
-                field: names.field(min))
+                field: names.fieldName(min))
         }
     }
 }

@@ -91,7 +91,7 @@ public struct ScanSettings: Sendable, Hashable, Codable {
     /// property, `ScanSettings.scale`).
     func check(_ names: SettingNames = .api) throws(UsageError) {
         func bad(_ path: String, _ range: String, _ value: Any) -> UsageError {
-            UsageError("\(names.name(path)) must be \(range), found \(value)", field: names.field(path))
+            UsageError("\(names.name(path)) must be \(range), found \(value)", field: names.fieldName(path))
         }
         let n = names.checks
         guard !n("maxFrames") || maxFrames >= 1 else { throw bad("maxFrames", "at least 1", maxFrames) }
@@ -170,34 +170,19 @@ extension ScanSettings {
         case "maxFrames": s.maxFrames != nil
         case "formats": s.exportFormats != nil
         default:
-            if path.hasPrefix("solid.") {
-                s.solid != nil
-            } else if let f = GateOverrides.fields.first(where: { "gate." + $0.key == path }) {
-                s.gate[keyPath: f.given] != nil
-            } else {
-                false
-            }
+            path.hasPrefix("solid.")
+                ? s.solid != nil
+                : GateOverrides.fields.contains { "gate." + $0.key == path && s.gate[keyPath: $0.given] != nil }
         }
     }
 
-    /// Whether `o` gives the field at `path` (the tuning it always gives: ``noiseLimit``, …).
+    /// Whether `o` gives the field at `path`: the tuning it always gives (``noiseLimit``,
+    /// ``featureScale``), the rest as a capture's settings holding the same values would.
     static func optionsGive(_ o: PipelineOptions, _ path: String) -> Bool {
-        switch path {
-        case "targetVertices": o.targetVertices != nil || o.quality != nil
-        case "smoothingIterations": o.smoothingIterations != nil
-        case "scale": o.scale != nil
-        case "maxFrames": o.maxFrames != nil
-        case "formats": o.formats != nil
-        case "noiseLimit", "featureScale": true
-        default:
-            if path.hasPrefix("solid.") {
-                o.solid != nil
-            } else if let f = GateOverrides.fields.first(where: { "gate." + $0.key == path }) {
-                o.gate[keyPath: f.given] != nil
-            } else {
-                false
-            }
-        }
+        let same = CaptureSettings(
+            quality: o.quality, targetVertexCount: o.targetVertices, smoothingIterations: o.smoothingIterations,
+            scale: o.scale, exportFormats: o.formats, maxFrames: o.maxFrames, gate: o.gate, solid: o.solid)
+        return path == "noiseLimit" || path == "featureScale" || captureGives(same, path)
     }
 
     /// The options' own values, checked alone (before any capture is read): each field the

@@ -6,17 +6,13 @@ extension SolidOptions {
     /// - Throws: ``FaceScanError/badSetting(_:)`` naming the first option out of range, e.g.
     ///   `SolidOptions.thickness must be from 0.01 to 1000 mm, found -2.0`.
     public func validate() throws(FaceScanError) {
-        do throws(UsageError) {
-            try check(SettingNames(name: { "SolidOptions." + $0 }))
-        } catch {
-            throw .badSetting(error)
-        }
+        try lift { () throws(UsageError) in try check(SettingNames(name: { "SolidOptions." + $0 })) }
     }
 
     /// ``validate()`` with the narrow error, each option named by `names`.
     func check(_ names: SettingNames) throws(UsageError) {
         func bad(_ path: String, _ range: String, _ value: Any) -> UsageError {
-            UsageError("\(names.name(path)) must be \(range), found \(value)", field: names.field(path))
+            UsageError("\(names.name(path)) must be \(range), found \(value)", field: names.fieldName(path))
         }
         guard !names.checks("thickness") || Self.thicknessRange.contains(thickness) else {
             throw bad("thickness", Self.thicknessRangeText, thickness)

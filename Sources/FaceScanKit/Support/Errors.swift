@@ -141,34 +141,26 @@ public struct UsageError: Error, CustomStringConvertible, Sendable, Hashable {
 package struct SettingNames {
     /// The words for a field in a message.
     package var name: (String) -> String
-    /// The error's ``UsageError/field`` for a field (by default its ``name``).
-    package var field: (String) -> String
+    /// The error's ``UsageError/field`` for a field, when it is not its ``name``.
+    package var field: ((String) -> String)? = nil
     /// Who gave the field, ranked: a rule between two fields blames the higher (ties: the one the
     /// rule names first). Options 2 over a capture's settings 1 over defaults 0.
-    package var rank: (String) -> Int
+    package var rank: (String) -> Int = { _ in 1 }
     /// Which fields to check (a rule between two fields: when both are checked).
-    package var checks: (String) -> Bool
+    package var checks: (String) -> Bool = { _ in true }
 
-    /// Names made of `name`, every field given and checked unless said otherwise.
-    package init(
-        name: @escaping (String) -> String, field: ((String) -> String)? = nil,
-        rank: @escaping (String) -> Int = { _ in 1 }, checks: @escaping (String) -> Bool = { _ in true }
-    ) {
-        self.name = name
-        self.field = field ?? name
-        self.rank = rank
-        self.checks = checks
-    }
+    /// The error's field for the field at `path`.
+    package func fieldName(_ path: String) -> String { field?(path) ?? name(path) }
 
     /// The API's own words: `ScanSettings.` and the property path.
     package static var api: SettingNames { SettingNames(name: { "ScanSettings." + $0 }) }
 
     /// The same names for the fields of a nested value (`gate`, `solid`): its field `f` is `prefix.f`.
     package func within(_ prefix: String) -> SettingNames {
-        let (name, field, rank, checks) = (name, field, rank, checks)
+        let (names, p) = (self, prefix + ".")
         return SettingNames(
-            name: { name(prefix + "." + $0) }, field: { field(prefix + "." + $0) },
-            rank: { rank(prefix + "." + $0) }, checks: { checks(prefix + "." + $0) })
+            name: { names.name(p + $0) }, field: { names.fieldName(p + $0) }, rank: { names.rank(p + $0) },
+            checks: { names.checks(p + $0) })
     }
 }
 
