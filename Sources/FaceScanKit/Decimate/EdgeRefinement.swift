@@ -23,9 +23,8 @@ enum EdgeRefinement {
     /// The full cubic reproduces a circular arc through points on the surface, so repeated splits
     /// of a sphere stay on the sphere and the refined surface follows its vertex normals: no
     /// facets of the coarse mesh show through. A scanner's (or ARKit's) vertices lie on the face,
-    /// where the full offset is also the nearest: the ICT face on a 1 220-vertex subset of its
-    /// vertices, refined to 5 000 / 20 000, is 148 / 128 µm RMS from the dense face against
-    /// 179 / 163 µm at half the offset (docs/ALGORITHMS.md, "Refinement").
+    /// where the full offset is also the nearest to the dense face, nearer than half of it
+    /// (the figures, and the command that measures them: docs/ALGORITHMS.md, "Refinement").
     static let bulgeScale = 1.0
 
     /// `mesh` with exactly `target` vertices (`target ≥ mesh.vertexCount`): the longest edge is
