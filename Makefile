@@ -1,6 +1,11 @@
 # facescan — two commands from a fresh clone: `make run` and `make test`.
 SWIFT     ?= swift
-APT_PKGS  := pkg-config zlib1g-dev libpng-dev libassimp-dev parallel prusa-slicer lib3mf-dev blender python3-numpy admesh man-db slurm-wlm munge zsh fish chromium
+# What building and running facescan needs (make deps, so make run): pkg-config and the libraries it
+# links. The Swift toolchain brings its own needs.
+RUN_PKGS  := pkg-config zlib1g-dev libpng-dev libassimp-dev lib3mf-dev
+# The programs the tests drive (make test-deps, so make test): slicer, Blender, admesh, GNU parallel,
+# Slurm, shells for the completions, man, Chromium for the HTML report, numpy for the Python tools.
+TEST_PKGS := parallel prusa-slicer blender python3-numpy admesh man-db slurm-wlm munge zsh fish chromium
 SAMPLE    ?= samples/ict-neutral/capture.json
 RELEASE   := .build/release/facescan
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -16,16 +21,24 @@ MANPAGE   := .build/man/facescan.1
 # The man page is dated by the last commit, so the same sources give the same page.
 MANDATE   := $(shell git log -1 --format=%cs 2>/dev/null || echo 1970-01-01)
 
-.PHONY: deps build release run test regress bench clean fuzz man install uninstall lint format examples docs pictures schema-venv
+.PHONY: deps test-deps build release run test regress bench clean fuzz man install uninstall lint format examples docs pictures schema-venv
 
-## deps: install the system libraries facescan links (libpng, assimp) and the tools its tests drive
-## (chromium checks the HTML report) when they are missing.
-deps:
-	@missing=""; for p in $(APT_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+# Installs the packages of $(1) that are missing (apt-get, with sudo when not root).
+apt_install = @missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
+
+## deps: install what building and running facescan needs (RUN_PKGS: the libraries it links, libpng,
+## assimp, lib3mf, zlib, and pkg-config) when missing; nothing the tests alone use.
+deps:
+	$(call apt_install,$(RUN_PKGS))
+
+## test-deps: deps, and the programs the tests drive (TEST_PKGS: PrusaSlicer, Blender, admesh, GNU
+## parallel, Slurm and munge, zsh, fish, man-db, Chromium, numpy) when missing.
+test-deps: deps
+	$(call apt_install,$(TEST_PKGS))
 
 build: deps
 	$(SWIFT) build
@@ -47,7 +60,7 @@ run: release
 ## articles' programs and the consumer ConsumerBuildTests checks: built once, before swift test,
 ## which is handed its consumer binary) and the fuzz build (ASan). The fuzz targets run two at a time.
 ## Last, make docs (1–2 minutes: DocC builds FaceScanKit's symbol graph itself).
-test: deps
+test: test-deps
 	$(MAKE) release man schema-venv
 	$(MAKE) examples
 	FACESCAN_CONSUMER_BIN="$(CURDIR)/Examples/.build/debug/consumer" $(SWIFT) test

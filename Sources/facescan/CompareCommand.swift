@@ -87,7 +87,8 @@ struct CompareCommand: ParsableCommand {
                 "RMS \(Self.fixed1(e.rms)) µm, max \(Self.fixed1(e.max)) µm, mean \(Self.fixed1(e.mean)) µm",
             ]
             try PNGEncoder.write(
-                Heatmap.render(meshA, valuesUm: d, maxUm: heatmapMaxUm, caption: caption).image, to: heatmap)
+                Heatmap.render(meshA.atWorkingMagnitude, valuesUm: d, maxUm: heatmapMaxUm, caption: caption).image,
+                to: heatmap)
         }
         if json {
             let rounded = { (x: Double) in JSONValue.double((x * 1000).rounded() / 1000) }

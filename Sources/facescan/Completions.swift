@@ -7,9 +7,7 @@ import FaceScanKit
 enum Completions {
     /// Extensions of the mesh files facescan reads (OBJ, STL, OFF itself; 3MF through lib3mf;
     /// the rest through assimp), in lower and upper case.
-    static let meshExtensions = withUpperCase([
-        "obj", "stl", "off", "ply", "glb", "gltf", "3mf", "dae", "fbx", "x3d", "3ds", "x",
-    ])
+    static let meshExtensions = withUpperCase(FileFormat.readableMeshNames)
 
     /// A capture: JSON or NDJSON.
     static let captureFile = CompletionKind.file(extensions: withUpperCase(["json", "ndjson"]))

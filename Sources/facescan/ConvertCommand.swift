@@ -21,11 +21,7 @@ struct ConvertCommand: ParsableCommand {
         completion: Completions.meshFormat)
     var format: String?
 
-    @Option(
-        help:
-            "Unit of IN's coordinates when its format states none (OBJ, STL, PLY, …): mm or m; it decides the size written to a format that states its unit (GLB, DAE, X3D, FBX, 3MF). (default: mm, with a warning when that matters and the size is not a face's)"
-    )
-    var units: LengthUnit?
+    @Option(help: MeshInput.unitsHelp) var units: LengthUnit?
     @OptionGroup var verbosity: Verbosity
 
     func validate() throws {
@@ -34,10 +30,8 @@ struct ConvertCommand: ParsableCommand {
 
     func run() throws {
         let unit = units ?? .mm
-        let mesh = try MeshInput.read(input, command: "convert", unit: unit)
-        if MeshInput.unitDecidesOutput(input: input, output: output, format: format) {
-            MeshInput.checkSize(mesh, path: input, unit: unit, declared: units != nil, verbosity: verbosity)
-        }
+        let mesh = try MeshInput.read(
+            input, command: "convert", units: units, output: output, format: format, verbosity: verbosity)
         try MeshIO.write(mesh, to: output, format: format, unit: unit)
         verbosity.note("\(input): \(mesh.vertexCount) vertices, \(mesh.triangleCount) triangles written to \(output)")
     }

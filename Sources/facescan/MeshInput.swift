@@ -19,6 +19,24 @@ enum MeshInput {
         return try MeshIO.read(path: path, unit: unit)
     }
 
+    /// `--units` of a command that reads IN and writes a mesh (convert, simplify).
+    static let unitsHelp = ArgumentHelp(
+        "Unit of IN's coordinates when its format states none (OBJ, STL, PLY, …): mm or m; it decides the size written to a format that states its unit (GLB, DAE, X3D, FBX, 3MF). (default: mm, with a warning when that matters and the size is not a face's)"
+    )
+
+    /// Reads IN in `units` (mm when nil) for a command writing OUT in `format` (default: OUT's
+    /// extension), warning when the assumed unit decides the size written and it is not a face's.
+    static func read(
+        _ input: String, command: String, units: LengthUnit?, output: String, format: String?, verbosity: Verbosity
+    ) throws -> Mesh {
+        let unit = units ?? .mm
+        let mesh = try read(input, command: command, unit: unit)
+        if unitDecidesOutput(input: input, output: output, format: format) {
+            checkSize(mesh, path: input, unit: unit, declared: units != nil, verbosity: verbosity)
+        }
+        return mesh
+    }
+
     /// A file's format from its extension (nil for `-`).
     static func formatOf(_ path: String) -> String? {
         guard path != "-", let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return nil }

@@ -9,10 +9,39 @@ struct PipelineFlags: ParsableArguments {
     var outputDir = "out"
 
     @Option(
-        help:
-            "Comma-separated output formats: stl, obj, png, uncertainty.png (the standard error of each vertex as colours), glb, fbx (binary), 3mf (through lib3mf), and ply, dae, x3d, x, 3ds (through assimp). (default: the capture's settings, else stl,obj,png)",
-        completion: Completions.formatList)
-    var formats: String?
+        help: ArgumentHelp(
+            "Comma-separated output formats: \(Self.formatsHelp). (default: the capture's settings, else stl,obj,png)",
+            valueName: "formats"),
+        completion: Completions.formatList, transform: Self.parseFormats)
+    var formats: [String]?
+
+    /// The `--formats` list, parsed once (names lower-cased, spaces and repeats dropped); an
+    /// unknown name is refused here, with the nearest known one.
+    static func parseFormats(_ text: String) throws -> [String] {
+        let known = FileFormat.processOutputNames
+        var list: [String] = []
+        for raw in text.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
+            let f = String(raw.lowercased().filter { !$0.isWhitespace })
+            guard known.contains(f) else {
+                let hint = Suggestions.nearest(f, in: known).map { "; did you mean '\($0)'?" } ?? ""
+                throw ValidationError(
+                    "unknown output format '\(raw)'\(hint) (supported: \(known.joined(separator: ", ")))")
+            }
+            if !list.contains(f) { list.append(f) }
+        }
+        return list
+    }
+
+    /// The formats `process` writes, each with who writes it (from the format table).
+    static var formatsHelp: String {
+        FileFormat.processOutputNames.compactMap(FileFormat.named).map { f in
+            switch f.writer {
+            case .assimp: "\(f.name) (assimp)"
+            case .lib3mf: "\(f.name) (lib3mf)"
+            default: f.name
+            }
+        }.joined(separator: ", ")
+    }
 
     @Option(
         help:
@@ -92,53 +121,39 @@ struct PipelineFlags: ParsableArguments {
         help: "Gate: largest browInnerUp blend shape, 0 to 1. (default: the capture's settings, else 0.5)")
     var maxBrowUp: Double?
 
+    /// The flag for each setting, by its path in ScanSettings: library messages about options
+    /// name the flag (``PipelineOptions/optionName(_:)``).
+    static let flagNames: [String: String] = [
+        "gate.minDistance": "--min-distance", "gate.maxDistance": "--max-distance",
+        "gate.minAmbientIntensity": "--min-light", "gate.maxJawOpen": "--max-jaw-open",
+        "gate.maxSmile": "--max-smile", "gate.maxBrowInnerUp": "--max-brow-up",
+        "targetVertices": "--target-vertices", "smoothing": "--smoothing", "scale": "--scale",
+        "maxFrames": "--max-frames", "formats": "--formats", "solid.thickness": "--thickness",
+        "solid.depth": "--depth", "solid.fit": "--fit", "solid.fitMargin": "--fit-margin",
+    ]
+
+    /// The flags' values by the library's rules (ScanSettings), in the flags' words; what only
+    /// the command line has (the smoothing's `auto`, the thumbnail size, format names) here.
     func validate() throws {
-        for (flag, value) in [
-            ("--min-distance", minDistance), ("--max-distance", maxDistance), ("--min-light", minLight),
-        ] {
-            if let v = value, !(v.isFinite && v >= 0) {
-                throw ValidationError("\(flag) must be a finite number, 0 or more (found \(v))")
-            }
+        if let s = smoothing, s != "auto", Int(s) == nil {
+            throw ValidationError("--smoothing must be a number of passes, or auto (found '\(s)')")
         }
-        for (flag, value) in [("--max-jaw-open", maxJawOpen), ("--max-smile", maxSmile), ("--max-brow-up", maxBrowUp)] {
-            if let v = value, !(v.isFinite && (0...1).contains(v)) {
-                throw ValidationError("\(flag) must be from 0 to 1 (found \(v))")
-            }
+        do {
+            try ScanSettings.check(options())
+        } catch {
+            throw ValidationError(error.message)
         }
-        if let lo = minDistance, let hi = maxDistance, lo > hi {
-            throw ValidationError("--min-distance (\(lo)) must not exceed --max-distance (\(hi))")
-        }
-        if let t = targetVertices, !(4...Decimation.maximumTargetVertices).contains(t) {
-            throw ValidationError("--target-vertices must be from 4 to \(Decimation.maximumTargetVertices)")
-        }
-        if let s = smoothing, s != "auto", !(Int(s).map { (0...1000).contains($0) } ?? false) {
-            throw ValidationError("--smoothing must be a number of passes from 0 to 1000, or auto")
-        }
-        if let s = scale, !(s > 0 && s <= 1e6) {
-            throw ValidationError("--scale must be a positive number, at most 1e6")
-        }
-        if let m = maxFrames, m < 1 { throw ValidationError("--max-frames must be at least 1") }
         if !(16...8192).contains(thumbnailSize) { throw ValidationError("--thumbnail-size must be from 16 to 8192") }
-        if let formats {
-            let known = Exporter.supportedFormats
-            for raw in formats.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
-                let f = String(raw.lowercased().filter { !$0.isWhitespace })
-                guard !known.contains(f) else { continue }
-                let hint = Suggestions.nearest(f, in: known).map { "; did you mean '\($0)'?" } ?? ""
-                throw ValidationError(
-                    "unknown output format '\(raw)' in --formats\(hint) (supported: \(known.joined(separator: ", ")))")
-            }
-        }
     }
 
     /// The library's options for these flags (unset flags leave the capture's settings in force).
     func options() -> PipelineOptions {
         var options = PipelineOptions()
         options.outputDirectory = outputDir
-        options.formats = formats.map { $0.split(separator: ",").map(String.init) }
+        options.formats = formats
         options.quality = quality
         options.targetVertices = targetVertices
-        options.smoothing = smoothing.flatMap { Smoothing($0) }
+        options.smoothing = smoothing.map { $0 == "auto" ? .auto : .passes(Int($0) ?? 0) }
         options.smoothingWeights = weights
         options.units = units
         options.scale = scale
@@ -149,6 +164,7 @@ struct PipelineFlags: ParsableArguments {
             minDistance: minDistance, maxDistance: maxDistance, minAmbientIntensity: minLight,
             maxJawOpen: maxJawOpen, maxSmile: maxSmile, maxBrowInnerUp: maxBrowUp)
         if solid || solidFlags.isSet { options.solid = solidFlags.options }
+        options.optionNames = Self.flagNames
         return options
     }
 }

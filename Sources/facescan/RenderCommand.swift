@@ -31,7 +31,8 @@ struct RenderCommand: ParsableCommand {
 
     func run() throws {
         let m = try MeshInput.read(mesh, command: "render")
-        let image = try Rasterizer.render(m, options: RenderOptions(size: size, view: view, supersample: supersample))
+        let image = try Rasterizer.render(
+            m.atWorkingMagnitude, options: RenderOptions(size: size, view: view, supersample: supersample))
         try PNGEncoder.write(image, to: output)
         verbosity.note(
             "\(mesh): \(m.vertexCount) vertices, \(m.triangleCount) triangles rendered to \(output) (\(size)×\(size))")

@@ -33,11 +33,7 @@ struct SimplifyCommand: ParsableCommand {
     @Flag(help: "Print {\"mesh\": …, \"timingsMs\": …} as JSON (on standard error when OUT is -).")
     var json = false
 
-    @Option(
-        help:
-            "Unit of IN's coordinates when its format states none (OBJ, STL, PLY, …): mm or m; it decides the size written to a format that states its unit (GLB, DAE, X3D, FBX, 3MF). (default: mm, with a warning when that matters and the size is not a face's)"
-    )
-    var units: LengthUnit?
+    @Option(help: MeshInput.unitsHelp) var units: LengthUnit?
 
     @OptionGroup var verbosity: Verbosity
 
@@ -50,10 +46,8 @@ struct SimplifyCommand: ParsableCommand {
         var clock = Stopwatch()
         let total = Stopwatch()
         let unit = units ?? .mm
-        let mesh = try MeshInput.read(input, command: "simplify", unit: unit)
-        if MeshInput.unitDecidesOutput(input: input, output: output, format: format) {
-            MeshInput.checkSize(mesh, path: input, unit: unit, declared: units != nil, verbosity: verbosity)
-        }
+        let mesh = try MeshInput.read(
+            input, command: "simplify", units: units, output: output, format: format, verbosity: verbosity)
         let readMs = clock.lap()
         let result: Mesh
         do {

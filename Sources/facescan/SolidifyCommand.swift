@@ -58,6 +58,7 @@ struct SolidifyCommand: ParsableCommand {
         }
         let part: Solidify.Part
         do {
+            try SolidOptions.checkSurface(mesh, unitInMillimetres: unit.millimetres)
             part = try Solidify.makePart(mesh, options: options, unitInMillimetres: unit.millimetres)
         } catch {
             throw error.naming(input: input)

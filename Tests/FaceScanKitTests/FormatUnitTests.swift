@@ -116,9 +116,23 @@ private func glbJSON(_ b: [UInt8]) throws -> [String: Any] {
         let box = faceBox()
         let png = try PNGEncoder.encode(Rasterizer.render(box, options: RenderOptions(size: 32)), name: "t")
         let a = try MeshIO.bytes(box, format: "3mf", unit: .mm, thumbnail: png)
-        usleep(1_100_000)
         let b = try MeshIO.bytes(box, format: "3mf", unit: .mm, thumbnail: png)
         #expect(a == b, "two exports differ")
+        // No clock in the package: every zip entry (local header: signature PK\u{3}\u{4}, DOS
+        // time and date at +10 and +12) carries the same fixed date, not today's.
+        var stamps = Set<UInt32>()
+        var i = 0
+        while let r = a[i...].firstRange(of: [0x50, 0x4B, 0x03, 0x04]), r.lowerBound + 14 <= a.count {
+            let at = r.lowerBound
+            stamps.insert(
+                UInt32(a[at + 10]) | UInt32(a[at + 11]) << 8 | UInt32(a[at + 12]) << 16 | UInt32(a[at + 13]) << 24)
+            i = r.upperBound
+        }
+        var now = time(nil), parts = tm()
+        gmtime_r(&now, &parts)
+        let today = UInt32(((parts.tm_year + 1900 - 1980) << 9) | ((parts.tm_mon + 1) << 5) | parts.tm_mday)
+        #expect(!stamps.isEmpty && stamps.count == 1, "zip entries' stamps: \(stamps)")
+        #expect(stamps.allSatisfy { $0 >> 16 != today }, "a zip entry is dated today")
         #expect(Lib3MFIO.statedUnitMillimetres(a) == 1)
         #expect(Lib3MFIO.thumbnail(a) == png)
         let back = try Lib3MFIO.parse(a, name: "box.3mf")

@@ -83,7 +83,7 @@ import Testing
         #expect(r.stderr.contains("warning: skipped 'linked.json': the same file as 'in/cap1.json'"), "\(r.stderr)")
     }
 
-    @Test(.enabled(if: Tool.available("parallel"), "GNU parallel is not installed (make deps installs it)"))
+    @Test(.enabled(if: Tool.available("parallel"), "GNU parallel is not installed (make test-deps installs it)"))
     func gnuParallelExampleFromTheREADME() throws {
         let parallel = try Tool.require("parallel")
         let dir = try inputs(failing: true)
@@ -240,5 +240,30 @@ import Testing
         let r = try runFacescan(["batch", root + "/list.txt"])
         #expect(r.status == 2)
         #expect(r.stderr.contains("list.txt") && r.stderr.contains("line 2"), "\(r.stderr)")
+    }
+}
+
+extension BatchCLITests {
+    /// A JSON file that is not a capture is called so (process, and batch's line for it); a
+    /// directory's non-captures, a directory named *.json among them, are counted in batch's summary.
+    @Test func notACaptureIsNamedAndSkippedInputsCounted() throws {
+        let dir = tempDir()
+        let package = dir + "/package.json"
+        try "{\"name\": \"x\", \"version\": \"1.0.0\"}\n".write(toFile: package, atomically: false, encoding: .utf8)
+        let p = try runFacescan(["process", package, "-o", dir + "/o"])
+        expectOneLine(p, status: 2, "package.json", "not a facescan capture")
+        let named = try runFacescan(["batch", package, "-o", dir + "/o"])
+        #expect(named.status == 2 && named.stdout.contains("not a facescan capture"), "\(named.stdout)")
+
+        let caps = dir + "/caps"
+        try FileManager.default.createDirectory(atPath: caps + "/more.json", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: package, toPath: caps + "/package.json")
+        try smallCapture(frames: [goodMeta]).write(toFile: caps + "/a.json", atomically: false, encoding: .utf8)
+        let b = try runFacescan(["batch", caps, "-o", dir + "/ob", "--formats", "stl", "-n", "144"])
+        #expect(b.status == 0, "\(b.stderr)")
+        #expect(b.stderr.contains("1 done, 0 failed; 2 inputs skipped, not captures"), "\(b.stderr)")
+        let v = try runFacescan(["batch", caps, "-o", dir + "/ob2", "--formats", "stl", "-n", "144", "-v"])
+        #expect(v.stderr.contains("package.json: not a facescan capture"), "\(v.stderr)")
+        #expect(v.stderr.contains("more.json: a directory"), "\(v.stderr)")
     }
 }

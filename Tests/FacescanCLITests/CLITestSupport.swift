@@ -54,7 +54,7 @@ enum Tool {
     /// with `CI` set (elsewhere ``available(_:)`` skipped the test).
     static func require(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
         try #require(
-            path(name), "\(name) is not installed (make deps installs it); CI is set, so the test must run",
+            path(name), "\(name) is not installed (make test-deps installs it); CI is set, so the test must run",
             sourceLocation: sourceLocation)
     }
 }
@@ -177,3 +177,31 @@ func smallCapture(frames: [String], centre: SIMD2<Double> = [0.5, 0.5], depth: D
 
 let goodMeta =
     "\"transform\":[1,0,0,0,0,1,0,0,0,0,1,0,0.01,0.02,-0.4,1],\"trackingState\":\"normal\",\"ambientIntensity\":900,\"blendShapes\":{\"jawOpen\":0.05}"
+
+/// The ICT face (metres) the CLI tests read.
+let faceFixture = packageRoot + "/Tests/FaceScanKitTests/Fixtures/ict-neutral.obj"
+
+/// One line on standard error, with the exit code, containing every one of `texts`.
+func expectOneLine(_ r: RunResult, status: Int32, _ texts: String..., sourceLocation: SourceLocation = #_sourceLocation)
+{
+    #expect(r.status == status, "exit \(r.status): \(r.stderr)", sourceLocation: sourceLocation)
+    #expect(r.stderr.split(separator: "\n").count == 1, "\(r.stderr)", sourceLocation: sourceLocation)
+    for t in texts { #expect(r.stderr.contains(t), "no '\(t)' in \(r.stderr)", sourceLocation: sourceLocation) }
+}
+
+/// `faceFixture` (a face in metres) scaled by `factor`, as an OBJ in `dir`.
+func scaledFace(_ factor: Double, in dir: String, name: String) throws -> String {
+    let text = try String(contentsOfFile: faceFixture, encoding: .utf8)
+    var out = ""
+    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        if line.hasPrefix("v ") {
+            let p = line.split(separator: " ").dropFirst().map { Double($0)! * factor }
+            out += "v \(p[0]) \(p[1]) \(p[2])\n"
+        } else {
+            out += line + "\n"
+        }
+    }
+    let path = dir + "/" + name
+    try out.write(toFile: path, atomically: false, encoding: .utf8)
+    return path
+}

@@ -121,7 +121,7 @@ import Testing
         return (SIMD3(l.x, -h.z, l.y), SIMD3(h.x, -l.z, h.y))
     }
 
-    @Test(.enabled(if: Tool.available("blender"), "blender is not installed (make deps installs it)"))
+    @Test(.enabled(if: Tool.available("blender"), "blender is not installed (make test-deps installs it)"))
     func blenderImportsEveryFormatAtTheReportedSize() throws {
         let blender = try Tool.require("blender")
         let face = try Self.processedFace()
@@ -165,7 +165,7 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: Tool.available("prusa-slicer"), "prusa-slicer is not installed (make deps installs it)"))
+    @Test(.enabled(if: Tool.available("prusa-slicer"), "prusa-slicer is not installed (make test-deps installs it)"))
     func prusaSlicerLoadsTheSTLAnd3MFAtTheSameSize() throws {
         let slicer = try Tool.require("prusa-slicer")
         let face = try Self.processedFace()

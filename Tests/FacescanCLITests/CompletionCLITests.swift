@@ -35,7 +35,7 @@ import Testing
 
     /// bash: the script sourced, its function called as bash calls it (COMP_WORDS, COMP_CWORD,
     /// COMP_LINE, COMP_POINT set), COMPREPLY printed one per line.
-    @Test(.enabled(if: Tool.available("bash"), "bash is not installed (make deps installs it)"))
+    @Test(.enabled(if: Tool.available("bash"), "bash is not installed (make test-deps installs it)"))
     func bashCompletesFilesDirectoriesAndValues() throws {
         let bash = try Tool.require("bash")
         let (dir, script) = try Self.workspace("bash")
@@ -71,7 +71,7 @@ import Testing
     }
 
     /// fish: `complete -C` on the command line typed so far.
-    @Test(.enabled(if: Tool.available("fish"), "fish is not installed (make deps installs it)"))
+    @Test(.enabled(if: Tool.available("fish"), "fish is not installed (make test-deps installs it)"))
     func fishCompletesFilesAndDirectories() throws {
         let fish = try Tool.require("fish")
         let (dir, script) = try Self.workspace("fish")
@@ -94,7 +94,7 @@ import Testing
     }
 
     /// zsh: an interactive zsh on a terminal, the script on its fpath, TAB typed after each line.
-    @Test(.enabled(if: Tool.available("zsh"), "zsh is not installed (make deps installs it)"))
+    @Test(.enabled(if: Tool.available("zsh"), "zsh is not installed (make test-deps installs it)"))
     func zshCompletesFilesDirectoriesAndFormats() throws {
         let zsh = try Tool.require("zsh")
         let (dir, script) = try Self.workspace("zsh")

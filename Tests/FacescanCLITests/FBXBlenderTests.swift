@@ -37,7 +37,7 @@ import Testing
     @Test(
         .enabled(
             if: Tool.available("blender"),
-            "blender is not installed (`make deps` installs it; with CI set this test runs and fails)"))
+            "blender is not installed (`make test-deps` installs it; with CI set this test runs and fails)"))
     func blenderImportsASampleAtItsSize() throws {
         let blender = try Tool.require("blender")
         let sample = try #require(sampleCaptures().first { $0.dir.hasSuffix("/ict-neutral") }, "no ict-neutral sample")

@@ -32,3 +32,21 @@ import Testing
         #expect(bad.status != 0 && bad.stderr.contains("--max-jaw-open"))
     }
 }
+
+extension GateFlagsCLITests {
+    /// Exit 3 names the reason that rejected most frames and the option that relaxes it.
+    @Test func noAcceptedFrameNamesTheWayOut() throws {
+        let dir = tempDir()
+        let far = goodMeta.replacingOccurrences(of: "-0.4,1]", with: "-0.9,1]")
+        let dark = goodMeta.replacingOccurrences(of: "\"ambientIntensity\":900", with: "\"ambientIntensity\":10")
+        try smallCapture(frames: [far, far, dark]).write(toFile: dir + "/far.json", atomically: false, encoding: .utf8)
+        let r = try runFacescan(["process", dir + "/far.json", "-o", dir + "/o"])
+        expectOneLine(r, status: 3, "no frame passed the quality gate", "distance", "--max-distance")
+        try smallCapture(frames: [dark, dark, far]).write(
+            toFile: dir + "/dark.json", atomically: false, encoding: .utf8)
+        let d = try runFacescan(["process", dir + "/dark.json", "-o", dir + "/o"])
+        expectOneLine(d, status: 3, "most were rejected for lighting", "--min-light")
+        let b = try runFacescan(["batch", dir + "/dark.json", "-o", dir + "/o"])
+        #expect(b.status == 3 && b.stdout.contains("--min-light"), "\(b.stdout)")
+    }
+}

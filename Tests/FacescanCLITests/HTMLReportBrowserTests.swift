@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Headless Chromium: Debian's `chromium` (`make deps` installs it), or the executable CHROMIUM
+/// Headless Chromium: Debian's `chromium` (`make test-deps` installs it), or the executable CHROMIUM
 /// names (only that one: CHROMIUM=/nonexistent shows the tests skipped, or failing under CI).
 let chromiumBinary: String? = {
     if let env = ProcessInfo.processInfo.environment["CHROMIUM"], !env.isEmpty {
@@ -22,7 +22,7 @@ let runningUnderCI = ProcessInfo.processInfo.environment["CI"].map { !$0.isEmpty
     .serialized,
     .enabled(
         if: chromiumBinary != nil || runningUnderCI,
-        "chromium is not installed (apt-get install chromium, or make deps); CI runs these tests"))
+        "chromium is not installed (apt-get install chromium, or make test-deps); CI runs these tests"))
 struct HTMLReportBrowserTests {
     /// What the check script found in the page (``check(page:)``).
     struct Check: Decodable {
@@ -37,7 +37,7 @@ struct HTMLReportBrowserTests {
 
     /// Runs chromium headless on `args` + `url`; its standard output.
     func chromium(_ args: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let binary = try #require(chromiumBinary, "chromium is required under CI (make deps installs it)")
+        let binary = try #require(chromiumBinary, "chromium is required under CI (make test-deps installs it)")
         let run = try runProgram(
             binary,
             [

@@ -24,7 +24,9 @@ import Testing
         var missing: [String] = []
         if !fm.isExecutableFile(atPath: release) { missing.append(release + " (make release)") }
         if !fm.fileExists(atPath: manPage) { missing.append(manPage + " (make man)") }
-        if !fm.isExecutableFile(atPath: "/usr/bin/man") { missing.append("/usr/bin/man (make deps installs man-db)") }
+        if !fm.isExecutableFile(atPath: "/usr/bin/man") {
+            missing.append("/usr/bin/man (make test-deps installs man-db)")
+        }
         return missing
     }()
 

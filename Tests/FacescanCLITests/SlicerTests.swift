@@ -75,7 +75,7 @@ import Testing
     /// Every sample's shell and relief, fitted to each printer, sliced: part and skirt on the bed
     /// (`--fit` leaves ``SolidOptions/defaultFitMargin`` on each side for the skirt).
     @Test(
-        .enabled(if: Tool.available("prusa-slicer"), "prusa-slicer is not installed (make deps installs it)"),
+        .enabled(if: Tool.available("prusa-slicer"), "prusa-slicer is not installed (make test-deps installs it)"),
         arguments: [[] as [String], ["--base"]], [Printer.large, Printer.small])
     func samplePartsSliceCleanly(mode: [String], printer: Printer) throws {
         for sample in sampleCaptures() {

@@ -203,7 +203,7 @@ final class SlurmCluster {
     static let cannotStart: String? = {
         let missing = (daemonNames + clientNames).filter { Tool.path($0) == nil }
         if !missing.isEmpty {
-            return "\(missing.joined(separator: ", ")) not installed (make deps installs slurm-wlm and munge)"
+            return "\(missing.joined(separator: ", ")) not installed (make test-deps installs slurm-wlm and munge)"
         }
         if geteuid() != 0 {
             return "slurmd must run as root to start job steps, and this test runs as uid \(geteuid())"

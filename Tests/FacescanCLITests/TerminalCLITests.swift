@@ -194,3 +194,43 @@ final class TerminalChild: @unchecked Sendable {
         #expect(terminal.contains("interrupted by SIGTERM after \(n)/20 captures"), "\(terminal.debugDescription)")
     }
 }
+
+extension TerminalCLITests {
+    /// A terminal on standard input is never waited on in silence; binary output is never
+    /// written onto a terminal (exit 2, nothing else written).
+    @Test func terminalsOnTheStandardStreams() throws {
+        let dir = tempDir()
+        func onTerminal(_ args: [String]) throws -> (status: Int32, terminal: String) {
+            let child = try TerminalChild(args, stdoutPath: nil)
+            // batch - waits for a list: end it as a user would, with ^D.
+            if args.contains("batch") {
+                usleep(300_000)
+                child.type([0x04])
+            }
+            let (status, terminal) = child.wait()
+            return ((status >> 8) & 0xff, terminal)
+        }
+        let process = try onTerminal(["process", "-", "-o", dir + "/o"])
+        #expect(process.status == 2 && process.terminal.contains("standard input is a terminal"), "\(process)")
+        let inspect = try onTerminal(["inspect", "-"])
+        #expect(inspect.status == 2 && inspect.terminal.contains("standard input is a terminal"), "\(inspect)")
+        let batch = try onTerminal(["batch", "-", "-o", dir + "/o"])
+        #expect(batch.terminal.contains("reading capture paths from the terminal"), "\(batch)")
+        #expect(batch.status == 2, "\(batch)")
+        for (args, format) in [
+            (["render", faceFixture, "-"], "PNG"),
+            (["simplify", faceFixture, "-", "-n", "100", "--format", "stl"], "STL"),
+            (["convert", faceFixture, "-", "--format", "glb"], "GLB"),
+            (["convert", faceFixture, "-", "--format", "fbx"], "FBX"),
+            (["compare", faceFixture, faceFixture, "--heatmap", "-", "--samples", "100"], "PNG"),
+        ] {
+            let r = try onTerminal(args)
+            #expect(r.status == 2, "\(args): \(r)")
+            #expect(r.terminal.contains("refusing to write binary \(format) to a terminal"), "\(args): \(r)")
+            #expect(r.terminal.split(separator: "\n").count == 1, "\(args): \(r)")
+        }
+        // Text on a terminal is fine (OBJ).
+        let obj = try onTerminal(["simplify", faceFixture, "-", "-n", "100"])
+        #expect(obj.status == 0 && obj.terminal.contains("\nv "), "\(obj.terminal.prefix(200))")
+    }
+}

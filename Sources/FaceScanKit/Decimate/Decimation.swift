@@ -50,6 +50,23 @@ public enum Decimation {
     /// that name the input in the message themselves.
     package static func simplify(_ mesh: Mesh, exactly target: Int, threads: Int = 2) throws(UsageError) -> Mesh {
         try Cancellation.check()
+        // Coordinates near the float limits: the work is done at a working size (an exact power of
+        // two, Mesh+Magnitude.swift) and the result scaled back, finite or refused.
+        let k = Mesh.workingExponent(mesh.largestMagnitude)
+        let result = try simplifyAtWorkingSize(mesh.scaled(byPowerOfTwo: -k), exactly: target, threads: threads)
+            .scaled(byPowerOfTwo: k)
+        if let v = result.firstNonFiniteVertex {
+            throw UsageError(
+                "cannot reach \(target) vertices: vertex \(v) of the result would not fit 32-bit floats (the coordinates reach \(mesh.largestMagnitude)); scale the mesh down first"
+            )
+        }
+        return result
+    }
+
+    /// ``simplify(_:exactly:threads:)`` for a mesh whose coordinates are at most ``Mesh/workingMagnitude``.
+    private static func simplifyAtWorkingSize(_ mesh: Mesh, exactly target: Int, threads: Int) throws(UsageError)
+        -> Mesh
+    {
         // 1. Only triangles with three distinct corners, and the vertices they use, count.
         let work = referencedOnly(withoutDegenerateTriangles(mesh))
         guard work.triangleCount > 0 else {
@@ -65,6 +82,11 @@ public enum Decimation {
             try requireManifold(work)
             let refined = EdgeRefinement.refine(work, to: target)
             try Cancellation.check()
+            guard refined.vertexCount == target else {
+                throw UsageError(
+                    "cannot reach \(target) vertices: refinement stopped at \(refined.vertexCount) (no edge left to split)"
+                )
+            }
             return refined
         }
         // 3. Decimate to exactly the target, or report where the collapses stop.

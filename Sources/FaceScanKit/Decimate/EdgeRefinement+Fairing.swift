@@ -14,11 +14,9 @@
 
 extension EdgeRefinement {
     /// Gauss–Seidel sweeps of the bi-Laplacian update over the new vertices. Two half steps
-    /// (``fairingStep``) take the MediaPipe face at 5 000 / 10 000 / 20 000 vertices from a
-    /// 99th-percentile crease of 25.6° / 20.4° / 16.3° to 24.5° / 18.6° / 14.6°, the ARKit-sized
-    /// ICT face from 57.6° / 45.0° / 33.9° to 53.1° / 39.6° / 29.8° and 6 µm nearer its dense
-    /// truth; more or longer steps move the ICT face away from its truth (docs/ALGORITHMS.md,
-    /// "What was tried").
+    /// (``fairingStep``) lower the sharpest creases of the refined samples and bring the ICT face
+    /// nearer its dense truth; more or longer steps move it away (the figures and their command:
+    /// docs/ALGORITHMS.md, "Refinement of a coarse face").
     static let fairingSweeps = 2
     /// Share of the bi-Laplacian step each vertex takes in a sweep.
     static let fairingStep = 0.5
@@ -27,8 +25,8 @@ extension EdgeRefinement {
     static let fairingUndoRounds = 16
     /// Fairing runs only when refinement at least multiplies the vertex count by this: below,
     /// the new vertices stand alone between input vertices, with no coarse facet around them to
-    /// smooth, and the PN point is the better guess (the ICT neutral face, 9 409 → 10 000 vertices,
-    /// would move from 62.5 to 64.2 µm RMS off its dense truth).
+    /// smooth, and the PN point is the better guess (fairing the ICT neutral face refined from
+    /// 9 409 to 10 000 vertices moves it further from its dense truth).
     static let fairingRatio = 2
 }
 

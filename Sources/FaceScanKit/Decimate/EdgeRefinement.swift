@@ -23,9 +23,8 @@ enum EdgeRefinement {
     /// The full cubic reproduces a circular arc through points on the surface, so repeated splits
     /// of a sphere stay on the sphere and the refined surface follows its vertex normals: no
     /// facets of the coarse mesh show through. A scanner's (or ARKit's) vertices lie on the face,
-    /// where the full offset is also the nearest: the ICT face on a 1 220-vertex subset of its
-    /// vertices, refined to 5 000 / 20 000, is 148 / 128 µm RMS from the dense face against
-    /// 179 / 163 µm at half the offset (docs/ALGORITHMS.md, "Refinement").
+    /// where the full offset is also the nearest to the dense face, nearer than half of it
+    /// (the figures, and the command that measures them: docs/ALGORITHMS.md, "Refinement").
     static let bulgeScale = 1.0
 
     /// `mesh` with exactly `target` vertices (`target ≥ mesh.vertexCount`): the longest edge is
@@ -39,6 +38,7 @@ enum EdgeRefinement {
     /// `curved: false` splits at the straight middle instead (the shape does not change).
     /// `sparingPlane`: an edge with both ends at that z is never split (a solid's bed: splitting
     /// the long chords of its flat cap crowds vertices together there).
+    /// The result is finite: when a new point would not be, the input comes back unchanged.
     static func refine(_ mesh: Mesh, to target: Int, curved: Bool = true, sparingPlane: Float? = nil) -> Mesh {
         precondition(target >= mesh.vertexCount, "refinement only adds vertices")
         var state = State(mesh, capacity: target)
@@ -67,7 +67,11 @@ enum EdgeRefinement {
         // near it: try flips again there (never needed when the input's angles are all above
         // twice the limit, the bisection bound).
         if curved && smallest < 2 * sliverDegrees { state.repairSlivers(measure: false) }
-        return state.mesh(uvs: mesh.uvs != nil)
+        let refined = state.mesh(uvs: mesh.uvs != nil)
+        // A mesh's coordinates are finite: a new point that overflowed (coordinates near the float
+        // limits; Decimation works at Mesh.workingMagnitude) leaves the input as it was, short of
+        // its count, which the caller reports.
+        return refined.firstNonFiniteVertex == nil ? refined : mesh
     }
 
     /// One heap entry: an edge by the half-edge slot that held it when pushed and its two ends

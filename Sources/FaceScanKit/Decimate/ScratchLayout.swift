@@ -12,9 +12,9 @@ import Darwin
 ///
 /// On Linux a region of 2 MiB or more is its own mapping, 2 MiB-aligned, that asks for
 /// transparent huge pages (`MADV_HUGEPAGE`; unmapped by ``Region/free()``): its first touch costs
-/// one page fault per 2 MiB instead of one per 4 KiB (4 MiB, the ICT face's scratch, in about
-/// 0.6 ms instead of 1.7–3.4 ms on this project's virtual machines; a decimation in a fresh
-/// process touches all of it). Where huge pages are off it costs what `malloc` would.
+/// one page fault per 2 MiB instead of one per 4 KiB (a decimation in a fresh process touches
+/// all of its scratch; the time saved: docs/PERFORMANCE.md). Where huge pages are off it costs
+/// what `malloc` would.
 enum ScratchLayout {
     static let alignment = 64
     static let hugePage = 2 << 20

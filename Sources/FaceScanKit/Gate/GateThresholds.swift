@@ -29,27 +29,44 @@ public struct GateThresholds: Sendable, Hashable, Codable {
         self.maxBrowInnerUp = maxBrowInnerUp
     }
 
-    /// Checks every threshold: finite and 0 or more, and `minDistance ≤ maxDistance`.
+    /// Checks every threshold: distances and light finite and 0 or more, the expression limits
+    /// (blend-shape coefficients) from 0 to 1, and `minDistance ≤ maxDistance`.
     ///
     /// - Throws: ``FaceScanError/badSetting(_:)`` naming the first threshold out of range, e.g.
-    ///   `GateThresholds.maxDistance must be at least minDistance (0.3), found 0.2`.
+    ///   `GateThresholds.maxDistance must be at least GateThresholds.minDistance (0.3), found 0.2`.
     public func validate() throws(FaceScanError) {
-        do throws(UsageError) { try check(prefix: "GateThresholds.") } catch { throw .badSetting(error) }
+        try lift { () throws(UsageError) in try check(SettingNames(name: { "GateThresholds." + $0 })) }
     }
 
-    /// ``validate()`` with the narrow error; `prefix` names the thresholds in messages.
-    func check(prefix: String) throws(UsageError) {
-        let fields: [(String, Double)] = [
-            ("minDistance", minDistance), ("maxDistance", maxDistance), ("minAmbientIntensity", minAmbientIntensity),
-            ("maxJawOpen", maxJawOpen), ("maxSmile", maxSmile), ("maxBrowInnerUp", maxBrowInnerUp),
+    /// ``validate()`` with the narrow error, each threshold named by `names`.
+    func check(_ names: SettingNames) throws(UsageError) {
+        let fields: [(String, Double, ClosedRange<Double>?)] = [
+            ("minDistance", minDistance, nil), ("maxDistance", maxDistance, nil),
+            ("minAmbientIntensity", minAmbientIntensity, nil), ("maxJawOpen", maxJawOpen, 0...1),
+            ("maxSmile", maxSmile, 0...1), ("maxBrowInnerUp", maxBrowInnerUp, 0...1),
         ]
-        for (name, value) in fields where !(value >= 0 && value.isFinite) {
-            throw UsageError("\(prefix)\(name) must be finite and 0 or more, found \(value)", field: prefix + name)
+        for (path, value, range) in fields where names.checks(path) {
+            if let range, !range.contains(value) {
+                throw UsageError(
+                    "\(names.name(path)) must be from 0 to 1, found \(value)", field: names.fieldName(path))
+            }
+            guard value >= 0 && value.isFinite else {
+                throw UsageError(
+                    "\(names.name(path)) must be finite and 0 or more, found \(value)", field: names.fieldName(path))
+            }
         }
-        guard minDistance <= maxDistance else {
+        // An inverted range blames the end given last (options over settings over defaults; both
+        // alike: the far end).
+        guard minDistance <= maxDistance || !names.checks("minDistance") || !names.checks("maxDistance") else {
+            let (min, max) = ("minDistance", "maxDistance")
+            if names.rank(max) >= names.rank(min) {
+                throw UsageError(
+                    "\(names.name(max)) must be at least \(names.name(min)) (\(minDistance)), found \(maxDistance)",
+                    field: names.fieldName(max))
+            }
             throw UsageError(
-                "\(prefix)maxDistance must be at least minDistance (\(minDistance)), found \(maxDistance)",
-                field: prefix + "maxDistance")
+                "\(names.name(min)) must be at most \(names.name(max)) (\(maxDistance)), found \(minDistance)",
+                field: names.fieldName(min))
         }
     }
 }

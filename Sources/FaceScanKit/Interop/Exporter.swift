@@ -2,27 +2,9 @@
 /// formats of ``MeshIO/writableExtensions`` (GLB written by facescan, 3MF through lib3mf, the
 /// rest through assimp).
 package enum Exporter {
-    /// Every format name `process` accepts (``OutputFormat``'s: OFF, which `convert` and
-    /// `simplify` write, is not one).
-    package static var supportedFormats: [String] {
-        ["stl", "obj", "png", "uncertainty.png"]
-            + MeshIO.writableExtensions.filter { !["stl", "obj", "off"].contains($0) }
-    }
-
-    /// Normalises a user-given list (lower case, trimmed, duplicates dropped), rejecting unknown names.
-    package static func parseList(_ names: [String]) throws(UsageError) -> [String] {
-        var out: [String] = []
-        for raw in names {
-            let n = raw.lowercased().trimmingSpaces
-            guard supportedFormats.contains(n) else {
-                throw UsageError(
-                    "unknown output format '\(raw)' (supported: \(supportedFormats.joined(separator: ", ")))")
-            }
-            if !out.contains(n) { out.append(n) }
-        }
-        guard !out.isEmpty else { throw UsageError("no output format requested") }
-        return out
-    }
+    /// Every format name `process` accepts (``FileFormat/processOutputNames``: OFF, which
+    /// `convert` and `simplify` write, is not one).
+    package static var supportedFormats: [String] { FileFormat.processOutputNames }
 
     /// Encodes `mesh`, whose coordinates are in `unit`, in `format`. Unit-less formats (STL,
     /// OBJ, PLY, …) keep `unit`; formats that state a unit (GLB metres, DAE metres, X3D metres,
@@ -38,9 +20,12 @@ package enum Exporter {
         switch format {
         case "stl": return mesh.stlBytes()
         case "obj": return mesh.objBytes()
-        case "png": return try PNGEncoder.encode(Rasterizer.render(mesh, options: render), name: "thumbnail")
+        case "png":
+            return try PNGEncoder.encode(Rasterizer.render(mesh.atWorkingMagnitude, options: render), name: "thumbnail")
         case "3mf":
-            let png = try thumbnail ?? PNGEncoder.encode(Rasterizer.render(mesh, options: render), name: "thumbnail")
+            let png =
+                try thumbnail
+                ?? PNGEncoder.encode(Rasterizer.render(mesh.atWorkingMagnitude, options: render), name: "thumbnail")
             return try MeshIO.bytes(mesh, format: format, unit: unit, thumbnail: png)
         default: return try MeshIO.bytes(mesh, format: format, unit: unit)
         }

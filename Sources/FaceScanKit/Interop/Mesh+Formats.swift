@@ -64,7 +64,7 @@ extension Mesh {
     /// `options.size` pixels square, 512 by default). PNG through libpng, or without the `PNG`
     /// trait through FaceScanKit's own encoder (system zlib). Same mesh, same bytes.
     public func thumbnail(_ options: RenderOptions = RenderOptions()) throws(FaceScanError) -> [UInt8] {
-        try PNGEncoder.encode(Rasterizer.render(self, options: options), name: "thumbnail")
+        try PNGEncoder.encode(Rasterizer.render(atWorkingMagnitude, options: options), name: "thumbnail")
     }
 
     /// Reads a mesh file: STL and OBJ by FaceScanKit (also `-` for standard input), 3MF through

@@ -10,37 +10,25 @@
 /// Unit-less formats (STL, OBJ, PLY, DirectX .x, 3DS) carry the mesh's own unit. Reading does
 /// the reverse: a file with a stated unit comes back in the unit asked for.
 package enum MeshIO {
-    /// File extensions written through assimp, with the export format id used for each. Left out
-    /// on purpose (assimp 5.2): `3mf` (the exporter writes an archive without the mesh; facescan
-    /// writes 3MF through lib3mf), FBX (assimp cannot read its own binary FBX back, and Blender
-    /// refuses ASCII FBX; facescan writes binary FBX itself), glTF (the exporter declares
-    /// extensions it does not use; facescan writes GLB itself) and STEP (assimp cannot read it back).
-    static let assimpExportIDs: [String: String] = [
-        "ply": "plyb", "dae": "collada", "x3d": "x3d", "x": "x", "3ds": "3ds",
-    ]
+    /// File extensions written through assimp, with the export format id used for each (the
+    /// ``FileFormat`` table's). Left out on purpose (assimp 5.2): `3mf` (the exporter writes an
+    /// archive without the mesh; facescan writes 3MF through lib3mf), FBX (assimp cannot read its
+    /// own binary FBX back, and Blender refuses ASCII FBX; facescan writes binary FBX itself), glTF
+    /// (the exporter declares extensions it does not use; facescan writes GLB itself) and STEP
+    /// (assimp cannot read it back).
+    static let assimpExportIDs: [String: String] = Dictionary(
+        uniqueKeysWithValues: FileFormat.all.compactMap { f in f.assimpExportID.map { (f.name, $0) } })
 
     /// assimp export ids whose output assimp itself cannot read back (see ``assimpExportIDs``).
     static let brokenAssimpExports: Set<String> = ["3mf", "fbx", "fbxa", "gltf", "gltf2", "stp"]
 
-    /// Formats facescan writes itself (or through lib3mf), with the ids that name them too.
-    static let ownFormats: [String: String] = [
-        "obj": "obj", "stl": "stl", "off": "off", "glb": "glb", "glb2": "glb", "3mf": "3mf", "fbx": "fbx",
-    ]
-
-    /// File extensions ``write(_:to:format:unit:)`` understands.
-    package static var writableExtensions: [String] {
-        ["obj", "stl"] + (Array(assimpExportIDs.keys) + ["off", "glb", "3mf", "fbx"]).sorted()
-    }
+    /// File extensions ``write(_:to:format:unit:)`` understands (``FileFormat/writableMeshNames``).
+    package static var writableExtensions: [String] { FileFormat.writableMeshNames }
 
     /// Millimetres per unit of the length unit a format states, by file extension or export id;
     /// nil for unit-less formats (their coordinates are in whatever unit the run uses).
     package static func statedUnitMillimetres(format: String) -> Double? {
-        switch format.lowercased() {
-        case "glb", "glb2", "gltf", "gltf2", "dae", "collada", "x3d": return 1000
-        case "fbx", "fbxa": return 10  // FBX's unit when UnitScaleFactor is absent; a file's own factor wins
-        case "3mf": return 1
-        default: return nil
-        }
+        FileFormat.named(format)?.statedUnitMillimetres
     }
 
     /// Reads a mesh: OBJ and STL natively (also `-` for standard input), 3MF through lib3mf, any
@@ -81,10 +69,10 @@ package enum MeshIO {
     /// written in it (see the type's notes); 3MF embeds `thumbnail` (PNG bytes) as its package
     /// thumbnail, or renders one (256 pixels, front view) when nil. Formats that need more than
     /// one file are refused. Throws ``UsageError`` or ``IOFailure``.
-    package static func bytes(_ mesh: Mesh, format: String, unit: LengthUnit = .mm, thumbnail: [UInt8]? = nil) throws
-        -> [UInt8]
-    {
-        let files = try encode(mesh, format: format, unit: unit, thumbnail: thumbnail)
+    package static func bytes(
+        _ mesh: Mesh, format: String, unit: LengthUnit = .mm, thumbnail: [UInt8]? = nil, name: String? = nil
+    ) throws -> [UInt8] {
+        let files = try encode(mesh, format: format, unit: unit, thumbnail: thumbnail, name: name)
         guard files.count == 1 else {
             throw UsageError("format '\(format)' writes \(files.count) files; facescan writes single-file formats only")
         }
@@ -99,7 +87,7 @@ package enum MeshIO {
                 "\(path): cannot tell the mesh format from the name; use one of \(writableExtensions.joined(separator: ", "))"
             )
         }
-        try OutputTransaction.write(try bytes(mesh, format: format, unit: unit), to: path)
+        try OutputTransaction.write(try bytes(mesh, format: format, unit: unit, name: path), to: path)
     }
 
     /// How much of an FBX file is searched for its `UnitScaleFactor` (it is in `GlobalSettings`,
@@ -149,13 +137,16 @@ package enum MeshIO {
         return out
     }
 
-    static func encode(_ mesh: Mesh, format: String, unit: LengthUnit, thumbnail: [UInt8]?) throws -> [AssimpIO
-        .ExportedFile]
+    static func encode(_ mesh: Mesh, format: String, unit: LengthUnit, thumbnail: [UInt8]?, name: String? = nil)
+        throws -> [AssimpIO.ExportedFile]
     {
         let f = format.lowercased()
         // The factor from the mesh's unit to the unit the format states (1 for unit-less formats).
         let factor = statedUnitMillimetres(format: f).map { unit.millimetres / $0 } ?? 1
-        switch ownFormats[f] {
+        try checkRange(mesh, format: f, factor: factor, unit: unit, name: name)
+        // Formats facescan writes itself (or through lib3mf), by their name in the table.
+        let own = FileFormat.named(f).flatMap { $0.isMesh && [.facescan, .lib3mf].contains($0.writer) ? $0.name : nil }
+        switch own {
         case "obj": return [AssimpIO.ExportedFile(name: "", bytes: mesh.objBytes())]
         case "stl": return [AssimpIO.ExportedFile(name: "", bytes: mesh.stlBytes())]
         case "off": return [AssimpIO.ExportedFile(name: "", bytes: mesh.offBytes())]
@@ -168,7 +159,8 @@ package enum MeshIO {
         case "3mf":
             let png =
                 try thumbnail
-                ?? PNGEncoder.encode(Rasterizer.render(mesh, options: RenderOptions(size: 256)), name: "thumbnail")
+                ?? PNGEncoder.encode(
+                    Rasterizer.render(mesh.atWorkingMagnitude, options: RenderOptions(size: 256)), name: "thumbnail")
             return [
                 AssimpIO.ExportedFile(
                     name: "", bytes: try Lib3MFIO.bytes(converted(mesh, factor: factor, name: format), thumbnail: png))
@@ -193,6 +185,32 @@ package enum MeshIO {
             if !files.isEmpty { fixTimestamps(&files[0].bytes, formatID: id) }
             return files
         }
+    }
+
+    /// The largest coordinate lib3mf accepts, in millimetres (`NMR_MESH_MAXCOORDINATE`).
+    static let largest3MFMillimetres = 1e9
+
+    /// The largest coordinate a DirectX .x file holds that assimp reads back (its reader parses
+    /// the fixed-point numbers the exporter writes into 64-bit integers).
+    static let largestXCoordinate = 1e19
+
+    /// Refuses a mesh whose coordinates, converted by `factor` into the unit `format` states, would
+    /// not be finite 32-bit floats (or, for 3MF, exceed lib3mf's limit): no writer writes `inf`.
+    static func checkRange(_ mesh: Mesh, format: String, factor: Double, unit: LengthUnit, name: String?)
+        throws(UsageError)
+    {
+        let largest = Double(mesh.largestMagnitude)
+        let limit: Double, beyond: String
+        switch format {
+        case "3mf": (limit, beyond) = (largest3MFMillimetres, "the format's limit of 1e9 mm")
+        case "x": (limit, beyond) = (largestXCoordinate, "1e19, the largest a reader takes back")
+        default: (limit, beyond) = (Double(Float.greatestFiniteMagnitude), "32-bit floats in the format's unit")
+        }
+        guard largest * factor > limit else { return }
+        let file = name.map { ($0 == "-" ? "<stdout>" : $0) + ": " } ?? ""
+        throw UsageError(
+            "\(file)cannot write \(format): the coordinates reach \(mesh.largestMagnitude) \(unit.rawValue), beyond \(beyond); scale the mesh down first"
+        )
     }
 
     /// The fixed time written in place of the export time, so that the same mesh gives the same

@@ -53,19 +53,31 @@ public struct MeshInspection: Sendable, Equatable {
         return v / 6
     }
 
-    /// Extent of the bounding box along x, y, z, in ``unit``.
+    /// Extent of the bounding box along x, y, z, in ``unit`` (infinite beyond 32-bit floats: see
+    /// ``extent``).
     public var size: SIMD3<Float> { boundsMax - boundsMin }
+
+    /// Extent of the bounding box along x, y, z, in ``unit``, in double precision: finite for any
+    /// mesh (a box from -3.4e38 to 3.4e38 is 6.8e38 wide, beyond 32-bit floats).
+    public var extent: SIMD3<Double> { SIMD3<Double>(boundsMax) - SIMD3<Double>(boundsMin) }
+
+    /// ``size`` where it is finite (the shortest decimal of each 32-bit float), else ``extent``.
+    private var sizeNumbers: [Double] {
+        let s = size, e = extent
+        return (0..<3).map { s[$0].isFinite ? Double("\(s[$0])") ?? e[$0] : e[$0] }
+    }
 
     /// The inspection as `facescan inspect --json` prints it.
     public var json: JSONValue {
         // Each coordinate as the shortest decimal that reads back as the same Float.
         func num(_ f: Float) -> JSONValue { .double(Double("\(f)") ?? Double(f)) }
         func vec(_ v: SIMD3<Float>) -> JSONValue { .array([num(v.x), num(v.y), num(v.z)]) }
+        let size = JSONValue.array(sizeNumbers.map { .double($0) })
         return .object([
             ("vertices", .int(check.vertexCount)),
             ("triangles", .int(check.triangleCount)),
             ("units", .string(unit.rawValue)),
-            ("boundingBox", .object([("min", vec(boundsMin)), ("max", vec(boundsMax)), ("size", vec(size))])),
+            ("boundingBox", .object([("min", vec(boundsMin)), ("max", vec(boundsMax)), ("size", size)])),
             ("boundaryLoops", .int(check.boundaryLoops)),
             ("boundaryEdges", .int(check.boundaryEdges)),
             ("nonManifoldEdges", .int(check.nonManifoldEdges)),
@@ -82,12 +94,14 @@ public struct MeshInspection: Sendable, Equatable {
     /// Human-readable lines.
     public var text: String {
         let u = unit.rawValue
-        let s = size
+        let f = size, e = extent
+        let s = (0..<3).map { f[$0].isFinite ? "\(f[$0])" : "\(e[$0])" }
+        func mm(_ i: Int) -> Double { (f[i].isFinite ? Double(f[i]) : e[i]) * unit.millimetres }
         var lines = [
             "vertices:             \(check.vertexCount)",
             "triangles:            \(check.triangleCount)",
             "bounding box:         min (\(boundsMin.x), \(boundsMin.y), \(boundsMin.z)) max (\(boundsMax.x), \(boundsMax.y), \(boundsMax.z)) \(u)",
-            "size:                 \(s.x) × \(s.y) × \(s.z) \(u) (\(fmt(Double(s.x) * unit.millimetres)) × \(fmt(Double(s.y) * unit.millimetres)) × \(fmt(Double(s.z) * unit.millimetres)) mm)",
+            "size:                 \(s[0]) × \(s[1]) × \(s[2]) \(u) (\(fmt(mm(0))) × \(fmt(mm(1))) × \(fmt(mm(2))) mm)",
             "boundary loops:       \(check.boundaryLoops) (\(check.boundaryEdges) edges)",
             "non-manifold edges:   \(check.nonManifoldEdges)",
             "inconsistent edges:   \(check.inconsistentEdges)",

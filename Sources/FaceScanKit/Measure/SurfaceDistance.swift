@@ -38,6 +38,14 @@ public enum SurfaceDistance {
     public static func symmetric(
         _ a: Mesh, _ b: Mesh, samplesPerMesh: Int = 100_000, seed: UInt64 = 1, unitToMicrometres: Double = 1e6
     ) -> SurfaceError {
+        // Coordinates near the float limits: both meshes at the working size (one exact power of
+        // two, Mesh+Magnitude.swift), the distances scaled back.
+        let k = Mesh.workingExponent(Swift.max(a.largestMagnitude, b.largestMagnitude))
+        if k != 0 {
+            return symmetric(
+                a.scaled(byPowerOfTwo: -k), b.scaled(byPowerOfTwo: -k), samplesPerMesh: samplesPerMesh, seed: seed,
+                unitToMicrometres: unitToMicrometres * Double(sign: .plus, exponent: k, significand: 1))
+        }
         let samplesPerMesh = Swift.min(Swift.max(samplesPerMesh, 1), maximumSamples)
         // 1–2. Samples on each surface and a hierarchy over each mesh (the two meshes in parallel).
         var sides: [Side?] = [nil, nil]

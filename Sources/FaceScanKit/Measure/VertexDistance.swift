@@ -7,6 +7,13 @@ extension SurfaceDistance {
     /// on how the queries were spread over threads. All `.infinity` when `b` has no triangle.
     /// - Complexity: O(m log m + n log m) for n vertices and m triangles.
     public static func perVertex(_ a: Mesh, to b: Mesh, unitToMicrometres: Double = 1e6) -> [Double] {
+        // Coordinates near the float limits: as in symmetric(_:_:samplesPerMesh:seed:unitToMicrometres:).
+        let k = Mesh.workingExponent(Swift.max(a.largestMagnitude, b.largestMagnitude))
+        if k != 0 {
+            return perVertex(
+                a.scaled(byPowerOfTwo: -k), to: b.scaled(byPowerOfTwo: -k),
+                unitToMicrometres: unitToMicrometres * Double(sign: .plus, exponent: k, significand: 1))
+        }
         let n = a.vertexCount
         var out = [Double](repeating: .infinity, count: n)
         let bvh = TriangleBVH(b)

@@ -10,7 +10,11 @@ extension Mesh {
     /// Unit normal of the triangle `a, b, c` computed in double precision; zero when degenerate.
     @inlinable
     public static func unitNormal(_ a: SIMD3<Float>, _ b: SIMD3<Float>, _ c: SIMD3<Float>) -> SIMD3<Float> {
-        let u = SIMD3<Double>(b - a), v = SIMD3<Double>(c - a)
+        var u = SIMD3<Double>(b - a), v = SIMD3<Double>(c - a)
+        // Corners near the float limits: the differences, in double precision, do not overflow.
+        if !(u + v).sum().isFinite {
+            (u, v) = (SIMD3<Double>(b) - SIMD3<Double>(a), SIMD3<Double>(c) - SIMD3<Double>(a))
+        }
         let n = SIMD3<Double>(u.y * v.z - u.z * v.y, u.z * v.x - u.x * v.z, u.x * v.y - u.y * v.x)
         let len = (n * n).sum().squareRoot()
         guard len > 0, len.isFinite else { return .zero }
@@ -37,7 +41,12 @@ extension Mesh {
                             continue
                         }
                         let a = Int(ia), b = Int(ib), c = Int(ic)
-                        let u = SIMD3<Double>(p[b] - p[a]), v = SIMD3<Double>(p[c] - p[a])
+                        var u = SIMD3<Double>(p[b] - p[a]), v = SIMD3<Double>(p[c] - p[a])
+                        if !(u + v).sum().isFinite {
+                            // Corners near the float limits: the differences in double precision.
+                            u = SIMD3<Double>(p[b]) - SIMD3<Double>(p[a])
+                            v = SIMD3<Double>(p[c]) - SIMD3<Double>(p[a])
+                        }
                         let fn = SIMD3<Double>(u.y * v.z - u.z * v.y, u.z * v.x - u.x * v.z, u.x * v.y - u.y * v.x)
                         n[a] += fn
                         n[b] += fn

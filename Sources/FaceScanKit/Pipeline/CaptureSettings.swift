@@ -53,11 +53,9 @@ public struct CaptureSettings: Sendable, Hashable, Codable {
         self.solid = solid
     }
 
-    /// Largest `scale`: a 0.2 m face in millimetres times this stays far inside float32's range.
-    static let maxScale = 1e6
-
     /// Gives the keys of a capture's `settings` object their meaning (FORMAT.md): known keys are
-    /// type- and range-checked, unknown keys ignored. An error names the field `settings.KEY` and
+    /// type-checked (their ranges are ``ScanSettings``'s rules, checked when the run's settings
+    /// are resolved, in the file's words), unknown keys ignored. An error names the field `settings.KEY` and
     /// the byte where the value was (the same message the capture reader gives for bad JSON).
     package init(_ raw: RawSettings) throws(FaceScanError) {
         do throws(InputError) {
@@ -80,7 +78,7 @@ public struct CaptureSettings: Sendable, Hashable, Codable {
                     }
                     quality = q
                 case "targetVertexCount":  // as --target-vertices
-                    targetVertexCount = try Self.integer(v, file, min: 4, max: Decimation.maximumTargetVertices)
+                    targetVertexCount = try Self.integer(v, file)
                 case "smoothingIterations":
                     if case .string(let s) = v.value {
                         guard s.utf8.count <= 16 else {
@@ -91,16 +89,15 @@ public struct CaptureSettings: Sendable, Hashable, Codable {
                         }
                         smoothing = .auto
                     } else {
-                        smoothing = .passes(try Self.integer(v, file, min: 0, max: 1000))
+                        // A number of passes (-1 is not "auto").
+                        let n = try Self.integer(v, file)
+                        guard n >= 0 else {
+                            throw v.error(file, "expected a number of passes (0 or more) or \"auto\", found \(n)")
+                        }
+                        smoothing = .passes(n)
                     }
-                case "maxFrames": maxFrames = try Self.integer(v, file, min: 1)
-                case "scale":
-                    let d = try Self.number(v, file)
-                    // Bounded so that coordinates (and their cross products) stay finite in float32.
-                    guard d > 0, d <= Self.maxScale else {
-                        throw v.error(file, "scale must be positive and at most 1e6, found \(d)")
-                    }
-                    scale = d
+                case "maxFrames": maxFrames = try Self.integer(v, file)
+                case "scale": scale = try Self.number(v, file)
                 case "units":
                     let s = try Self.string(v, file)
                     guard let u = LengthUnit(rawValue: s) else {
@@ -111,7 +108,15 @@ public struct CaptureSettings: Sendable, Hashable, Codable {
                     guard case .array(let items) = v.value else { throw v.badValue(file, "an array of format names") }
                     var list: [String] = []
                     for item in items {
-                        list.append(try Self.string(item, file).lowercased())
+                        // Parsed once, here: an unknown name is refused at its place in the file.
+                        let name = try Self.string(item, file)
+                        guard let f = FileFormat.named(name), f.isProcessOutput else {
+                            throw item.error(
+                                file,
+                                "unknown output format \(CaptureReader.quoted(name)) (supported: \(FileFormat.processOutputNames.joined(separator: ", ")))"
+                            )
+                        }
+                        if !list.contains(f.name) { list.append(f.name) }
                         if list.count > 64 { throw item.error(file, "too many formats") }
                     }
                     exportFormats = list
@@ -119,7 +124,7 @@ public struct CaptureSettings: Sendable, Hashable, Codable {
                     solid = try Self.solid(v, file)
                 default:
                     if let field = GateOverrides.fields.first(where: { $0.key == key }) {
-                        gate[keyPath: field.given] = try Self.nonNegative(v, file)
+                        gate[keyPath: field.given] = try Self.number(v, file)
                     }
                 }
             } catch {
@@ -181,20 +186,11 @@ public struct CaptureSettings: Sendable, Hashable, Codable {
         return d
     }
 
-    private static func integer(_ v: SpannedJSON, _ file: String, min: Int, max: Int = 100_000_000) throws(InputError)
-        -> Int
-    {
+    /// A whole number (of at most 15 digits); its range is the settings' rule (``ScanSettings/check(_:)``).
+    private static func integer(_ v: SpannedJSON, _ file: String) throws(InputError) -> Int {
         let d = try number(v, file)
-        guard d == d.rounded(), d >= Double(min), d <= Double(max) else {
-            throw v.error(file, "expected an integer from \(min) to \(max), found \(d)")
-        }
+        guard d == d.rounded(), abs(d) < 1e15 else { throw v.error(file, "expected a whole number, found \(d)") }
         return Int(d)
-    }
-
-    private static func nonNegative(_ v: SpannedJSON, _ file: String) throws(InputError) -> Double {
-        let d = try number(v, file)
-        guard d >= 0 else { throw v.error(file, "expected a non-negative number, found \(d)") }
-        return d
     }
 }
 

@@ -61,8 +61,10 @@ public enum FaceScan {
     ) throws(FaceScanError) -> ScanResult {
         if isCancelled?() == true { throw .cancelled }
         let reader = CaptureReader(bytes: bytes, name: name)
-        var session = try FaceScanSession.open(reader) { (s) throws(InputError) in
-            settings ?? ScanSettings(options: PipelineOptions(), settings: s)
+        var session = try FaceScanSession.open(reader) { (s) throws(FaceScanError) in
+            // The capture's own settings, checked and named by their keys; an app's settings as given.
+            if let settings { return settings }
+            return try ScanSettings.resolved(options: PipelineOptions(), settings: s, file: name)
         }
         try session.read(reader, threads: 1, progress: nil, isCancelled: isCancelled)
         if isCancelled?() == true { throw .cancelled }
@@ -74,18 +76,19 @@ extension FaceScanSession {
     /// Reads `reader`'s header and makes the session for it: `resolve` turns the capture's
     /// checked settings into the settings of the run; `check` may refuse them (before any frame).
     static func open(
-        _ reader: CaptureReader, resolve: (CaptureSettings) throws(InputError) -> ScanSettings,
+        _ reader: CaptureReader, resolve: (CaptureSettings) throws(FaceScanError) -> ScanSettings,
         check: () throws(UsageError) -> Void = {}
     ) throws(FaceScanError) -> FaceScanSession {
-        let settings: ScanSettings
+        let captureSettings: CaptureSettings
         let topology: Topology
         do throws(InputError) {
             try reader.readHeader()
-            settings = try resolve(try CaptureSettings(checking: reader.settings))
+            captureSettings = try CaptureSettings(checking: reader.settings)
             topology = reader.topology!  // readHeader refuses a capture without one
         } catch {
             throw .badInput(error)
         }
+        let settings = try resolve(captureSettings)
         do throws(UsageError) {
             try check()
         } catch {

@@ -55,7 +55,8 @@ public enum Pipeline {
         _ = clock.lap()
 
         // 4. Encode and write every output atomically.
-        let formats = try lift { () throws(UsageError) in try Exporter.parseList(settings.formats.map(\.rawValue)) }
+        var formats: [String] = []
+        for f in settings.formats.map(\.rawValue) where !formats.contains(f) { formats.append(f) }
         let outputName = options.name ?? defaultName(for: input)
         try lift { () throws(IOFailure) in try OutputTransaction.prepareDirectory(options.outputDirectory) }
         let transaction = OutputTransaction()
@@ -169,20 +170,11 @@ public enum Pipeline {
             throw .io(error)
         }
         var settings = ScanSettings()
-        let session = try FaceScanSession.open(reader) { (captureSettings) throws(InputError) in
-            settings = ScanSettings(options: options, settings: captureSettings)
-            // The capture's own list must be valid even when --formats overrides it.
-            if let listed = captureSettings.exportFormats {
-                do throws(UsageError) {
-                    _ = try Exporter.parseList(listed)
-                } catch {
-                    throw InputError(file: reader.name, field: "settings.exportFormats", error.message)
-                }
-            }
+        // The capture's format names are parsed (and checked) with its settings, the options' by
+        // ScanSettings.resolved: nothing here parses a name again.
+        let session = try FaceScanSession.open(reader) { (captureSettings) throws(FaceScanError) in
+            settings = try ScanSettings.resolved(options: options, settings: captureSettings, file: reader.name)
             return settings
-        } check: { () throws(UsageError) in
-            if let names = options.formats { _ = try Exporter.parseList(names) }
-            _ = try Exporter.parseList(settings.formats.map(\.rawValue))
         }
         return (reader, session)
     }

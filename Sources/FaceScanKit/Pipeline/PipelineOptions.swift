@@ -45,5 +45,19 @@ public struct PipelineOptions: Sendable, Hashable, Codable {
     public var gate = GateOverrides()
 
     /// Options that override nothing: the capture's settings, else the defaults, into `out`.
+    /// How messages name the options, by their path in ``ScanSettings`` (`scale`,
+    /// `gate.maxDistance`): the command line's flags; empty, `PipelineOptions.` and the path.
+    /// Not encoded.
+    package var optionNames: [String: String] = [:]
+
+    /// The words for the option at `path` in a message.
+    package func optionName(_ path: String) -> String { optionNames[path] ?? "PipelineOptions." + path }
+
     public init() {}
+
+    private enum CodingKeys: String, CodingKey {
+        case outputDirectory, name, formats, quality, targetVertices, smoothing, smoothingWeights
+        case noiseLimit, featureScale, rejectOutliers, frameWeighting, units, scale, maxFrames, thumbnailSize
+        case ingestThreads, solid, gate
+    }
 }

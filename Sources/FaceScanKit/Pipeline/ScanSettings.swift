@@ -66,12 +66,19 @@ public struct ScanSettings: Sendable, Hashable, Codable {
     /// Metres → output unit, times the scale.
     public var outputFactor: Double { units.fromMetres * scale }
 
+    /// Largest ``scale``: a 0.2 m face in millimetres times this stays far inside float32's range.
+    public static let maximumScale = 1e6
+    /// Largest number of smoothing passes.
+    public static let maximumSmoothingIterations = 1000
+
     /// Checks every setting against its allowed range: ``maxFrames`` at least 1,
     /// ``targetVertices`` from 4 to ``Decimation/maximumTargetVertices``, ``smoothing``
-    /// auto or 0 passes or more, ``scale`` positive and finite, ``noiseLimit`` and
-    /// ``featureScale`` finite and 0 or more, at least one format, the gate's thresholds
-    /// (``GateThresholds/validate()``) and the solid's options (``SolidOptions/validate()``).
-    /// NaN is never in range.
+    /// auto or from 0 to ``maximumSmoothingIterations`` passes, ``scale`` positive and at
+    /// most ``maximumScale``, ``noiseLimit`` and ``featureScale`` finite and 0 or more, at least
+    /// one format, the gate's thresholds (``GateThresholds/validate()``) and the solid's options
+    /// (``SolidOptions/validate()``). NaN is never in range. These are the only statements of
+    /// the rules: a capture's settings and the command line's flags are checked by them too,
+    /// their messages naming the key or the flag instead.
     ///
     /// - Throws: ``FaceScanError/badSetting(_:)`` naming the first field out of range and the
     ///   range, e.g. `ScanSettings.maxFrames must be at least 1, found 0`.
@@ -79,24 +86,34 @@ public struct ScanSettings: Sendable, Hashable, Codable {
         do throws(UsageError) { try check() } catch { throw .badSetting(error) }
     }
 
-    /// ``validate()`` with the narrow error.
-    func check() throws(UsageError) {
-        func bad(_ field: String, _ range: String, _ value: Any) -> UsageError {
-            UsageError("ScanSettings.\(field) must be \(range), found \(value)", field: "ScanSettings.\(field)")
+    /// ``validate()`` with the narrow error, each field named by `names` (by default the API
+    /// property, `ScanSettings.scale`).
+    func check(_ names: SettingNames = .api) throws(UsageError) {
+        func bad(_ path: String, _ range: String, _ value: Any) -> UsageError {
+            UsageError("\(names.name(path)) must be \(range), found \(value)", field: names.fieldName(path))
         }
-        guard maxFrames >= 1 else { throw bad("maxFrames", "at least 1", maxFrames) }
-        guard (4...Decimation.maximumTargetVertices).contains(targetVertices) else {
+        let n = names.checks
+        guard !n("maxFrames") || maxFrames >= 1 else { throw bad("maxFrames", "at least 1", maxFrames) }
+        guard !n("targetVertices") || (4...Decimation.maximumTargetVertices).contains(targetVertices) else {
             throw bad("targetVertices", "from 4 to \(Decimation.maximumTargetVertices)", targetVertices)
         }
-        if case .passes(let n) = smoothing, n < 0 { throw bad("smoothing", "auto or 0 passes or more", n) }
-        guard scale > 0, scale.isFinite else { throw bad("scale", "positive and finite", scale) }
-        guard noiseLimit >= 0, noiseLimit.isFinite else { throw bad("noiseLimit", "0 or more, finite", noiseLimit) }
-        guard featureScale >= 0, featureScale.isFinite else {
+        if n("smoothing"), case .passes(let passes) = smoothing,
+            !(0...Self.maximumSmoothingIterations).contains(passes)
+        {
+            throw bad("smoothing", "auto or from 0 to \(Self.maximumSmoothingIterations) passes", passes)
+        }
+        guard !n("scale") || (scale > 0 && scale <= Self.maximumScale) else {
+            throw bad("scale", "positive and at most 1e6", scale)
+        }
+        guard !n("noiseLimit") || (noiseLimit >= 0 && noiseLimit.isFinite) else {
+            throw bad("noiseLimit", "0 or more, finite", noiseLimit)
+        }
+        guard !n("featureScale") || (featureScale >= 0 && featureScale.isFinite) else {
             throw bad("featureScale", "0 or more, finite", featureScale)
         }
-        guard !formats.isEmpty else { throw bad("formats", "at least one format", "none") }
-        try gate.check(prefix: "ScanSettings.gate.")
-        if let solid { try solid.check(prefix: "ScanSettings.solid.") }
+        guard !n("formats") || !formats.isEmpty else { throw bad("formats", "at least one format", "none") }
+        try gate.check(names.within("gate"))
+        if let solid { try solid.check(names.within("solid")) }
     }
 }
 
@@ -107,7 +124,8 @@ extension ScanSettings {
     /// Flags (`options`) over the capture's `settings` over the defaults.
     public init(options o: PipelineOptions, settings s: CaptureSettings) {
         self.init()
-        // Unknown names are left out here; Pipeline refuses them by name before any frame.
+        // Unknown names are left out here; ScanSettings.check(_:) refuses the options' by name,
+        // and a capture's are refused where its settings are read.
         if let names = o.formats ?? s.exportFormats {
             formats = names.compactMap { OutputFormat(name: $0) }
         }
@@ -127,6 +145,95 @@ extension ScanSettings {
         featureScale = o.featureScale
         rejectOutliers = o.rejectOutliers
         frameWeighting = o.frameWeighting
+    }
+}
+
+extension ScanSettings {
+    /// The key a capture's settings give a field by (FORMAT.md), by its path in ``ScanSettings``.
+    static func captureKey(_ path: String) -> String {
+        switch path {
+        case "targetVertices": "targetVertexCount"
+        case "formats": "exportFormats"
+        case "smoothing": "smoothingIterations"
+        default: path.hasPrefix("gate.") ? String(path.dropFirst(5)) : path
+        }
+    }
+
+    /// Whether `s` gives the field at `path`.
+    static func captureGives(_ s: CaptureSettings, _ path: String) -> Bool {
+        switch path {
+        case "targetVertices": s.targetVertexCount != nil || s.quality != nil
+        case "smoothing": s.smoothing != nil
+        case "scale": s.scale != nil
+        case "maxFrames": s.maxFrames != nil
+        case "formats": s.exportFormats != nil
+        default:
+            path.hasPrefix("solid.")
+                ? s.solid != nil
+                : GateOverrides.fields.contains { "gate." + $0.key == path && s.gate[keyPath: $0.given] != nil }
+        }
+    }
+
+    /// Whether `o` gives the field at `path`: the tuning it always gives (``noiseLimit``,
+    /// ``featureScale``), the rest as a capture's settings holding the same values would.
+    static func optionsGive(_ o: PipelineOptions, _ path: String) -> Bool {
+        let same = CaptureSettings(
+            quality: o.quality, targetVertexCount: o.targetVertices, smoothing: o.smoothing,
+            scale: o.scale, exportFormats: o.formats, maxFrames: o.maxFrames, gate: o.gate, solid: o.solid)
+        return path == "noiseLimit" || path == "featureScale" || captureGives(same, path)
+    }
+
+    /// The options' own values, checked alone (before any capture is read): each field the
+    /// options give, named by ``PipelineOptions/optionName(_:)`` (the command line's flags).
+    package static func check(_ o: PipelineOptions) throws(UsageError) {
+        // The options' format names, refused here when unknown (ScanSettings holds only known ones).
+        for name in o.formats ?? [] where OutputFormat(name: name) == nil {
+            throw UsageError(
+                "unknown output format '\(name)' in \(o.optionName("formats")) (supported: \(FileFormat.processOutputNames.joined(separator: ", ")))",
+                field: o.optionName("formats"))
+        }
+        try ScanSettings(options: o, settings: CaptureSettings()).check(
+            SettingNames(name: o.optionName, checks: { optionsGive(o, $0) }))
+    }
+
+    /// Options over a capture's settings over the defaults (``init(options:settings:)``), checked
+    /// by the one set of rules (``check(_:)``) in the words of whoever gave each value: a capture's
+    /// own values first, even those the options replace (`file: field 'settings.KEY': KEY must
+    /// be …`, ``FaceScanError/badInput(_:)``), then the options' (named by
+    /// ``PipelineOptions/optionName(_:)``, ``FaceScanError/badSetting(_:)``), then the two together (`maxDistance` given by one and
+    /// `minDistance` by the other; a default is named as such).
+    package static func resolved(
+        options o: PipelineOptions, settings s: CaptureSettings, file: String
+    ) throws(FaceScanError) -> ScanSettings {
+        let optionName = o.optionName
+        let capture = SettingNames(
+            name: captureKey, field: { "settings." + captureKey($0) }, checks: { captureGives(s, $0) })
+        do throws(UsageError) {
+            try ScanSettings(options: PipelineOptions(), settings: s).check(capture)
+            try check(o)
+        } catch {
+            throw error.field?.hasPrefix("settings.") == true
+                ? .badInput(InputError(file: file, field: error.field, error.message)) : .badSetting(error)
+        }
+        let merged = ScanSettings(options: o, settings: s)
+        let fromOptions = { (path: String) in optionsGive(o, path) }
+        let fromCapture = { (path: String) in !optionsGive(o, path) && captureGives(s, path) }
+        let names = SettingNames(
+            name: { path in
+                fromOptions(path)
+                    ? optionName(path)
+                    : fromCapture(path) ? captureKey(path) : "the default " + captureKey(path)
+            },
+            field: { path in fromOptions(path) ? optionName(path) : "settings." + captureKey(path) },
+            rank: { path in fromOptions(path) ? 2 : fromCapture(path) ? 1 : 0 })
+        do throws(UsageError) {
+            try merged.check(names)
+        } catch {
+            // Blamed on a capture's value: the file and its key; on an option's: the option.
+            throw error.field?.hasPrefix("settings.") == true
+                ? .badInput(InputError(file: file, field: error.field, error.message)) : .badSetting(error)
+        }
+        return merged
     }
 }
 

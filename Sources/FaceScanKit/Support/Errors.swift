@@ -134,6 +134,36 @@ public struct UsageError: Error, CustomStringConvertible, Sendable, Hashable {
     }
 }
 
+/// How a settings message names each field, by its path in ``ScanSettings`` (`scale`,
+/// `gate.maxDistance`, `solid.thickness`): the API property (`ScanSettings.scale`), the key as a
+/// capture's settings spell it (`targetVertexCount`), or the command line's flag (`--scale`).
+/// The rules are stated once (``ScanSettings/check(_:)``); only the words differ.
+package struct SettingNames {
+    /// The words for a field in a message.
+    package var name: (String) -> String
+    /// The error's ``UsageError/field`` for a field, when it is not its ``name``.
+    package var field: ((String) -> String)? = nil
+    /// Who gave the field, ranked: a rule between two fields blames the higher (ties: the one the
+    /// rule names first). Options 2 over a capture's settings 1 over defaults 0.
+    package var rank: (String) -> Int = { _ in 1 }
+    /// Which fields to check (a rule between two fields: when both are checked).
+    package var checks: (String) -> Bool = { _ in true }
+
+    /// The error's field for the field at `path`.
+    package func fieldName(_ path: String) -> String { field?(path) ?? name(path) }
+
+    /// The API's own words: `ScanSettings.` and the property path.
+    package static var api: SettingNames { SettingNames(name: { "ScanSettings." + $0 }) }
+
+    /// The same names for the fields of a nested value (`gate`, `solid`): its field `f` is `prefix.f`.
+    package func within(_ prefix: String) -> SettingNames {
+        let (names, p) = (self, prefix + ".")
+        return SettingNames(
+            name: { names.name(p + $0) }, field: { names.fieldName(p + $0) }, rank: { names.rank(p + $0) },
+            checks: { names.checks(p + $0) })
+    }
+}
+
 /// The system's text for an `errno` value (by default the current one), for error messages.
 package func systemErrorText(_ code: Int32 = errno) -> String { String(cString: strerror(code)) }
 

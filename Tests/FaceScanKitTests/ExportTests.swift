@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+
+@testable import FaceScanKit
+
+@Suite struct ExportTests {
+    let quad = Mesh(
+        uncheckedPositions: [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(1, 1, 0), SIMD3(2, 0, 0)],
+        triangles: [0, 1, 2, 2, 1, 3, 0, 1, 4])  // last triangle is degenerate (collinear)
+
+    @Test func stlByteLayout() {
+        let b = quad.stlBytes()
+        #expect(b.count == 84 + 50 * 3)
+        #expect(!b.starts(with: Array("solid".utf8)))
+        #expect(b[80] == 3 && b[81] == 0 && b[82] == 0 && b[83] == 0)
+        func f(_ o: Int) -> Float {
+            Float(bitPattern: UInt32(b[o]) | UInt32(b[o + 1]) << 8 | UInt32(b[o + 2]) << 16 | UInt32(b[o + 3]) << 24)
+        }
+        // Facet 0: normal +z, corners in order.
+        #expect([f(84), f(88), f(92)] == [0, 0, 1])
+        #expect([f(96 + 12), f(100 + 12), f(104 + 12)] == [1, 0, 0])
+        #expect(b[84 + 48] == 0 && b[84 + 49] == 0)
+        // Facet 2 is degenerate: zero normal, never NaN.
+        let o = 84 + 100
+        #expect([f(o), f(o + 4), f(o + 8)] == [0, 0, 0])
+        for k in stride(from: 84, to: b.count - 2, by: 50) { for j in 0..<12 { #expect(f(k + 4 * j).isFinite) } }
+        // And it reads back.
+        let back = try! Mesh.parseSTL(b, name: "x.stl")
+        #expect(back.triangleCount == 3)
+        #expect(back.vertexCount == 5)
+    }
+
+    @Test func objRoundTrip() throws {
+        var m = sphere(radius: 0.093, rings: 6, segments: 9)
+        m.uvs = m.positions.map { SIMD2($0.x + 0.5, $0.y + 0.25) }
+        let back = try Mesh.parseOBJ(m.objBytes(), name: "s.obj")
+        #expect(back == m)
+        m.uvs = nil
+        let text = String(decoding: m.objBytes(), as: UTF8.self)
+        #expect(text.contains("vn "))
+        #expect(text.contains("//"))
+        #expect(try Mesh.parseOBJ(Array(text.utf8), name: "s.obj") == m)
+    }
+
+    @Test func vertexNormalsAreAreaWeighted() {
+        let n = quad.vertexNormals()
+        #expect(n[0] == SIMD3(0, 0, 1))
+        #expect(n.allSatisfy { $0.x.isFinite && $0.y.isFinite && $0.z.isFinite })
+    }
+}
