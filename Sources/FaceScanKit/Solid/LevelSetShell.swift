@@ -562,60 +562,6 @@ enum LevelSetShell {
         return withoutClosedPieces(surface)
     }
 
-    /// The hollow (positive field) opened by a ball of `radius`: only what such a ball reaches
-    /// without touching the wall stays hollow, so slots narrower than the ball's diameter (between
-    /// a nostril's tube and the nose wing behind it) fill up and a coarse back cannot cross itself
-    /// there. Inside the hollow the field is the distance to the wall, so the ball centres are the
-    /// points where it is at least `radius`; the new field is the smaller of the old one and
-    /// `radius` minus the distance to the nearest centre (searched among grid points within
-    /// `radius` + 2 spacings).
-    static func opened(_ field: inout [Float], nx: Int, ny: Int, nz: Int, h: Double, radius: Double) {
-        let reach = Int(((radius / h) + 2).rounded(.up))
-        var offsets: [(Int, Int, Int, Float)] = []
-        for dk in -reach...reach {
-            for dj in -reach...reach {
-                for di in -reach...reach {
-                    let d = Double(di * di + dj * dj + dk * dk).squareRoot() * h
-                    if d <= Double(reach) * h { offsets.append((di, dj, dk, Float(d))) }
-                }
-            }
-        }
-        offsets.sort { $0.3 < $1.3 }
-        let r = Float(radius)
-        let source = field
-        source.withUnsafeBufferPointer { src in
-            field.withUnsafeMutableBufferPointer { out in
-                for k in 0..<nz {
-                    for j in 0..<ny {
-                        for i in 0..<nx {
-                            let index = (k * ny + j) * nx + i
-                            let f = src[index]
-                            guard f > 0, f < r else { continue }  // wall, or a centre itself
-                            var nearest = Float.infinity
-                            for (di, dj, dk, d) in offsets {
-                                let ii = i + di, jj = j + dj, kk = k + dk
-                                // Below the bed the hollow goes on: the bed is open.
-                                guard ii >= 0, ii < nx, jj >= 0, jj < ny, kk < nz else { continue }
-                                if kk < 0 {
-                                    nearest = d
-                                    break
-                                }
-                                if src[(kk * ny + jj) * nx + ii] >= r {
-                                    nearest = d
-                                    break
-                                }
-                            }
-                            // No centre within reach: solid, a finite depth below zero (an infinite
-                            // one would give a NaN cut on an edge of a coarser extraction).
-                            let g = r - min(nearest, Float(reach) * Float(h))
-                            if g < f { out[index] = g == 0 ? -1e-6 * Float(h) : g }
-                        }
-                    }
-                }
-            }
-        }
-    }
-
     /// The six tetrahedra of a unit cell around its main diagonal (corner bits: 1 = +x, 2 = +y,
     /// 4 = +z), each listed positively oriented.
     static func kuhnTetrahedra() -> [(Int, Int, Int, Int)] {
