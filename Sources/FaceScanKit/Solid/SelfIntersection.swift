@@ -15,8 +15,37 @@ enum SelfIntersection {
     /// Up to `limit` intersecting pairs (lower triangle index first), in increasing order of cell.
     /// With `only`, a pair is tested only when at least one of its triangles is flagged (within a
     /// cell, pairs then come flagged triangle by flagged triangle).
+    /// Only the triangles whose boxes meet the flagged ones' common box are searched (a few
+    /// hundred moved triangles of a 300 000-triangle surface cost in proportion to their region).
     static func pairs(_ mesh: Mesh, only: [Bool]? = nil, limit: Int = .max) -> [SIMD2<Int32>] {
-        search(mesh, only: only, limit: limit, budget: .max) ?? []
+        guard let only else { return search(mesh, only: nil, limit: limit, budget: .max) ?? [] }
+        var lo = SIMD3<Float>(repeating: .infinity), hi = -lo
+        for t in 0..<mesh.triangleCount where only[t] {
+            let (a, b, c) = mesh.triangle(t)
+            let pa = mesh.positions[Int(a)], pb = mesh.positions[Int(b)], pc = mesh.positions[Int(c)]
+            lo = pointwiseMin(lo, pointwiseMin(pa, pointwiseMin(pb, pc)))
+            hi = pointwiseMax(hi, pointwiseMax(pa, pointwiseMax(pb, pc)))
+        }
+        guard all(lo .<= hi) else { return [] }
+        var region: [Int32] = []
+        for t in 0..<mesh.triangleCount {
+            let (a, b, c) = mesh.triangle(t)
+            let pa = mesh.positions[Int(a)], pb = mesh.positions[Int(b)], pc = mesh.positions[Int(c)]
+            let tlo = pointwiseMin(pa, pointwiseMin(pb, pc)), thi = pointwiseMax(pa, pointwiseMax(pb, pc))
+            if only[t] || (all(tlo .<= hi) && all(lo .<= thi)) { region.append(Int32(t)) }
+        }
+        if region.count == mesh.triangleCount { return search(mesh, only: only, limit: limit, budget: .max) ?? [] }
+        var sub = mesh
+        sub.triangles = []
+        sub.triangles.reserveCapacity(3 * region.count)
+        for t in region {
+            for c in 0..<3 { sub.triangles.append(mesh.triangles[3 * Int(t) + c]) }
+        }
+        let found = search(sub, only: region.map { only[Int($0)] }, limit: limit, budget: .max) ?? []
+        return found.map { pair in
+            let (a, b) = (region[Int(pair.x)], region[Int(pair.y)])
+            return SIMD2(min(a, b), max(a, b))
+        }
     }
 
     /// The crossing pairs, or nil when the search would list more than `budget` triangle–cell

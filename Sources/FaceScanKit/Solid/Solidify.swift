@@ -109,6 +109,10 @@ public enum Solidify {
         static let budgetTries = 8
         /// A shell's front's share of a vertex count (its back, smooth and unseen, needs fewer).
         static let frontShare = 0.6
+        /// Fewest vertices a shell's back may take when no vertex count is asked (its front's
+        /// count otherwise): a coarse surface (a few triangles over a bowl) still gets a back
+        /// that follows it at one thickness.
+        static let freeBackVertices = 2000
     }
 
     /// How far the face frame turned the surface, in degrees, in the capture's axes: yaw (the
@@ -233,7 +237,8 @@ public enum Solidify {
                     "a shell \(size.x)x\(size.y)x\(size.z) mm with a \(options.thickness) mm wall needs more than \(LevelSetShell.Constants.maximumGridPoints) points of distance field (the limit, about 1 GB and 5 s): give --fit, a thicker --thickness, or --base"
                 )
             }
-            let backBudget = vertexCount.map { $0 - placed.vertexCount } ?? placed.vertexCount
+            let backBudget =
+                vertexCount.map { $0 - placed.vertexCount } ?? max(placed.vertexCount, Constants.freeBackVertices)
             let solid: Mesh?
             if let outline = front.outline {
                 solid = cap(placed, rim: front.rim, outline: outline)
