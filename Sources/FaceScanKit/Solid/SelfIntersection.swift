@@ -73,25 +73,28 @@ enum SelfIntersection {
         }
         let (bmin, bmax) = (lo.reduce(lo[0], pointwiseMin), hi.reduce(hi[0], pointwiseMax))
         let extent = bmax - bmin
-        // About two mean edge lengths per cell, at most ~2M cells.
+        // About two mean edge lengths per cell, at most ~2M cells, and coarser while the triangles
+        // would be listed in more than ``entryCap`` cells in all (long triangles among short
+        // ones, as a tall skirt under a tiny face: the lists, not the tests, would then cost).
         var cell = max(2 * edgeSum / Double(3 * tc), 1e-12)
         while (extent.x / cell + 1) * (extent.y / cell + 1) * (extent.z / cell + 1) > 2_000_000 { cell *= 1.5 }
-        let dims = SIMD3<Int>(Int(extent.x / cell) + 1, Int(extent.y / cell) + 1, Int(extent.z / cell) + 1)
-        func cellOf(_ q: SIMD3<Double>) -> SIMD3<Int> {
-            let f = (q - bmin) / cell
-            return SIMD3(
-                min(dims.x - 1, max(0, Int(f.x))), min(dims.y - 1, max(0, Int(f.y))), min(dims.z - 1, max(0, Int(f.z))))
+        var dims = SIMD3<Int>.zero
+        var cLo = [SIMD3<Int>](repeating: .zero, count: tc), cHi = cLo
+        var entries = 0
+        while true {
+            dims = SIMD3<Int>(Int(extent.x / cell) + 1, Int(extent.y / cell) + 1, Int(extent.z / cell) + 1)
+            entries = 0
+            for t in 0..<tc {
+                cLo[t] = cellOf(lo[t], bmin: bmin, cell: cell, dims: dims)
+                cHi[t] = cellOf(hi[t], bmin: bmin, cell: cell, dims: dims)
+                let span = cHi[t] &- cLo[t] &+ 1
+                entries += span.x * span.y * span.z
+            }
+            if entries <= entryCap(tc) || dims == SIMD3(1, 1, 1) { break }
+            cell *= 2
         }
         let cellCount = dims.x * dims.y * dims.z
         var counts = [Int32](repeating: 0, count: cellCount + 1)
-        var cLo = [SIMD3<Int>](repeating: .zero, count: tc), cHi = cLo
-        var entries = 0
-        for t in 0..<tc {
-            cLo[t] = cellOf(lo[t])
-            cHi[t] = cellOf(hi[t])
-            let span = cHi[t] &- cLo[t] &+ 1
-            entries += span.x * span.y * span.z
-        }
         guard entries <= budget else { return nil }
         for t in 0..<tc {
             for z in cLo[t].z...cHi[t].z {
@@ -167,6 +170,16 @@ enum SelfIntersection {
             }
         }
         return out
+    }
+
+    /// Most triangle–cell entries the search lists for `triangles` triangles before it makes its
+    /// cells coarser.
+    static func entryCap(_ triangles: Int) -> Int { 16 * triangles + 1_000_000 }
+
+    static func cellOf(_ q: SIMD3<Double>, bmin: SIMD3<Double>, cell: Double, dims: SIMD3<Int>) -> SIMD3<Int> {
+        let f = (q - bmin) / cell
+        return SIMD3(
+            min(dims.x - 1, max(0, Int(f.x))), min(dims.y - 1, max(0, Int(f.y))), min(dims.z - 1, max(0, Int(f.z))))
     }
 
     /// True when the (non-coplanar) triangles abc and def cross: an edge of one meets the other.
