@@ -90,7 +90,7 @@ enum PlaneTrim {
     /// The connected piece (triangles sharing vertices) with the most triangles; ties to the
     /// first in triangle order.
     static func largestPiece(_ mesh: Mesh) -> Mesh {
-        let piece = pieces(mesh)
+        let piece = MeshTopology.pieces(mesh)
         var size = [Int](repeating: 0, count: mesh.vertexCount)
         for t in 0..<mesh.triangleCount { size[piece[Int(mesh.triangles[3 * t])]] += 1 }
         var best = 0
@@ -102,18 +102,6 @@ enum PlaneTrim {
         var out = mesh
         out.triangles = kept
         return Decimation.referencedOnly(out)
-    }
-
-    /// For every vertex, a representative vertex of its connected piece (triangles sharing
-    /// vertices): union–find over the triangles, in triangle order.
-    static func pieces(_ mesh: Mesh) -> [Int] {
-        var sets = UnionFind(count: mesh.vertexCount)
-        for t in 0..<mesh.triangleCount {
-            let (a, b, c) = mesh.triangle(t)
-            sets.union(Int(a), Int(b))
-            sets.union(Int(a), Int(c))
-        }
-        return (0..<mesh.vertexCount).map { sets.find($0) }
     }
 
     // MARK: Skirt

@@ -72,27 +72,7 @@ enum SelfIntersection {
             edgeSum += norm3(b - a) + norm3(c - b) + norm3(a - c)
         }
         let (bmin, bmax) = (lo.reduce(lo[0], pointwiseMin), hi.reduce(hi[0], pointwiseMax))
-        let extent = bmax - bmin
-        // About two mean edge lengths per cell, at most ~2M cells, and coarser while the triangles
-        // would be listed in more than ``entryCap`` cells in all (long triangles among short
-        // ones, as a tall skirt under a tiny face: the lists, not the tests, would then cost).
-        var cell = max(2 * edgeSum / Double(3 * tc), 1e-12)
-        while (extent.x / cell + 1) * (extent.y / cell + 1) * (extent.z / cell + 1) > 2_000_000 { cell *= 1.5 }
-        var dims = SIMD3<Int>.zero
-        var cLo = [SIMD3<Int>](repeating: .zero, count: tc), cHi = cLo
-        var entries = 0
-        while true {
-            dims = SIMD3<Int>(Int(extent.x / cell) + 1, Int(extent.y / cell) + 1, Int(extent.z / cell) + 1)
-            entries = 0
-            for t in 0..<tc {
-                cLo[t] = cellOf(lo[t], bmin: bmin, cell: cell, dims: dims)
-                cHi[t] = cellOf(hi[t], bmin: bmin, cell: cell, dims: dims)
-                let span = cHi[t] &- cLo[t] &+ 1
-                entries += span.x * span.y * span.z
-            }
-            if entries <= entryCap(tc) || dims == SIMD3(1, 1, 1) { break }
-            cell *= 2
-        }
+        let (dims, cLo, cHi, entries) = cells(lo: lo, hi: hi, bmin: bmin, extent: bmax - bmin, edgeSum: edgeSum)
         let cellCount = dims.x * dims.y * dims.z
         var counts = [Int32](repeating: 0, count: cellCount + 1)
         guard entries <= budget else { return nil }
@@ -113,24 +93,7 @@ enum SelfIntersection {
             }
             guard boxPairs <= budget else { return nil }
         }
-        for c in 0..<cellCount { counts[c + 1] += counts[c] }
-        var fill = counts
-        var items = [Int32](repeating: 0, count: Int(counts[cellCount]))
-        // Flagged triangles first in every cell (all of them without `only`), then the others.
-        for pass in 0..<(only == nil ? 1 : 2) {
-            for t in 0..<tc {
-                if let only, only[t] != (pass == 0) { continue }
-                for z in cLo[t].z...cHi[t].z {
-                    for y in cLo[t].y...cHi[t].y {
-                        for x in cLo[t].x...cHi[t].x {
-                            let c = (z * dims.y + y) * dims.x + x
-                            items[Int(fill[c])] = Int32(t)
-                            fill[c] += 1
-                        }
-                    }
-                }
-            }
-        }
+        let items = lists(&counts, cLo: cLo, cHi: cHi, dims: dims, only: only)
         var out: [SIMD2<Int32>] = []
         let tri = mesh.triangles
         for z in 0..<dims.z {
@@ -170,6 +133,59 @@ enum SelfIntersection {
             }
         }
         return out
+    }
+
+    /// The cells: about two mean edge lengths each, at most ~2M of them, and coarser while the
+    /// triangles would be listed in more than ``entryCap(_:)`` cells in all (long triangles among
+    /// short ones, as a tall skirt under a tiny face: the lists, not the tests, would then cost).
+    /// Each triangle's first and last cell, and the entries in all.
+    static func cells(
+        lo: [SIMD3<Double>], hi: [SIMD3<Double>], bmin: SIMD3<Double>, extent: SIMD3<Double>, edgeSum: Double
+    ) -> (dims: SIMD3<Int>, cLo: [SIMD3<Int>], cHi: [SIMD3<Int>], entries: Int) {
+        let tc = lo.count
+        var cell = max(2 * edgeSum / Double(3 * tc), 1e-12)
+        while (extent.x / cell + 1) * (extent.y / cell + 1) * (extent.z / cell + 1) > 2_000_000 { cell *= 1.5 }
+        var dims = SIMD3<Int>.zero
+        var cLo = [SIMD3<Int>](repeating: .zero, count: tc), cHi = cLo
+        var entries = 0
+        while true {
+            dims = SIMD3<Int>(Int(extent.x / cell) + 1, Int(extent.y / cell) + 1, Int(extent.z / cell) + 1)
+            entries = 0
+            for t in 0..<tc {
+                cLo[t] = cellOf(lo[t], bmin: bmin, cell: cell, dims: dims)
+                cHi[t] = cellOf(hi[t], bmin: bmin, cell: cell, dims: dims)
+                let span = cHi[t] &- cLo[t] &+ 1
+                entries += span.x * span.y * span.z
+            }
+            if entries <= entryCap(tc) || dims == SIMD3(1, 1, 1) { return (dims, cLo, cHi, entries) }
+            cell *= 2
+        }
+    }
+
+    /// The triangles listed per cell (CSR: `counts`, per-cell counts on entry, become the
+    /// offsets), flagged triangles first in every cell (all of them without `only`).
+    static func lists(_ counts: inout [Int32], cLo: [SIMD3<Int>], cHi: [SIMD3<Int>], dims: SIMD3<Int>, only: [Bool]?)
+        -> [Int32]
+    {
+        let cellCount = counts.count - 1
+        for c in 0..<cellCount { counts[c + 1] += counts[c] }
+        var fill = counts
+        var items = [Int32](repeating: 0, count: Int(counts[cellCount]))
+        for pass in 0..<(only == nil ? 1 : 2) {
+            for t in cLo.indices {
+                if let only, only[t] != (pass == 0) { continue }
+                for z in cLo[t].z...cHi[t].z {
+                    for y in cLo[t].y...cHi[t].y {
+                        for x in cLo[t].x...cHi[t].x {
+                            let c = (z * dims.y + y) * dims.x + x
+                            items[Int(fill[c])] = Int32(t)
+                            fill[c] += 1
+                        }
+                    }
+                }
+            }
+        }
+        return items
     }
 
     /// Most triangle–cell entries the search lists for `triangles` triangles before it makes its
