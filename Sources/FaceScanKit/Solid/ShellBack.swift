@@ -33,6 +33,8 @@ enum LevelSetShell {
         /// Spacing the back is extracted at, in thicknesses, when the grid is finer (a whole
         /// multiple of the grid's spacing): the field and the opening are computed at the grid's.
         static let extraction = 1.0
+        /// Most marching-tetrahedra vertices per vertex of the back's share (see ``shell(_:rim:thickness:choice:backVertices:field:)``).
+        static let extractionRatio = 24.0
         /// Coarsest grid spacing, in thicknesses: a shell that needs a coarser grid is refused.
         static let coarsestSpacing = 1.0
         /// Down to this fraction of the marching-tetrahedra vertices the back is always decimated
@@ -63,9 +65,12 @@ enum LevelSetShell {
     struct Field {
         let bvh: TriangleBVH
         let grid: DistanceGrid
+        /// The front's area, mesh units squared.
+        let frontArea: Double
 
         init(_ front: Mesh, thickness: Double) throws(SolidError) {
             bvh = TriangleBVH(front)
+            frontArea = LevelSetShell.area(front)
             grid = try DistanceGrid(
                 front, thickness: thickness, level: Constants.margins.max()! * thickness, bvh: bvh)
         }
@@ -78,12 +83,7 @@ enum LevelSetShell {
     /// back's edges. Ordered by nearness to the margin a back this coarse usually needs (its flat
     /// triangles cut corners by about their edge length past one thickness): most parts need one.
     static func choices(front: Mesh, thickness: Double, backVertices: Int) -> [Choice] {
-        var frontArea = 0.0
-        for t in 0..<front.triangleCount {
-            let (i, j, k) = front.triangle(t)
-            let a = SIMD3<Double>(front.positions[Int(i)]), b = SIMD3<Double>(front.positions[Int(j)])
-            frontArea += 0.5 * norm3(cross3(b - a, SIMD3<Double>(front.positions[Int(k)]) - a))
-        }
+        let frontArea = area(front)
         let edge = (1.155 * frontArea / Double(max(backVertices, 1))).squareRoot()
         let small = Constants.opening * thickness, wide = Constants.coarseOpening * edge
         var tries = Constants.margins.map { ($0, small) }
@@ -95,6 +95,17 @@ enum LevelSetShell {
         }.map { Choice(margin: $0.element.0 * thickness, opening: $0.element.1) }
     }
 
+    /// The area of `mesh`, summed in triangle order.
+    static func area(_ mesh: Mesh) -> Double {
+        var total = 0.0
+        for t in 0..<mesh.triangleCount {
+            let (i, j, k) = mesh.triangle(t)
+            let a = SIMD3<Double>(mesh.positions[Int(i)]), b = SIMD3<Double>(mesh.positions[Int(j)])
+            total += 0.5 * norm3(cross3(b - a, SIMD3<Double>(mesh.positions[Int(k)]) - a))
+        }
+        return total
+    }
+
     /// Front + level-set back + ring on the bed for one `choice`; the back has at most
     /// `backVertices` vertices. Throws ``SolidError/backNotClosed(depth:)`` or
     /// ``SolidError/backCrossesFront(depth:)`` with depth 0 (the caller names the cut), or cancelled.
@@ -104,7 +115,12 @@ enum LevelSetShell {
         let grid = field.grid, bvh = field.bvh
         // Extracted at one thickness's spacing (every other point of the finest grid): the back
         // is decimated far below that anyway, and a quarter of the vertices decimate 4x faster.
-        let stride = max(1, Int((Constants.extraction * thickness / grid.h * (1 + 1e-9)).rounded(.down)))
+        // Coarser still when the back would have more than ``Constants/extractionRatio`` times
+        // its share of vertices (its area about the front's, a vertex per spacing squared): the
+        // decimation's work is then bounded by the share, not by the grid.
+        var stride = max(1, Int((Constants.extraction * thickness / grid.h * (1 + 1e-9)).rounded(.down)))
+        let spacing = (field.frontArea / (Constants.extractionRatio * Double(max(backVertices, 1000)))).squareRoot()
+        stride = max(stride, Int((spacing / grid.h).rounded(.up)))
         var back = try backSurface(grid, level: choice.margin, opening: choice.opening, stride: stride)
         back = try decimated(back, backVertices: backVertices)
         let loops = BoundaryLoops(back, adjacency: Adjacency(triangles: back.triangles, vertexCount: back.vertexCount))
@@ -153,7 +169,7 @@ enum LevelSetShell {
         }
         let out = Decimation.simplify(back, toward: budget, keeping: keep)
         try SolidError.checkCancelled()
-        guard out.vertexCount <= backVertices else { throw .backNotClosed(depth: 0) }
+        guard out.vertexCount <= backVertices else { throw .backOverBudget(vertices: backVertices) }
         return out
     }
 

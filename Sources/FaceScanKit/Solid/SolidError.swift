@@ -26,6 +26,9 @@ package enum SolidError: Error, Sendable, Equatable {
     /// The back could not be made at this cut (nothing lies inside the wall, or a step of it did
     /// not close cleanly).
     case backNotClosed(depth: Double)
+    /// The back could not be decimated to its share of the vertices (`vertices` of them): every
+    /// margin would fail alike, so it is not retried.
+    case backOverBudget(vertices: Int)
     /// The back still crosses the front after being pushed off it.
     case backCrossesFront(depth: Double)
     /// The finished part is not a closed, clean solid (`summary` from ``MeshCheck``).
@@ -58,6 +61,9 @@ package enum SolidError: Error, Sendable, Equatable {
         case .backNotClosed(let depth), .backCrossesFront(let depth):
             return
                 "could not make a shell's back behind this surface (cut tried down to \(mm(depth)) mm; try SolidOptions.base or a smaller SolidOptions.thickness)"
+        case .backOverBudget(let vertices):
+            return
+                "a shell's back behind this surface needs more than \(vertices) vertices: give a larger vertex count, a thicker SolidOptions.thickness, or SolidOptions.base"
         case .notClosed(let summary): return "could not close the surface into a solid (\(summary))"
         case .cancelled: return "cancelled"
         }

@@ -31,7 +31,9 @@
 ///   decimation is settled: a cut moved forward for the back keeps it.
 /// - A shell's back, for one cut: the ``LevelSetShell/Choice``s (margin and ball) in order until
 ///   one keeps at most 0.4 % of its area thinner than 0.9 of the wall, else the one nearest that;
-///   a choice whose back fails is skipped. When every choice fails
+///   a choice whose back fails is skipped, but a back that cannot be decimated to its share
+///   (``SolidError/backOverBudget(vertices:)``) ends the choices at once (every choice would
+///   fail alike). When every choice fails or the back is over its share
 ///   (``SolidError/backNotClosed(depth:)``, ``SolidError/backCrossesFront(depth:)``), the cut moves
 ///   forward as above, at most ``Constants/backTries`` times: a shallower part has less to fold.
 /// - Anything else (an option, the surface, a grid over its budget, cancellation) is not retried.
@@ -188,7 +190,7 @@ public enum Solidify {
                 case .rimOverhangs where cuts + 1 < Constants.cutTries:
                     cuts += 1
                     depth *= Constants.depthStep
-                case .backNotClosed, .backCrossesFront:
+                case .backNotClosed, .backCrossesFront, .backOverBudget:
                     backs += 1
                     guard backs < Constants.backTries, cuts + 1 < Constants.cutTries else {
                         throw error.at(depth: depth)
@@ -245,6 +247,7 @@ public enum Solidify {
                         field: field)
                 } catch {
                     if error == .cancelled { throw error }
+                    if case .backOverBudget = error { throw error }
                     last = error.at(depth: front.depth)
                     continue
                 }
