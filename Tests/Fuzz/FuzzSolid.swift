@@ -2,7 +2,7 @@
 // 2 m, snapped to a coarse lattice (so points repeat and line up), triangles picked by the bytes
 // (repeated, flipped, degenerate). A part, when made, must be closed and clean; a refusal is
 // fine. scripts/fuzz-reader gives each input a time limit (-timeout) that a solid step with a
-// bounded cost stays far below.
+// bounded cost stays far below, and a 1 GB memory limit.
 
 import FaceScanKit
 
@@ -36,7 +36,7 @@ func fuzzSolid(_ bytes: [UInt8]) {
     }
     guard !triangles.isEmpty, let mesh = try? Mesh(positions: positions, triangles: triangles) else { return }
     let options = SolidOptions(
-        thickness: [0.5, 2, 5, 20][Int(flags & 3)], base: flags & 4 != 0, depth: [60, 5, 200, 1][Int(flags >> 3 & 3)],
+        thickness: [1, 2, 5, 20][Int(flags & 3)], base: flags & 4 != 0, depth: [60, 5, 200, 1][Int(flags >> 3 & 3)],
         fit: flags & 32 != 0 ? SIMD3(180, 180, 180) : nil, align: flags & 64 == 0)
     let count: Int? = flags & 128 != 0 ? 300 + Int(bytes[1]) * 8 : nil
     guard let part = try? Solidify.part(mesh, options: options, unitInMillimetres: 1, vertexCount: count) else {
