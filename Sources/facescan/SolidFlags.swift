@@ -61,4 +61,17 @@ struct SolidFlags: ParsableArguments {
             thickness: thickness ?? defaults.thickness, base: base, depth: depth ?? defaults.depth,
             fit: fit.flatMap(SolidOptions.parseBuildVolume), fitMargin: fitMargin ?? defaults.fitMargin)
     }
+
+    /// A library message with the options' API names (`SolidOptions.thickness`) said as this
+    /// command's flags (`--thickness`).
+    static func inFlags(_ message: String) -> String {
+        var m = message
+        for (api, flag) in [
+            ("SolidOptions.fitMargin", "--fit-margin"), ("SolidOptions.thickness", "--thickness"),
+            ("SolidOptions.depth", "--depth"), ("SolidOptions.base", "--base"), ("SolidOptions.fit", "--fit"),
+        ] {
+            m = m.replacing(api, with: flag)
+        }
+        return m
+    }
 }

@@ -57,11 +57,10 @@ struct SolidifyCommand: ParsableCommand {
             )
         }
         let part: Solidify.Part
-        do {
-            try SolidOptions.checkSurface(mesh, unitInMillimetres: unit.millimetres)
+        do throws(SolidError) {
             part = try Solidify.makePart(mesh, options: options, unitInMillimetres: unit.millimetres)
         } catch {
-            throw error.naming(input: input)
+            throw UsageError(SolidFlags.inFlags(error.message)).naming(input: input)
         }
         try MeshIO.write(part.mesh, to: output, format: format, unit: unit)
         // The report's depthMm and scale (process --json), in words.

@@ -640,7 +640,7 @@ private func plane(_ pts: [SIMD3<Double>]) -> (SIMD3<Double>, SIMD3<Double>) {
             holes.append([base, base + 1, base + 2, base + 3])
         }
         var outline: [Int32] = [0, 1, 2, 3]
-        #expect(LevelSetShell.bridge(&outline, holes: holes, points: points))
+        #expect(Polygons2D.bridge(&outline, holes: holes, points: points))
         let triangles = try #require(EarClipping.triangulate(points, polygon: outline))
         var area = 0.0
         for t in triangles {
@@ -654,7 +654,7 @@ private func plane(_ pts: [SIMD3<Double>]) -> (SIMD3<Double>, SIMD3<Double>) {
         var crossing: [Int32] = [0, 1, 2, 3]
         let outside = Int32(points.count)
         points += [SIMD2(8, 8), SIMD2(8, 12), SIMD2(9, 12), SIMD2(9, 8)]
-        let bridged = LevelSetShell.bridge(
+        let bridged = Polygons2D.bridge(
             &crossing, holes: [[outside, outside + 1, outside + 2, outside + 3]], points: points)
         #expect(!bridged || EarClipping.triangulate(points, polygon: crossing) == nil)
     }

@@ -29,6 +29,8 @@ enum FuzzTarget: String, CaseIterable {
     /// The public API as an app calls it: meshes, indices and options from the bytes
     /// (`FuzzAPI.swift`).
     case api
+    /// The solid step on small random and degenerate surfaces (`FuzzSolid.swift`).
+    case solid
 
     func run(_ data: UnsafeBufferPointer<UInt8>) {
         let bytes = Array(data)
@@ -51,6 +53,7 @@ enum FuzzTarget: String, CaseIterable {
             let hint = ["ply", "off", "obj"][Int(first) % 3]
             checkMesh(try? AssimpIO.parse(Array(bytes.dropFirst()), formatHint: hint, name: "fuzz.\(hint)"))
         case .api: fuzzAPI(bytes)
+        case .solid: fuzzSolid(bytes)
         }
     }
 }

@@ -359,26 +359,31 @@ public struct FaceScanSession: Sendable {
         // 2. Decimate / refine to the exact target (for a solid: the target of the whole part).
         //    An unreachable target is a property of this capture: the error names it.
         let refines = settings.solid == nil && settings.targetVertices > mesh.vertexCount
-        do throws(UsageError) {
-            if let solid = settings.solid {
-                let part = try Pipeline.solidPart(mesh, solid, settings)
-                mesh = part.mesh
-                report.scale = part.scale
-                report.depthMm = part.depth
-                report.rotationDeg = SIMD3(part.turn.yaw, part.turn.pitch, part.turn.roll)
-                if !part.cutAsAsked {
-                    report.depthAskedMm = part.askedDepth
-                    report.warnings.append(Solidify.movedCutWarning(part))
-                }
-            } else {
+        if let solid = settings.solid {
+            let part: Solidify.Part
+            do throws(SolidError) { part = try Pipeline.solidPart(mesh, solid, settings) } catch {
+                // Cancellation is its own error; any other failure belongs to this capture.
+                if error == .cancelled || control.cancelled { throw .cancelled }
+                throw .badInput(InputError(file: name, error.message))
+            }
+            mesh = part.mesh
+            report.scale = part.scale
+            report.depthMm = part.depth
+            report.rotationDeg = SIMD3(part.turn.yaw, part.turn.pitch, part.turn.roll)
+            if !part.cutAsAsked {
+                report.depthAskedMm = part.askedDepth
+                report.warnings.append(Solidify.movedCutWarning(part))
+            }
+        } else {
+            do throws(UsageError) {
                 mesh = try Decimation.simplify(mesh, exactly: settings.targetVertices)
                 try? control.enter(.scaling, solid: solid)
                 mesh = mesh.scaledUnchecked(by: Float(settings.outputFactor))
+            } catch {
+                // A step stopped by a cancellation fails in its own words: the cancellation wins.
+                if control.cancelled { throw .cancelled }
+                throw .badInput(InputError(file: name, error.message))
             }
-        } catch {
-            // A step stopped by a cancellation fails in its own words: the cancellation wins.
-            if control.cancelled { throw .cancelled }
-            throw .badInput(InputError(file: name, error.message))
         }
         if control.cancelled { throw .cancelled }
         // Float32 output coordinates: a face far from the origin, or a large scale, can overflow.

@@ -111,7 +111,7 @@ public enum Pipeline {
 
     /// A closed, printable part with exactly `settings.targetVertices` vertices, in printing
     /// position, scaled to the output unit (``Solidify/part(_:options:unitInMillimetres:vertexCount:)``).
-    static func solidPart(_ smoothed: Mesh, _ solid: SolidOptions, _ settings: ScanSettings) throws(UsageError)
+    static func solidPart(_ smoothed: Mesh, _ solid: SolidOptions, _ settings: ScanSettings) throws(SolidError)
         -> Solidify.Part
     {
         try Solidify.makePart(

@@ -1,7 +1,7 @@
 extension SolidOptions {
     /// Checks the options: ``thickness`` in ``thicknessRange``, ``depth`` in ``depthRange``,
-    /// ``fitMargin`` in ``fitMarginRange``, ``fit`` (when set) three positive finite sizes. NaN is
-    /// never in range.
+    /// ``fitMargin`` in ``fitMarginRange``, ``fit`` (when set) three positive finite sizes that
+    /// leave room inside the margin. NaN is never in range.
     ///
     /// - Throws: ``FaceScanError/badSetting(_:)`` naming the first option out of range, e.g.
     ///   `SolidOptions.thickness must be from 0.01 to 1000 mm, found -2.0`.
@@ -9,7 +9,8 @@ extension SolidOptions {
         try lift { () throws(UsageError) in try check(SettingNames(name: { "SolidOptions." + $0 })) }
     }
 
-    /// ``validate()`` with the narrow error, each option named by `names`.
+    /// ``validate()`` with the narrow error, each option named by `names` (the API property, a
+    /// capture's settings key or the command line's flag): the one statement of the rules.
     func check(_ names: SettingNames) throws(UsageError) {
         func bad(_ path: String, _ range: String, _ value: Any) -> UsageError {
             UsageError("\(names.name(path)) must be \(range), found \(value)", field: names.fieldName(path))
@@ -23,24 +24,22 @@ extension SolidOptions {
         guard !names.checks("fitMargin") || Self.fitMarginRange.contains(fitMargin) else {
             throw bad("fitMargin", Self.fitMarginRangeText, fitMargin)
         }
-        if names.checks("fit"), let fit, !(fit.min() > 0 && fit.max().isFinite) {
+        guard names.checks("fit"), let fit else { return }
+        guard fit.min() > 0, fit.max().isFinite else {
             throw bad("fit", "three positive finite sizes in mm", "\(fit.x)x\(fit.y)x\(fit.z)")
         }
+        guard min(fit.x, fit.y) > 2 * fitMargin else {
+            throw UsageError(
+                "\(names.name("fit")) \(fit.x)x\(fit.y)x\(fit.z) mm leaves no room inside \(names.name("fitMargin")) \(fitMargin) mm on each side",
+                field: names.fieldName("fit"))
+        }
     }
-}
 
-extension SolidOptions {
-    /// The largest coordinate of a surface to solidify, in millimetres: the largest a 3MF file (the
-    /// printers' format) holds. Beyond it the part's distance field and intersection search would
-    /// work on numbers near the float limits.
-    package static let largestSurfaceMillimetres = 1e9
-
-    /// Refuses a surface whose coordinates reach beyond ``largestSurfaceMillimetres``.
-    package static func checkSurface(_ mesh: Mesh, unitInMillimetres: Double) throws(UsageError) {
-        let reach = Double(mesh.largestMagnitude) * unitInMillimetres
-        guard reach > largestSurfaceMillimetres else { return }
-        throw UsageError(
-            "the coordinates reach \(mesh.largestMagnitude) (\(reach) mm), beyond 1e9 mm, the largest a printable part (3MF) holds; scale the mesh down first"
-        )
+    /// The solid step's own check: the options by their API names (`p` before each) and the mesh unit.
+    func check(prefix p: String = "SolidOptions.", unitInMillimetres unit: Double = 1) throws(UsageError) {
+        try check(SettingNames(name: { p + $0 }))
+        guard unit.isFinite, unit > 0 else {
+            throw UsageError("the mesh unit must be a positive length in millimetres, found \(unit)")
+        }
     }
 }

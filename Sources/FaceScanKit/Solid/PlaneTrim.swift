@@ -90,7 +90,7 @@ enum PlaneTrim {
     /// The connected piece (triangles sharing vertices) with the most triangles; ties to the
     /// first in triangle order.
     static func largestPiece(_ mesh: Mesh) -> Mesh {
-        let piece = pieces(mesh)
+        let piece = MeshTopology.pieces(mesh)
         var size = [Int](repeating: 0, count: mesh.vertexCount)
         for t in 0..<mesh.triangleCount { size[piece[Int(mesh.triangles[3 * t])]] += 1 }
         var best = 0
@@ -104,19 +104,12 @@ enum PlaneTrim {
         return Decimation.referencedOnly(out)
     }
 
-    /// For every vertex, a representative vertex of its connected piece (triangles sharing
-    /// vertices): union–find over the triangles, in triangle order.
-    static func pieces(_ mesh: Mesh) -> [Int] {
-        var sets = UnionFind(count: mesh.vertexCount)
-        for t in 0..<mesh.triangleCount {
-            let (a, b, c) = mesh.triangle(t)
-            sets.union(Int(a), Int(b))
-            sets.union(Int(a), Int(c))
-        }
-        return (0..<mesh.vertexCount).map { sets.find($0) }
-    }
-
     // MARK: Skirt
+
+    /// Most rows of a skirt column.
+    static let maximumRows = 256
+    /// Most vertices a skirt adds.
+    static let maximumSkirtVertices = 60_000
 
     static func skirt(_ surface: Mesh, plane: Float) -> Mesh? {
         let adjacency = Adjacency(triangles: surface.triangles, vertexCount: surface.vertexCount)
@@ -124,8 +117,10 @@ enum PlaneTrim {
         guard let r = loops.rimIndex(surface.positions) else { return nil }
         let rim = loops.loops[r]
         var out = surface
-        // Rows about one rim edge apart.
+        // Rows about one rim edge apart, at most ``maximumRows`` and ``maximumSkirtVertices`` in
+        // all (a rim of tiny edges high above the cut would otherwise take millions).
         let spacing = Float(BoundaryLoops.length(rim, surface.positions) / Double(rim.count))
+        let mostRows = max(1, min(maximumRows, maximumSkirtVertices / max(rim.count, 1)))
         // Column under each rim vertex, top (the rim vertex) first.
         var columns: [[UInt32]] = []
         columns.reserveCapacity(rim.count)
@@ -134,7 +129,7 @@ enum PlaneTrim {
             let h = p.z - plane
             var column = [v]
             if h > 0 {
-                let rows = max(1, Int((h / spacing).rounded()))
+                let rows = max(1, min(mostRows, Int(min(h / spacing, 1e9).rounded())))
                 for k in 1...rows {
                     let z = k == rows ? plane : p.z - h * Float(k) / Float(rows)
                     column.append(UInt32(out.positions.count))

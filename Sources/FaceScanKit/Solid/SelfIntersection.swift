@@ -15,8 +15,37 @@ enum SelfIntersection {
     /// Up to `limit` intersecting pairs (lower triangle index first), in increasing order of cell.
     /// With `only`, a pair is tested only when at least one of its triangles is flagged (within a
     /// cell, pairs then come flagged triangle by flagged triangle).
+    /// Only the triangles whose boxes meet the flagged ones' common box are searched (a few
+    /// hundred moved triangles of a 300 000-triangle surface cost in proportion to their region).
     static func pairs(_ mesh: Mesh, only: [Bool]? = nil, limit: Int = .max) -> [SIMD2<Int32>] {
-        search(mesh, only: only, limit: limit, budget: .max) ?? []
+        guard let only else { return search(mesh, only: nil, limit: limit, budget: .max) ?? [] }
+        var lo = SIMD3<Float>(repeating: .infinity), hi = -lo
+        for t in 0..<mesh.triangleCount where only[t] {
+            let (a, b, c) = mesh.triangle(t)
+            let pa = mesh.positions[Int(a)], pb = mesh.positions[Int(b)], pc = mesh.positions[Int(c)]
+            lo = pointwiseMin(lo, pointwiseMin(pa, pointwiseMin(pb, pc)))
+            hi = pointwiseMax(hi, pointwiseMax(pa, pointwiseMax(pb, pc)))
+        }
+        guard all(lo .<= hi) else { return [] }
+        var region: [Int32] = []
+        for t in 0..<mesh.triangleCount {
+            let (a, b, c) = mesh.triangle(t)
+            let pa = mesh.positions[Int(a)], pb = mesh.positions[Int(b)], pc = mesh.positions[Int(c)]
+            let tlo = pointwiseMin(pa, pointwiseMin(pb, pc)), thi = pointwiseMax(pa, pointwiseMax(pb, pc))
+            if only[t] || (all(tlo .<= hi) && all(lo .<= thi)) { region.append(Int32(t)) }
+        }
+        if region.count == mesh.triangleCount { return search(mesh, only: only, limit: limit, budget: .max) ?? [] }
+        var sub = mesh
+        sub.triangles = []
+        sub.triangles.reserveCapacity(3 * region.count)
+        for t in region {
+            for c in 0..<3 { sub.triangles.append(mesh.triangles[3 * Int(t) + c]) }
+        }
+        let found = search(sub, only: region.map { only[Int($0)] }, limit: limit, budget: .max) ?? []
+        return found.map { pair in
+            let (a, b) = (region[Int(pair.x)], region[Int(pair.y)])
+            return SIMD2(min(a, b), max(a, b))
+        }
     }
 
     /// The crossing pairs, or nil when the search would list more than `budget` triangle–cell
@@ -43,26 +72,9 @@ enum SelfIntersection {
             edgeSum += norm3(b - a) + norm3(c - b) + norm3(a - c)
         }
         let (bmin, bmax) = (lo.reduce(lo[0], pointwiseMin), hi.reduce(hi[0], pointwiseMax))
-        let extent = bmax - bmin
-        // About two mean edge lengths per cell, at most ~2M cells.
-        var cell = max(2 * edgeSum / Double(3 * tc), 1e-12)
-        while (extent.x / cell + 1) * (extent.y / cell + 1) * (extent.z / cell + 1) > 2_000_000 { cell *= 1.5 }
-        let dims = SIMD3<Int>(Int(extent.x / cell) + 1, Int(extent.y / cell) + 1, Int(extent.z / cell) + 1)
-        func cellOf(_ q: SIMD3<Double>) -> SIMD3<Int> {
-            let f = (q - bmin) / cell
-            return SIMD3(
-                min(dims.x - 1, max(0, Int(f.x))), min(dims.y - 1, max(0, Int(f.y))), min(dims.z - 1, max(0, Int(f.z))))
-        }
+        let (dims, cLo, cHi, entries) = cells(lo: lo, hi: hi, bmin: bmin, extent: bmax - bmin, edgeSum: edgeSum)
         let cellCount = dims.x * dims.y * dims.z
         var counts = [Int32](repeating: 0, count: cellCount + 1)
-        var cLo = [SIMD3<Int>](repeating: .zero, count: tc), cHi = cLo
-        var entries = 0
-        for t in 0..<tc {
-            cLo[t] = cellOf(lo[t])
-            cHi[t] = cellOf(hi[t])
-            let span = cHi[t] &- cLo[t] &+ 1
-            entries += span.x * span.y * span.z
-        }
         guard entries <= budget else { return nil }
         for t in 0..<tc {
             for z in cLo[t].z...cHi[t].z {
@@ -81,24 +93,7 @@ enum SelfIntersection {
             }
             guard boxPairs <= budget else { return nil }
         }
-        for c in 0..<cellCount { counts[c + 1] += counts[c] }
-        var fill = counts
-        var items = [Int32](repeating: 0, count: Int(counts[cellCount]))
-        // Flagged triangles first in every cell (all of them without `only`), then the others.
-        for pass in 0..<(only == nil ? 1 : 2) {
-            for t in 0..<tc {
-                if let only, only[t] != (pass == 0) { continue }
-                for z in cLo[t].z...cHi[t].z {
-                    for y in cLo[t].y...cHi[t].y {
-                        for x in cLo[t].x...cHi[t].x {
-                            let c = (z * dims.y + y) * dims.x + x
-                            items[Int(fill[c])] = Int32(t)
-                            fill[c] += 1
-                        }
-                    }
-                }
-            }
-        }
+        let items = lists(&counts, cLo: cLo, cHi: cHi, dims: dims, only: only)
         var out: [SIMD2<Int32>] = []
         let tri = mesh.triangles
         for z in 0..<dims.z {
@@ -138,6 +133,69 @@ enum SelfIntersection {
             }
         }
         return out
+    }
+
+    /// The cells: about two mean edge lengths each, at most ~2M of them, and coarser while the
+    /// triangles would be listed in more than ``entryCap(_:)`` cells in all (long triangles among
+    /// short ones, as a tall skirt under a tiny face: the lists, not the tests, would then cost).
+    /// Each triangle's first and last cell, and the entries in all.
+    static func cells(
+        lo: [SIMD3<Double>], hi: [SIMD3<Double>], bmin: SIMD3<Double>, extent: SIMD3<Double>, edgeSum: Double
+    ) -> (dims: SIMD3<Int>, cLo: [SIMD3<Int>], cHi: [SIMD3<Int>], entries: Int) {
+        let tc = lo.count
+        var cell = max(2 * edgeSum / Double(3 * tc), 1e-12)
+        while (extent.x / cell + 1) * (extent.y / cell + 1) * (extent.z / cell + 1) > 2_000_000 { cell *= 1.5 }
+        var dims = SIMD3<Int>.zero
+        var cLo = [SIMD3<Int>](repeating: .zero, count: tc), cHi = cLo
+        var entries = 0
+        while true {
+            dims = SIMD3<Int>(Int(extent.x / cell) + 1, Int(extent.y / cell) + 1, Int(extent.z / cell) + 1)
+            entries = 0
+            for t in 0..<tc {
+                cLo[t] = cellOf(lo[t], bmin: bmin, cell: cell, dims: dims)
+                cHi[t] = cellOf(hi[t], bmin: bmin, cell: cell, dims: dims)
+                let span = cHi[t] &- cLo[t] &+ 1
+                entries += span.x * span.y * span.z
+            }
+            if entries <= entryCap(tc) || dims == SIMD3(1, 1, 1) { return (dims, cLo, cHi, entries) }
+            cell *= 2
+        }
+    }
+
+    /// The triangles listed per cell (CSR: `counts`, per-cell counts on entry, become the
+    /// offsets), flagged triangles first in every cell (all of them without `only`).
+    static func lists(_ counts: inout [Int32], cLo: [SIMD3<Int>], cHi: [SIMD3<Int>], dims: SIMD3<Int>, only: [Bool]?)
+        -> [Int32]
+    {
+        let cellCount = counts.count - 1
+        for c in 0..<cellCount { counts[c + 1] += counts[c] }
+        var fill = counts
+        var items = [Int32](repeating: 0, count: Int(counts[cellCount]))
+        for pass in 0..<(only == nil ? 1 : 2) {
+            for t in cLo.indices {
+                if let only, only[t] != (pass == 0) { continue }
+                for z in cLo[t].z...cHi[t].z {
+                    for y in cLo[t].y...cHi[t].y {
+                        for x in cLo[t].x...cHi[t].x {
+                            let c = (z * dims.y + y) * dims.x + x
+                            items[Int(fill[c])] = Int32(t)
+                            fill[c] += 1
+                        }
+                    }
+                }
+            }
+        }
+        return items
+    }
+
+    /// Most triangle–cell entries the search lists for `triangles` triangles before it makes its
+    /// cells coarser.
+    static func entryCap(_ triangles: Int) -> Int { 16 * triangles + 1_000_000 }
+
+    static func cellOf(_ q: SIMD3<Double>, bmin: SIMD3<Double>, cell: Double, dims: SIMD3<Int>) -> SIMD3<Int> {
+        let f = (q - bmin) / cell
+        return SIMD3(
+            min(dims.x - 1, max(0, Int(f.x))), min(dims.y - 1, max(0, Int(f.y))), min(dims.z - 1, max(0, Int(f.z))))
     }
 
     /// True when the (non-coplanar) triangles abc and def cross: an edge of one meets the other.

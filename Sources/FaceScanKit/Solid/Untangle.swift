@@ -31,9 +31,17 @@ enum Untangle {
         for _ in 0..<Constants.rounds {
             var seeds: [Int] = []
             for pair in crossings { seeds += [Int(pair.x), Int(pair.y)] }
-            relax(&mesh, around: seeds, adjacency: adjacency, fixed: boundary)
+            let moved = relax(&mesh, around: seeds, adjacency: adjacency, fixed: boundary)
+            // Only the triangles the round moved are searched again: a pair of unmoved ones
+            // crosses as it did (the same pairs as a search of the whole surface, in less time).
+            var touched = [Bool](repeating: false, count: mesh.triangleCount)
+            for t in 0..<mesh.triangleCount {
+                let (a, b, c) = mesh.triangle(t)
+                touched[t] = moved[Int(a)] || moved[Int(b)] || moved[Int(c)]
+            }
+            let kept = crossings.filter { !touched[Int($0.x)] && !touched[Int($0.y)] }
+            crossings = kept + SelfIntersection.pairs(mesh, only: touched)
             // Smoothing may fold a sliver flat: such a state is not kept.
-            crossings = SelfIntersection.pairs(mesh)
             if crossings.count < best.crossings, !hasFlatTriangle(mesh) {
                 best = (mesh, crossings.count)
             }
@@ -43,8 +51,9 @@ enum Untangle {
     }
 
     /// One smoothing round: the vertices of `triangles` and their neighbours (but `fixed` ones)
-    /// move ``Constants/step`` of the way to the mean of their neighbours.
-    static func relax(_ mesh: inout Mesh, around triangles: [Int], adjacency: Adjacency, fixed: [Bool]) {
+    /// move ``Constants/step`` of the way to the mean of their neighbours; which vertices moved.
+    @discardableResult
+    static func relax(_ mesh: inout Mesh, around triangles: [Int], adjacency: Adjacency, fixed: [Bool]) -> [Bool] {
         let n = mesh.vertexCount
         var seed = [Bool](repeating: false, count: n)
         for t in triangles {
@@ -57,15 +66,18 @@ enum Untangle {
             }
         }
         let src = mesh.positions
+        var moved = [Bool](repeating: false, count: n)
         src.withUnsafeBufferPointer { p in
             for v in 0..<n where region[v] && !fixed[v] {
                 let lo = Int(adjacency.offsets[v]), hi = Int(adjacency.offsets[v + 1])
                 guard hi > lo else { continue }
+                moved[v] = true
                 var mean = SIMD3<Float>.zero
                 for k in lo..<hi { mean += p[Int(adjacency.neighbors[k])] }
                 mesh.positions[v] = p[v] + Constants.step * (mean / Float(hi - lo) - p[v])
             }
         }
+        return moved
     }
 
     /// Whether a triangle has lost its area: after ``relax(_:around:adjacency:fixed:)``, which

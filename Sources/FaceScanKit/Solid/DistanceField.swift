@@ -1,0 +1,190 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A shell's distance field: the distance to the front on a grid whose first layer is the bed,
+/// measured inside the part's hull only.
+///
+/// A point is inside the hull when the front, crossed upwards from it, winds around it (vertical
+/// rays per grid column, the crossings sorted once). Inside, the field is the distance to the
+/// front (``TriangleBVH``), measured out to the deepest level asked and a few spacings; going down
+/// a column the distance falls by at most one spacing per layer, so farther inside it is bounded,
+/// not measured. Cost: at most ``LevelSetShell/Constants/maximumGridPoints`` points (a larger part
+/// gets a coarser spacing, down to one thickness, then is refused), one nearest-point query per
+/// point near the front, on two threads.
+extension LevelSetShell {
+    /// The distance to the front on a grid whose first layer is the bed, inside the part's hull
+    /// (outside: 0, the wall); measured out to `level` and a few spacings, beyond that bounded
+    /// from below (so any level up to `level` has the right sign everywhere).
+    struct DistanceGrid {
+        var distance: [Float]
+        var nx: Int, ny: Int, nz: Int
+        var x0: Double, y0: Double, h: Double
+        /// Whether the grid point lies inside the hull (the front winds around it).
+        var inside: [Bool]
+
+        /// The grid spacing for `front` and `thickness`: ``Constants/spacing`` thicknesses, coarser
+        /// (up to ``Constants/coarsestSpacing`` thicknesses) when the grid would exceed
+        /// ``Constants/maximumGridPoints``; nil when even that would.
+        static func spacing(_ front: Mesh, thickness: Double) -> Double? {
+            let (lo, hi) = front.bounds
+            let volume = Double(hi.x - lo.x) * Double(hi.y - lo.y) * Double(hi.z)
+            let budget = Double(Constants.maximumGridPoints) * 0.8
+            let h = max(Constants.spacing * thickness, cbrt(max(volume, 0) / budget))
+            return h <= Constants.coarsestSpacing * thickness ? h : nil
+        }
+
+        /// Where the front crosses every grid column: (column, z, +1 facing up / −1 down).
+        static func crossings(_ front: Mesh, x0: Double, y0: Double, h: Double, nx: Int, ny: Int)
+            -> [(column: Int32, z: Double, sign: Int8)]
+        {
+            let columnCount = nx * ny
+            var hits: [(column: Int32, z: Double, sign: Int8)] = []
+            hits.reserveCapacity(2 * columnCount)
+            for t in 0..<front.triangleCount {
+                let (i0, i1, i2) = front.triangle(t)
+                let a = SIMD3<Double>(front.positions[Int(i0)])
+                let b = SIMD3<Double>(front.positions[Int(i1)])
+                let c = SIMD3<Double>(front.positions[Int(i2)])
+                let area2 = (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x)
+                guard area2 != 0 else { continue }  // vertical: no column crosses it
+                let iLo = max(0, Int(((min(a.x, b.x, c.x) - x0) / h).rounded(.up)))
+                let iHi = min(nx - 1, Int(((max(a.x, b.x, c.x) - x0) / h).rounded(.down)))
+                let jLo = max(0, Int(((min(a.y, b.y, c.y) - y0) / h).rounded(.up)))
+                let jHi = min(ny - 1, Int(((max(a.y, b.y, c.y) - y0) / h).rounded(.down)))
+                guard iLo <= iHi, jLo <= jHi else { continue }
+                let s: Double = area2 > 0 ? 1 : -1
+                for j in jLo...jHi {
+                    let y = y0 + Double(j) * h
+                    for i in iLo...iHi {
+                        let x = x0 + Double(i) * h
+                        let wa = ((b.x - x) * (c.y - y) - (b.y - y) * (c.x - x)) * s
+                        let wb = ((c.x - x) * (a.y - y) - (c.y - y) * (a.x - x)) * s
+                        let wc = ((a.x - x) * (b.y - y) - (a.y - y) * (b.x - x)) * s
+                        guard wa >= 0, wb >= 0, wc >= 0 else { continue }
+                        let z = (wa * a.z + wb * b.z + wc * c.z) / (wa + wb + wc)
+                        hits.append((Int32(j * nx + i), z, Int8(s)))
+                    }
+                }
+            }
+            return hits
+        }
+
+        /// The spacing is ``Constants/spacing`` thicknesses, or coarser when that grid would exceed
+        /// ``Constants/maximumGridPoints``. Throws ``SolidError/gridTooLarge(size:thickness:points:)``
+        /// (sizes in mesh units), ``SolidError/backNotClosed(depth:)`` when nothing lies inside
+        /// (depth 0: the caller names it), or cancelled.
+        init(_ front: Mesh, thickness: Double, level: Double, bvh: TriangleBVH) throws(SolidError) {
+            let (lo, hi) = front.bounds
+            guard let h = DistanceGrid.spacing(front, thickness: thickness) else {
+                throw .gridTooLarge(
+                    size: SIMD3<Double>(hi - lo), thickness: thickness, points: Constants.maximumGridPoints)
+            }
+            // Columns off the mesh's Float grid (an irrational fraction of a spacing), so a
+            // vertical ray practically never meets an edge; the first layer is the bed.
+            let x0 = Double(lo.x) - 1.318_309_886 * h, y0 = Double(lo.y) - 1.318_309_886 * h
+            let nx = Int(((Double(hi.x) - x0) / h).rounded(.up)) + 2
+            let ny = Int(((Double(hi.y) - y0) / h).rounded(.up)) + 2
+            let nz = Int((Double(hi.z) / h).rounded(.up)) + 2
+            guard nx * ny * nz <= Constants.maximumGridPoints else {
+                throw .gridTooLarge(
+                    size: SIMD3<Double>(hi - lo), thickness: thickness, points: Constants.maximumGridPoints)
+            }
+            guard nx > 2, ny > 2, nz > 2 else { throw .backNotClosed(depth: 0) }
+            (self.nx, self.ny, self.nz, self.x0, self.y0, self.h) = (nx, ny, nz, x0, y0, h)
+            var hits = DistanceGrid.crossings(front, x0: x0, y0: y0, h: h, nx: nx, ny: ny)
+            guard !hits.isEmpty else { throw .backNotClosed(depth: 0) }
+            try SolidError.checkCancelled()
+            hits.sort { $0.column != $1.column ? $0.column < $1.column : $0.z > $1.z }
+            // 2. The distance, layer-major (index (k · ny + j) · nx + i); the columns in rounds of
+            // a 32nd of the crossings, each round in two halves on two threads, each writing
+            // only its own columns. Between rounds the calling thread asks whether to stop (the
+            // other thread has no task to ask).
+            var distance = [Float](repeating: 0, count: nx * ny * nz)
+            var inside = [Bool](repeating: false, count: nx * ny * nz)
+            let count = hits.count
+            func columnStart(_ at: Int) -> Int {
+                var b = at
+                while b > 0 && b < count && hits[b].column == hits[b - 1].column { b += 1 }
+                return b
+            }
+            var stopped = false
+            distance.withUnsafeMutableBufferPointer { d in
+                inside.withUnsafeMutableBufferPointer { inside in
+                    let grid = ColumnFill(
+                        hits: hits, bvh: bvh, distance: DisjointSlots(base: d), inside: DisjointSlots(base: inside),
+                        nx: nx, ny: ny, nz: nz, x0: x0, y0: y0, h: h, level: level)
+                    var start = 0
+                    for round in 1...Constants.fieldRounds where start < count {
+                        let end = columnStart(count * round / Constants.fieldRounds)
+                        let (lo, mid, hi) = (start, columnStart((start + end) / 2), end)
+                        Parallel.both { side in grid.fill(side == 0 ? lo..<mid : mid..<hi) }
+                        start = end
+                        if Cancellation.requested {
+                            stopped = true
+                            break
+                        }
+                    }
+                }
+            }
+            if stopped { throw .cancelled }
+            self.distance = distance
+            self.inside = inside
+        }
+    }
+
+    /// The distances of a run of columns of a ``DistanceGrid`` (their crossings `hits[range]`,
+    /// sorted by column, then downwards): down each column from the top, inside the hull only,
+    /// measured out to the level and a few spacings, beyond that bounded from below.
+    struct ColumnFill: Sendable {
+        let hits: [(column: Int32, z: Double, sign: Int8)]
+        let bvh: TriangleBVH
+        let distance: DisjointSlots<Float>, inside: DisjointSlots<Bool>
+        let nx: Int, ny: Int, nz: Int
+        let x0: Double, y0: Double, h: Double, level: Double
+
+        func fill(_ range: Range<Int>) {
+            var stack = TriangleBVH.makeStack(depth: bvh.depth)
+            let reach = level + 6 * h  // measured out to here; beyond, bounded
+            let diagonal = 3.0.squareRoot() * h
+            var start = range.lowerBound
+            while start < range.upperBound {
+                let column = Int(hits[start].column)
+                var end = start
+                while end < range.upperBound && Int(hits[end].column) == column { end += 1 }
+                let i = column % nx, j = column / nx
+                let x = x0 + Double(i) * h, y = y0 + Double(j) * h
+                var winding = 0
+                var next = start
+                var lowerBound = 0.0  // of the distance at the layer above
+                for k in stride(from: nz - 1, through: 0, by: -1) {
+                    let z = Double(k) * h
+                    while next < end && hits[next].z > z {
+                        winding += Int(hits[next].sign)
+                        next += 1
+                    }
+                    lowerBound -= h
+                    guard winding > 0 else {
+                        lowerBound = 0
+                        continue
+                    }
+                    let d: Double
+                    if lowerBound > level + diagonal {
+                        d = lowerBound
+                    } else {
+                        let found = bvh.nearest(to: SIMD3(x, y, z), stack: &stack, bound: reach * reach)
+                        d = found.distanceSquared.squareRoot()
+                        lowerBound = d
+                    }
+                    distance.base[(k * ny + j) * nx + i] = Float(d)
+                    inside.base[(k * ny + j) * nx + i] = true
+                }
+                start = end
+            }
+        }
+    }
+}
