@@ -50,9 +50,10 @@ enum GateHint {
         return "; most were rejected for \(most.hint)"
     }
 
-    /// `failure`'s one-line message, with the hint for exit 3.
+    /// `failure`'s one-line message, with the hint for exit 3; the solid step's advice names
+    /// the options by the command line's flags (`--thickness`, not `SolidOptions.thickness`).
     static func message(_ failure: FaceScanError) -> String {
         if case .noAcceptedFrames(let e) = failure { return "\(failure)" + text(e.report) }
-        return "\(failure)"
+        return SolidFlags.inFlags("\(failure)")
     }
 }
