@@ -93,10 +93,9 @@ struct QuadricSimplifier: ~Copyable {
         static let parallelTriangles = 4_096
         /// Input triangles from which a simplifier allowed two threads starts its second one.
         /// Below, the halves run one after the other on the calling thread: the ICT face
-        /// (18 460 triangles, about 5 ms) spends less on one thread than it saves on two once a
-        /// thread start, a wake-up per step and a core shared with other work are paid (one call
-        /// per process, 15 alternating runs on a loaded 2-core machine: median 9.7 against
-        /// 14.3 ms, best 5.4 against 5.9; docs/PERFORMANCE.md).
+        /// spends less on one thread than it saves on two once a thread start, a wake-up per step
+        /// and a core shared with other work are paid (the measurement: CHANGELOG.md, issue 36's
+        /// decimation round).
         static let secondThreadTriangles = 32_768
     }
 

@@ -13,7 +13,7 @@ import Darwin
 /// On Linux a region of 2 MiB or more is its own mapping, 2 MiB-aligned, that asks for
 /// transparent huge pages (`MADV_HUGEPAGE`; unmapped by ``Region/free()``): its first touch costs
 /// one page fault per 2 MiB instead of one per 4 KiB (a decimation in a fresh process touches
-/// all of its scratch; the time saved: docs/PERFORMANCE.md). Where huge pages are off it costs
+/// all of its scratch; the time saved: CHANGELOG.md, issue 36's decimation round). Where huge pages are off it costs
 /// what `malloc` would.
 enum ScratchLayout {
     static let alignment = 64
