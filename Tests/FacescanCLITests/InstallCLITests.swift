@@ -65,7 +65,8 @@ import Testing
         }
         // Every output format, 3mf too; no help text mangled (Greek letters once left "(Taubin |").
         let words = page.out.split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        #expect(words.contains("fbx (binary), 3mf"), "man page's --formats lacks 3mf")
+        #expect(words.contains("3mf (lib3mf)"), "man page's --formats lacks 3mf")
+        #expect(words.contains("uncertainty.png"), "man page's --formats lacks uncertainty.png")
         #expect(page.out.contains("Taubin smoothing passes (0 disables)"))
         // The bash completion script is valid bash and completes the subcommands.
         let bash = try run(
