@@ -164,4 +164,45 @@ private func scan(
         #expect(try JSONDecoder().decode([Smoothing].self, from: data) == [.auto, .passes(2)])
         #expect(throws: DecodingError.self) { try JSONDecoder().decode([Smoothing].self, from: Data("[\"x\"]".utf8)) }
     }
+
+    /// The directions carried through a pass are the operator's derivative: with the run's own
+    /// constraints (cotangent weights, bilateral weight, normal-only, displacement bound) J·s
+    /// matches the finite difference (f(y + εs) − f(y))/ε, and the carrying pass moves the state
+    /// exactly as the plain pass (same bits).
+    @Test func carriedDirectionsAreTheDerivative() {
+        let (topology, xyz) = cap(side: 12, spacing: 0.004, radius: 0.09)
+        var rng = SplitMix64(seed: 11)
+        let n = xyz.count / 3
+        let positions = (0..<n).map {
+            SIMD3(xyz[3 * $0], xyz[3 * $0 + 1], xyz[3 * $0 + 2] + Float(rng.gaussian() * 1e-4))
+        }
+        let mesh = Mesh(uncheckedPositions: positions, triangles: topology.triangles)
+        let adj = Adjacency(triangles: mesh.triangles, vertexCount: n)
+        var options = TaubinOptions(iterations: 0, weights: .cotangent)
+        options.normalOnly = true
+        options.displacementLimit = [Float](repeating: 2e-4, count: n)
+        options.featureScale = [Float](repeating: 2e-4, count: n)
+        let op = Taubin.Operator(mesh, adjacency: adj, options: options)
+        let y = mesh.positions.map { SIMD3<Double>($0) }
+        let dir = (0..<n).map { _ in SIMD3(rng.gaussian(), rng.gaussian(), rng.gaussian()) * 3e-5 }
+        let eps = 1e-3
+        var plain = op.start(y), carried = op.start(y)
+        var moved = op.start(zip(y, dir).map { $0 + eps * $1 })
+        var t = op.tangents(dir, probes: 1)
+        var miss = 0.0, size = 0.0  // Σ‖fd − J·s‖², Σ‖fd‖²
+        for _ in 0..<4 {
+            op.pass(&plain)
+            op.pass(&carried, carrying: &t)
+            op.pass(&moved)
+            #expect(plain.positions == carried.positions)
+            for v in 0..<n {
+                let fd = (moved.positions[v] - plain.positions[v]) / eps
+                let d = fd - t.directions[v]
+                miss += (d * d).sum()
+                size += (fd * fd).sum()
+            }
+        }
+        #expect(size > 0)
+        #expect(miss < 1e-4 * size, "RMS miss \(miss.squareRoot()) of \(size.squareRoot())")
+    }
 }

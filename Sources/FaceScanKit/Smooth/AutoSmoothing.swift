@@ -6,9 +6,10 @@
 /// E‖f(y) − μ‖² = E[‖f(y) − y‖² − tr Σ + 2 tr(J Σ)], J the Jacobian of f at y. Everything on the
 /// right is known: ‖f(y) − y‖² is how far the smoothing moved the mean face, and tr(J Σ) is
 /// estimated from the accumulator's noise samples s (`Accumulator/noiseSamples()`), whose
-/// Σₛ sᵀ J s is unbiased for it, with J s measured by running the same smoothing from y + εs
-/// (a directional derivative; the operator is the one the run uses — bilateral weight,
-/// displacement bound and all). The samples keep the noise's spatial correlation: a whole-face
+/// Σₛ sᵀ J s is unbiased for it, with J s carried through the same smoothing alongside y (the
+/// operator's derivative in direction s, `Taubin.Operator/pass(_:carrying:)`: the one the run
+/// uses — bilateral weight, displacement bound and all — linearised at the mean face, so every
+/// neighbour's bilateral weight is computed once for the face and all its samples). The samples keep the noise's spatial correlation: a whole-face
 /// wobble that smoothing passes unchanged (J s ≈ s) counts as noise that stays, which a
 /// per-vertex variance with independent noise would count as removable.
 ///
@@ -19,8 +20,6 @@
 package enum AutoSmoothing {
     /// The most passes `auto` considers.
     package static let maximumPasses = 8
-    /// Step of the directional derivative, in units of one noise sample.
-    static let step = 0.01
 
     /// The chosen pass count and the estimate behind it.
     package struct Choice: Sendable, Equatable {
@@ -66,42 +65,39 @@ package enum AutoSmoothing {
         let y = mesh.positions.map { SIMD3<Double>($0) }
         let op = Taubin.Operator(mesh, adjacency: adjacency, options: options)
         var base = op.start(y)
-        // Per sample: its normal components, and the state smoothed from y + ε·s.
-        var along: [[Double]] = []
-        var perturbed: [Taubin.Operator.State] = []
+        // Per sample: its normal components, and its direction J_k s carried through the passes
+        // with the mean face (flat vertex × sample + sample).
+        let probes = noise.count
+        var along = [Double](repeating: 0, count: n * probes)
+        var start = [SIMD3<Double>](repeating: .zero, count: n * probes)
         var trace = 0.0  // tr Σ (normal part, area-weighted) = risk with no smoothing
-        for s in noise {
+        for (i, s) in noise.enumerated() {
             precondition(s.count == 3 * n, "one noise sample coordinate per vertex coordinate")
-            var a = [Double](repeating: 0, count: n)
-            var start = y
             for v in 0..<n {
                 let sv = SIMD3(s[3 * v], s[3 * v + 1], s[3 * v + 2])
-                a[v] = (sv * normals[v]).sum()
-                start[v] += step * sv
-                trace += area[v] * a[v] * a[v]
+                let a = (sv * normals[v]).sum()
+                along[v * probes + i] = a
+                start[v * probes + i] = sv
+                trace += area[v] * a * a
             }
-            along.append(a)
-            perturbed.append(op.start(start))
         }
+        var tangents = op.tangents(start, probes: probes)
         // risk_k = ‖f_k(y) − y‖² − tr Σ + 2 tr(J_k Σ), all along the normal and area-weighted.
         var risk = [trace]
         var best = 0
         var bestPositions: [SIMD3<Double>]?
         for k in 1...max(1, maximumPasses) {
             if k - best > 2 { break }
-            op.pass(&base)
+            op.pass(&base, carrying: &tangents)
             var fit = 0.0
-            for v in 0..<n {
-                let d = ((base.positions[v] - y[v]) * normals[v]).sum()
-                fit += area[v] * d * d
-            }
             var div = 0.0
-            for i in perturbed.indices {
-                op.pass(&perturbed[i])
-                let p = perturbed[i].positions, a = along[i]
+            let p = base.positions, js = tangents.directions
+            for v in 0..<n {
+                let d = ((p[v] - y[v]) * normals[v]).sum()
+                fit += area[v] * d * d
                 var sum = 0.0
-                for v in 0..<n { sum += area[v] * a[v] * ((p[v] - base.positions[v]) * normals[v]).sum() }
-                div += sum / step
+                for i in 0..<probes { sum += along[v * probes + i] * (js[v * probes + i] * normals[v]).sum() }
+                div += area[v] * sum
             }
             risk.append(fit - trace + 2 * div)
             if risk[k] < risk[best] {

@@ -160,6 +160,40 @@ package enum Taubin {
             if constrain { Taubin.project(&s.positions, s.origin, normals, limit, isBoundary, normalOnly) }
         }
 
+        /// Directions carried along with a state (`pass(_:carrying:)`): for each of `probes`
+        /// start directions d, J·d, the smoothing's derivative at the state's start in direction d
+        /// (the operator linearised — bilateral weight, normal-only projection and displacement
+        /// bound included), flat `vertex × probes + probe`.
+        package struct Tangents {
+            package let probes: Int
+            package fileprivate(set) var directions: [SIMD3<Double>]
+            fileprivate var scratch: [SIMD3<Double>]
+            fileprivate let origin: [SIMD3<Double>]
+        }
+
+        /// Tangents starting at `directions` (flat `vertex × probes + probe`), before any pass.
+        package func tangents(_ directions: [SIMD3<Double>], probes: Int) -> Tangents {
+            precondition(probes > 0 && directions.count == vertexCount * probes)
+            return Tangents(probes: probes, directions: directions, scratch: directions, origin: directions)
+        }
+
+        /// One pass of `s` exactly as ``pass(_:)`` (the same positions, bit for bit), carrying
+        /// `t` through its derivative: one bilateral weight per neighbour for the state and all
+        /// its directions, where running the smoother again from perturbed starts costs one each.
+        package func pass(_ s: inout State, carrying t: inout Tangents) {
+            precondition(t.directions.count == vertexCount * t.probes)
+            for f in [lambda, mu] {
+                Taubin.step(
+                    &s.positions, &s.scratch, &t.directions, &t.scratch, t.probes, offsets, nbr, wgt, f,
+                    normals, featureScale)
+                if constrain {
+                    Taubin.project(
+                        &s.positions, s.origin, &t.directions, t.origin, t.probes, normals, limit,
+                        isBoundary, normalOnly)
+                }
+            }
+        }
+
         /// Runs `passes` passes from `start`, calling `each(k, positions)` after pass k = 1…`passes`.
         package func run(
             from start: [SIMD3<Double>], passes: Int, each: (Int, [SIMD3<Double>]) -> Void
@@ -257,6 +291,141 @@ package enum Taubin {
             }
         }
         swap(&p, &q)
+    }
+
+    /// ``project(_:_:_:_:_:_:)`` of `p`, with `dp` (`probes` directions per vertex, started at
+    /// `dOrigin`) carried through its derivative: a clamped offset does not move with the input.
+    private static func project(
+        _ p: inout [SIMD3<Double>], _ origin: [SIMD3<Double>], _ dp: inout [SIMD3<Double>],
+        _ dOrigin: [SIMD3<Double>], _ probes: Int, _ normals: [SIMD3<Double>],
+        _ limit: [Double], _ boundary: [Bool], _ normalOnly: Bool
+    ) {
+        p.withUnsafeMutableBufferPointer { p in
+            dp.withUnsafeMutableBufferPointer { dp in
+                origin.withUnsafeBufferPointer { o in
+                    dOrigin.withUnsafeBufferPointer { dOrigin in
+                        normals.withUnsafeBufferPointer { nrm in
+                            limit.withUnsafeBufferPointer { lim in
+                                boundary.withUnsafeBufferPointer { b in
+                                    for v in 0..<p.count {
+                                        let d = p[v] - o[v]
+                                        let base = v * probes
+                                        if b[v] || !normalOnly {
+                                            let len = (d * d).sum().squareRoot()
+                                            if len > lim[v] {
+                                                p[v] = o[v] + d * (lim[v] / len)
+                                                for j in base..<base + probes {
+                                                    let dd = dp[j] - dOrigin[j]
+                                                    let radial = (d * dd).sum() / (len * len)
+                                                    dp[j] = dOrigin[j] + (dd - radial * d) * (lim[v] / len)
+                                                }
+                                            }
+                                        } else {
+                                            let along = (d * nrm[v]).sum()
+                                            p[v] = o[v] + min(max(along, -lim[v]), lim[v]) * nrm[v]
+                                            let clamped = along > lim[v] || along < -lim[v]
+                                            for j in base..<base + probes {
+                                                let dd = dp[j] - dOrigin[j]
+                                                dp[j] = clamped ? dOrigin[j] : dOrigin[j] + (dd * nrm[v]).sum() * nrm[v]
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// ``step(_:_:_:_:_:_:_:_:)`` of `p`, with `dp` (`probes` directions per vertex) carried
+    /// through its derivative, written through `dq`; the bilateral weights are computed once for
+    /// `p` and differentiated for the directions.
+    private static func step(
+        _ p: inout [SIMD3<Double>], _ q: inout [SIMD3<Double>], _ dp: inout [SIMD3<Double>],
+        _ dq: inout [SIMD3<Double>], _ probes: Int, _ offsets: [Int32],
+        _ nbr: [UInt32], _ wgt: [Double], _ f: Double,
+        _ normals: [SIMD3<Double>], _ range: [Double]
+    ) {
+        let bilateral = !range.isEmpty
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: probes) { dsum in
+            p.withUnsafeBufferPointer { src in
+                q.withUnsafeMutableBufferPointer { dst in
+                    dp.withUnsafeBufferPointer { dsrc in
+                        dq.withUnsafeMutableBufferPointer { ddst in
+                            offsets.withUnsafeBufferPointer { off in
+                                nbr.withUnsafeBufferPointer { nb in
+                                    wgt.withUnsafeBufferPointer { w in
+                                        normals.withUnsafeBufferPointer { nrm in
+                                            range.withUnsafeBufferPointer { r in
+                                                for v in 0..<src.count {
+                                                    let lo = Int(off[v]), hi = Int(off[v + 1])
+                                                    let base = v * probes
+                                                    if lo == hi {
+                                                        dst[v] = src[v]
+                                                        for j in base..<base + probes { ddst[j] = dsrc[j] }
+                                                        continue
+                                                    }
+                                                    var m = SIMD3<Double>.zero
+                                                    if bilateral {
+                                                        // The state exactly as in the plain step; each direction gets
+                                                        // Σ (dw·x + w·dx) and Σ dw, with dw = w·(−2h·r)·dh.
+                                                        for j in 0..<probes {
+                                                            ddst[base + j] = .zero
+                                                            dsum[j] = 0
+                                                        }
+                                                        var sum = 0.0
+                                                        for k in lo..<hi {
+                                                            let x = src[Int(nb[k])]
+                                                            let h = ((x - src[v]) * nrm[v]).sum()
+                                                            let wk = w[k] * exp(-h * h * r[v])
+                                                            m += wk * x
+                                                            sum += wk
+                                                            let g = -2 * h * r[v] * wk
+                                                            let nk = Int(nb[k]) * probes
+                                                            for j in 0..<probes {
+                                                                let dx = dsrc[nk + j]
+                                                                let dw = g * ((dx - dsrc[base + j]) * nrm[v]).sum()
+                                                                ddst[base + j] += dw * x + wk * dx
+                                                                dsum[j] += dw
+                                                            }
+                                                        }
+                                                        if sum > 0 {
+                                                            m = m / sum
+                                                            for j in 0..<probes {
+                                                                let dm = (ddst[base + j] - dsum[j] * m) / sum
+                                                                ddst[base + j] =
+                                                                    dsrc[base + j] + f * (dm - dsrc[base + j])
+                                                            }
+                                                        } else {
+                                                            m = src[v]
+                                                            for j in 0..<probes { ddst[base + j] = dsrc[base + j] }
+                                                        }
+                                                    } else {
+                                                        for k in lo..<hi { m += w[k] * src[Int(nb[k])] }
+                                                        for j in 0..<probes {
+                                                            var dm = SIMD3<Double>.zero
+                                                            for k in lo..<hi {
+                                                                dm += w[k] * dsrc[Int(nb[k]) * probes + j]
+                                                            }
+                                                            ddst[base + j] = dsrc[base + j] + f * (dm - dsrc[base + j])
+                                                        }
+                                                    }
+                                                    dst[v] = src[v] + f * (m - src[v])
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        swap(&p, &q)
+        swap(&dp, &dq)
     }
 
     /// Cotangent weight of every adjacency entry (v → neighbors[k]): ½(cot α + cot β) of the angles
