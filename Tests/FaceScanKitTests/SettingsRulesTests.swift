@@ -19,7 +19,7 @@ import Testing
     @Test func theAPINamesItsProperties() {
         #expect(Self.field(ScanSettings(scale: 2e6)) == "ScanSettings.scale")
         #expect(Self.field(ScanSettings(scale: ScanSettings.maximumScale)) == nil)
-        #expect(Self.field(ScanSettings(smoothingIterations: 1001)) == "ScanSettings.smoothingIterations")
+        #expect(Self.field(ScanSettings(smoothing: .passes(1001))) == "ScanSettings.smoothing")
         #expect(Self.field(ScanSettings(gate: GateThresholds(maxJawOpen: 1.5))) == "ScanSettings.gate.maxJawOpen")
         #expect(Self.field(ScanSettings(solid: SolidOptions(fitMargin: 500))) == "ScanSettings.solid.fitMargin")
         var s = ScanSettings()
