@@ -73,10 +73,13 @@ let package = Package(
                 .target(name: "CLib3MF", condition: .when(traits: ["Lib3MF"])),
                 "CSIMD", "CZlib",
             ]),
+        // The command line's machinery (batch runs, the regression check, the HTML report): used
+        // by the facescan command and the tests, not part of the embeddable library.
+        .target(name: "FacescanTools", dependencies: ["FaceScanKit"]),
         .executableTarget(
             name: "facescan",
             dependencies: [
-                "FaceScanKit",
+                "FaceScanKit", "FacescanTools",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
@@ -85,9 +88,9 @@ let package = Package(
         .executableTarget(
             name: "facescan-fuzz", dependencies: ["FaceScanKit"], path: "Tests/Fuzz",
             exclude: ["corpus", "json.dict"]),
-        .testTarget(name: "FaceScanKitTests", dependencies: ["FaceScanKit"], exclude: ["Fixtures"]),
+        .testTarget(name: "FaceScanKitTests", dependencies: ["FaceScanKit", "FacescanTools"], exclude: ["Fixtures"]),
         .testTarget(
-            name: "FacescanCLITests", dependencies: ["FaceScanKit", "facescan"],
+            name: "FacescanCLITests", dependencies: ["FaceScanKit", "FacescanTools", "facescan"],
             exclude: ["BadInputs", "BadMeshes"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FaceScanKit
+import FacescanTools
 
 struct BatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FaceScanKit
+import FacescanTools
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import FaceScanKit
+import FacescanTools
 
 /// facescan's exit codes (README, `facescan --help`): 0 success, 1 I/O or internal error, 2 bad
 /// input or usage, 3 no frame passed the quality gate. The library reports ``FaceScanError``; the

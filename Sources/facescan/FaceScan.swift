@@ -1,5 +1,6 @@
 import ArgumentParser
 import FaceScanKit
+import FacescanTools
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FaceScanKit
+import FacescanTools
 import Synchronization
 
 /// `--report FILE` of `batch` and `regress`: the HTML page (FaceScanKit's ``HTMLReport``). This

@@ -11,7 +11,7 @@ enum MeshInput {
     static func read(_ path: String, command: String, unit: LengthUnit = .mm) throws -> Mesh {
         try Terminal.refuseTerminalInput(
             path, what: "an OBJ or STL mesh", example: "facescan \(command) - < face.stl, or … | facescan \(command) -")
-        if Batch.looksLikeCapture(atPath: path) {
+        if CaptureSniff.looksLikeCapture(atPath: path) {
             throw UsageError(
                 "\(path) is a facescan capture, not a mesh: make a mesh with facescan process \(path), then \(command) its STL or OBJ"
             )

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import FaceScanKit
+@testable import FacescanTools
 
 @Suite struct HTMLReportTests {
     func report(accepted: Int, tracking: Int) -> Report {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import FaceScanKit
+@testable import FacescanTools
 
 #if canImport(FoundationXML)
 import FoundationXML

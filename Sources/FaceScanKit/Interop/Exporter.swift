@@ -33,7 +33,7 @@ package enum Exporter {
 }
 
 extension String {
-    var trimmingSpaces: String {
+    package var trimmingSpaces: String {
         var s = Substring(self)
         while s.first == " " { s.removeFirst() }
         while s.last == " " { s.removeLast() }

@@ -42,9 +42,9 @@ public enum Pipeline {
             failure.report.timingsMs.ingest = clock.lap()
             failure.report.timingsMs.total = total.elapsed
             throw .noAcceptedFrames(failure)
-        } catch .badInput(let e) where Batch.isJSONButNotCapture(atPath: input) {
+        } catch .badInput(let e) where CaptureSniff.isJSONButNotCapture(atPath: input) {
             // package.json is not a broken capture: say what it is instead of its first odd field.
-            throw .badInput(InputError(file: e.file, Batch.notACaptureReason))
+            throw .badInput(InputError(file: e.file, CaptureSniff.notACaptureReason))
         }
         report.input = input
         report.timingsMs.ingest = clock.lap()

@@ -53,6 +53,7 @@ public struct PipelineOptions: Sendable, Hashable, Codable {
     /// The words for the option at `path` in a message.
     package func optionName(_ path: String) -> String { optionNames[path] ?? "PipelineOptions." + path }
 
+    /// Every option at its default: no override, so the capture's settings and then the defaults decide.
     public init() {}
 
     private enum CodingKeys: String, CodingKey {

@@ -268,7 +268,7 @@ public enum Solidify {
     public static func movedCutWarning(_ part: Part) -> String {
         func mm(_ x: Double) -> String { String((x * 10).rounded() / 10) }
         return
-            "the cut moved forward to \(mm(part.depth)) mm (asked \(mm(part.askedDepth)) mm): the scan's rim overhangs a deeper cut; give --depth to choose it"
+            "the cut moved forward to \(mm(part.depth)) mm (asked \(mm(part.askedDepth)) mm): the scan's rim overhangs a deeper cut; set the cut depth to choose it"
     }
 
     // MARK: Input check

@@ -50,7 +50,7 @@ extension FaceScanError {
 
     /// Any error as a FaceScanError: the payload types become their case, `CancellationError`
     /// becomes `.cancelled`, anything else an I/O failure naming `path` (the CLI's old exit 1).
-    init(any error: any Error, path: String = "") {
+    package init(any error: any Error, path: String = "") {
         switch error {
         case let e as FaceScanError: self = e
         case let e as InputError: self = .badInput(e)

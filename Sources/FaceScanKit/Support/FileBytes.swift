@@ -12,7 +12,7 @@ package enum FileBytes {
     static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
     /// `bytes` without a leading UTF-8 byte-order mark.
-    static func withoutByteOrderMark(_ bytes: [UInt8]) -> ArraySlice<UInt8> {
+    package static func withoutByteOrderMark(_ bytes: [UInt8]) -> ArraySlice<UInt8> {
         bytes.starts(with: byteOrderMark) ? bytes.dropFirst(byteOrderMark.count) : bytes[...]
     }
 

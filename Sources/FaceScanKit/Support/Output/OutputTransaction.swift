@@ -116,7 +116,7 @@ package final class OutputTransaction {
     }
 
     /// The temporary paths listed in the process-wide table right now (all transactions).
-    static func pendingTemporaryFiles() -> [String] { TemporaryFiles.paths() }
+    package static func pendingTemporaryFiles() -> [String] { TemporaryFiles.paths() }
 
     /// Writes all of `bytes` to file descriptor `fd`; the error text when a write fails.
     package static func writeAll(_ bytes: [UInt8], to fd: Int32) -> String? {
@@ -167,12 +167,12 @@ package final class OutputTransaction {
         }
     }
 
-    static func isDirectoryFollowingLinks(_ path: String) -> Bool {
+    package static func isDirectoryFollowingLinks(_ path: String) -> Bool {
         var st = stat()
         return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
     }
 
-    static func checkTarget(_ path: String) throws(IOFailure) {
+    package static func checkTarget(_ path: String) throws(IOFailure) {
         var st = stat()
         if lstat(path, &st) == 0 {
             switch st.st_mode & S_IFMT {
@@ -191,13 +191,13 @@ package final class OutputTransaction {
         }
     }
 
-    static func directory(of path: String) -> String {
+    package static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         let d = String(path[..<slash])
         return d.isEmpty ? "/" : d
     }
 
-    static func baseName(of path: String) -> String {
+    package static func baseName(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return path }
         return String(path[path.index(after: slash)...])
     }

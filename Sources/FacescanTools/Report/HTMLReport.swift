@@ -1,3 +1,5 @@
+import FaceScanKit
+
 /// One self-contained static HTML page for a batch or a regression run: per capture (or sample)
 /// its pictures, verdict, frame-gate counts, vertex counts, timings, warnings and links to its
 /// outputs; a header with the totals, the facescan version and the settings in force; buttons that

@@ -1,3 +1,5 @@
+import FaceScanKit
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

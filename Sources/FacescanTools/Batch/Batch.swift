@@ -1,4 +1,5 @@
 import Dispatch
+import FaceScanKit
 import Synchronization
 
 #if canImport(Glibc)
@@ -50,12 +51,6 @@ package enum Batch {
         package var reason: String
     }
 
-    /// Why a JSON file is not taken for a capture.
-    package static let notACaptureReason =
-        "not a facescan capture (no \"facescan-capture\", \"topology\" object or \"frames\" array in its first 64 KiB)"
-
-    /// How much of a file is read to tell a capture from a list of paths or another JSON file.
-    static let sniffBytes = 1 << 16
     /// A list file larger than this is refused (one path per line: 64 MiB is a million long paths).
     static let maximumListBytes = 64 << 20
     /// A line of a list file longer than this is not a path.
@@ -91,8 +86,8 @@ package enum Batch {
             case S_IFDIR:
                 try searchDirectory(a, recursive: recursive, into: &out, found: &found, visited: &visitedDirectories)
             case S_IFREG:
-                let head = try FileBytes.read(a, upTo: sniffBytes)
-                if startsLikeJSONObject(head) || head.isEmpty {
+                let head = try FileBytes.read(a, upTo: CaptureSniff.sniffBytes)
+                if CaptureSniff.startsLikeJSONObject(head) || head.isEmpty {
                     out.append(a)
                 } else {
                     out += try listLines(FileBytes.read(a, upTo: maximumListBytes + 1), name: a)
@@ -100,7 +95,7 @@ package enum Batch {
             default:
                 // A pipe or device named on the command line (`batch <(ls caps/*.json)`): a list.
                 let bytes = try FileBytes.read(a, upTo: maximumListBytes + 1)
-                if startsLikeJSONObject(bytes) {
+                if CaptureSniff.startsLikeJSONObject(bytes) {
                     throw UsageError(
                         "\(a): a capture on a pipe or device; batch reads capture files (use facescan process \(a))")
                 }
@@ -164,10 +159,12 @@ package enum Batch {
                 found.ignored.append(Ignored(path: path, reason: "not a regular file"))
             } else if name.hasSuffix(reportSuffix) {
                 found.ignored.append(Ignored(path: path, reason: "a report written by batch"))
-            } else if let head = try? FileBytes.read(path, upTo: sniffBytes), looksLikeCapture(head) {
+            } else if let head = try? FileBytes.read(path, upTo: CaptureSniff.sniffBytes),
+                CaptureSniff.looksLikeCapture(head)
+            {
                 out.append(path)
             } else {
-                found.ignored.append(Ignored(path: path, reason: notACaptureReason))
+                found.ignored.append(Ignored(path: path, reason: CaptureSniff.notACaptureReason))
             }
         }
     }
@@ -192,72 +189,6 @@ package enum Batch {
             out.append(s)
         }
         return out
-    }
-
-    /// The first byte after a byte-order mark and white space is `{`.
-    static func startsLikeJSONObject(_ head: [UInt8]) -> Bool {
-        FileBytes.withoutByteOrderMark(head).first { !JSONReader.isSpace($0) } == UInt8(ascii: "{")
-    }
-
-    /// A JSON object whose first bytes name the capture format, a `"topology"` object or a
-    /// `"frames"` array (keys may come in any order, and an NDJSON header has no `format` first).
-    static func looksLikeCapture(_ head: [UInt8]) -> Bool {
-        guard startsLikeJSONObject(head) else { return false }
-        return contains(head, "\"facescan-capture\"") || keyFollowedBy(head, "\"topology\"", UInt8(ascii: "{"))
-            || keyFollowedBy(head, "\"frames\"", UInt8(ascii: "["))
-    }
-
-    /// The file at `path` is a regular file holding a JSON object with members that does not
-    /// look like a capture (``looksLikeCapture(_:)``): `package.json`, a report. False for `-`
-    /// and for `{}` (an empty capture, whose first missing field is the message).
-    package static func isJSONButNotCapture(atPath path: String) -> Bool {
-        guard path != "-" else { return false }
-        var st = stat()
-        guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG,
-            let head = try? FileBytes.read(path, upTo: sniffBytes)
-        else { return false }
-        let significant = FileBytes.withoutByteOrderMark(head).filter { !JSONReader.isSpace($0) }
-        guard significant.count > 1, significant[significant.startIndex + 1] != UInt8(ascii: "}") else { return false }
-        return startsLikeJSONObject(head) && !looksLikeCapture(head)
-    }
-
-    /// The file at `path` starts like a facescan capture (not a mesh): for commands that read
-    /// meshes, to point at `process`. Reads at most 64 KiB; false for `-` and unreadable files.
-    package static func looksLikeCapture(atPath path: String) -> Bool {
-        guard path != "-" else { return false }
-        var st = stat()
-        guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG,
-            let head = try? FileBytes.read(path, upTo: sniffBytes)
-        else { return false }
-        return looksLikeCapture(head)
-    }
-
-    private static func contains(_ bytes: [UInt8], _ text: String) -> Bool {
-        let needle = Array(text.utf8)
-        guard bytes.count >= needle.count else { return false }
-        for i in 0...(bytes.count - needle.count) where bytes[i] == needle[0] {
-            if bytes[i..<(i + needle.count)].elementsEqual(needle) { return true }
-        }
-        return false
-    }
-
-    private static func keyFollowedBy(_ bytes: [UInt8], _ key: String, _ opener: UInt8) -> Bool {
-        let needle = Array(key.utf8)
-        guard bytes.count >= needle.count else { return false }
-        var i = 0
-        while i <= bytes.count - needle.count {
-            if bytes[i] == needle[0] && bytes[i..<(i + needle.count)].elementsEqual(needle) {
-                var j = i + needle.count
-                while j < bytes.count && JSONReader.isSpace(bytes[j]) { j += 1 }
-                if j < bytes.count && bytes[j] == UInt8(ascii: ":") {
-                    j += 1
-                    while j < bytes.count && JSONReader.isSpace(bytes[j]) { j += 1 }
-                    if j < bytes.count && bytes[j] == opener { return true }
-                }
-            }
-            i += 1
-        }
-        return false
     }
 
     private struct FileIdentity: Hashable {
