@@ -7,7 +7,7 @@
 /// cut by ear clipping. Cost: O(l²) for the nesting of l loops, plus the bridges and the clipping.
 enum BedRing {
     /// The ring's triangles as vertex indices of the assembled solid (front first, then back),
-    /// facing −z. Throws ``SolidError/backNotClosed(depth:)`` (depth 0: the caller names the cut)
+    /// facing −z. Throws `SolidError/backNotClosed(depth:)` (depth 0: the caller names the cut)
     /// when the rim runs clockwise, a loop cannot be placed or bridged, or a piece cannot be clipped.
     static func triangles(front: Mesh, rim: [UInt32], back: Mesh, loops: [[UInt32]]) throws(SolidError) -> [UInt32] {
         let n = front.vertexCount

@@ -5,7 +5,7 @@
 extension Solidify {
     /// How the part is closed behind its front.
     enum Back: Sendable {
-        /// A shell: a level-set back at the wall's thickness (``LevelSetShell``).
+        /// A shell: a level-set back at the wall's thickness (`LevelSetShell`).
         case shell
         /// A relief: the rim's outline in the bed plane, triangulated (ear clipping).
         case cap([SIMD3<Int32>])
@@ -32,8 +32,8 @@ extension Solidify {
     }
 
     /// `turned` cut `depth` millimetres behind its frontmost point, skirted and placed. Throws
-    /// ``SolidError/rimOverhangs(depth:)`` when the skirt would cut into the face (or, base, the
-    /// outline crosses itself), ``SolidError/nothingInFront(depth:)``, ``SolidError/rimClockwise``.
+    /// `SolidError/rimOverhangs(depth:)` when the skirt would cut into the face (or, base, the
+    /// outline crosses itself), `SolidError/nothingInFront(depth:)`, `SolidError/rimClockwise`.
     static func cut(_ turned: Mesh, depth: Double, options: SolidOptions, unit: Double) throws(SolidError) -> Front {
         try SolidError.checkCancelled()
         // A shell stands on a vertical wall twice its thickness tall, so its back never reaches the bed.

@@ -13,7 +13,7 @@ import Darwin
 /// rays per grid column, the crossings sorted once). Inside, the field is the distance to the
 /// front (``TriangleBVH``), measured out to the deepest level asked and a few spacings; going down
 /// a column the distance falls by at most one spacing per layer, so farther inside it is bounded,
-/// not measured. Cost: at most ``LevelSetShell/Constants/maximumGridPoints`` points (a larger part
+/// not measured. Cost: at most `LevelSetShell/Constants/maximumGridPoints` points (a larger part
 /// gets a coarser spacing, down to one thickness, then is refused), one nearest-point query per
 /// point near the front, on two threads.
 extension LevelSetShell {
@@ -27,9 +27,9 @@ extension LevelSetShell {
         /// Whether the grid point lies inside the hull (the front winds around it).
         var inside: [Bool]
 
-        /// The grid spacing for `front` and `thickness`: ``Constants/spacing`` thicknesses, coarser
-        /// (up to ``Constants/coarsestSpacing`` thicknesses) when the grid would exceed
-        /// ``Constants/maximumGridPoints``; nil when even that would.
+        /// The grid spacing for `front` and `thickness`: `Constants/spacing` thicknesses, coarser
+        /// (up to `Constants/coarsestSpacing` thicknesses) when the grid would exceed
+        /// `Constants/maximumGridPoints`; nil when even that would.
         static func spacing(_ front: Mesh, thickness: Double) -> Double? {
             let (lo, hi) = front.bounds
             let volume = Double(hi.x - lo.x) * Double(hi.y - lo.y) * Double(hi.z)
@@ -74,9 +74,9 @@ extension LevelSetShell {
             return hits
         }
 
-        /// The spacing is ``Constants/spacing`` thicknesses, or coarser when that grid would exceed
-        /// ``Constants/maximumGridPoints``. Throws ``SolidError/gridTooLarge(size:thickness:points:)``
-        /// (sizes in mesh units), ``SolidError/backNotClosed(depth:)`` when nothing lies inside
+        /// The spacing is `Constants/spacing` thicknesses, or coarser when that grid would exceed
+        /// `Constants/maximumGridPoints`. Throws `SolidError/gridTooLarge(size:thickness:points:)`
+        /// (sizes in mesh units), `SolidError/backNotClosed(depth:)` when nothing lies inside
         /// (depth 0: the caller names it), or cancelled.
         init(_ front: Mesh, thickness: Double, level: Double, bvh: TriangleBVH) throws(SolidError) {
             let (lo, hi) = front.bounds

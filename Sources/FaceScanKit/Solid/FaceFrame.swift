@@ -110,7 +110,7 @@ enum FaceFrame {
     }
 
     /// One round of the mirror fit: the plane (unit normal, offset) refitted to the pairs (point,
-    /// nearest surface point to its reflection), the worst ``Constants/keep`` left out.
+    /// nearest surface point to its reflection), the worst `Constants/keep` left out.
     static func mirrorFit(
         _ points: [SIMD3<Double>], _ normal: SIMD3<Double>, _ offset: Double, bvh: TriangleBVH,
         stack: inout [(node: Int32, distance: Double)]

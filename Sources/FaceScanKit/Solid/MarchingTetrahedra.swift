@@ -6,7 +6,7 @@
 extension LevelSetShell {
     /// The level set `level` behind the front's back surface, facing the hollow, the hollow
     /// opened by a ball of `opening`, closed pieces dropped, extracted on every `step`-th grid
-    /// point along each axis (the bed layer included). Throws ``SolidError/backNotClosed(depth:)``
+    /// point along each axis (the bed layer included). Throws `SolidError/backNotClosed(depth:)`
     /// (depth 0: the caller names it) when nothing lies inside the wall, or cancelled.
     static func backSurface(_ grid: DistanceGrid, level: Double, opening: Double, stride step: Int = 1)
         throws(SolidError) -> Mesh

@@ -2,7 +2,7 @@
 extension LevelSetShell {
     /// Where a back triangle crosses the front (a coarse back's flat triangle over a bump of the
     /// front, as behind a mouth's corner), its vertices move away from their nearest front points
-    /// by ``Constants/pushStep`` thickness, for at most ``Constants/pushRounds`` rounds, each
+    /// by `Constants/pushStep` thickness, for at most `Constants/pushRounds` rounds, each
     /// looking only at the triangles around what the last one moved: the wall only thickens.
     static func pushOut(
         _ solid: inout Mesh, front: Mesh, backTriangles: Range<Int>, fixed: [Bool], thickness: Double,

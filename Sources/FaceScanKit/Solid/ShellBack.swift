@@ -6,13 +6,13 @@
 /// 1. **Distance field** (DistanceField.swift), measured once per front for every choice below.
 /// 2. **Opening** (Opening.swift): the hollow keeps only what a ball reaches without touching the
 ///    wall, so slots narrower than the ball (between a nostril's tube and its wing) fill up.
-/// 3. **Marching tetrahedra** (MarchingTetrahedra.swift) on grid points ``Constants/extraction``
+/// 3. **Marching tetrahedra** (MarchingTetrahedra.swift) on grid points `Constants/extraction`
 ///    thicknesses apart; then decimated (quadric collapses, every k-th vertex of its loops on the
 ///    bed locked) to at most the back's share of the vertices.
 /// 4. **Kept off the front**: a vertex nearer the front than the level moves onto it.
 /// 5. **Bed ring** (BedRing.swift): the bed between the rim and the back's loops on it.
 /// 6. **Pushed off** (PushOff.swift) where the back still crosses the front; what still crosses
-///    is refused (``SolidError/backCrossesFront(depth:)``).
+///    is refused (`SolidError/backCrossesFront(depth:)`).
 ///
 /// A back is made for one ``Choice`` (margin and ball); which choices are tried, in what order,
 /// is ``Solidify``'s retry policy, from ``choices(front:thickness:backVertices:)``.
@@ -76,8 +76,8 @@ enum LevelSetShell {
         }
     }
 
-    /// The choices to try, most likely first: the level set ``Constants/margins`` thicknesses
-    /// behind the front, the hollow opened by a ball of ``Constants/opening`` thickness; then, for
+    /// The choices to try, most likely first: the level set `Constants/margins` thicknesses
+    /// behind the front, the hollow opened by a ball of `Constants/opening` thickness; then, for
     /// a coarse back (a back decimated hard cuts corners behind tight curves and crosses itself in
     /// narrow parts of the hollow), the larger margins again with the ball as wide as half the
     /// back's edges. Ordered by nearness to the margin a back this coarse usually needs (its flat
@@ -107,15 +107,15 @@ enum LevelSetShell {
     }
 
     /// Front + level-set back + ring on the bed for one `choice`; the back has at most
-    /// `backVertices` vertices. Throws ``SolidError/backNotClosed(depth:)`` or
-    /// ``SolidError/backCrossesFront(depth:)`` with depth 0 (the caller names the cut), or cancelled.
+    /// `backVertices` vertices. Throws `SolidError/backNotClosed(depth:)` or
+    /// `SolidError/backCrossesFront(depth:)` with depth 0 (the caller names the cut), or cancelled.
     static func shell(
         _ front: Mesh, rim: [UInt32], thickness: Double, choice: Choice, backVertices: Int, field: Field
     ) throws(SolidError) -> Mesh {
         let grid = field.grid, bvh = field.bvh
         // Extracted at one thickness's spacing (every other point of the finest grid): the back
         // is decimated far below that anyway, and a quarter of the vertices decimate 4x faster.
-        // Coarser still when the back would have more than ``Constants/extractionRatio`` times
+        // Coarser still when the back would have more than `Constants/extractionRatio` times
         // its share of vertices (its area about the front's, a vertex per spacing squared): the
         // decimation's work is then bounded by the share, not by the grid.
         var stride = max(1, Int((Constants.extraction * thickness / grid.h * (1 + 1e-9)).rounded(.down)))
@@ -156,7 +156,7 @@ enum LevelSetShell {
 
     /// `back` decimated with its loops on the bed kept in shape: every k-th loop vertex stays, k as
     /// small as the budget allows (the loops take at most a third of it); always down to
-    /// ``Constants/decimation`` of its vertices, and to at most `backVertices`.
+    /// `Constants/decimation` of its vertices, and to at most `backVertices`.
     static func decimated(_ back: Mesh, backVertices: Int) throws(SolidError) -> Mesh {
         let budget = min(backVertices, Int(Double(back.vertexCount) * Constants.decimation))
         guard back.vertexCount > budget else { return back }

@@ -17,25 +17,25 @@
 ///    level set of the distance to the front (ShellBack.swift and the files it names).
 /// 8. **Count** (VertexBudget.swift): the longest edges split at their middles to the count.
 ///
-/// **Retry policy** (``makePart(_:options:unitInMillimetres:vertexCount:)``, the only place that
-/// retries). Every step makes one attempt and throws a ``SolidError`` saying why it failed; the
+/// **Retry policy** (`makePart(_:options:unitInMillimetres:vertexCount:)`, the only place that
+/// retries). Every step makes one attempt and throws a `SolidError` saying why it failed; the
 /// policy reads it and changes one thing, within a fixed number of attempts, so the cost is at
 /// most that many times one attempt's (each bounded in its step):
-/// - ``SolidError/rimOverhangs(depth:)`` (the skirt would cut into the face, or a relief's outline
-///   crosses itself): the cut moves forward to 0.9 of its depth, at most ``Constants/cutTries``
+/// - `SolidError/rimOverhangs(depth:)` (the skirt would cut into the face, or a relief's outline
+///   crosses itself): the cut moves forward to 0.9 of its depth, at most `Constants/cutTries`
 ///   times in all — a rim overhanging the cut under the chin is the common case, and a shallower
 ///   cut keeps all of the face in front of it.
-/// - ``SolidError/frontOverBudget(vertices:share:)``: the surface is decimated again, to the count
-///   the last front's size suggests, at most ``Constants/budgetTries`` times; then
-///   ``SolidError/vertexCountUnreachable(target:fewest:)``. Once a back has been tried, the
+/// - `SolidError/frontOverBudget(vertices:share:)`: the surface is decimated again, to the count
+///   the last front's size suggests, at most `Constants/budgetTries` times; then
+///   `SolidError/vertexCountUnreachable(target:fewest:)`. Once a back has been tried, the
 ///   decimation is settled: a cut moved forward for the back keeps it.
-/// - A shell's back, for one cut: the ``LevelSetShell/Choice``s (margin and ball) in order until
+/// - A shell's back, for one cut: the `LevelSetShell/Choice`s (margin and ball) in order until
 ///   one keeps at most 0.4 % of its area thinner than 0.9 of the wall, else the one nearest that;
 ///   a choice whose back fails is skipped, but a back that cannot be decimated to its share
-///   (``SolidError/backOverBudget(vertices:)``) ends the choices at once (every choice would
+///   (`SolidError/backOverBudget(vertices:)`) ends the choices at once (every choice would
 ///   fail alike). When every choice fails or the back is over its share
-///   (``SolidError/backNotClosed(depth:)``, ``SolidError/backCrossesFront(depth:)``), the cut moves
-///   forward as above, at most ``Constants/backTries`` times: a shallower part has less to fold.
+///   (`SolidError/backNotClosed(depth:)`, `SolidError/backCrossesFront(depth:)`), the cut moves
+///   forward as above, at most `Constants/backTries` times: a shallower part has less to fold.
 /// - Anything else (an option, the surface, a grid over its budget, cancellation) is not retried.
 public enum Solidify {
     enum Constants {

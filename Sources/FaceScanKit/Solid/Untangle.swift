@@ -51,7 +51,7 @@ enum Untangle {
     }
 
     /// One smoothing round: the vertices of `triangles` and their neighbours (but `fixed` ones)
-    /// move ``Constants/step`` of the way to the mean of their neighbours; which vertices moved.
+    /// move `Constants/step` of the way to the mean of their neighbours; which vertices moved.
     @discardableResult
     static func relax(_ mesh: inout Mesh, around triangles: [Int], adjacency: Adjacency, fixed: [Bool]) -> [Bool] {
         let n = mesh.vertexCount

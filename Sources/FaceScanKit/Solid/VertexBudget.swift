@@ -2,7 +2,7 @@
 /// decimation to try first and after a front over its share, and the padding to the count.
 extension Solidify {
     /// The share of `target` the cut front may take: all of it for a relief,
-    /// ``Constants/frontShare`` for a shell (its back takes the rest).
+    /// `Constants/frontShare` for a shell (its back takes the rest).
     static func frontShare(_ target: Int, base: Bool) -> Int {
         base ? target : Int(Double(target) * Constants.frontShare)
     }
