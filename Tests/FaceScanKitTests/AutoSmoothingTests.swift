@@ -16,14 +16,7 @@ private func cap(side: Int, spacing: Float, radius: Float) -> (Topology, [Float]
             xyz += [px, py, (radius * radius - px * px - py * py).squareRoot() - radius - 0.4 + ridge]
         }
     }
-    var tris: [UInt32] = []
-    for y in 0..<(side - 1) {
-        for x in 0..<(side - 1) {
-            let a = UInt32(y * side + x), b = a + 1, c = a + UInt32(side), d = c + 1
-            tris += [a, b, c, c, b, d]
-        }
-    }
-    return (Topology(triangles: tris), xyz)
+    return (Topology(triangles: gridTriangles(side: side)), xyz)
 }
 
 /// RMS distance (metres) between the vertices of `mesh` and `truth` (flat xyz), along `truth`'s

@@ -10,14 +10,7 @@ private func grid(_ side: Int = 6) -> (Topology, [Float]) {
     for y in 0..<side {
         for x in 0..<side { xyz += [Float(x) * 0.01, Float(y) * 0.01, -0.4] }
     }
-    var tris: [UInt32] = []
-    for y in 0..<(side - 1) {
-        for x in 0..<(side - 1) {
-            let a = UInt32(y * side + x), b = a + 1, c = a + UInt32(side), d = c + 1
-            tris += [a, b, c, c, b, d]
-        }
-    }
-    return (Topology(triangles: tris), xyz)
+    return (Topology(triangles: gridTriangles(side: side)), xyz)
 }
 
 /// A good frame: the grid moved by deterministic noise of `noise` metres (plus `offset`).

@@ -79,3 +79,16 @@ extension RGBAImage {
         return RGBAImage(uncheckedWidth: width, height: height, pixels: out)
     }
 }
+
+/// The triangles of a `side` × `side` grid of vertices numbered row by row, two per cell,
+/// counter-clockwise seen from +z.
+func gridTriangles(side: Int) -> [UInt32] {
+    var tris: [UInt32] = []
+    for y in 0..<(side - 1) {
+        for x in 0..<(side - 1) {
+            let a = UInt32(y * side + x), b = a + 1, c = a + UInt32(side), d = c + 1
+            tris += [a, b, c, c, b, d]
+        }
+    }
+    return tris
+}
