@@ -148,9 +148,12 @@ func fuzzSettings(_ bytes: [UInt8]) {
     do {
         let reader = try CaptureReader(path: inputPath)
         try reader.readHeader()
-        let s = try CaptureSettings(reader.settings)
-        if let t = s.targetVertexCount { precondition(t >= 4, "target \(t)") }
-        if let k = s.scale { precondition(k.isFinite && k > 0, "scale \(k)") }
+        // The settings as a run resolves them: the one check (ScanSettings.check) refuses what is
+        // out of range, so what comes back is in range.
+        let raw = try CaptureSettings(reader.settings)
+        let s = try ScanSettings.resolved(options: PipelineOptions(), settings: raw, file: inputPath)
+        precondition(s.targetVertices >= 4, "target \(s.targetVertices)")
+        precondition(s.scale.isFinite && s.scale > 0 && s.scale <= ScanSettings.maximumScale, "scale \(s.scale)")
         var frame = Frame()
         while try reader.nextFrame(&frame) { checkFrame(reader, frame) }
         try reader.finish()
