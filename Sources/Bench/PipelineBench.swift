@@ -110,13 +110,13 @@ func runPipelineBench(samplesDir: String) throws {
 
 /// The thumbnail of one mesh file (512², 2×2 samples) with 1 and 2 threads, runs interleaved so
 /// that both see the same machine load; prints the median and the minimum of each.
-func runRenderBench(path: String, runs: Int) throws {
+func runRenderBench(path: String, runs: Int, size: Int = 512) throws {
     let mesh = try MeshIO.read(path: path)
     var times: [Int: [Double]] = [1: [], 2: []]
     for _ in 0..<runs {
         for threads in [1, 2] {
             let w = Stopwatch()
-            _ = try Rasterizer.render(mesh, options: RenderOptions(threads: threads))
+            _ = try Rasterizer.render(mesh, options: RenderOptions(size: size, threads: threads))
             times[threads]!.append(w.elapsed)
         }
     }
@@ -124,7 +124,8 @@ func runRenderBench(path: String, runs: Int) throws {
         let t = times[threads]!.sorted()
         print(
             String(
-                format: "%d triangles, %d thread%@: median %6.2f ms, min %6.2f ms", mesh.triangleCount, threads,
+                format: "%d triangles, %d², %d thread%@: median %6.2f ms, min %6.2f ms", mesh.triangleCount, size,
+                threads,
                 threads == 1 ? " " : "s", t[t.count / 2], t[0]))
     }
 }

@@ -22,12 +22,14 @@ if CommandLine.arguments.count >= 4 && CommandLine.arguments[1] == "simplify" {
     exit(0)
 }
 
-// `facescan-bench render [RUNS] [MESH]` times only the thumbnail (512², 2×2 samples) of MESH with
-// 1 and 2 threads; by default the ICT sample's expected output (19 629 triangles, what `process` draws).
+// `facescan-bench render [RUNS] [MESH] [SIZE]` times only the thumbnail (SIZE², default 512, 2×2 samples)
+// of MESH with 1 and 2 threads; by default the ICT sample's expected output (19 629 triangles, what
+// `process` draws).
 if CommandLine.arguments.count >= 2 && CommandLine.arguments[1] == "render" {
     let runs = CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 41 : 41
     let path = CommandLine.arguments.count > 3 ? CommandLine.arguments[3] : "samples/ict-neutral/expected.stl"
-    do { try runRenderBench(path: path, runs: runs) } catch { print("render bench failed: \(error)") }
+    let size = CommandLine.arguments.count > 4 ? Int(CommandLine.arguments[4]) ?? 512 : 512
+    do { try runRenderBench(path: path, runs: runs, size: size) } catch { print("render bench failed: \(error)") }
     exit(0)
 }
 

@@ -50,7 +50,9 @@ public enum Rasterizer {
     public static func render(_ mesh: Mesh, options: RenderOptions = RenderOptions()) throws(FaceScanError)
         -> RGBAImage
     {
-        try renderFrame(mesh, options: options, shader: ClayShader()).image
+        try options.validate()
+        return renderUnchecked(mesh, options: options, vertexShader: UniformShading(shader: ClayShader()), depth: false)
+            .image
     }
 
     /// Renders `mesh` with `shader`, also returning the depth of every output pixel. A colour
@@ -65,10 +67,11 @@ public enum Rasterizer {
     }
 
     /// Renders `mesh` with a shader that may colour each vertex differently (see `VertexShader`);
-    /// `options` must be valid and the shader must answer for every vertex of `mesh`.
-    package static func renderUnchecked<S: VertexShader>(_ mesh: Mesh, options: RenderOptions, vertexShader shader: S)
-        -> RenderedFrame
-    {
+    /// `options` must be valid and the shader must answer for every vertex of `mesh`. With
+    /// `depth` false the frame's `depth` is left empty (not computed).
+    package static func renderUnchecked<S: VertexShader>(
+        _ mesh: Mesh, options: RenderOptions, vertexShader shader: S, depth wantDepth: Bool = true
+    ) -> RenderedFrame {
         let ss = options.supersample
         let size = options.size
         // 1. Camera at sample resolution, and the same camera at output resolution for callers.
@@ -100,7 +103,7 @@ public enum Rasterizer {
 
         // 4–6. Rasterise and resolve strip by strip.
         var pixels = [UInt8](repeating: 0, count: size * size * 4)
-        var depth = [Float](repeating: .infinity, count: size * size)
+        var depth = wantDepth ? [Float](repeating: .infinity, count: size * size) : []
         StripRenderer.draw(
             triangles: mesh.triangles, screen: screen, invDepth: invDepth, front: front, back: back,
             size: size, supersample: ss, threads: options.threads, pixels: &pixels, depth: &depth)

@@ -38,7 +38,9 @@ public struct RenderOptions: Sendable, Hashable, Codable {
     /// Extra room around the bounding sphere, as a fraction of its radius: 0 to 100.
     public var margin: Float
     /// Threads drawing horizontal strips of the image, 1 to 256; the output is byte-identical for
-    /// any count.
+    /// any count. The default is 1: on two cores a second thread did not make a thumbnail faster
+    /// (512² to 2 048², `facescan-bench render`, docs/PERFORMANCE.md), since starting it and the
+    /// serial setup cost about what it saves.
     public var threads: Int
 
     /// Allowed ``size`` values.
@@ -51,7 +53,7 @@ public struct RenderOptions: Sendable, Hashable, Codable {
     /// Options for a render; `threads` below 1 is taken as 1. The values are checked when used.
     public init(
         size: Int = 512, view: RenderView = .front, supersample: Int = 2, fieldOfView: Float = 30, margin: Float = 0.02,
-        threads: Int = 2
+        threads: Int = 1
     ) {
         self.size = size
         self.view = view

@@ -65,38 +65,45 @@ enum StripRenderer {
                                             let input = Inputs(
                                                 tris: tris, screen: scr, fixed: fixed, invDepth: viz, front: front,
                                                 back: back, lut: lut)
-                                            // Bin triangles by the strips their sample rows touch: count → prefix-sum → fill.
+                                            // Per triangle, once: its sample rows (to bin it by the strips they touch:
+                                            // count → prefix-sum → fill) and its colour planes (for the resolve).
                                             let triangleCount = tris.count / 3
                                             var offsets = [Int32](repeating: 0, count: stripCount + 1)
-                                            for t in 0..<triangleCount {
-                                                guard let (y0, y1) = rowRange(t, input, width: w, height: h) else {
-                                                    continue
+                                            var rows = [SIMD2<Int32>](repeating: SIMD2(1, 0), count: triangleCount)
+                                            var planes = [SIMD4<Float>](repeating: .zero, count: 3 * triangleCount)
+                                            planes.withUnsafeMutableBufferPointer { planes in
+                                                for t in 0..<triangleCount {
+                                                    guard let (y0, y1) = rowRange(t, input, width: w, height: h) else {
+                                                        continue
+                                                    }
+                                                    rows[t] = SIMD2(Int32(y0), Int32(y1))
+                                                    for s in (y0 / stripRows)...(y1 / stripRows) { offsets[s + 1] += 1 }
+                                                    colorPlane(t, input, into: planes.baseAddress! + 3 * t)
                                                 }
-                                                for s in (y0 / stripRows)...(y1 / stripRows) { offsets[s + 1] += 1 }
                                             }
                                             for s in 0..<stripCount { offsets[s + 1] += offsets[s] }
                                             var fill = offsets
                                             var bins = [Int32](repeating: 0, count: Int(offsets[stripCount]))
-                                            for t in 0..<triangleCount {
-                                                guard let (y0, y1) = rowRange(t, input, width: w, height: h) else {
-                                                    continue
-                                                }
-                                                for s in (y0 / stripRows)...(y1 / stripRows) {
+                                            for t in 0..<triangleCount where rows[t].x <= rows[t].y {
+                                                for s in (Int(rows[t].x) / stripRows)...(Int(rows[t].y) / stripRows) {
                                                     bins[Int(fill[s])] = Int32(t)
                                                     fill[s] += 1
                                                 }
                                             }
                                             bins.withUnsafeBufferPointer { bins in
-                                                let run = Run(
-                                                    input: input, bins: bins, offsets: offsets, size: size,
-                                                    supersample: ss,
-                                                    out: out, depth: dout)
-                                                if threads == 1 || stripCount < 2 {
-                                                    run.strips(0..<stripCount)
-                                                } else {
-                                                    let half = stripCount / 2
-                                                    Parallel.both { k in
-                                                        run.strips(k == 0 ? 0..<half : half..<stripCount)
+                                                planes.withUnsafeBufferPointer { planes in
+                                                    let run = Run(
+                                                        input: input, bins: bins, offsets: offsets, planes: planes,
+                                                        size: size,
+                                                        supersample: ss,
+                                                        out: out, depth: dout)
+                                                    if threads == 1 || stripCount < 2 {
+                                                        run.strips(0..<stripCount)
+                                                    } else {
+                                                        let half = stripCount / 2
+                                                        Parallel.both { k in
+                                                            run.strips(k == 0 ? 0..<half : half..<stripCount)
+                                                        }
                                                     }
                                                 }
                                             }
@@ -117,6 +124,8 @@ enum StripRenderer {
         let input: Inputs
         let bins: UnsafeBufferPointer<Int32>
         let offsets: [Int32]
+        /// Per triangle, three colour planes (see ``colorPlane(_:_:into:)``).
+        let planes: UnsafeBufferPointer<SIMD4<Float>>
         let size: Int
         let supersample: Int
         let out: UnsafeMutableBufferPointer<UInt8>
@@ -141,7 +150,9 @@ enum StripRenderer {
                         for k in Int(offsets[s])..<Int(offsets[s + 1]) {
                             rasterize(Int(bins[k]), input, strip)
                         }
-                        resolve(strip, input, size: size, supersample: supersample, pixels: out, depth: depth)
+                        resolve(
+                            strip, input, planes: planes, size: size, supersample: supersample, pixels: out,
+                            depth: depth)
                     }
                 }
             }
@@ -341,27 +352,67 @@ enum StripRenderer {
         }
     }
 
-    /// Linear RGB of triangle side `tag` at screen point `p` (samples): the corners' colours
-    /// interpolated with perspective-correct barycentrics.
+    /// The perspective-correct colour of triangle `t`'s visible side as three planes over the
+    /// sample raster, written to `plane[0...2]`: at screen point p (samples),
+    /// v = plane[0]·p.x + plane[1]·p.y + plane[2], and the colour is v.xyz / v.w.
+    ///
+    /// The corners' colours are weighted by their barycentric coordinates times their 1/depth;
+    /// both are affine in screen space, so numerator (xyz) and denominator (w) are planes, set up
+    /// once per triangle instead of gathering the three corners at every pixel.
     @inline(__always)
-    static func color(_ tag: Int32, at p: SIMD2<Float>, _ input: Inputs) -> SIMD4<Float> {
-        let t = Int(tag >> 1)
+    static func colorPlane(_ t: Int, _ input: Inputs, into plane: UnsafeMutablePointer<SIMD4<Float>>) {
         let i0 = Int(input.tris[3 * t]), i1 = Int(input.tris[3 * t + 1]), i2 = Int(input.tris[3 * t + 2])
         let p0 = input.screen[i0], p1 = input.screen[i1], p2 = input.screen[i2]
-        // Screen-space edge functions (any orientation; their ratios are the barycentrics) …
-        let e1 = (p0.x - p2.x) * (p.y - p2.y) - (p0.y - p2.y) * (p.x - p2.x)
-        let e2 = (p1.x - p0.x) * (p.y - p0.y) - (p1.y - p0.y) * (p.x - p0.x)
-        let area = (p1.x - p0.x) * (p2.y - p0.y) - (p1.y - p0.y) * (p2.x - p0.x)
-        // … made perspective-correct by weighting each corner with its 1/depth.
-        let q0 = (area - e1 - e2) * input.invDepth[i0], q1 = e1 * input.invDepth[i1], q2 = e2 * input.invDepth[i2]
-        let colors = tag & 1 == 0 ? input.front : input.back
-        return (colors[i0] * q0 + colors[i1] * q1 + colors[i2] * q2) * (1 / (q0 + q1 + q2))
+        // The side drawn is the one facing the camera in the snapped (fixed-point) corners, as in
+        // `rasterize`: a positive doubled area is the inside.
+        let f0 = input.fixed[i0], f1 = input.fixed[i1], f2 = input.fixed[i2]
+        let cross =
+            (Int64(f1.x) - Int64(f0.x)) * (Int64(f2.y) - Int64(f0.y))
+            - (Int64(f1.y) - Int64(f0.y)) * (Int64(f2.x) - Int64(f0.x))
+        let colors = cross > 0 ? input.back : input.front
+        // Corner weights as planes: e_k(p) = a_k·p.x + b_k·p.y + c_k (any common scale), the edge
+        // function of the edge opposite corner k.
+        @inline(__always)
+        func edge(_ a: SIMD2<Float>, _ b: SIMD2<Float>) -> SIMD3<Float> {
+            // (b.x − a.x)(p.y − a.y) − (b.y − a.y)(p.x − a.x)
+            let dx = b.x - a.x, dy = b.y - a.y
+            return SIMD3(-dy, dx, dy * a.x - dx * a.y)
+        }
+        let w0 = edge(p1, p2) * input.invDepth[i0], w1 = edge(p2, p0) * input.invDepth[i1]
+        let w2 = edge(p0, p1) * input.invDepth[i2]
+        let c0 = SIMD4(colors[i0].x, colors[i0].y, colors[i0].z, 1)
+        let c1 = SIMD4(colors[i1].x, colors[i1].y, colors[i1].z, 1)
+        let c2 = SIMD4(colors[i2].x, colors[i2].y, colors[i2].z, 1)
+        var px = c0 * w0.x + c1 * w1.x + c2 * w2.x
+        var py = c0 * w0.y + c1 * w1.y + c2 * w2.y
+        var pc = c0 * w0.z + c1 * w1.z + c2 * w2.z
+        // Scale so the denominator is about 1/depth at the centroid (keeps magnitudes tame; the
+        // ratio does not change).
+        let centroid = (p0 + p1 + p2) / 3
+        let d = px.w * centroid.x + py.w * centroid.y + pc.w
+        if d.isNormal {
+            let k = 1 / d
+            px *= k
+            py *= k
+            pc *= k
+        }
+        plane[0] = px
+        plane[1] = py
+        plane[2] = pc
     }
 
-    /// Shades and resolves the output rows of `strip`.
+    /// Linear RGB of the triangle side `tag` at screen point `p` (samples), from its colour planes.
+    @inline(__always)
+    static func color(_ tag: Int32, at p: SIMD2<Float>, _ planes: UnsafeBufferPointer<SIMD4<Float>>) -> SIMD4<Float> {
+        let plane = planes.baseAddress! + 3 * Int(tag >> 1)
+        let v = plane[0] * p.x + plane[1] * p.y + plane[2]
+        return v * (1 / v.w)
+    }
+
+    /// Shades and resolves the output rows of `strip` (and their depths when `depth` is not empty).
     @inline(__always)
     static func resolve(
-        _ strip: Strip, _ input: Inputs, size: Int, supersample ss: Int,
+        _ strip: Strip, _ input: Inputs, planes: UnsafeBufferPointer<SIMD4<Float>>, size: Int, supersample ss: Int,
         pixels out: UnsafeMutableBufferPointer<UInt8>, depth dout: UnsafeMutableBufferPointer<Float>
     ) {
         let w = strip.width
@@ -369,6 +420,7 @@ enum StripRenderer {
         let lutMax = Float(input.lut.count - 1)
         let half = Float(ss) / 2
         let zb = strip.z.baseAddress!, ib = strip.id.baseAddress!
+        let wantDepth = dout.count > 0
         for py in (strip.top / ss)..<((strip.top + strip.rows) / ss) {
             let sampleRow = (py * ss - strip.top) * w
             for px in 0..<size {
@@ -401,7 +453,7 @@ enum StripRenderer {
                 if same {
                     // One surface under the whole pixel: evaluate once at its centre.
                     let p = SIMD2(Float(px * ss) + half, Float(py * ss) + half)
-                    c = color(firstTag, at: p, input)
+                    c = color(firstTag, at: p, planes)
                 } else {
                     c = .zero
                     for sy in 0..<ss {
@@ -409,7 +461,7 @@ enum StripRenderer {
                             let tag = ib[base + sy * w + sx]
                             guard tag >= 0 else { continue }
                             let p = SIMD2(Float(px * ss + sx) + 0.5, Float(py * ss + sy) + 0.5)
-                            c += color(tag, at: p, input)
+                            c += color(tag, at: p, planes)
                         }
                     }
                     c /= Float(covered)
@@ -419,7 +471,7 @@ enum StripRenderer {
                 out[o + 1] = input.lut[Int(unitClamp(c.y) * lutMax + 0.5)]
                 out[o + 2] = input.lut[Int(unitClamp(c.z) * lutMax + 0.5)]
                 out[o + 3] = UInt8((covered * 255 + perPixel / 2) / perPixel)
-                dout[py * size + px] = 1 / nearest
+                if wantDepth { dout[py * size + px] = 1 / nearest }
             }
         }
     }
