@@ -133,10 +133,7 @@ extension DecimationCore {
         _ next: UnsafeMutablePointer<UInt32>, _ prev: UnsafeMutablePointer<UInt32>, count: Int,
         into seen: UnsafeMutablePointer<UInt32>
     ) {
-        for i in 0..<count {
-            seen[Int(next[i])] = 0
-            seen[Int(prev[i])] = 0
-        }
+        clearNeighbours(next, prev, count: count, in: seen)
         for i in 0..<count {
             let b = Int(next[i])
             seen[b] = (seen[b] & ~3) | min((seen[b] & 3) + 1, 2)
