@@ -90,6 +90,24 @@ public func runSimplifyFileBench(path: String, target: Int, runs: Int) throws {
             + "\"bestMs1Thread\":\(fmt(t1[0])),\"medianMs1Thread\":\(fmt(t1[t1.count / 2]))}")
 }
 
+/// One decimation call of the mesh file in this fresh process (how `facescan simplify` runs it):
+/// prints one JSON line with its wall time and the CPU time the process spent in it (all
+/// threads), so that a call slowed by waiting for a busy core can be told from a slow call.
+public func runSimplifyOnceBench(path: String, target: Int) throws {
+    let mesh = try MeshIO.read(path: path)
+    func cpuMs() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t)
+        return Double(t.tv_sec) * 1000 + Double(t.tv_nsec) / 1e6
+    }
+    let cpu0 = cpuMs()
+    let clock = Stopwatch()
+    let r = try Decimation.simplify(mesh, targetVertices: target)
+    let wall = clock.elapsed
+    let cpu = cpuMs() - cpu0
+    print("{\"vertices\":\(r.vertexCount),\"wallMs\":\(fmt(wall)),\"cpuMs\":\(fmt(cpu))}")
+}
+
 private func fmt(_ x: Double) -> String {
     let r = (x * 100).rounded() / 100
     return String(r)

@@ -22,6 +22,15 @@ if CommandLine.arguments.count >= 4 && CommandLine.arguments[1] == "simplify" {
     exit(0)
 }
 
+// `facescan-bench simplify-once FILE TARGET`: one decimation call in this fresh process, its wall
+// and CPU time (one JSON line); for one-call-per-process comparisons on a busy machine.
+if CommandLine.arguments.count >= 4 && CommandLine.arguments[1] == "simplify-once" {
+    do { try runSimplifyOnceBench(path: CommandLine.arguments[2], target: Int(CommandLine.arguments[3]) ?? 0) } catch {
+        print("simplify-once bench failed: \(error)")
+    }
+    exit(0)
+}
+
 // `facescan-bench render [RUNS] [MESH] [SIZE]` times only the thumbnail (SIZE², default 512, 2×2 samples)
 // of MESH with 1 and 2 threads; by default the ICT sample's expected output (19 629 triangles, what
 // `process` draws).
