@@ -37,9 +37,9 @@ public struct RenderedFrame: Sendable {
 ///    eight samples at a time, and the top-left rule for samples on an edge, so two triangles
 ///    sharing an edge cover every sample along it exactly once (no crack, no pin-hole);
 /// 6. per output pixel, colour the visible samples (perspective-correct interpolation of the
-///    corners' colours) — once at the pixel centre when every sample shows the same triangle
-///    side, else once per sample — average them in linear light (box filter), take alpha from
-///    coverage and encode sRGB.
+///    corners' colours, from three planes per triangle set up once while binning) — once at the
+///    pixel centre when every sample shows the same triangle side, else once per sample —
+///    average them in linear light (box filter), take alpha from coverage and encode sRGB.
 ///
 /// - Complexity: O(vertices + Σ triangle bounding-box area + size² · supersample²).
 public enum Rasterizer {
