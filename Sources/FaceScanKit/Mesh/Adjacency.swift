@@ -1,5 +1,5 @@
 /// Vertex → neighbouring-vertex adjacency in compressed sparse row form, built from a mesh's
-/// ``MeshTopology`` (its edges in order; ``MeshTopology/neighbours()``).
+/// `MeshTopology` (its edges in order; `MeshTopology/neighbours()`).
 ///
 /// Neighbours of vertex `v` are `neighbors[offsets[v] ..< offsets[v + 1]]`, sorted ascending and
 /// unique. `isBoundary[v]` is true when `v` lies on an edge used by exactly one triangle;
@@ -18,7 +18,7 @@ package struct Adjacency: Sendable, Equatable {
             edges: MeshTopology(triangles: triangles, vertexCount: vertexCount))
     }
 
-    /// The adjacency of `triangles`, whose undirected edges `edges` numbered (see ``MeshTopology``).
+    /// The adjacency of `triangles`, whose undirected edges `edges` numbered (see `MeshTopology`).
     /// v's neighbour list is its lower neighbours (the edges whose high end is v, in edge order, so
     /// ascending), v itself when a degenerate half-edge v → v exists, and its higher neighbours
     /// (its own edges, ascending).

@@ -49,7 +49,7 @@ public struct MeshCheck: Sendable, Equatable {
     /// Recipe: one pass over the triangles checks indices and areas and counts, per smallest
     /// vertex index, the (sorted) triangles that start there; a second fills one flat bucketed
     /// array, each bucket (about a vertex's valence long) then sorted on its own so equal triangles
-    /// sit side by side. The edges, their uses and the boundary's parts come from ``MeshTopology``.
+    /// sit side by side. The edges, their uses and the boundary's parts come from `MeshTopology`.
     /// - Complexity: O(t · log valence) for t triangles.
     public init(_ mesh: Mesh) {
         let n = mesh.vertexCount

@@ -8,7 +8,7 @@
 ///
 /// A vertex with several outgoing boundary half-edges (a pinch point) is passed through on the first
 /// unused one, so every boundary half-edge lies on exactly one loop.
-/// - Complexity: O(t) for t triangles (after the O(t + n) ``MeshTopology``).
+/// - Complexity: O(t) for t triangles (after the O(t + n) `MeshTopology`).
 struct BoundaryLoops: Sendable {
     var loops: [[UInt32]] = []
     var opposite: [[UInt32]] = []

@@ -1,13 +1,13 @@
 /// The topology of a triangle mesh, built once per mesh from its triangle list and used by every
 /// stage that asks about edges: its undirected edges with the half-edges on each side, each
-/// half-edge's twin, the vertex → neighbour CSR (``neighbours()``, an ``Adjacency``), the boundary
-/// loops (``boundaryLoops(_:)``, MeshTopology+Loops.swift), the boundary's connected parts and the
-/// connected pieces. Users: refinement (twins, open edges) and its fairing (``rings(triangles:twin:vertexCount:)``),
+/// half-edge's twin, the vertex → neighbour CSR (`neighbours()`, an `Adjacency`), the boundary
+/// loops (`boundaryLoops()`, MeshTopology+Loops.swift), the boundary's connected parts and the
+/// connected pieces. Users: refinement (twins, open edges) and its fairing (`rings(triangles:twin:vertexCount:)`),
 /// subdivision (an edge point per edge), hole filling and the level set (loops, neighbours,
 /// pieces), plane trim (a cut vertex per edge), ``MeshCheck`` and so `inspect` (edge uses, loops).
 ///
 /// Edges are numbered in ascending (low, high) order, low < high — the order of the entries
-/// `high > low` of ``Adjacency/neighbors``, which is built from them. Half-edge `h` runs from
+/// `high > low` of `Adjacency/neighbors`, which is built from them. Half-edge `h` runs from
 /// corner `h` to the next corner of its triangle. Built by counting sorts over flat buffers (no
 /// hashing); owns its buffers and never changes them after `init`.
 final class MeshTopology {
@@ -173,7 +173,7 @@ extension MeshTopology {
         return a != b && uses[Int(edgeOfHalf[h])] == 1
     }
 
-    /// The boundary loops of the mesh (see ``BoundaryLoops``).
+    /// The boundary loops of the mesh (see `BoundaryLoops`).
     func boundaryLoops() -> BoundaryLoops { BoundaryLoops(self) }
 
     /// The vertex → neighbour CSR of the mesh.
@@ -186,7 +186,7 @@ extension MeshTopology {
     /// - Complexity: O(t α(n)) for t triangles.
     func pieces() -> [Int] { Self.pieces(triangles: triangles, vertexCount: vertexCount) }
 
-    /// ``pieces()`` without the edges (a union–find needs none).
+    /// `pieces()` without the edges (a union–find needs none).
     static func pieces(triangles: [UInt32], vertexCount: Int) -> [Int] {
         var sets = UnionFind(count: vertexCount)
         var f = 0
@@ -199,7 +199,7 @@ extension MeshTopology {
     }
 
     /// Whether each vertex's piece has a boundary edge (an open piece), indexed by the
-    /// representative ``pieces()`` gives.
+    /// representative `pieces()` gives.
     func openPieces(_ piece: [Int]) -> [Bool] {
         var open = [Bool](repeating: false, count: vertexCount)
         for e in 0..<edgeCount where uses[e] == 1 { open[piece[Int(low[e])]] = true }

@@ -100,7 +100,7 @@ extension LevelSetShell {
         let spacing: Double
         var positions: [SIMD3<Float>] = []
         var triangles: [UInt32] = []
-        /// Grid edge (its two grid points) → its cut vertex. A private map, not ``MeshTopology``:
+        /// Grid edge (its two grid points) → its cut vertex. A private map, not `MeshTopology`:
         /// it keys edges of the sampling grid, not of a mesh, and only the few the surface cuts
         /// (a flat array over every grid edge would be seven times the grid).
         var cut: [UInt64: UInt32] = [:]
