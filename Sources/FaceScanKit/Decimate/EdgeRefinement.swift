@@ -129,8 +129,7 @@ enum EdgeRefinement {
             triangles.reserveCapacity(triangles.count + 6 * added)
             // Half-edges paired by their undirected edge (the mesh's topology: the slots that name
             // it, two by two in order), −1 on the boundary.
-            let topology = MeshTopology(mesh)
-            twin = [Int32](UnsafeBufferPointer(start: topology.twin, count: triangles.count))
+            twin = MeshTopology(mesh).twin
             twin.reserveCapacity(triangles.count + 6 * added)
             queued = [Bool](repeating: false, count: triangles.count)
             queued.reserveCapacity(triangles.count + 6 * added)

@@ -9,30 +9,30 @@
 /// Edges are numbered in ascending (low, high) order, low < high — the order of the entries
 /// `high > low` of `Adjacency/neighbors`, which is built from them. Half-edge `h` runs from
 /// corner `h` to the next corner of its triangle. Built by counting sorts over flat buffers (no
-/// hashing); owns its buffers and never changes them after `init`.
-final class MeshTopology {
+/// hashing); a value, like the mesh it describes.
+struct MeshTopology: Sendable {
     /// The triangle list it describes (3 indices per triangle).
     let triangles: [UInt32]
     let vertexCount: Int
     /// Per half-edge, its edge; 0 (not an edge of it) for a degenerate half-edge v → v.
-    let edgeOfHalf: UnsafeMutablePointer<UInt32>
+    let edgeOfHalf: [UInt32]
     /// Per half-edge, the other half-edge of its edge it is paired with (the edge's half-edges in
     /// order, paired two by two: on a manifold edge the opposite one), −1 for none (a boundary
     /// edge, or the odd one of a non-manifold edge). Degenerate half-edges v → v pair the same way.
-    let twin: UnsafeMutablePointer<Int32>
+    let twin: [Int32]
     /// Per edge, its ends.
-    let low: UnsafeMutablePointer<UInt32>
-    let high: UnsafeMutablePointer<UInt32>
+    let low: [UInt32]
+    let high: [UInt32]
     /// Edge `e` is used by half-edges `halves[halfStart[e] ..< halfStart[e] + uses[e]]`, ascending:
     /// one use is a boundary edge, two an interior one, more a non-manifold one.
-    let halfStart: UnsafeMutablePointer<Int32>
-    let uses: UnsafeMutablePointer<Int32>
-    let halves: UnsafeMutablePointer<UInt32>
-    private(set) var edgeCount = 0
+    let halfStart: [Int32]
+    let uses: [Int32]
+    let halves: [UInt32]
+    let edgeCount: Int
     /// Edges used by exactly one triangle.
-    private(set) var boundaryEdgeCount = 0
+    let boundaryEdgeCount: Int
 
-    convenience init(_ mesh: Mesh) {
+    init(_ mesh: Mesh) {
         self.init(triangles: mesh.triangles, vertexCount: mesh.vertexCount)
     }
 
@@ -50,13 +50,6 @@ final class MeshTopology {
         let c = max(1, corners)
         self.triangles = triangles
         vertexCount = n
-        edgeOfHalf = .allocate(capacity: c)
-        low = .allocate(capacity: c)
-        high = .allocate(capacity: c)
-        halfStart = .allocate(capacity: c)
-        uses = .allocate(capacity: c)
-        halves = .allocate(capacity: c)
-        twin = .allocate(capacity: c)
         // Per vertex: bucket starts (the counting passes advance them to bucket ends).
         let byHighStart = UnsafeMutablePointer<Int32>.allocate(capacity: n + 1)
         defer { byHighStart.deallocate() }
@@ -73,7 +66,6 @@ final class MeshTopology {
         let byLowHigh = UnsafeMutablePointer<UInt32>.allocate(capacity: c)
         defer { byLowHigh.deallocate() }
 
-        let halves = halves, edgeOfHalf = edgeOfHalf, twin = twin
         triangles.withUnsafeBufferPointer { t in
             var f = 0
             while f < corners {
@@ -101,66 +93,90 @@ final class MeshTopology {
                     byHighLow[Int(at)] = min(a, b)
                     byHighHalf[Int(at)] = UInt32(truncatingIfNeeded: h)
                     byHighStart[hi] = at &+ 1
-                    if a == b { edgeOfHalf[h] = 0 }  // no edge; see edgeOfHalf
                 }
                 f += 3
             }
         }
         // byHighStart[v] is now the end of v's bucket, i.e. the start of v + 1's.
-        var q = 0
-        for hi in 0..<n {
-            let end = Int(byHighStart[hi])
-            while q < end {
-                let lo = Int(byHighLow[q])
-                let at = byLowStart[lo]
-                byLowHigh[Int(at)] = UInt32(truncatingIfNeeded: hi)
-                halves[Int(at)] = byHighHalf[q]
-                byLowStart[lo] = at &+ 1
-                q += 1
-            }
-        }
-        // Runs of equal high end within each low vertex's bucket: the edges, in (low, high) order.
-        var count = 0
-        q = 0
-        for v in 0..<n {
-            let end = Int(byLowStart[v])
-            while q < end {
-                let hi = byLowHigh[q]
-                let runStart = q
-                q += 1
-                while q < end && byLowHigh[q] == hi { q += 1 }
-                // Twins: the run's half-edges paired in order (an odd one out has none).
-                var r = runStart
-                while r + 1 < q {
-                    twin[Int(halves[r])] = Int32(truncatingIfNeeded: halves[r + 1])
-                    twin[Int(halves[r + 1])] = Int32(truncatingIfNeeded: halves[r])
-                    r += 2
+        let halves = [UInt32](unsafeUninitializedCapacity: corners) { halves, halvesCount in
+            var q = 0
+            for hi in 0..<n {
+                let end = Int(byHighStart[hi])
+                while q < end {
+                    let lo = Int(byHighLow[q])
+                    let at = byLowStart[lo]
+                    byLowHigh[Int(at)] = UInt32(truncatingIfNeeded: hi)
+                    halves[Int(at)] = byHighHalf[q]
+                    byLowStart[lo] = at &+ 1
+                    q += 1
                 }
-                if r < q { twin[Int(halves[r])] = -1 }
-                if Int(hi) == v { continue }
-                let e = UInt32(truncatingIfNeeded: count)
-                for r in runStart..<q { edgeOfHalf[Int(halves[r])] = e }
-                low[count] = UInt32(truncatingIfNeeded: v)
-                high[count] = hi
-                halfStart[count] = Int32(truncatingIfNeeded: runStart)
-                uses[count] = Int32(truncatingIfNeeded: q - runStart)
-                count += 1
             }
+            halvesCount = corners
         }
+        // Runs of equal high end within each low vertex's bucket: the edges, in (low, high) order
+        // (at most one per half-edge: the per-edge arrays are sized so, and hold `count`).
+        var count = 0
+        var twin: [Int32] = [], low: [UInt32] = [], high: [UInt32] = []
+        var halfStart: [Int32] = [], uses: [Int32] = []
+        let edgeOfHalf = [UInt32](unsafeUninitializedCapacity: corners) { eoh, eohCount in
+            twin = [Int32](unsafeUninitializedCapacity: corners) { tw, twCount in
+                low = [UInt32](unsafeUninitializedCapacity: corners) { lo, loCount in
+                    high = [UInt32](unsafeUninitializedCapacity: corners) { hg, hgCount in
+                        halfStart = [Int32](unsafeUninitializedCapacity: corners) { hs, hsCount in
+                            uses = [Int32](unsafeUninitializedCapacity: corners) { us, usCount in
+                                halves.withUnsafeBufferPointer { hv in
+                                    var q = 0
+                                    for v in 0..<n {
+                                        let end = Int(byLowStart[v])
+                                        while q < end {
+                                            let hi = byLowHigh[q]
+                                            let runStart = q
+                                            q += 1
+                                            while q < end && byLowHigh[q] == hi { q += 1 }
+                                            // Twins: the run's half-edges paired in order (an
+                                            // odd one out has none).
+                                            var r = runStart
+                                            while r + 1 < q {
+                                                tw[Int(hv[r])] = Int32(truncatingIfNeeded: hv[r + 1])
+                                                tw[Int(hv[r + 1])] = Int32(truncatingIfNeeded: hv[r])
+                                                r += 2
+                                            }
+                                            if r < q { tw[Int(hv[r])] = -1 }
+                                            let degenerate = Int(hi) == v
+                                            let e = degenerate ? 0 : UInt32(truncatingIfNeeded: count)
+                                            for r in runStart..<q { eoh[Int(hv[r])] = e }
+                                            if degenerate { continue }
+                                            lo[count] = UInt32(truncatingIfNeeded: v)
+                                            hg[count] = hi
+                                            hs[count] = Int32(truncatingIfNeeded: runStart)
+                                            us[count] = Int32(truncatingIfNeeded: q - runStart)
+                                            count += 1
+                                        }
+                                    }
+                                }
+                                usCount = count
+                            }
+                            hsCount = count
+                        }
+                        hgCount = count
+                    }
+                    loCount = count
+                }
+                twCount = corners
+            }
+            eohCount = corners
+        }
+        self.edgeOfHalf = edgeOfHalf
+        self.twin = twin
+        self.low = low
+        self.high = high
+        self.halfStart = halfStart
+        self.uses = uses
+        self.halves = halves
         edgeCount = count
         var boundary = 0
         for e in 0..<count where uses[e] == 1 { boundary += 1 }
         boundaryEdgeCount = boundary
-    }
-
-    deinit {
-        edgeOfHalf.deallocate()
-        low.deallocate()
-        high.deallocate()
-        halfStart.deallocate()
-        uses.deallocate()
-        halves.deallocate()
-        twin.deallocate()
     }
 }
 
