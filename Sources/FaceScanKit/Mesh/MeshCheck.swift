@@ -116,14 +116,21 @@ public struct MeshCheck: Sendable, Equatable {
         let edges = MeshTopology(triangles: valid, vertexCount: n)
         var nonManifold = 0, inconsistent = 0
         valid.withUnsafeBufferPointer { t in
-            for e in 0..<edges.edgeCount {
-                let low = edges.low[e], uses = Int(edges.uses[e])
-                if uses > 2 { nonManifold += 1 }
-                if uses == 2 {
-                    // Forward: traversed from the smaller end.
-                    let h0 = Int(edges.halves[Int(edges.halfStart[e])]),
-                        h1 = Int(edges.halves[Int(edges.halfStart[e]) + 1])
-                    if (t[h0] == low) == (t[h1] == low) { inconsistent += 1 }
+            edges.low.withUnsafeBufferPointer { lows in
+                edges.uses.withUnsafeBufferPointer { useCounts in
+                    edges.halfStart.withUnsafeBufferPointer { halfStart in
+                        edges.halves.withUnsafeBufferPointer { halves in
+                            for e in 0..<edges.edgeCount {
+                                let low = lows[e], uses = Int(useCounts[e])
+                                if uses > 2 { nonManifold += 1 }
+                                if uses == 2 {
+                                    // Forward: traversed from the smaller end.
+                                    let h0 = Int(halves[Int(halfStart[e])]), h1 = Int(halves[Int(halfStart[e]) + 1])
+                                    if (t[h0] == low) == (t[h1] == low) { inconsistent += 1 }
+                                }
+                            }
+                        }
+                    }
                 }
             }
         }
