@@ -226,10 +226,9 @@ private func plane(_ pts: [SIMD3<Double>]) -> (SIMD3<Double>, SIMD3<Double>) {
         #expect(Array(filled.positions.prefix(m.vertexCount)) == m.positions)
         #expect(Array(filled.triangles.prefix(m.triangles.count)) == m.triangles)
         // The rim is the longest loop and stays open.
-        let adj = Adjacency(triangles: filled.triangles, vertexCount: filled.vertexCount)
-        let loops = BoundaryLoops(filled, adjacency: adj)
+        let loops = MeshTopology(filled).boundaryLoops()
         #expect(loops.loops.count == 1)
-        let origLoops = BoundaryLoops(m, adjacency: Adjacency(triangles: m.triangles, vertexCount: m.vertexCount))
+        let origLoops = MeshTopology(m).boundaryLoops()
         let rim = origLoops.loops[origLoops.rimIndex(m.positions)!]
         #expect(Set(loops.loops[0]) == Set(rim))
         // Each hole's centre vertex lies off the hole loop's plane, on the sphere (bulging outward).

@@ -43,45 +43,8 @@ extension EdgeRefinement.State {
         let n = positions.count
         guard n >= EdgeRefinement.fairingRatio * inputCount, EdgeRefinement.fairingSweeps > 0 else { return }
         let slots = triangles.count
-        // 1. Neighbours of every vertex (CSR), and the boundary's vertices.
-        var start = [Int32](repeating: 0, count: n + 1)
-        var boundary = [Bool](repeating: false, count: n)
-        var neighbours = [Int32](repeating: 0, count: 0)
-        triangles.withUnsafeBufferPointer { tri in
-            twin.withUnsafeBufferPointer { tw in
-                start.withUnsafeMutableBufferPointer { st in
-                    boundary.withUnsafeMutableBufferPointer { bd in
-                        // Each interior edge is named by both its half-edges; a boundary edge by
-                        // one, which then also counts for its other end.
-                        for h in 0..<slots {
-                            st[Int(tri[h]) + 1] += 1
-                            if tw[h] < 0 {
-                                let b = Int(tri[Self.next(h)])
-                                st[b + 1] += 1
-                                bd[Int(tri[h])] = true
-                                bd[b] = true
-                            }
-                        }
-                        for v in 0..<n { st[v + 1] += st[v] }
-                    }
-                    neighbours = [Int32](unsafeUninitializedCapacity: Int(st[n])) { out, count in
-                        var fill = [Int32](st[0..<n])
-                        fill.withUnsafeMutableBufferPointer { f in
-                            for h in 0..<slots {
-                                let a = Int(tri[h]), b = Int(tri[Self.next(h)])
-                                out[Int(f[a])] = Int32(b)
-                                f[a] += 1
-                                if tw[h] < 0 {
-                                    out[Int(f[b])] = Int32(a)
-                                    f[b] += 1
-                                }
-                            }
-                        }
-                        count = Int(st[n])
-                    }
-                }
-            }
-        }
+        // 1. Neighbours of every vertex (CSR, in half-edge order), and the boundary's vertices.
+        let (start, neighbours, boundary) = MeshTopology.rings(triangles: triangles, twin: twin, vertexCount: n)
         // 2. Which vertices move: the new ones inside.
         var free = [Bool](repeating: false, count: n)
         var moved = false

@@ -127,25 +127,12 @@ enum EdgeRefinement {
             positions.reserveCapacity(capacity)
             normals.reserveCapacity(capacity)
             triangles.reserveCapacity(triangles.count + 6 * added)
-            twin = [Int32](repeating: -1, count: triangles.count)
+            // Half-edges paired by their undirected edge (the mesh's topology: the slots that name
+            // it, two by two in order), −1 on the boundary.
+            twin = MeshTopology(mesh).twin
             twin.reserveCapacity(triangles.count + 6 * added)
             queued = [Bool](repeating: false, count: triangles.count)
             queued.reserveCapacity(triangles.count + 6 * added)
-            // Pair half-edges by their undirected edge (the first two slots that name it).
-            var open: [UInt64: Int32] = [:]
-            open.reserveCapacity(triangles.count)
-            for h in 0..<triangles.count {
-                let a = triangles[h], b = triangles[State.next(h)]
-                let key = UInt64(min(a, b)) << 32 | UInt64(max(a, b))
-                if let g = open.removeValue(forKey: key) {
-                    if twin[Int(g)] == -1 {
-                        twin[h] = g
-                        twin[Int(g)] = Int32(h)
-                    }
-                } else {
-                    open[key] = Int32(h)
-                }
-            }
             heap.reserveCapacity(triangles.count + 4 * added)
         }
 

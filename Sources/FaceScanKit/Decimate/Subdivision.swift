@@ -18,7 +18,7 @@ public enum Subdivision {
         // 1. The edges: numbered in (a, b) order with a < b, each with the half-edges (corner k of
         //    triangle t → the next corner) using it in triangle and corner order, and per half-edge
         //    its edge.
-        let edges = EdgeNumbering(triangles: mesh.triangles, vertexCount: n)
+        let edges = MeshTopology(mesh)
         let edgeCount = edges.edgeCount
         let edgeOfHalf = edges.edgeOfHalf, low = edges.low, high = edges.high
 

@@ -44,9 +44,7 @@ public enum AssimpIO {
             throw FaceScanError(any: error, path: path)
         }
         #else
-        throw .unavailable(
-            "\(path): reading this mesh format needs assimp (FaceScanKit built without its Assimp trait)"
-        )
+        throw .withoutTrait("\(path): reading this mesh format", library: "assimp", trait: "Assimp")
         #endif
     }
 
@@ -60,9 +58,7 @@ public enum AssimpIO {
             throw .badInput(error)
         }
         #else
-        throw .unavailable(
-            "\(name): reading \(formatHint) needs assimp (FaceScanKit built without its Assimp trait)"
-        )
+        throw .withoutTrait("\(name): reading \(formatHint)", library: "assimp", trait: "Assimp")
         #endif
     }
 
@@ -93,8 +89,7 @@ public enum AssimpIO {
             throw FaceScanError(any: error, path: formatID)
         }
         #else
-        throw .unavailable(
-            "writing '\(formatID)' needs assimp (FaceScanKit built without its Assimp trait)")
+        throw .withoutTrait("writing '\(formatID)'", library: "assimp", trait: "Assimp")
         #endif
     }
 }

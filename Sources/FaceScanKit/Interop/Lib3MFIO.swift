@@ -29,7 +29,7 @@ public enum Lib3MFIO {
         }
         do { return try writePackage(mesh, thumbnail: thumbnail) } catch { throw .io(error) }
         #else
-        throw .unavailable("writing 3MF needs lib3mf (FaceScanKit built without its Lib3MF trait)")
+        throw .withoutTrait("writing 3MF", library: "lib3mf", trait: "Lib3MF")
         #endif
     }
 
@@ -40,8 +40,7 @@ public enum Lib3MFIO {
         #if Lib3MF
         do { return try readPackage(bytes, name: name) } catch { throw .badInput(error) }
         #else
-        throw .unavailable(
-            "\(name): reading 3MF needs lib3mf (FaceScanKit built without its Lib3MF trait)")
+        throw .withoutTrait("\(name): reading 3MF", library: "lib3mf", trait: "Lib3MF")
         #endif
     }
 

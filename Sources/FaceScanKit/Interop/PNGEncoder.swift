@@ -41,8 +41,7 @@ public enum PNGEncoder {
         #if PNG
         do { return try libpngDecode(bytes, name: name) } catch { throw .badInput(error) }
         #else
-        throw .unavailable(
-            "\(name): reading PNG needs libpng (FaceScanKit built without its PNG trait)")
+        throw .withoutTrait("\(name): reading PNG", library: "libpng", trait: "PNG")
         #endif
     }
 

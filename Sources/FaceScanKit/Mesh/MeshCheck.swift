@@ -49,7 +49,7 @@ public struct MeshCheck: Sendable, Equatable {
     /// Recipe: one pass over the triangles checks indices and areas and counts, per smallest
     /// vertex index, the (sorted) triangles that start there; a second fills one flat bucketed
     /// array, each bucket (about a vertex's valence long) then sorted on its own so equal triangles
-    /// sit side by side. The edges and their uses come from `EdgeNumbering`.
+    /// sit side by side. The edges, their uses and the boundary's parts come from `MeshTopology`.
     /// - Complexity: O(t · log valence) for t triangles.
     public init(_ mesh: Mesh) {
         let n = mesh.vertexCount
@@ -113,26 +113,31 @@ public struct MeshCheck: Sendable, Equatable {
         duplicateTriangles = duplicates
 
         // Edges: a run of half-edges per undirected edge (degenerate half-edges v → v are none).
-        let edges = EdgeNumbering(triangles: valid, vertexCount: n)
+        let edges = MeshTopology(triangles: valid, vertexCount: n)
         var nonManifold = 0, inconsistent = 0
-        var boundary: [UInt64] = []
         valid.withUnsafeBufferPointer { t in
-            for e in 0..<edges.edgeCount {
-                let low = edges.low[e], uses = Int(edges.uses[e])
-                if uses == 1 { boundary.append(UInt64(low) << 32 | UInt64(edges.high[e])) }
-                if uses > 2 { nonManifold += 1 }
-                if uses == 2 {
-                    // Forward: traversed from the smaller end.
-                    let h0 = Int(edges.halves[Int(edges.halfStart[e])]),
-                        h1 = Int(edges.halves[Int(edges.halfStart[e]) + 1])
-                    if (t[h0] == low) == (t[h1] == low) { inconsistent += 1 }
+            edges.low.withUnsafeBufferPointer { lows in
+                edges.uses.withUnsafeBufferPointer { useCounts in
+                    edges.halfStart.withUnsafeBufferPointer { halfStart in
+                        edges.halves.withUnsafeBufferPointer { halves in
+                            for e in 0..<edges.edgeCount {
+                                let low = lows[e], uses = Int(useCounts[e])
+                                if uses > 2 { nonManifold += 1 }
+                                if uses == 2 {
+                                    // Forward: traversed from the smaller end.
+                                    let h0 = Int(halves[Int(halfStart[e])]), h1 = Int(halves[Int(halfStart[e]) + 1])
+                                    if (t[h0] == low) == (t[h1] == low) { inconsistent += 1 }
+                                }
+                            }
+                        }
+                    }
                 }
             }
         }
         nonManifoldEdges = nonManifold
         inconsistentEdges = inconsistent
-        boundaryEdges = boundary.count
-        boundaryLoops = Self.countLoops(boundary, vertexCount: n)
+        boundaryEdges = edges.boundaryEdgeCount
+        boundaryLoops = edges.boundaryPartCount()
     }
 
     /// `triangles` without those that have an index `>= vertexCount`.
@@ -166,22 +171,6 @@ public struct MeshCheck: Sendable, Equatable {
         }
         var part = UnsafeMutableBufferPointer(rebasing: b[lo..<hi])
         part.sort()
-    }
-
-    /// Connected components of the boundary-edge graph (each a loop on a manifold surface).
-    static func countLoops(_ edges: [UInt64], vertexCount: Int) -> Int {
-        guard !edges.isEmpty else { return 0 }
-        var sets = UnionFind(count: vertexCount)
-        var onBoundary = [Bool](repeating: false, count: vertexCount)
-        for e in edges {
-            let a = Int(e >> 32), b = Int(e & 0xffff_ffff)
-            onBoundary[a] = true
-            onBoundary[b] = true
-            sets.union(a, b)
-        }
-        var loops = 0
-        for v in 0..<vertexCount where onBoundary[v] && sets.find(v) == v { loops += 1 }
-        return loops
     }
 
     /// One-line summary for messages and test failures.

@@ -8,22 +8,23 @@
 ///
 /// A vertex with several outgoing boundary half-edges (a pinch point) is passed through on the first
 /// unused one, so every boundary half-edge lies on exactly one loop.
-/// - Complexity: O(t) for t triangles (after the O(t log t) `Adjacency`).
+/// - Complexity: O(t) for t triangles (after the O(t + n) `MeshTopology`).
 struct BoundaryLoops: Sendable {
     var loops: [[UInt32]] = []
     var opposite: [[UInt32]] = []
 
-    init(_ mesh: Mesh, adjacency: Adjacency) {
-        let n = mesh.vertexCount
+    /// The loops of the mesh `topology` describes.
+    init(_ topology: MeshTopology) {
+        let n = topology.vertexCount
         // Outgoing boundary half-edges per vertex, CSR (count → prefix-sum → fill).
         var counts = [Int32](repeating: 0, count: n + 1)
         var halfEdges: [(from: UInt32, to: UInt32, third: UInt32)] = []
-        for t in 0..<mesh.triangleCount {
-            let (a, b, c) = mesh.triangle(t)
-            for (u, v, w) in [(a, b, c), (b, c, a), (c, a, b)] where Self.isBoundaryEdge(adjacency, u, v) {
-                halfEdges.append((u, v, w))
-                counts[Int(u) + 1] += 1
-            }
+        halfEdges.reserveCapacity(topology.boundaryEdgeCount)
+        let t = topology.triangles
+        for h in 0..<t.count where topology.isBoundaryHalf(h) {
+            let f = h - h % 3
+            halfEdges.append((t[h], t[f + (h - f + 1) % 3], t[f + (h - f + 2) % 3]))
+            counts[Int(t[h]) + 1] += 1
         }
         guard !halfEdges.isEmpty else { return }
         for v in 0..<n { counts[v + 1] += counts[v] }
@@ -60,13 +61,6 @@ struct BoundaryLoops: Sendable {
                 opposite.append(opp)
             }
         }
-    }
-
-    /// True when `a`–`b` is used by exactly one triangle.
-    static func isBoundaryEdge(_ adj: Adjacency, _ a: UInt32, _ b: UInt32) -> Bool {
-        let lo = Int(adj.boundaryOffsets[Int(a)]), hi = Int(adj.boundaryOffsets[Int(a) + 1])
-        for k in lo..<hi where adj.boundaryNeighbors[k] == b { return true }
-        return false
     }
 
     /// True when `a`–`b` is an edge of the mesh (binary search in the sorted CSR row).

@@ -51,8 +51,7 @@ extension Solidify {
             front.positions[i] -= shift
             front.positions[i].z = max(0, front.positions[i].z)
         }
-        let adjacency = Adjacency(triangles: front.triangles, vertexCount: front.vertexCount)
-        let loops = BoundaryLoops(front, adjacency: adjacency)
+        let loops = MeshTopology(front).boundaryLoops()
         guard loops.loops.count == 1, let r = loops.rimIndex(front.positions) else { throw .rimOverhangs(depth: depth) }
         // A cut that passed within Float's resolution of a vertex leaves a needle without area.
         guard MeshCheck(front).degenerateTriangles == 0 else { throw .rimOverhangs(depth: depth) }

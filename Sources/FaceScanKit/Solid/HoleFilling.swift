@@ -69,6 +69,9 @@ enum HoleFilling {
         var uv: [SIMD2<Double>]
         var tris: [SIMD3<Int32>] = []
         /// Undirected edge (min << 32 | max, local ids) → its one or two patch triangles (−1: none).
+        /// A private edge map, not the mesh's `MeshTopology`: the patch is built and changed one
+        /// triangle at a time (each flip and split moves edges), and its few hundred edges are
+        /// looked up between changes; a topology is built once for a finished triangle list.
         var edges: [UInt64: SIMD2<Int32>] = [:]
 
         var n: Int { w.count }

@@ -100,6 +100,9 @@ extension LevelSetShell {
         let spacing: Double
         var positions: [SIMD3<Float>] = []
         var triangles: [UInt32] = []
+        /// Grid edge (its two grid points) → its cut vertex. A private map, not `MeshTopology`:
+        /// it keys edges of the sampling grid, not of a mesh, and only the few the surface cuts
+        /// (a flat array over every grid edge would be seven times the grid).
         var cut: [UInt64: UInt32] = [:]
 
         init(field: [Float], nx: Int, ny: Int, origin: SIMD3<Double>, spacing: Double) {
@@ -181,9 +184,9 @@ extension LevelSetShell {
 
     /// `mesh` without its connected pieces that have no boundary edge.
     static func withoutClosedPieces(_ mesh: Mesh) -> Mesh {
-        let adjacency = Adjacency(triangles: mesh.triangles, vertexCount: mesh.vertexCount)
-        let piece = MeshTopology.pieces(mesh)
-        let open = MeshTopology.openPieces(mesh, pieces: piece, adjacency: adjacency)
+        let topology = MeshTopology(mesh)
+        let piece = topology.pieces()
+        let open = topology.openPieces(piece)
         var kept: [UInt32] = []
         kept.reserveCapacity(mesh.triangles.count)
         for t in 0..<mesh.triangleCount where open[piece[Int(mesh.triangles[3 * t])]] {

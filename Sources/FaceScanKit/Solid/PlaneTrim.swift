@@ -34,10 +34,13 @@ enum PlaneTrim {
             anyAbove = anyAbove || above[v]
         }
         guard anyAbove else { return nil }
-        var cutVertex: [UInt64: UInt32] = [:]
-        func cutPoint(_ a: UInt32, _ b: UInt32) -> UInt32 {
-            let key = UInt64(min(a, b)) << 32 | UInt64(max(a, b))
-            if let v = cutVertex[key] { return v }
+        // The cut vertex of each edge the plane crosses, by the edge's number in the topology.
+        let topology = MeshTopology(mesh)
+        var cutVertex = [UInt32](repeating: .max, count: topology.edgeCount)
+        /// The cut vertex on half-edge `h`, a → b (made at its first use).
+        func cutPoint(_ a: UInt32, _ b: UInt32, half h: Int) -> UInt32 {
+            let e = Int(topology.edgeOfHalf[h])
+            if cutVertex[e] != .max { return cutVertex[e] }
             let lo = min(a, b), hi = max(a, b)
             let p = positions[Int(lo)], q = positions[Int(hi)]
             let t = Double(plane - p.z) / Double(q.z - p.z)
@@ -46,7 +49,7 @@ enum PlaneTrim {
             let v = UInt32(positions.count)
             positions.append(c)
             if let u = uvs { uvs!.append(u[Int(lo)] + (u[Int(hi)] - u[Int(lo)]) * Float(t)) }
-            cutVertex[key] = v
+            cutVertex[e] = v
             return v
         }
         var triangles: [UInt32] = []
@@ -59,11 +62,16 @@ enum PlaneTrim {
                 continue
             }
             if k == 0 { continue }
-            // Rotate so the lone vertex (above when k == 1, below when k == 2) comes first.
+            // Rotate so the lone vertex (above when k == 1, below when k == 2) comes first; hx, hz:
+            // the half-edges x → y and z → x.
             var (x, y, z) = (a, b, c)
+            var (hx, hy, hz) = (3 * t, 3 * t + 1, 3 * t + 2)
             let lone = k == 1
-            while above[Int(x)] != lone || above[Int(y)] == lone || above[Int(z)] == lone { (x, y, z) = (y, z, x) }
-            let xy = cutPoint(x, y), zx = cutPoint(z, x)
+            while above[Int(x)] != lone || above[Int(y)] == lone || above[Int(z)] == lone {
+                (x, y, z) = (y, z, x)
+                (hx, hy, hz) = (hy, hz, hx)
+            }
+            let xy = cutPoint(x, y, half: hx), zx = cutPoint(z, x, half: hz)
             if lone {
                 triangles += [x, xy, zx]
             } else {
@@ -90,7 +98,7 @@ enum PlaneTrim {
     /// The connected piece (triangles sharing vertices) with the most triangles; ties to the
     /// first in triangle order.
     static func largestPiece(_ mesh: Mesh) -> Mesh {
-        let piece = MeshTopology.pieces(mesh)
+        let piece = MeshTopology.pieces(triangles: mesh.triangles, vertexCount: mesh.vertexCount)
         var size = [Int](repeating: 0, count: mesh.vertexCount)
         for t in 0..<mesh.triangleCount { size[piece[Int(mesh.triangles[3 * t])]] += 1 }
         var best = 0
@@ -112,8 +120,7 @@ enum PlaneTrim {
     static let maximumSkirtVertices = 60_000
 
     static func skirt(_ surface: Mesh, plane: Float) -> Mesh? {
-        let adjacency = Adjacency(triangles: surface.triangles, vertexCount: surface.vertexCount)
-        let loops = BoundaryLoops(surface, adjacency: adjacency)
+        let loops = MeshTopology(surface).boundaryLoops()
         guard let r = loops.rimIndex(surface.positions) else { return nil }
         let rim = loops.loops[r]
         var out = surface

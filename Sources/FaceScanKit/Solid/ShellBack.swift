@@ -123,7 +123,7 @@ enum LevelSetShell {
         stride = max(stride, Int((spacing / grid.h).rounded(.up)))
         var back = try backSurface(grid, level: choice.margin, opening: choice.opening, stride: stride)
         back = try decimated(back, backVertices: backVertices)
-        let loops = BoundaryLoops(back, adjacency: Adjacency(triangles: back.triangles, vertexCount: back.vertexCount))
+        let loops = MeshTopology(back).boundaryLoops()
         var onLoop = [Bool](repeating: false, count: back.vertexCount)
         for loop in loops.loops { for v in loop { onLoop[Int(v)] = true } }
         try SolidError.checkCancelled()
@@ -160,7 +160,7 @@ enum LevelSetShell {
     static func decimated(_ back: Mesh, backVertices: Int) throws(SolidError) -> Mesh {
         let budget = min(backVertices, Int(Double(back.vertexCount) * Constants.decimation))
         guard back.vertexCount > budget else { return back }
-        let loops = BoundaryLoops(back, adjacency: Adjacency(triangles: back.triangles, vertexCount: back.vertexCount))
+        let loops = MeshTopology(back).boundaryLoops()
         let loopVertices = loops.loops.reduce(0) { $0 + $1.count }
         let every = max(1, Int((Double(3 * loopVertices) / Double(max(budget, 1))).rounded(.up)))
         var keep = [Bool](repeating: false, count: back.vertexCount)

@@ -83,14 +83,15 @@ public enum Solidify {
     /// fairing). The input's vertices and triangles come first, unchanged; new vertices get UVs
     /// interpolated from the loop when the mesh has UVs. A mesh with at most one loop is returned
     /// as is.
-    /// - Complexity: O(n³) per loop of n ≤ 200 vertices, plus O(t log t) for the adjacency.
+    /// - Complexity: O(n³) per loop of n ≤ 200 vertices, plus O(t + n) for the topology.
     public static func fillHoles(_ mesh: Mesh) -> Mesh {
         guard mesh.triangleCount > 0 else { return mesh }
-        let adjacency = Adjacency(triangles: mesh.triangles, vertexCount: mesh.vertexCount)
-        guard adjacency.boundaryEdgeCount > 0 else { return mesh }
-        let loops = BoundaryLoops(mesh, adjacency: adjacency)
+        let topology = MeshTopology(mesh)
+        guard topology.boundaryEdgeCount > 0 else { return mesh }
+        let loops = topology.boundaryLoops()
         guard loops.loops.count > 1 else { return mesh }
-        return HoleFilling.fill(mesh, adjacency: adjacency, loops: loops, keep: loops.rimIndex(mesh.positions))
+        return HoleFilling.fill(
+            mesh, adjacency: topology.neighbours(), loops: loops, keep: loops.rimIndex(mesh.positions))
     }
 
     /// A solid part, how it was placed, and the uniform scale ``SolidOptions/fit`` applied.

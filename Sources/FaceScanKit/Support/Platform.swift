@@ -11,39 +11,24 @@ import Darwin
 #error("FaceScanKit needs a POSIX C library (Glibc, Musl or Darwin)")
 #endif
 
+// At file scope no method hides the C library's free functions: the import above picks the
+// library once, and the wrappers below call its `read`, `write` and `exit` by their own names.
+
 /// `read(2)`, under a name a type's own `read` method cannot hide.
 @inline(__always)
 package func posixRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    Glibc.read(fd, buffer, count)
-    #elseif canImport(Musl)
-    Musl.read(fd, buffer, count)
-    #else
-    Darwin.read(fd, buffer, count)
-    #endif
+    read(fd, buffer, count)
 }
 
 /// `write(2)`, under a name a type's own `write` method cannot hide.
 @inline(__always)
 package func posixWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    Glibc.write(fd, buffer, count)
-    #elseif canImport(Musl)
-    Musl.write(fd, buffer, count)
-    #else
-    Darwin.write(fd, buffer, count)
-    #endif
+    write(fd, buffer, count)
 }
 
 /// `exit(3)`, under a name a type's own `exit` cannot hide.
 package func posixExit(_ code: Int32) -> Never {
-    #if canImport(Glibc)
-    Glibc.exit(code)
-    #elseif canImport(Musl)
-    Musl.exit(code)
-    #else
-    Darwin.exit(code)
-    #endif
+    exit(code)
 }
 
 extension sigaction {
