@@ -234,17 +234,25 @@ enum FastFloat {
         var count = 0
         while count < room && end - q > 64 {
             var r = q
-            while r < end && JSONReader.isSpace(r[0]) { r += 1 }
-            if end - r <= 64 { break }
+            if r[0] <= 0x20 {  // whitespace before the number (pretty-printed arrays)
+                while r < end && JSONReader.isSpace(r[0]) { r += 1 }
+                if end - r <= 64 { break }
+            }
             let negative = r[0] == 0x2D
             r += negative ? 1 : 0
-            // Integer part: 1–7 digits, no leading zero.
-            var x = load8(r)
-            let k1 = digitCount(x)
-            if k1 == 0 || k1 == 8 || (k1 > 1 && r[0] == 0x30) { break }
-            var m = eightDigits(x &<< UInt64(8 * (8 - k1)))
-            r += k1
-            var digits = k1
+            // Integer part: 1–7 digits, no leading zero; `0.` (coordinates in metres) directly.
+            var m: UInt64 = 0
+            var digits = 1
+            if r[0] == 0x30 && r[1] == 0x2E {
+                r += 1
+            } else {
+                var x = load8(r)
+                let k1 = digitCount(x)
+                if k1 == 0 || k1 == 8 || (k1 > 1 && r[0] == 0x30) { break }
+                m = eightDigits(x &<< UInt64(8 * (8 - k1)))
+                r += k1
+                digits = k1
+            }
             var exp = 0
             if r[0] == 0x2E {
                 // Fraction: up to 16 digits from two loads; the second run counts only when the
@@ -268,7 +276,7 @@ enum FastFloat {
                 let sign = r[0]
                 let minus = sign == 0x2D
                 r += (minus || sign == 0x2B) ? 1 : 0
-                x = load8(r)
+                let x = load8(r)
                 let ke = digitCount(x)
                 if ke == 0 || ke > 3 { break }
                 let e = Int(eightDigits(x &<< UInt64(8 * (8 - ke))))
@@ -278,7 +286,7 @@ enum FastFloat {
             if digits > 19 { break }
             var v: Float
             if m <= 1 << 24 && exp >= -10 && exp <= 10 {
-                v = Float(m)
+                v = exactFloat(m)
                 if exp >= 0 { v *= pow10f(exp) } else { v /= pow10f(-exp) }
             } else {
                 var d = Decimal()
@@ -287,16 +295,31 @@ enum FastFloat {
                 guard let f = roundedThroughDouble(d) else { break }
                 v = f
             }
-            while r < end && JSONReader.isSpace(r[0]) { r += 1 }
-            if r == end { break }
-            let separator = r[0]
-            if separator != 0x2C && separator != 0x5D { break }
+            var separator = r[0]
+            if separator != 0x2C && separator != 0x5D {
+                while r < end && JSONReader.isSpace(r[0]) { r += 1 }
+                if r == end { break }
+                separator = r[0]
+                if separator != 0x2C && separator != 0x5D { break }
+            }
             out[count] = Float(bitPattern: v.bitPattern | (negative ? 0x8000_0000 : 0))
             count += 1
             q = r + 1
             if separator == 0x5D { return (p.distance(to: q), count, true) }
         }
         return (p.distance(to: q), count, false)
+    }
+
+    /// `m` (at most 2²⁴) as `Float`, exactly, through its bit pattern: `Float(m)` compiles to a
+    /// conversion that also depends on its destination register's previous value, which in the
+    /// number loop is the previous number's division, chaining every number to the one before.
+    @inline(__always)
+    static func exactFloat(_ m: UInt64) -> Float {
+        // Floats in [2²³, 2²⁴] step by 1: their bit patterns are 0x4B00_0000 + (m − 2²³); below
+        // 2²³, 2²³ + m is exact and 2²³ is subtracted.
+        let big = m >= 1 << 23
+        let bits = UInt32(truncatingIfNeeded: m &- (big ? 1 << 23 : 0)) &+ 0x4B00_0000
+        return Float(bitPattern: bits) - (big ? 0 : 8_388_608)
     }
 
     @inline(__always)
