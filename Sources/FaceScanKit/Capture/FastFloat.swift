@@ -246,7 +246,7 @@ enum FastFloat {
             if r[0] == 0x30 && r[1] == 0x2E {
                 r += 1
             } else {
-                var x = load8(r)
+                let x = load8(r)
                 let k1 = digitCount(x)
                 if k1 == 0 || k1 == 8 || (k1 > 1 && r[0] == 0x30) { break }
                 m = eightDigits(x &<< UInt64(8 * (8 - k1)))
