@@ -272,7 +272,11 @@ private func fastDecode(_ text: String, into out: inout [Float], vector: Bool = 
                 : "\"vertices\":[\(xyz.map { "\($0)" }.joined(separator: i % 2 == 0 ? "," : ", "))]"
             b.frames.append("{\"distance\":0.4,\(vertices)}")
         }
-        for text in [b.json, b.ndjson] {
+        // Also frames before the header (read after it, by seeking back) and a member after them.
+        let framesFirst =
+            "{\"frames\":[\(b.frames.joined(separator: ","))]," + b.header(includeFrames: false).dropFirst()
+        let trailer = b.json.dropLast() + ",\"comment\":\"after the frames\"}"
+        for text in [b.json, b.ndjson, framesFirst, String(trailer)] {
             for chunk in [1 << 20, 1200, 5000] {
                 let bytes = Array(text.utf8)
                 let one = ingestOutcome(bytes, name: "c", chunk: chunk, threads: 1, maxFrames: 1000)
