@@ -47,7 +47,7 @@ package final class CaptureReader {
     private var settingsSeen = false
     /// Offset just past the document's closing brace (known when the frames were deferred).
     private var documentEnd: Int64 = 0
-    /// ``nextFrameText(into:)`` answered `.here`: the separator before that frame is consumed.
+    /// `nextFrameText(into:)` answered `.here`: the separator before that frame is consumed.
     private var pendingHere = false
     /// Reads the frames this reader parses itself.
     private let frames: FrameParser
@@ -373,7 +373,7 @@ package final class CaptureReader {
 
     /// The checks of a parsed frame that depend on the frames before it (in capture order): the
     /// vertex count the first frame fixed, and the topology against it. `field`: the vertex
-    /// field the frame used, as ``FrameParser/parse(_:index:)`` returned it.
+    /// field the frame used, as `FrameParser/parse(_:index:)` returned it.
     package func check(_ frame: Frame, field: String) throws(InputError) {
         do throws(InputError) {
             try checkVertexCount(frame.xyz.count)
@@ -388,19 +388,19 @@ package final class CaptureReader {
 
     // MARK: frames parsed elsewhere
 
-    /// What ``nextFrameText(into:)`` found.
+    /// What `nextFrameText(into:)` found.
     package enum FrameText {
         /// No frame follows (the frames ended; what follows them is read and checked).
         case end
         /// The text of frame `index`, at byte `offset` of the input, was copied out.
         case text(index: Int, offset: Int64)
-        /// A frame follows whose end is not within one buffer: ``nextFrame(_:)`` reads it here.
+        /// A frame follows whose end is not within one buffer: `nextFrame(_:)` reads it here.
         case here
     }
 
     /// Moves past the next frame and copies its text into `bytes` (replacing its contents), for a
-    /// ``FrameParser`` on another thread; the caller then passes the parsed frame, in capture order,
-    /// to ``check(_:field:)``. Only the frame's braces and strings are looked at here.
+    /// `FrameParser` on another thread; the caller then passes the parsed frame, in capture order,
+    /// to `check(_:field:)`. Only the frame's braces and strings are looked at here.
     package func nextFrameText(into bytes: inout [UInt8]) throws(InputError) -> FrameText {
         guard try advanceToFrame() else { return .end }
         guard let (text, offset) = try json.objectText() else {
@@ -454,8 +454,8 @@ package final class CaptureReader {
     }
 }
 
-/// Parses frame objects: the reader's own (``CaptureReader``), or copies of frames' text on
-/// other threads (``init(name:)``, ``parse(_:at:index:into:)``), with the same code and the same
+/// Parses frame objects: the reader's own (`CaptureReader`), or copies of frames' text on
+/// other threads (`init(name:)`, `parse(_:at:index:into:)`), with the same code and the same
 /// messages, byte offsets included. Not `Sendable`: a parser belongs to one thread.
 package final class FrameParser {
     let name: String
@@ -468,14 +468,14 @@ package final class FrameParser {
         name = json.name
     }
 
-    /// A parser of frames' text copied out by ``CaptureReader/nextFrameText(into:)`` from the
+    /// A parser of frames' text copied out by `CaptureReader/nextFrameText(into:)` from the
     /// input `name` (as messages name it).
     package convenience init(name: String) {
         self.init(JSONReader(name: name))
     }
 
     /// Parses `text`, the text of frame `index` at byte `offset` of the input, into `frame`;
-    /// returns the vertex field it used (for ``CaptureReader/check(_:field:)``).
+    /// returns the vertex field it used (for `CaptureReader/check(_:field:)`).
     package func parse(_ text: [UInt8], at offset: Int64, index: Int, into frame: inout Frame) throws(InputError)
         -> String
     {
@@ -519,7 +519,7 @@ package final class FrameParser {
     /// Parses the frame object at the reader's position into `frame` (its buffers are reused) as
     /// frame `index`. Returns the vertex field it used (`vertices` or `verticesBase64`). Every
     /// check that needs no other frame is made here; the caller makes the others
-    /// (``CaptureReader/check(_:field:)``).
+    /// (`CaptureReader/check(_:field:)`).
     func parse(_ frame: inout Frame, index: Int) throws(InputError) -> String {
         frame.index = index
         frame.metadata = FrameMetadata()

@@ -46,7 +46,7 @@ package enum CaptureSniff {
         return looksLikeCapture(head)
     }
 
-    /// The first ``sniffBytes`` bytes of the regular file at `path`; nil for `-`, anything else
+    /// The first `sniffBytes` bytes of the regular file at `path`; nil for `-`, anything else
     /// than a regular file, and an unreadable file.
     private static func head(ofRegularFile path: String) -> [UInt8]? {
         guard path != "-" else { return nil }

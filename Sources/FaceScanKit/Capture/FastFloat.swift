@@ -220,13 +220,13 @@ enum FastFloat {
     /// before `end` at the start of a number. Stops, without consuming it, at a number or
     /// separator it does not take (more than 7 integer or 16 fraction digits, an exponent of more
     /// than 3 digits, a value outside Clinger's exact ranges, anything malformed): the caller reads
-    /// that one with ``parseFloatToken(_:_:)``, which also reports errors, and calls again.
+    /// that one with `parseFloatToken(_:_:)`, which also reports errors, and calls again.
     /// Returns the bytes consumed, the numbers written and whether the closing `]` was consumed.
     ///
     /// The hot loop of ingest, after fast_float (Lemire, "Number Parsing at a Gigabyte per Second",
     /// 2021): a digit run's length from one 8-byte load (a byte's high bit set where it is not a
     /// digit), its digits converted with three multiplications (SWAR), and one multiply-add per run;
-    /// no branch per digit. Bit-identical to ``parseFloatToken(_:_:)`` (and `Float(String)`).
+    /// no branch per digit. Bit-identical to `parseFloatToken(_:_:)` (and `Float(String)`).
     static func parseFloats(
         _ p: UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>, _ out: UnsafeMutablePointer<Float>, _ room: Int
     ) -> (consumed: Int, count: Int, closed: Bool) {
@@ -333,7 +333,7 @@ enum FastFloat {
         UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self)) ^ 0x3030_3030_3030_3030
     }
 
-    /// How many of the eight bytes of `x` (digits as 0…9 after ``load8(_:)``, first byte lowest)
+    /// How many of the eight bytes of `x` (digits as 0…9 after `load8(_:)`, first byte lowest)
     /// are digits before the first that is not.
     @inline(__always)
     static func digitCount(_ x: UInt64) -> Int {

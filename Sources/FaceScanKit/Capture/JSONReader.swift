@@ -21,7 +21,7 @@ final class JSONReader {
     /// True when ``seek(to:)`` works (a regular file or memory; a pipe after spooling).
     var seekable: Bool { source.seekable }
     private var buf: UnsafeMutablePointer<UInt8>
-    /// The buffer the reader allocated (`buf` points into the caller's bytes after ``reset(to:baseOffset:)``).
+    /// The buffer the reader allocated (`buf` points into the caller's bytes after `reset(to:baseOffset:)`).
     private let ownBuf: UnsafeMutablePointer<UInt8>
     /// Growable scratch for number arrays, copied out once per array.
     private var floats: UnsafeMutablePointer<Float> = .allocate(capacity: 1 << 16)
@@ -47,14 +47,14 @@ final class JSONReader {
         buf = ownBuf
     }
 
-    /// A reader of bytes the caller holds (see ``reset(to:baseOffset:)``), e.g. one frame's text.
+    /// A reader of bytes the caller holds (see `reset(to:baseOffset:)`), e.g. one frame's text.
     convenience init(name: String) {
         self.init(source: ByteSource(bytes: []), name: name, chunkSize: Self.maxNumberLength + 65)
     }
 
     /// Reads `bytes` from now on, in place (no copy: they must stay put until the next reset),
     /// as the bytes at `baseOffset` of the input, so that messages give the input's offsets.
-    /// For a reader made with ``init(name:)``.
+    /// For a reader made with `init(name:)`.
     func reset(to bytes: UnsafeBufferPointer<UInt8>, baseOffset: Int64) {
         buf = UnsafeMutablePointer(mutating: bytes.baseAddress ?? UnsafePointer(ownBuf))
         capacity = bytes.count
@@ -148,9 +148,9 @@ final class JSONReader {
     }
 
     /// The text of the object that starts at the next non-whitespace byte, found by a structural
-    /// scan (``facescan_object_end``: braces and strings only; a parser of these bytes checks the
+    /// scan (`facescan_object_end`: braces and strings only; a parser of these bytes checks the
     /// rest), and its offset; valid until the next call on this reader, which has not moved past
-    /// it (``skip(_:)`` does). Nil when the next value is not an object, or its end is not within
+    /// it (`skip(_:)` does). Nil when the next value is not an object, or its end is not within
     /// one buffer of input: the caller then parses it here.
     func objectText() throws(InputError) -> (text: UnsafeBufferPointer<UInt8>, offset: Int64)? {
         guard try peek() == UInt8(ascii: "{") else { return nil }
@@ -165,7 +165,7 @@ final class JSONReader {
         }
     }
 
-    /// Moves past `n` bytes that are in the buffer (after ``objectText()``).
+    /// Moves past `n` bytes that are in the buffer (after `objectText()`).
     func skip(_ n: Int) {
         precondition(n <= end - pos)
         pos += n

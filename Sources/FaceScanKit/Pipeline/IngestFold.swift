@@ -127,13 +127,13 @@ final class ThreadedFold: Sendable {
 /// strictly in capture order, each with the messages a single-threaded read gives.
 ///
 /// The calling thread finds each frame's end with a structural scan
-/// (``CaptureReader/nextFrameText(into:)``) and copies its text into one of ``slots`` slots; the
-/// worker and the caller each parse the oldest slot nobody has taken (a ``FrameParser`` of their
-/// own, into the slot's own frame buffer), and ``next(_:)`` hands out the oldest slot once it is
+/// (`CaptureReader/nextFrameText(into:)`) and copies its text into one of `slots` slots; the
+/// worker and the caller each parse the oldest slot nobody has taken (a `FrameParser` of their
+/// own, into the slot's own frame buffer), and `next(_:)` hands out the oldest slot once it is
 /// parsed, after the checks that depend on earlier frames. An error of the scan, or of the input
 /// after the frames, is kept until the frames before it are handed out; a frame too long for
 /// the reader's buffer is read by the reader itself, in turn. Memory: `slots` frames' text and
-/// floats, whatever the frame count. The worker is joined by ``stop()`` (and `deinit`).
+/// floats, whatever the frame count. The worker is joined by `stop()` (and `deinit`).
 final class ParallelFrames {
     static let slots = 4
 
