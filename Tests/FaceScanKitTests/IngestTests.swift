@@ -305,3 +305,31 @@ private func ingestOutcome(_ bytes: [UInt8], name: String, chunk: Int, threads: 
         return "\(error)"
     }
 }
+
+/// Nothing ingest starts outlives the read: after 2-thread ingests that end normally, at a frame
+/// limit (frames still in flight) and at a bad frame, no parsing or folding thread is left. Run
+/// in a child process of its own (an exit test), so that no other test's threads count.
+@Suite struct IngestResourceTests {
+    @Test func twoThreadIngestLeavesNoThreadBehind() async {
+        await #expect(processExitsWith: .success) {
+            var b = CaptureBuilder()
+            for i in 0..<30 {
+                b.frames.append(CaptureBuilder.frame(vertices: CaptureBuilder.square.map { $0 + Double(i) * 1e-4 }))
+            }
+            let good = b.json
+            b.frames[20] = "{\"verticesBase64\":\"AAA*\"}"
+            let dir = makeTempDir("ingestThreads")
+            var outcomes: [Bool] = []
+            for (text, maxFrames) in [(good, 1000), (good, 5), (b.json, 1000)] {
+                writeText(text, to: dir + "/c.json")
+                var o = PipelineOptions()
+                o.ingestThreads = 2
+                o.maxFrames = maxFrames
+                var r = Report(input: dir + "/c.json")
+                outcomes.append((try? Pipeline.ingest(input: dir + "/c.json", options: o, report: &r)) != nil)
+            }
+            guard outcomes == [true, true, false] else { exit(3) }
+            guard ProcessProbe.threadsNamed(ProcessProbe.sideThreadName) == 0 else { exit(4) }
+        }
+    }
+}
