@@ -143,12 +143,13 @@ func runRenderBench(path: String, runs: Int, size: Int = 512) throws {
 
 /// Ingest of one capture file with 1 and 2 threads and, beside them, reading the file from the page
 /// cache (the machine's limit for it), runs interleaved so that all see the same
-/// machine load; prints the median and the minimum of each.
+/// machine load; prints the median and the minimum of each, and the median CPU time of an ingest.
 func runIngestFileBench(path: String, runs: Int) throws {
     var st = stat()
     stat(path, &st)
     let size = Double(st.st_size)
     var times: [Int: [Double]] = [1: [], 2: []]
+    var cpu: [Int: [Double]] = [1: [], 2: []]
     var reads: [Double] = []
     let chunk = UnsafeMutableRawPointer.allocate(byteCount: 1 << 20, alignment: 64)
     defer { chunk.deallocate() }
@@ -164,9 +165,11 @@ func runIngestFileBench(path: String, runs: Int) throws {
             options.maxFrames = 1_000_000
             options.ingestThreads = threads
             var r = Report(input: path)
+            let c = processCPUms()
             let w = Stopwatch()
             _ = try Pipeline.ingest(input: path, options: options, report: &r)
             times[threads]!.append(w.elapsed)
+            cpu[threads]!.append(processCPUms() - c)
         }
     }
     reads.sort()
@@ -177,12 +180,23 @@ func runIngestFileBench(path: String, runs: Int) throws {
             size / 1e6 / (readMedian / 1000), reads[0]))
     for threads in [1, 2] {
         let t = times[threads]!.sorted()
+        let c = cpu[threads]!.sorted()
         print(
             String(
-                format: "%d thread%@: median %7.1f ms (%6.0f MB/s), min %7.1f ms (%6.0f MB/s); %.3f x the read",
+                format:
+                    "%d thread%@: median %7.1f ms (%6.0f MB/s), min %7.1f ms (%6.0f MB/s); %.3f x the read; CPU median %.1f ms",
                 threads,
                 threads == 1 ? " " : "s",
                 t[t.count / 2], size / 1e6 / (t[t.count / 2] / 1000), t[0], size / 1e6 / (t[0] / 1000),
-                readMedian / t[t.count / 2]))
+                readMedian / t[t.count / 2], c[c.count / 2]))
     }
+}
+
+/// CPU time of the whole process (every thread, user and system) so far, in milliseconds: less
+/// sensitive than wall time to other work on the machine.
+func processCPUms() -> Double {
+    var u = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &u)
+    func ms(_ t: timeval) -> Double { Double(t.tv_sec) * 1000 + Double(t.tv_usec) / 1000 }
+    return ms(u.ru_utime) + ms(u.ru_stime)
 }

@@ -11,6 +11,19 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 
+// One step of the method above on the characters `in`, the same at both vector widths: `P` is the
+// intrinsics' prefix (_mm, _mm256) and `S` their integer width (128, 256); uses the step's tables
+// (nibble, slash, shift_lut, mask_lut, bit_lut, merge_pairs, merge_quads), ORs invalid characters
+// into `bad` and declares `quads`: each quantum's 24 bits, before the bytes are put in order.
+#define DECODE_STEP(P, S, V, in, quads)                                                                     \
+    const V hi = P##_and_si##S(P##_srli_epi32(in, 4), nibble);                                              \
+    const V lo = P##_and_si##S(in, nibble);                                                                 \
+    const V valid = P##_and_si##S(P##_shuffle_epi8(mask_lut, lo), P##_shuffle_epi8(bit_lut, hi));           \
+    bad = P##_or_si##S(bad, P##_cmpeq_epi8(valid, P##_setzero_si##S()));                                    \
+    V shift = P##_shuffle_epi8(shift_lut, hi);                                                              \
+    shift = P##_add_epi8(shift, P##_and_si##S(P##_cmpeq_epi8(in, slash), P##_set1_epi8(-3)));               \
+    const V quads = P##_madd_epi16(P##_maddubs_epi16(P##_add_epi8(in, shift), merge_pairs), merge_quads)
+
 __attribute__((target("ssse3")))
 static int decode_ssse3(const uint8_t *src, size_t groups, float *dst) {
     const __m128i nibble = _mm_set1_epi8(0x0f);
@@ -31,15 +44,7 @@ static int decode_ssse3(const uint8_t *src, size_t groups, float *dst) {
     uint8_t *out = (uint8_t *)dst;
     for (size_t g = 0; g < groups; g++) {
         const __m128i in = _mm_loadu_si128((const __m128i *)(src + 16 * g));
-        const __m128i hi = _mm_and_si128(_mm_srli_epi32(in, 4), nibble);
-        const __m128i lo = _mm_and_si128(in, nibble);
-        const __m128i valid = _mm_and_si128(_mm_shuffle_epi8(mask_lut, lo), _mm_shuffle_epi8(bit_lut, hi));
-        bad = _mm_or_si128(bad, _mm_cmpeq_epi8(valid, _mm_setzero_si128()));
-        __m128i shift = _mm_shuffle_epi8(shift_lut, hi);
-        shift = _mm_add_epi8(shift, _mm_and_si128(_mm_cmpeq_epi8(in, slash), _mm_set1_epi8(-3)));
-        const __m128i values = _mm_add_epi8(in, shift);
-        const __m128i pairs = _mm_maddubs_epi16(values, merge_pairs);
-        const __m128i quads = _mm_madd_epi16(pairs, merge_quads);
+        DECODE_STEP(_mm, 128, __m128i, in, quads);
         const __m128i bytes = _mm_shuffle_epi8(quads, order);
         // Lanes 0–2 are the three floats (lane 3 is zero): exponent all ones = not finite.
         infinite = _mm_or_si128(infinite, _mm_cmpeq_epi32(_mm_and_si128(bytes, exponent), exponent));
@@ -80,15 +85,7 @@ static int decode_avx2(const uint8_t *src, size_t groups, float *dst) {
     size_t g = 0;
     for (; g + 2 <= groups; g += 2) {
         const __m256i in = _mm256_loadu_si256((const __m256i *)(src + 16 * g));
-        const __m256i hi = _mm256_and_si256(_mm256_srli_epi32(in, 4), nibble);
-        const __m256i lo = _mm256_and_si256(in, nibble);
-        const __m256i valid = _mm256_and_si256(_mm256_shuffle_epi8(mask_lut, lo), _mm256_shuffle_epi8(bit_lut, hi));
-        bad = _mm256_or_si256(bad, _mm256_cmpeq_epi8(valid, _mm256_setzero_si256()));
-        __m256i shift = _mm256_shuffle_epi8(shift_lut, hi);
-        shift = _mm256_add_epi8(shift, _mm256_and_si256(_mm256_cmpeq_epi8(in, slash), _mm256_set1_epi8(-3)));
-        const __m256i values = _mm256_add_epi8(in, shift);
-        const __m256i pairs = _mm256_maddubs_epi16(values, merge_pairs);
-        const __m256i quads = _mm256_madd_epi16(pairs, merge_quads);
+        DECODE_STEP(_mm256, 256, __m256i, in, quads);
         const __m256i bytes = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(quads, order), close_gap);
         // Dwords 0–5 are the six floats; 6 and 7 are zero.
         infinite = _mm256_or_si256(infinite, _mm256_cmpeq_epi32(_mm256_and_si256(bytes, exponent), exponent));

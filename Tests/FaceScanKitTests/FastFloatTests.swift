@@ -14,6 +14,75 @@ import Testing
         #expect(FastFloat.parseDouble("123456789012345678901234567890") == 123456789012345678901234567890.0)
     }
 
+    /// Number arrays as ingest reads them (``FastFloat/parseFloats(_:_:_:_:)``, falling back to the
+    /// token parser): every element bit-identical to `Float(String)`, for random values of every
+    /// shape (%.6g, shortest float text, 9–20 digits, exponents, subnormals, ±0, the float range's
+    /// ends), separators with and without whitespace, read whole and in small chunks.
+    @Test func numberArraysAgreeWithStandardLibrary() throws {
+        var rng = TestRNG(seed: 9)
+        let edges = [
+            "0", "-0", "0.0", "-0.0", "1e38", "3.4028235e38", "-3.4028235e38", "1.17549435e-38", "1e-40",
+            "1.4e-45", "7e-46", "1e-50", "123456789", "1234567", "0.1234567890123456789", "9999999.9999999",
+            "1E+2", "2.5e-05", "16777216", "16777217", "1e10", "1e-10", "1e11", "1e-11", "0.000000000000000001",
+            "100000000000000000000", "4.7019774e-38", "8.589973e9", "0.00000000000000000000000000000000000001",
+        ]
+        for round in 0..<40 {
+            var tokens: [String] = edges.shuffled(using: &rng)
+            for i in 0..<3000 {
+                switch i % 6 {
+                case 0: tokens.append(String(format: "%.6g", Double.random(in: -0.2...0.2, using: &rng)))
+                case 1:
+                    tokens.append(
+                        "\(Float(bitPattern: UInt32.random(in: 0...0x7F7F_FFFF, using: &rng)) * (Bool.random(using: &rng) ? 1 : -1))"
+                    )
+                case 2: tokens.append(String(format: "%.9g", Double.random(in: -2...2, using: &rng)))
+                case 3:
+                    tokens.append(
+                        String(
+                            format: "%.\(Int.random(in: 1...20, using: &rng))g",
+                            Double.random(in: -1e6...1e6, using: &rng)))
+                case 4:
+                    tokens.append(
+                        "\(Int.random(in: -99_999_999...99_999_999, using: &rng))e\(Int.random(in: -45...30, using: &rng))"
+                    )
+                default: tokens.append(String(format: "%.7f", Double.random(in: -1...1, using: &rng)))
+                }
+            }
+            let separator = [",", ", ", ",\n  ", " ,"][round % 4]
+            let text = Array("[\(tokens.joined(separator: separator))]".utf8)
+            for chunk in [1 << 20, 1200] {
+                let reader = JSONReader(source: ByteSource(bytes: text), name: "t", chunkSize: chunk)
+                var out: [Float] = []
+                try reader.readFloatArray(into: &out, limit: 1 << 20)
+                #expect(out.count == tokens.count)
+                var mismatches: [String] = []
+                for (t, v) in zip(tokens, out) where Float(t)?.bitPattern != v.bitPattern && mismatches.count < 5 {
+                    mismatches.append("\(t) → \(v)")
+                }
+                #expect(mismatches.isEmpty, "\(mismatches)")
+            }
+        }
+    }
+
+    /// Out of float32's range in an array: refused with the number and its byte offset, whatever
+    /// parses it.
+    @Test func numberArraysRefuseOverflow() {
+        for bad in ["3.5e38", "-1e39", "340282357000000000000000000000000000000"] {
+            let values = Array(repeating: "0.5", count: 20) + [bad] + Array(repeating: "0.25", count: 20)
+            let text = Array("[\(values.joined(separator: ","))]".utf8)
+            let reader = JSONReader(source: ByteSource(bytes: text), name: "t")
+            var out: [Float] = []
+            do throws(InputError) {
+                try reader.readFloatArray(into: &out, limit: 1000)
+                Issue.record("accepted \(bad)")
+            } catch {
+                #expect(
+                    error.message.contains("out of range for float32") && error.message.contains("at byte 81"),
+                    "\(error.message)")
+            }
+        }
+    }
+
     @Test func rejectsMalformedNumbers() {
         for bad in ["", "-", "+1", "01", "1.", ".5", "1e", "1e+", "NaN", "Infinity", "0x10", "1.2.3", "--1", "1e5e"] {
             #expect(FastFloat.parseFloat(bad) == nil, "accepted '\(bad)'")

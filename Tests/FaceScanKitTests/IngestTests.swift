@@ -231,4 +231,105 @@ private func fastDecode(_ text: String, into out: inout [Float], vector: Bool = 
         }
         #expect(messages.count == 2 && messages[0] == messages[1])
     }
+
+    /// Every bad input of the CLI tests, read with 1 and 2 threads, whole and in small chunks (a
+    /// frame longer than the buffer is read in place), with and without a frame limit: the same
+    /// message (frame, field, byte offset), or the same frames and mean to the bit.
+    @Test func badInputsGiveTheSameOutcomeWithTwoThreads() throws {
+        let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("FacescanCLITests/BadInputs")
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+            .filter { $0.hasSuffix(".json") || $0.hasSuffix(".ndjson") }.sorted()
+        #expect(files.count > 50)
+        var errors = 0
+        for file in files {
+            let bytes = try Array(Data(contentsOf: dir.appendingPathComponent(file)))
+            for chunk in [1 << 20, 1200] {
+                for maxFrames in [2, 1000] {
+                    let one = ingestOutcome(bytes, name: file, chunk: chunk, threads: 1, maxFrames: maxFrames)
+                    let two = ingestOutcome(bytes, name: file, chunk: chunk, threads: 2, maxFrames: maxFrames)
+                    #expect(one == two, "\(file), chunk \(chunk), maxFrames \(maxFrames)")
+                    if !one.hasPrefix("ok") { errors += 1 }
+                }
+            }
+        }
+        #expect(errors > 100)
+    }
+
+    /// Frames longer than the reader's buffer (read in place, between frames parsed on two
+    /// threads) and shorter ones, number arrays and base64, JSON and NDJSON: the same outcome.
+    @Test func framesLongerThanTheBufferAgree() {
+        var rng = TestRNG(seed: 5)
+        var b = CaptureBuilder()
+        b.triangles = [0, 1, 2, 1, 2, 3]
+        let n = 200
+        for i in 0..<25 {
+            // Number arrays (about 7 KB) are longer than a 5 000-byte buffer, base64 (3.2 KB) is not.
+            let xyz = (0..<(3 * n)).map { k in Float(k % 3) * 0.01 + Float.random(in: -1e-3...1e-3, using: &rng) }
+            let vertices =
+                i % 3 == 1
+                ? "\"verticesBase64\":\"\(base64(xyz))\""
+                : "\"vertices\":[\(xyz.map { "\($0)" }.joined(separator: i % 2 == 0 ? "," : ", "))]"
+            b.frames.append("{\"distance\":0.4,\(vertices)}")
+        }
+        // Also frames before the header (read after it, by seeking back) and a member after them.
+        let framesFirst =
+            "{\"frames\":[\(b.frames.joined(separator: ","))]," + b.header(includeFrames: false).dropFirst()
+        let trailer = b.json.dropLast() + ",\"comment\":\"after the frames\"}"
+        for text in [b.json, b.ndjson, framesFirst, String(trailer)] {
+            for chunk in [1 << 20, 1200, 5000] {
+                let bytes = Array(text.utf8)
+                let one = ingestOutcome(bytes, name: "c", chunk: chunk, threads: 1, maxFrames: 1000)
+                let two = ingestOutcome(bytes, name: "c", chunk: chunk, threads: 2, maxFrames: 1000)
+                #expect(one == two, "chunk \(chunk)")
+                #expect(one.hasPrefix("ok") && one.contains("accepted: 25"), "\(one.prefix(300))")
+            }
+        }
+    }
+}
+
+/// Reads `bytes` `chunk` bytes at a time with `threads` ingest threads: the error's message, or
+/// the frame counts and the mean's bits.
+private func ingestOutcome(_ bytes: [UInt8], name: String, chunk: Int, threads: Int, maxFrames: Int) -> String {
+    let reader = CaptureReader(bytes: bytes, name: name, chunkSize: chunk)
+    var options = PipelineOptions()
+    options.maxFrames = maxFrames
+    do throws(FaceScanError) {
+        var session = try FaceScanSession.open(reader) { (s) throws(FaceScanError) in
+            try ScanSettings.resolved(options: options, settings: s, file: name)
+        }
+        try session.read(reader, threads: threads, progress: nil)
+        let mean = try session.mean()
+        return "ok \(session.report.frames) \(mean.ingested.mesh.positions.map { $0.x.bitPattern })"
+    } catch {
+        return "\(error)"
+    }
+}
+
+/// Nothing ingest starts outlives the read: after 2-thread ingests that end normally, at a frame
+/// limit (frames still in flight) and at a bad frame, no parsing or folding thread is left. Run
+/// in a child process of its own (an exit test), so that no other test's threads count.
+@Suite struct IngestResourceTests {
+    @Test func twoThreadIngestLeavesNoThreadBehind() async {
+        await #expect(processExitsWith: .success) {
+            var b = CaptureBuilder()
+            for i in 0..<30 {
+                b.frames.append(CaptureBuilder.frame(vertices: CaptureBuilder.square.map { $0 + Double(i) * 1e-4 }))
+            }
+            let good = b.json
+            b.frames[20] = "{\"verticesBase64\":\"AAA*\"}"
+            let dir = makeTempDir("ingestThreads")
+            var outcomes: [Bool] = []
+            for (text, maxFrames) in [(good, 1000), (good, 5), (b.json, 1000)] {
+                writeText(text, to: dir + "/c.json")
+                var o = PipelineOptions()
+                o.ingestThreads = 2
+                o.maxFrames = maxFrames
+                var r = Report(input: dir + "/c.json")
+                outcomes.append((try? Pipeline.ingest(input: dir + "/c.json", options: o, report: &r)) != nil)
+            }
+            guard outcomes == [true, true, false] else { exit(3) }
+            guard ProcessProbe.threadsNamed(ProcessProbe.sideThreadName) == 0 else { exit(4) }
+        }
+    }
 }

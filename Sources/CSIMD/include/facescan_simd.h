@@ -12,6 +12,19 @@
 /// nor SSSE3; nothing is written; the caller decodes in scalar code).
 int facescan_base64_floats(const uint8_t *src, size_t groups, float *dst);
 
+/// Where a scan of a JSON object stands between two pieces of its text.
+typedef struct {
+    int32_t depth;      // braces open outside strings
+    int32_t in_string;  // 1 inside a string
+    int32_t escape;     // 1 when the previous piece ended on a backslash inside a string
+} facescan_scan_state;
+
+/// Scans `p[0..<n]`, the text of a JSON object from its `{` (or the rest of it, with `state` as
+/// the previous call left it), for the `}` that closes it: braces outside strings, strings with
+/// their escapes, nothing else (the parser checks the rest). Returns the index just past that
+/// brace, or -1 when it is not in these bytes (`state` then tells where the scan stands).
+ptrdiff_t facescan_object_end(const uint8_t *p, size_t n, facescan_scan_state *state);
+
 /// 1 when this CPU runs ``facescan_place_collapses``, 0 when that returns -1.
 int facescan_place_collapses_available(void);
 
@@ -24,6 +37,12 @@ int facescan_place_collapses_available(void);
 int facescan_place_collapses(const double *quadrics, const float *positions, const double *centre,
                              double exact_determinant, double regularisation,
                              const uint32_t *slots, size_t count, float *candidates);
+
+/// 10^k for 0 ≤ k ≤ 8, from a constant table (the number parser's multiplier per digit run).
+static inline uint64_t facescan_pow10_u64(int k) {
+    static const uint64_t table[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+    return table[k];
+}
 
 /// A hint to the CPU that the caller is spinning on a memory location (x86 `pause`, Arm `yield`).
 static inline void facescan_cpu_relax(void) {

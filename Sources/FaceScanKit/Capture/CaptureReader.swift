@@ -47,8 +47,10 @@ package final class CaptureReader {
     private var settingsSeen = false
     /// Offset just past the document's closing brace (known when the frames were deferred).
     private var documentEnd: Int64 = 0
-    private var scratchBytes: [UInt8] = []
-    private var scratchText: [UInt8] = []
+    /// `nextFrameText(into:)` answered `.here`: the separator before that frame is consumed.
+    private var pendingHere = false
+    /// Reads the frames this reader parses itself.
+    private let frames: FrameParser
 
     /// How messages name the input at `path`: `<stdin>` for `-`.
     public static func displayName(_ path: String) -> String { path == "-" ? "<stdin>" : path }
@@ -64,6 +66,7 @@ package final class CaptureReader {
         if path == "-" {
             name = Self.displayName(path)
             json = JSONReader(fd: 0, name: name, ownsFD: false, chunkSize: chunkSize)
+            frames = FrameParser(json)
         } else {
             let fd = open(path, O_RDONLY)
             guard fd >= 0 else { throw IOFailure(path: path, "cannot open: \(systemErrorText())") }
@@ -73,6 +76,7 @@ package final class CaptureReader {
                 throw IOFailure(path: path, "is a directory")
             }
             json = JSONReader(fd: fd, name: path, ownsFD: true, chunkSize: chunkSize)
+            frames = FrameParser(json)
             name = path
         }
     }
@@ -91,6 +95,7 @@ package final class CaptureReader {
     init(bytes: [UInt8], name: String, chunkSize: Int) {
         self.name = name
         json = JSONReader(source: ByteSource(bytes: bytes), name: name, chunkSize: chunkSize)
+        frames = FrameParser(json)
     }
 
     // MARK: header
@@ -275,6 +280,10 @@ package final class CaptureReader {
     /// Moves past the separator before the next frame; false (the frames ended, the trailer or
     /// end of input checked) when none follows.
     private func advanceToFrame() throws(InputError) -> Bool {
+        if pendingHere {
+            pendingHere = false
+            return true
+        }
         switch mode {
         case .documentFrames(let deferred, let first):
             let closed = first ? try json.consume(UInt8(ascii: "]")) : try arrayNext()
@@ -329,26 +338,8 @@ package final class CaptureReader {
         } while !(try arrayNext(index: index))
     }
 
-    /// Skips one frame object without interpreting its values.
     private func skipFrame(index: Int) throws(InputError) {
-        var field: String?
-        do throws(InputError) {
-            guard try json.peek() == UInt8(ascii: "{") else { throw json.badValue("a frame object") }
-            try json.expect(UInt8(ascii: "{"), "'{'")
-            if try json.consume(UInt8(ascii: "}")) { return }
-            repeat {
-                field = nil
-                let key = try json.readString()
-                field = key
-                try json.expect(UInt8(ascii: ":"), "':'")
-                try json.skipValue()
-            } while !(try json.nextOrClose(UInt8(ascii: "}")))
-        } catch {
-            var e = error
-            e.frame = index
-            if e.field == nil { e.field = field }
-            throw e
-        }
+        try frames.skip(index: index)
     }
 
     private func endOfFrames(deferred: Bool) throws(InputError) {
@@ -376,6 +367,160 @@ package final class CaptureReader {
     private func parseFrame(_ frame: inout Frame) throws(InputError) {
         let index = framesSeen
         framesSeen += 1
+        let field = try frames.parse(&frame, index: index)
+        try check(frame, field: field)
+    }
+
+    /// The checks of a parsed frame that depend on the frames before it (in capture order): the
+    /// vertex count the first frame fixed, and the topology against it. `field`: the vertex
+    /// field the frame used, as `FrameParser/parse(_:index:)` returned it.
+    package func check(_ frame: Frame, field: String) throws(InputError) {
+        do throws(InputError) {
+            try checkVertexCount(frame.xyz.count)
+        } catch {
+            var e = error
+            e.frame = frame.index
+            if e.field == nil { e.field = field }
+            throw e
+        }
+        if frame.index == 0 { try checkTopology() }
+    }
+
+    // MARK: frames parsed elsewhere
+
+    /// What `nextFrameText(into:)` found.
+    package enum FrameText {
+        /// No frame follows (the frames ended; what follows them is read and checked).
+        case end
+        /// The text of frame `index`, at byte `offset` of the input, was copied out.
+        case text(index: Int, offset: Int64)
+        /// A frame follows whose end is not within one buffer: `nextFrame(_:)` reads it here.
+        case here
+    }
+
+    /// Moves past the next frame and copies its text into `bytes` (replacing its contents), for a
+    /// `FrameParser` on another thread; the caller then passes the parsed frame, in capture order,
+    /// to `check(_:field:)`. Only the frame's braces and strings are looked at here.
+    package func nextFrameText(into bytes: inout [UInt8]) throws(InputError) -> FrameText {
+        guard try advanceToFrame() else { return .end }
+        guard let (text, offset) = try json.objectText() else {
+            pendingHere = true  // the separator before it is consumed
+            return .here
+        }
+        bytes.removeAll(keepingCapacity: true)
+        bytes.append(contentsOf: text)
+        json.skip(text.count)
+        let index = framesSeen
+        framesSeen += 1
+        return .text(index: index, offset: offset)
+    }
+
+    /// `count` coordinates (a positive multiple of 3: the parser checked it) against the first frame's.
+    private func checkVertexCount(_ count: Int) throws(InputError) {
+        let n = count / 3
+        if let expected = vertexCount {
+            guard n == expected else {
+                throw InputError(file: name, "has \(n) vertices, but the first frame fixed the count at \(expected)")
+            }
+            return
+        }
+        vertexCount = n
+    }
+
+    /// The first frame fixed the vertex count: check the topology against it.
+    private func checkTopology() throws(InputError) {
+        guard let n = vertexCount else { return }
+        if let topo = topology {
+            if let bad = topo.triangles.firstIndex(where: { Int($0) >= n }) {
+                throw InputError(
+                    file: name, frame: nil, field: "topology.triangleIndices",
+                    "index \(topo.triangles[bad]) at position \(bad) is out of range (the frames have \(n) vertices)")
+            }
+            if let uv = topo.textureCoordinates, uv.count != 2 * n {
+                throw InputError(
+                    file: name, frame: nil, field: "topology.textureCoordinates",
+                    "has \(uv.count) values, expected \(2 * n) (u, v per vertex)")
+            }
+        }
+    }
+
+    /// Reads whatever follows the frames and checks nothing but whitespace remains.
+    public func finish() throws(InputError) {
+        if case .documentFrames = mode { _ = try skipRemainingFrames() }
+        if case .ndjson = mode { _ = try skipRemainingFrames() }
+        if !(try json.atEnd()) {
+            throw InputError(file: name, "unexpected content after the capture at byte \(json.offset)")
+        }
+    }
+}
+
+/// Parses frame objects: the reader's own (`CaptureReader`), or copies of frames' text on
+/// other threads (`init(name:)`, `parse(_:at:index:into:)`), with the same code and the same
+/// messages, byte offsets included. Not `Sendable`: a parser belongs to one thread.
+package final class FrameParser {
+    let name: String
+    private let json: JSONReader
+    private var scratchBytes: [UInt8] = []
+    private var scratchText: [UInt8] = []
+
+    init(_ json: JSONReader) {
+        self.json = json
+        name = json.name
+    }
+
+    /// A parser of frames' text copied out by `CaptureReader/nextFrameText(into:)` from the
+    /// input `name` (as messages name it).
+    package convenience init(name: String) {
+        self.init(JSONReader(name: name))
+    }
+
+    /// Parses `text`, the text of frame `index` at byte `offset` of the input, into `frame`;
+    /// returns the vertex field it used (for `CaptureReader/check(_:field:)`).
+    package func parse(_ text: [UInt8], at offset: Int64, index: Int, into frame: inout Frame) throws(InputError)
+        -> String
+    {
+        try text.withUnsafeBufferPointer { (b) throws(InputError) -> String in
+            json.reset(to: b, baseOffset: offset)
+            return try parse(&frame, index: index)
+        }
+    }
+
+    /// Checks `text`, the text of frame `index` at byte `offset`, as a frame that is skipped
+    /// (its JSON structure only).
+    package func skip(_ text: [UInt8], at offset: Int64, index: Int) throws(InputError) {
+        try text.withUnsafeBufferPointer { (b) throws(InputError) in
+            json.reset(to: b, baseOffset: offset)
+            try skip(index: index)
+        }
+    }
+
+    /// Skips one frame object without interpreting its values.
+    func skip(index: Int) throws(InputError) {
+        var field: String?
+        do throws(InputError) {
+            guard try json.peek() == UInt8(ascii: "{") else { throw json.badValue("a frame object") }
+            try json.expect(UInt8(ascii: "{"), "'{'")
+            if try json.consume(UInt8(ascii: "}")) { return }
+            repeat {
+                field = nil
+                let key = try json.readString()
+                field = key
+                try json.expect(UInt8(ascii: ":"), "':'")
+                try json.skipValue()
+            } while !(try json.nextOrClose(UInt8(ascii: "}")))
+        } catch {
+            var e = error
+            e.frame = index
+            if e.field == nil { e.field = field }
+            throw e
+        }
+    }
+
+    /// Parses the frame object at the reader's position into `frame` (its buffers are reused) as
+    /// frame `index`. Returns the vertex field it used (`vertices` or `verticesBase64`). Every
+    /// check that needs no other frame is made here; the caller makes the others
+    /// (`CaptureReader/check(_:field:)`).
+    func parse(_ frame: inout Frame, index: Int) throws(InputError) -> String {
         frame.index = index
         frame.metadata = FrameMetadata()
         // frame.xyz keeps its storage: the vertex readers replace its contents.
@@ -399,7 +544,7 @@ package final class CaptureReader {
                     switch key {
                     case "vertices":
                         guard try json.peek() == UInt8(ascii: "[") else { throw json.badValue("an array of numbers") }
-                        try json.readFloatArray(into: &frame.xyz, limit: 3 * Self.maxVertices)
+                        try json.readFloatArray(into: &frame.xyz, limit: 3 * CaptureReader.maxVertices)
                         verticesField = key
                     case "verticesBase64":
                         guard try json.peek() == UInt8(ascii: "\"") else { throw json.badValue("a base64 string") }
@@ -424,7 +569,8 @@ package final class CaptureReader {
                         guard let t = TrackingState(rawValue: s) else {
                             throw InputError(
                                 file: name,
-                                "unknown tracking state \(Self.quoted(s)) (expected normal, limited or notAvailable)")
+                                "unknown tracking state \(CaptureReader.quoted(s)) (expected normal, limited or notAvailable)"
+                            )
                         }
                         frame.metadata.tracking = t
                     case "ambientIntensity":
@@ -447,14 +593,16 @@ package final class CaptureReader {
                 throw InputError(file: name, "missing: one of 'vertices' or 'verticesBase64' is required")
             }
             field = vf
-            try checkVertexCount(frame.xyz.count)
+            guard frame.xyz.count > 0, frame.xyz.count % 3 == 0 else {
+                throw InputError(file: name, "has \(frame.xyz.count) coordinates, not a positive multiple of 3")
+            }
+            return vf
         } catch {
             var e = error
             e.frame = index
             if e.field == nil { e.field = field }
             throw e
         }
-        if index == 0 { try checkTopology() }
     }
 
     /// Reads a `verticesBase64` string into `xyz`. Fast path: the text in place in the read
@@ -464,7 +612,7 @@ package final class CaptureReader {
     /// through the checked decoder, which names the problem. Text with escapes, or too long for
     /// the buffer, is read as a JSON string (escapes decoded) first.
     private func readBase64Vertices(into xyz: inout [Float]) throws(InputError) {
-        let limit = (3 * Self.maxVertices * 4 + 2) / 3 * 4
+        let limit = (3 * CaptureReader.maxVertices * 4 + 2) / 3 * 4
         try json.expect(UInt8(ascii: "\""), "a string")
         var expected = !xyz.isEmpty && xyz.count % 3 == 0 ? xyz.count / 3 * 16 : -1
         scratchText.removeAll(keepingCapacity: true)
@@ -532,43 +680,4 @@ package final class CaptureReader {
         field = "blendShapes"
     }
 
-    private func checkVertexCount(_ count: Int) throws(InputError) {
-        guard count > 0, count % 3 == 0 else {
-            throw InputError(file: name, "has \(count) coordinates, not a positive multiple of 3")
-        }
-        let n = count / 3
-        if let expected = vertexCount {
-            guard n == expected else {
-                throw InputError(file: name, "has \(n) vertices, but the first frame fixed the count at \(expected)")
-            }
-            return
-        }
-        vertexCount = n
-    }
-
-    /// The first frame fixed the vertex count: check the topology against it.
-    private func checkTopology() throws(InputError) {
-        guard let n = vertexCount else { return }
-        if let topo = topology {
-            if let bad = topo.triangles.firstIndex(where: { Int($0) >= n }) {
-                throw InputError(
-                    file: name, frame: nil, field: "topology.triangleIndices",
-                    "index \(topo.triangles[bad]) at position \(bad) is out of range (the frames have \(n) vertices)")
-            }
-            if let uv = topo.textureCoordinates, uv.count != 2 * n {
-                throw InputError(
-                    file: name, frame: nil, field: "topology.textureCoordinates",
-                    "has \(uv.count) values, expected \(2 * n) (u, v per vertex)")
-            }
-        }
-    }
-
-    /// Reads whatever follows the frames and checks nothing but whitespace remains.
-    public func finish() throws(InputError) {
-        if case .documentFrames = mode { _ = try skipRemainingFrames() }
-        if case .ndjson = mode { _ = try skipRemainingFrames() }
-        if !(try json.atEnd()) {
-            throw InputError(file: name, "unexpected content after the capture at byte \(json.offset)")
-        }
-    }
 }

@@ -33,11 +33,7 @@ package enum CaptureSniff {
     /// look like a capture (``looksLikeCapture(_:)``): `package.json`, a report. False for `-`
     /// and for `{}` (an empty capture, whose first missing field is the message).
     package static func isJSONButNotCapture(atPath path: String) -> Bool {
-        guard path != "-" else { return false }
-        var st = stat()
-        guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG,
-            let head = try? FileBytes.read(path, upTo: sniffBytes)
-        else { return false }
+        guard let head = head(ofRegularFile: path) else { return false }
         let significant = FileBytes.withoutByteOrderMark(head).filter { !JSONReader.isSpace($0) }
         guard significant.count > 1, significant[significant.startIndex + 1] != UInt8(ascii: "}") else { return false }
         return startsLikeJSONObject(head) && !looksLikeCapture(head)
@@ -46,12 +42,17 @@ package enum CaptureSniff {
     /// The file at `path` starts like a facescan capture (not a mesh): for commands that read
     /// meshes, to point at `process`. Reads at most 64 KiB; false for `-` and unreadable files.
     package static func looksLikeCapture(atPath path: String) -> Bool {
-        guard path != "-" else { return false }
-        var st = stat()
-        guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG,
-            let head = try? FileBytes.read(path, upTo: sniffBytes)
-        else { return false }
+        guard let head = head(ofRegularFile: path) else { return false }
         return looksLikeCapture(head)
+    }
+
+    /// The first `sniffBytes` bytes of the regular file at `path`; nil for `-`, anything else
+    /// than a regular file, and an unreadable file.
+    private static func head(ofRegularFile path: String) -> [UInt8]? {
+        guard path != "-" else { return nil }
+        var st = stat()
+        guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
+        return try? FileBytes.read(path, upTo: sniffBytes)
     }
 
     private static func contains(_ bytes: [UInt8], _ text: String) -> Bool {

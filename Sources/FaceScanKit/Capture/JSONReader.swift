@@ -1,3 +1,5 @@
+import CSIMD
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -19,10 +21,12 @@ final class JSONReader {
     /// True when ``seek(to:)`` works (a regular file or memory; a pipe after spooling).
     var seekable: Bool { source.seekable }
     private var buf: UnsafeMutablePointer<UInt8>
+    /// The buffer the reader allocated (`buf` points into the caller's bytes after `reset(to:baseOffset:)`).
+    private let ownBuf: UnsafeMutablePointer<UInt8>
     /// Growable scratch for number arrays, copied out once per array.
     private var floats: UnsafeMutablePointer<Float> = .allocate(capacity: 1 << 16)
     private var floatCapacity = 1 << 16
-    private let capacity: Int
+    private var capacity: Int
     private var pos = 0
     private var end = 0
     private var eof = false
@@ -39,7 +43,25 @@ final class JSONReader {
         self.source = source
         self.name = name
         self.capacity = chunkSize
-        buf = .allocate(capacity: chunkSize + 1)
+        ownBuf = .allocate(capacity: chunkSize + 1)
+        buf = ownBuf
+    }
+
+    /// A reader of bytes the caller holds (see `reset(to:baseOffset:)`), e.g. one frame's text.
+    convenience init(name: String) {
+        self.init(source: ByteSource(bytes: []), name: name, chunkSize: Self.maxNumberLength + 65)
+    }
+
+    /// Reads `bytes` from now on, in place (no copy: they must stay put until the next reset),
+    /// as the bytes at `baseOffset` of the input, so that messages give the input's offsets.
+    /// For a reader made with `init(name:)`.
+    func reset(to bytes: UnsafeBufferPointer<UInt8>, baseOffset: Int64) {
+        buf = UnsafeMutablePointer(mutating: bytes.baseAddress ?? UnsafePointer(ownBuf))
+        capacity = bytes.count
+        base = baseOffset
+        pos = 0
+        end = bytes.count
+        eof = true
     }
 
     /// Reads `fd`, closing it when done if `ownsFD`.
@@ -48,7 +70,7 @@ final class JSONReader {
     }
 
     deinit {
-        buf.deallocate()
+        ownBuf.deallocate()
         floats.deallocate()
     }
 
@@ -123,6 +145,30 @@ final class JSONReader {
         pos = 0
         end = 0
         eof = false
+    }
+
+    /// The text of the object that starts at the next non-whitespace byte, found by a structural
+    /// scan (`facescan_object_end`: braces and strings only; a parser of these bytes checks the
+    /// rest), and its offset; valid until the next call on this reader, which has not moved past
+    /// it (`skip(_:)` does). Nil when the next value is not an object, or its end is not within
+    /// one buffer of input: the caller then parses it here.
+    func objectText() throws(InputError) -> (text: UnsafeBufferPointer<UInt8>, offset: Int64)? {
+        guard try peek() == UInt8(ascii: "{") else { return nil }
+        var state = facescan_scan_state()
+        var scanned = 0
+        while true {
+            let r = facescan_object_end(buf + pos + scanned, end - pos - scanned, &state)
+            if r >= 0 { return (UnsafeBufferPointer(start: buf + pos, count: scanned + r), offset) }
+            scanned = end - pos
+            if eof || (pos == 0 && end == capacity) { return nil }
+            try ensure(capacity)
+        }
+    }
+
+    /// Moves past `n` bytes that are in the buffer (after `objectText()`).
+    func skip(_ n: Int) {
+        precondition(n <= end - pos)
+        pos += n
     }
 
     // MARK: tokens
@@ -348,22 +394,24 @@ final class JSONReader {
 
     /// Reads a JSON number as the nearest `Double`. Non-finite results (e.g. `1e999`) are errors.
     func readDouble() throws(InputError) -> Double {
-        try skipWhitespace()
-        let n = try numberSpan()
-        guard n > 0 else { throw badValue("a number") }
-        guard let v = FastFloat.parseDouble(buf + pos, n) else { throw error("malformed number '\(token(n))'") }
-        guard v.isFinite else { throw error("number '\(token(n))' is out of range") }
-        pos += n
-        return v
+        try readNumber(FastFloat.parseDouble, range: "")
     }
 
     /// Reads a JSON number as the nearest `Float` (correctly rounded). Non-finite results are errors.
     func readFloat() throws(InputError) -> Float {
+        try readNumber(FastFloat.parseFloat, range: " for float32")
+    }
+
+    /// Reads a JSON number with `parse`; `range` names the type in the out-of-range message.
+    @inline(__always)
+    private func readNumber<T: BinaryFloatingPoint>(
+        _ parse: (UnsafePointer<UInt8>, Int) -> T?, range: String
+    ) throws(InputError) -> T {
         try skipWhitespace()
         let n = try numberSpan()
         guard n > 0 else { throw badValue("a number") }
-        guard let v = FastFloat.parseFloat(buf + pos, n) else { throw error("malformed number '\(token(n))'") }
-        guard v.isFinite else { throw error("number '\(token(n))' is out of range for float32") }
+        guard let v = parse(buf + pos, n) else { throw error("malformed number '\(token(n))'") }
+        guard v.isFinite else { throw error("number '\(token(n))' is out of range\(range)") }
         pos += n
         return v
     }
@@ -374,6 +422,8 @@ final class JSONReader {
 
     /// An error for a value of the wrong kind at the current position.
     func badValue(_ expected: String) -> InputError {
+        // The whole literal in the buffer, so that the message does not depend on where a chunk ends.
+        _ = try? ensure(5)
         if pos < end {
             let c = buf[pos]
             let kind: String
@@ -410,6 +460,15 @@ final class JSONReader {
             if count > limit { throw error("array has more than \(limit) values") }
             // Fast path: parse as many numbers as fit in the buffer without refilling.
             while end - pos > 64 && count < floatCapacity {
+                let run = FastFloat.parseFloats(buf + pos, buf + end, floats + count, floatCapacity - count)
+                pos += run.consumed
+                count += run.count
+                if run.closed {
+                    if count > limit { throw error("array has more than \(limit) values") }
+                    return
+                }
+                if end - pos <= 64 || count == floatCapacity { break }
+                // The number the run stopped at, read (or refused) by the general path.
                 var c = buf[pos]
                 while Self.isSpace(c) && pos < end - 1 {
                     pos += 1

@@ -99,8 +99,9 @@ extension FaceScanSession {
 
     /// Reads every remaining frame of `reader` into the session until it is complete, then
     /// checks the rest of the capture. The reader's frames are checked by the reader; this
-    /// thread reads, decodes and gates, and with `threads` 2 accepted frames are folded into the
-    /// average on a second thread (``ThreadedFold``: in capture order, the same result).
+    /// thread gates; with `threads` 1 it also reads and decodes. With `threads` 2 frames are parsed
+    /// on this thread and a second one (`ParallelFrames`) and accepted frames are folded into
+    /// the average on a third (`ThreadedFold`), all in capture order: the same result.
     mutating func read(
         _ reader: CaptureReader, threads: Int, progress: ((Pipeline.Progress) -> Void)?,
         isCancelled: (() -> Bool)? = nil
@@ -109,9 +110,13 @@ extension FaceScanSession {
         var fold = FrameFold(rejectOutliers: settings.rejectOutliers, weighting: settings.frameWeighting)
         fold.accumulator = accumulator
         let threaded = threads > 1 ? ThreadedFold(fold) : nil
+        let parallel = threads > 1 ? ParallelFrames(reader) : nil
+        defer { parallel?.stop() }
         var cancelled = false
         do throws(InputError) {
-            while !isComplete, try reader.nextFrame(&frame) {
+            while !isComplete {
+                let more = if let parallel { try parallel.next(&frame) } else { try reader.nextFrame(&frame) }
+                guard more else { break }
                 if let isCancelled, isCancelled() {
                     cancelled = true
                     break
@@ -122,6 +127,7 @@ extension FaceScanSession {
                 progress?(Pipeline.Progress(framesRead: report.frames.read, accepted: report.frames.accepted))
             }
             if !cancelled {
+                try parallel?.skipInFlight()
                 _ = try reader.skipRemainingFrames()
                 try reader.finish()
             }
