@@ -50,9 +50,12 @@ let package = Package(
         .systemLibrary(
             name: "CLibPNG", path: "Sources/CLibPNG", pkgConfig: "libpng",
             providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
-        .systemLibrary(
-            name: "CAssimp", path: "Sources/CAssimp", pkgConfig: "assimp",
-            providers: [.apt(["libassimp-dev"]), .brew(["assimp"])]),
+        // assimp (apt: libassimp-dev for the headers, found in the default include path): opened
+        // with dlopen on the first assimp call (Sources/CAssimp/lazy.c), not linked, so a run
+        // without an assimp format does not load libassimp, libdraco and libminizip at start-up.
+        .target(
+            name: "CAssimp", path: "Sources/CAssimp",
+            linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // lib3mf (apt: lib3mf; lib3mf-dev not needed): opened with dlopen on the first 3MF call
         // (Sources/CLib3MF/lazy.c), not linked, so a process that never touches 3MF does not load
         // lib3MF, libzip and libcrypto at start-up. The module's own header (shim.h) states the
