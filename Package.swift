@@ -50,13 +50,19 @@ let package = Package(
         .systemLibrary(
             name: "CLibPNG", path: "Sources/CLibPNG", pkgConfig: "libpng",
             providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
-        .systemLibrary(
-            name: "CAssimp", path: "Sources/CAssimp", pkgConfig: "assimp",
-            providers: [.apt(["libassimp-dev"]), .brew(["assimp"])]),
-        // lib3mf (apt: lib3mf-dev). No pkgConfig: lib3MF.pc names libzip and zlib for static
-        // linking, which would need libzip-dev; the shared lib3MF brings them itself, and the
-        // module's own header (shim.h) needs no include path.
-        .systemLibrary(name: "CLib3MF", path: "Sources/CLib3MF"),
+        // assimp (apt: libassimp-dev for the headers, found in the default include path): opened
+        // with dlopen on the first assimp call (Sources/CAssimp/lazy.c), not linked, so a run
+        // without an assimp format does not load libassimp, libdraco and libminizip at start-up.
+        .target(
+            name: "CAssimp", path: "Sources/CAssimp",
+            linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        // lib3mf (apt: lib3mf; lib3mf-dev not needed): opened with dlopen on the first 3MF call
+        // (Sources/CLib3MF/lazy.c), not linked, so a process that never touches 3MF does not load
+        // lib3MF, libzip and libcrypto at start-up. The module's own header (shim.h) states the
+        // C interface it uses.
+        .target(
+            name: "CLib3MF", path: "Sources/CLib3MF",
+            linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // zlib: on every Linux distribution and in every Apple SDK, so linked whatever the traits
         // (the PNG encoder without libpng compresses with it). No pkgConfig: the header is in the
         // default include path (an Apple SDK has no zlib.pc).

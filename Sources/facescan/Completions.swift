@@ -53,8 +53,8 @@ enum Completions {
     /// ("Can not set commandline in non-interactive mode"), so custom completions (`--formats`,
     /// `--shard`) offered nothing. The offset is the length of the word up to the cursor.
     static func fishScript() -> String {
-        FaceScan.completionScript(for: .fish).replacingOccurrences(
-            of: "(__facescan_tokens -tC)", with: "(string length -- (commandline -ct))")
+        FaceScan.completionScript(for: .fish).replacing(
+            "(__facescan_tokens -tC)", with: "(string length -- (commandline -ct))")
     }
 
     /// The fish script when the arguments ask for it (`--generate-completion-script fish`), else nil.

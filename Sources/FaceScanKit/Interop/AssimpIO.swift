@@ -175,6 +175,10 @@ extension AssimpIO {
                 defer { aiReleaseExportFormatDescription(d) }
                 return String(cString: d.pointee.id) == formatID
             }
+            if !known, let e = facescan_assimp_loaderror() {
+                // libassimp is opened on first use (CAssimp/lazy.c); missing, it lists no format.
+                throw IOFailure(path: formatID, "assimp cannot be loaded: \(String(cString: e))")
+            }
             guard known else { throw UsageError("unknown mesh format '\(formatID)'") }
             guard let blob = aiExportSceneToBlob(scene.scene, formatID, 0) else {
                 let message = String(cString: aiGetErrorString())

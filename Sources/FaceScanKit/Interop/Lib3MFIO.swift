@@ -80,7 +80,7 @@ extension Lib3MFIO {
     static func writePackage(_ mesh: Mesh, thumbnail: [UInt8]?) throws(IOFailure) -> [UInt8] {
         var model: L3Handle?
         guard lib3mf_createmodel(&model) == 0, let model else {
-            throw IOFailure(path: "3mf", "lib3mf: cannot create a model")
+            throw IOFailure(path: "3mf", modelFailure())
         }
         defer { lib3mf_release(model) }
         func check(_ result: Int32, _ handle: L3Handle?, _ what: String) throws(IOFailure) {
@@ -141,7 +141,7 @@ extension Lib3MFIO {
     static func readPackage(_ bytes: [UInt8], name: String) throws(InputError) -> Mesh {
         var model: L3Handle?
         guard lib3mf_createmodel(&model) == 0, let model else {
-            throw InputError(file: name, "lib3mf: cannot create a model")
+            throw InputError(file: name, modelFailure())
         }
         defer { lib3mf_release(model) }
         var reader: L3Handle?
@@ -319,6 +319,13 @@ extension Lib3MFIO {
     }
 
     // MARK: - Helpers
+
+    /// Why no model could be created: lib3mf missing at run time (it is opened on first use), else
+    /// lib3mf's refusal.
+    static func modelFailure() -> String {
+        guard let e = facescan_lib3mf_loaderror() else { return "lib3mf: cannot create a model" }
+        return "lib3mf cannot be loaded: \(String(cString: e))"
+    }
 
     /// lib3mf's message for the last error on `handle`.
     static func lastError(_ handle: L3Handle) -> String {

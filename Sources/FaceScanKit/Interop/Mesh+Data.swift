@@ -1,5 +1,11 @@
-#if canImport(Foundation)
+// FoundationEssentials where it exists (Linux: Data and URL without loading ICU and
+// FoundationInternationalization at start-up), else Foundation.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#elseif canImport(Foundation)
 import Foundation
+#endif
+#if canImport(FoundationEssentials) || canImport(Foundation)
 
 extension Mesh {
     /// ``init(bytes:format:unit:name:)-([UInt8],_,_,_)`` for `Data`.

@@ -1,4 +1,6 @@
-#if canImport(Foundation)
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#elseif canImport(Foundation)
 import Foundation
 #endif
 
@@ -29,7 +31,7 @@ public enum FaceScan {
         try run(Array(capture), settings, name, isCancelled: nil)
     }
 
-    #if canImport(Foundation)
+    #if canImport(FoundationEssentials) || canImport(Foundation)
     /// ``process(capture:settings:name:)`` for `Data`.
     public static func process(capture: Data, settings: ScanSettings? = nil, name: String = "<capture>")
         throws(FaceScanError) -> ScanResult
@@ -46,7 +48,7 @@ public enum FaceScan {
         try run(capture, settings, name, isCancelled: { Task.isCancelled })
     }
 
-    #if canImport(Foundation)
+    #if canImport(FoundationEssentials) || canImport(Foundation)
     /// The `async` form for `Data`.
     public static func process(capture: Data, settings: ScanSettings? = nil, name: String = "<capture>")
         async throws(FaceScanError) -> ScanResult

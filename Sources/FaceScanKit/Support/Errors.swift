@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The one error every public throwing function of FaceScanKit reports (`throws(FaceScanError)`).
 ///
 /// Each case carries a payload with the details; ``description`` is the payload's one-line message,
@@ -63,9 +71,12 @@ extension FaceScanError {
     }
 }
 
-#if canImport(Foundation)
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#elseif canImport(Foundation)
 import Foundation
-
+#endif
+#if canImport(FoundationEssentials) || canImport(Foundation)
 extension FaceScanError: LocalizedError {
     /// The one-line ``description``, so `localizedDescription` reads as the CLI prints it.
     public var errorDescription: String? { description }

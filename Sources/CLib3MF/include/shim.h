@@ -6,6 +6,7 @@
  * restated here with C types of the same layout: handles are void *, DWORD is unsigned int,
  * BOOL is int, ULONG64 is unsigned long long, and the three packed structs below match
  * MODELMESHVERTEX, MODELMESHTRIANGLE and MODELTRANSFORM. Every function returns 0 on success.
+ * They are defined in lazy.c, which opens lib3mf on the first call (not linked at build time).
  */
 typedef void *L3Handle;
 typedef struct { float position[3]; } L3Vertex;
@@ -49,4 +50,10 @@ int lib3mf_object_setuuidutf8(L3Handle object, const char *uuid);
 int lib3mf_builditem_setuuidutf8(L3Handle item, const char *uuid);
 int lib3mf_model_setbuilduuidutf8(L3Handle model, const char *uuid);
 int lib3mf_getspecversion(unsigned int *major, unsigned int *minor);
+
+/* What every function above returns when lib3mf could not be loaded (lazy.c). */
+#define FACESCAN_LIB3MF_UNAVAILABLE (-1)
+/* Why lib3mf could not be loaded (the dynamic loader's message), or NULL once it is loaded.
+ * Loads it on first call. */
+const char *facescan_lib3mf_loaderror(void);
 #endif

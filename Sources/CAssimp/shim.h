@@ -1,4 +1,0 @@
-#include <assimp/cimport.h>
-#include <assimp/cexport.h>
-#include <assimp/scene.h>
-#include <assimp/postprocess.h>
