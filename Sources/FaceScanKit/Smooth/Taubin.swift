@@ -428,6 +428,35 @@ package enum Taubin {
         swap(&dp, &dq)
     }
 
+    /// `values` (`width` per vertex, flat) averaged over each vertex's one-ring and itself, `rounds` times.
+    package static func ringAverage(_ values: [Double], width: Int, adjacency: Adjacency, rounds: Int) -> [Double] {
+        let n = adjacency.vertexCount
+        precondition(values.count == n * width)
+        var a = values, b = values
+        adjacency.offsets.withUnsafeBufferPointer { off in
+            adjacency.neighbors.withUnsafeBufferPointer { nb in
+                for _ in 0..<rounds {
+                    a.withUnsafeBufferPointer { src in
+                        b.withUnsafeMutableBufferPointer { dst in
+                            for v in 0..<n {
+                                let lo = Int(off[v]), hi = Int(off[v + 1]), base = v * width
+                                let scale = 1 / Double(hi - lo + 1)
+                                for k in 0..<width { dst[base + k] = src[base + k] }
+                                for j in lo..<hi {
+                                    let u = Int(nb[j]) * width
+                                    for k in 0..<width { dst[base + k] += src[u + k] }
+                                }
+                                for k in 0..<width { dst[base + k] *= scale }
+                            }
+                        }
+                    }
+                    swap(&a, &b)
+                }
+            }
+        }
+        return a
+    }
+
     /// Cotangent weight of every adjacency entry (v → neighbors[k]): ½(cot α + cot β) of the angles
     /// opposite the edge, clamped at 0.
     static func cotangentWeights(_ mesh: Mesh, _ adj: Adjacency) -> [Double] {
