@@ -91,17 +91,35 @@ package enum AutoSmoothing {
         options.mu = -options.lambda
         let op = Taubin.Operator(mesh, adjacency: adjacency, options: options)
         var base = op.start(y)
-        // Per sample: its normal components, and its direction J_k s carried through the passes
-        // with the mean face (flat vertex × sample + sample).
-        let probes = noise.count
+        // Two probes z_p = √((G − 1)/(G·P)) · Σ_g w_p(g) s_g (P = 2, w_p the balanced ±1 Walsh
+        // patterns +−+−, ++−−) from the G = 4 samples, one (+−) from 2, all samples otherwise: with
+        // equal group weights Σ_p z_p z_pᵀ has the mean's covariance, so Σ_p z_pᵀ J z_p is unbiased
+        // for tr(J Σ) as Σ_g s_gᵀ J s_g is, at half the carried directions. The pooling over a region
+        // (hundreds of vertices) averages out the fewer degrees of freedom.
+        let g = noise.count
+        for s in noise { precondition(s.count == 3 * n, "one noise sample coordinate per vertex coordinate") }
+        let probes = g == 4 ? 2 : g == 2 ? 1 : g
+        let combined = probes < g
+        let contrast = (Double(g - 1) / Double(g * probes)).squareRoot()
+        // Per probe: its normal components, and its direction J_k z carried through the passes
+        // with the mean face (flat vertex × probes + probe).
         var along = [Double](repeating: 0, count: n * probes)
         var start = [SIMD3<Double>](repeating: .zero, count: n * probes)
         // Per vertex: its share of tr Σ (normal part, area-weighted) = its risk with no smoothing.
         var local0 = [Double](repeating: 0, count: n)
-        for (i, s) in noise.enumerated() {
-            precondition(s.count == 3 * n, "one noise sample coordinate per vertex coordinate")
-            for v in 0..<n {
-                let sv = SIMD3(s[3 * v], s[3 * v + 1], s[3 * v + 2])
+        for v in 0..<n {
+            for i in 0..<probes {
+                var sv = SIMD3<Double>.zero
+                if combined {
+                    for (j, s) in noise.enumerated() {
+                        let t = SIMD3(s[3 * v], s[3 * v + 1], s[3 * v + 2])
+                        sv += (j & (i + 1)).nonzeroBitCount % 2 == 0 ? t : -t
+                    }
+                    sv *= contrast
+                } else {
+                    let s = noise[i]
+                    sv = SIMD3(s[3 * v], s[3 * v + 1], s[3 * v + 2])
+                }
                 let a = (sv * normals[v]).sum()
                 along[v * probes + i] = a
                 start[v * probes + i] = sv
