@@ -145,6 +145,29 @@ private func scan(
         #expect(session.framesNeeded(forMedianStandardError: 0) == nil)
     }
 
+    /// Each region takes the pass count whose pooled estimate is least there: on a grid whose left
+    /// half's estimates are least at 2 passes and right half's at 6, vertices well inside either
+    /// half get that count; where the estimates are a parabola with its least value between two
+    /// counts, the fractional count is that value.
+    @Test func eachRegionTakesItsOwnCount() {
+        let side = 60
+        let adjacency = Adjacency(triangles: gridTriangles(side: side), vertexCount: side * side)
+        let counts = 0...8
+        func x(_ v: Int) -> Int { v % side }
+        let halves = counts.map { k in
+            (0..<(side * side)).map { v in
+                let m = Double(x(v) < side / 2 ? 2 : 6)
+                return (Double(k) - m) * (Double(k) - m)
+            }
+        }
+        let amounts = AutoSmoothing.pool(halves, adjacency: adjacency)
+        for v in 0..<(side * side) where x(v) < 5 || x(v) >= side - 5 {
+            #expect(amounts[v] == (x(v) < 5 ? 2 : 6), "vertex \(v): \(amounts[v])")
+        }
+        let between = counts.map { k in [Double](repeating: (Double(k) - 3.3) * (Double(k) - 3.3), count: side * side) }
+        for a in AutoSmoothing.pool(between, adjacency: adjacency) { #expect(abs(a - 3.3) < 1e-9) }
+    }
+
     /// `auto` or a whole number of passes, from text and JSON alike; nothing else.
     @Test func smoothingSettingParses() throws {
         #expect(Smoothing("auto") == .auto)

@@ -322,14 +322,15 @@ public struct FaceScanSession: Sendable {
             taubin.featureScale = se.map { Float($0 * settings.featureScale) }
         }
         var adjacency: Adjacency?
-        var chosen: Mesh?  // auto: the mean face already smoothed with the chosen passes
+        var chosen: Mesh?  // auto: the mean face already smoothed, each vertex by its chosen passes
         switch settings.smoothing {
         case .auto:
             let adj = Adjacency(triangles: mesh.triangles, vertexCount: mesh.vertexCount)
             adjacency = adj
             let choice = AutoSmoothing.choose(
                 mesh: mesh, adjacency: adj, options: taubin, noise: ingested.noiseSamples)
-            taubin.iterations = choice.passes
+            // The accuracy estimate below runs the median count (at least one pass when any vertex got one).
+            taubin.iterations = choice.smoothed == nil ? 0 : max(1, choice.passes)
             chosen = choice.smoothed
             report.smoothing = Report.Smoothing(passes: choice.passes, automatic: true, reason: choice.reason)
         case .passes(let n):
@@ -340,7 +341,7 @@ public struct FaceScanSession: Sendable {
         if let se = ingested.standardErrors {
             report.noise = Report.Noise(standardErrors: se)
         }
-        if taubin.iterations > 0 {
+        if taubin.iterations > 0 || chosen != nil {
             let adjacency = adjacency ?? Adjacency(triangles: mesh.triangles, vertexCount: mesh.vertexCount)
             let smoothed = chosen ?? Taubin.smooth(mesh, adjacency: adjacency, options: taubin)
             if let se = ingested.standardErrors {

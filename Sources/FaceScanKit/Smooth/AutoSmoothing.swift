@@ -1,6 +1,6 @@
-/// Chooses how many smoothing passes a capture gets from the noise measured in its own frames:
-/// the pass count whose estimated error to the (unknown) true face is least, by Stein's unbiased
-/// risk estimate (SURE).
+/// Chooses how much smoothing each region of a capture gets from the noise measured in its own
+/// frames: per vertex, the (fractional) pass count whose estimated error to the (unknown) true face
+/// around that vertex is least, by Stein's unbiased risk estimate (SURE).
 ///
 /// For a smoother f and a mean face y = μ + e, the noise e of covariance Σ,
 /// E‖f(y) − μ‖² = E[‖f(y) − y‖² − tr Σ + 2 tr(J Σ)], J the Jacobian of f at y. Everything on the
@@ -9,109 +9,197 @@
 /// Σₛ sᵀ J s is unbiased for it, with J s carried through the same smoothing alongside y (the
 /// operator's derivative in direction s, `Taubin.Operator/pass(_:carrying:)`: the one the run
 /// uses — bilateral weight, displacement bound and all — linearised at the mean face, so every
-/// neighbour's bilateral weight is computed once for the face and all its samples). The samples keep the noise's spatial correlation: a whole-face
-/// wobble that smoothing passes unchanged (J s ≈ s) counts as noise that stays, which a
+/// neighbour's bilateral weight is computed once for the face and all its samples). The samples
+/// keep the noise's spatial correlation: a whole-face wobble that smoothing passes unchanged (J s ≈ s) counts as noise that stays, which a
 /// per-vertex variance with independent noise would count as removable.
 ///
 /// Only the component along the surface normal is scored (a surface's distance to the truth is
 /// measured across it), each vertex weighted by its share of the surface area (a third of its
 /// triangles' area), so the estimate is that of the mean squared surface error, not of the
 /// vertex count's distribution.
+///
+/// The whole face's estimate is a sum of per-vertex terms; pooled over a neighbourhood they
+/// estimate the error of that region, and each vertex takes the pass count best for its region
+/// (between two counts where the pooled estimate's parabola has its least value): a flat cheek
+/// with a noisy mean gets many passes, the nose and the lips, where smoothing's bias outweighs
+/// the noise it removes, few. The passes are Taubin's with μ = −λ (each attenuates every
+/// frequency but the constant), so many passes do not compound a low-frequency gain.
 package enum AutoSmoothing {
     /// The most passes `auto` considers.
-    package static let maximumPasses = 8
+    package static let maximumPasses = 24
 
-    /// The chosen pass count and the estimate behind it.
+    /// Rounds of one-ring averaging that pool each vertex's risk estimate with its neighbours'
+    /// before the per-vertex choice (about the pooled region's radius in edges).
+    package static let poolingRounds = 20
+
+    /// The chosen pass counts and the estimate behind them.
     package struct Choice: Sendable, Equatable {
-        /// Passes chosen.
+        /// Passes chosen: the area-weighted median of the per-vertex counts.
         package var passes: Int
-        /// Estimated RMS surface error (metres, along the normal, area-weighted) after k passes,
-        /// k = 0, 1, … up to where the estimate stopped (see ``choose(mesh:adjacency:options:noise:maximumPasses:)``);
-        /// nil when there was no noise estimate.
+        /// Least and most passes any vertex got.
+        package var range: ClosedRange<Int>
+        /// Estimated RMS surface error (metres, along the normal, area-weighted) after k passes
+        /// everywhere, k = 0, 1, … up to where the search stopped; nil when there was no noise
+        /// estimate.
         package var estimatedError: [Double]?
-        /// The mean face after ``passes`` passes (exactly `Taubin.smooth`'s result); nil when no
-        /// pass was chosen or there was no noise estimate.
+        /// Estimated RMS surface error of the per-vertex choice (metres); nil without a noise estimate.
+        package var chosenError: Double?
+        /// The mean face with each vertex where its chosen pass count put it; nil when no vertex
+        /// was smoothed or there was no noise estimate.
         package var smoothed: Mesh?
 
         /// One line for the verbose output: what was chosen and why.
         package var reason: String {
-            guard let e = estimatedError else {
+            guard let e = estimatedError, let chosen = chosenError else {
                 return "smoothing: \(passes) passes (one averaged frame: no noise estimate, the fixed default)"
             }
-            func um(_ k: Int) -> String { "\(Int((e[k] * 1e6).rounded())) µm" }
-            let last = e.count - 1
-            return "smoothing: \(passes) \(passes == 1 ? "pass" : "passes") chosen from the measured noise "
-                + "(estimated error \(um(passes)); none \(um(0)), \(last) \(last == 1 ? "pass" : "passes") \(um(last)))"
+            func um(_ x: Double) -> String { "\(Int((x * 1e6).rounded())) µm" }
+            func count(_ k: Int) -> String { "\(k) \(k == 1 ? "pass" : "passes")" }
+            let best = e.indices.min { e[$0] < e[$1] } ?? 0
+            let what =
+                range.lowerBound == range.upperBound
+                ? count(passes) : "\(range.lowerBound)–\(range.upperBound) passes by region (median \(passes))"
+            return "smoothing: \(what) chosen from the measured noise (estimated error \(um(chosen)); "
+                + "none \(um(e[0])), best single count \(count(best)) \(um(e[best])))"
         }
     }
 
-    /// The pass count (0 … `maximumPasses`) with the least estimated error for `mesh` (the mean
-    /// face) smoothed with `options` (its `iterations` ignored); `noise`: the accumulator's noise
-    /// samples, nil with one frame (then the fixed default of 2 passes).
+    /// The pass count (0 … `maximumPasses`) for each vertex with the least estimated error around
+    /// it for `mesh` (the mean face) smoothed with `options` (its `iterations` ignored); `noise`:
+    /// the accumulator's noise samples, nil with one frame (then the fixed default of 2 passes).
     ///
-    /// The mean face and the perturbed copies are smoothed pass by pass together; once the
-    /// estimate has risen for two passes after its least value the search stops (on the captures
-    /// measured the estimate against the pass count fell to one minimum and rose after it).
+    /// Each pass's risk estimate is split into per-vertex terms (the sum of them is the whole
+    /// face's estimate); each vertex's terms are pooled with its neighbours' (``poolingRounds``
+    /// rounds of one-ring averaging), and the vertex takes the pass count whose pooled estimate is
+    /// least: a flat cheek is smoothed more than the nose or the lips, where smoothing's bias
+    /// outweighs the noise it removes. The search stops once the whole face's estimate is above
+    /// that of no smoothing and three passes past its least value (no region was still gaining).
     package static func choose(
         mesh: Mesh, adjacency: Adjacency, options: TaubinOptions, noise: [[Double]]?,
         maximumPasses: Int = maximumPasses
     ) -> Choice {
         guard let noise, !noise.isEmpty, mesh.vertexCount > 0 else {
-            return Choice(passes: 2, estimatedError: nil, smoothed: nil)
+            return Choice(passes: 2, range: 2...2, estimatedError: nil, chosenError: nil, smoothed: nil)
         }
         let n = mesh.vertexCount
         let normals = mesh.vertexNormals().map { SIMD3<Double>($0) }
         let area = vertexAreas(mesh)
         let y = mesh.positions.map { SIMD3<Double>($0) }
+        // λ = −μ: every pass attenuates every frequency but the constant (1 − k²/4), with no low-frequency
+        // gain to compound over the many passes a quiet region may take.
+        var options = options
+        options.mu = -options.lambda
         let op = Taubin.Operator(mesh, adjacency: adjacency, options: options)
         var base = op.start(y)
-        // Per sample: its normal components, and its direction J_k s carried through the passes
-        // with the mean face (flat vertex × sample + sample).
-        let probes = noise.count
+        // Two probes z_p = √((G − 1)/(G·P)) · Σ_g w_p(g) s_g (P = 2, w_p the balanced ±1 Walsh
+        // patterns +−+−, ++−−) from the G = 4 samples, one (+−) from 2, all samples otherwise: with
+        // equal group weights Σ_p z_p z_pᵀ has the mean's covariance, so Σ_p z_pᵀ J z_p is unbiased
+        // for tr(J Σ) as Σ_g s_gᵀ J s_g is, at half the carried directions. The pooling over a region
+        // (hundreds of vertices) averages out the fewer degrees of freedom.
+        let g = noise.count
+        for s in noise { precondition(s.count == 3 * n, "one noise sample coordinate per vertex coordinate") }
+        let probes = g == 4 ? 2 : g == 2 ? 1 : g
+        let combined = probes < g
+        let contrast = (Double(g - 1) / Double(g * probes)).squareRoot()
+        // Per probe: its normal components, and its direction J_k z carried through the passes
+        // with the mean face (flat vertex × probes + probe).
         var along = [Double](repeating: 0, count: n * probes)
         var start = [SIMD3<Double>](repeating: .zero, count: n * probes)
-        var trace = 0.0  // tr Σ (normal part, area-weighted) = risk with no smoothing
-        for (i, s) in noise.enumerated() {
-            precondition(s.count == 3 * n, "one noise sample coordinate per vertex coordinate")
-            for v in 0..<n {
-                let sv = SIMD3(s[3 * v], s[3 * v + 1], s[3 * v + 2])
+        // Per vertex: its share of tr Σ (normal part, area-weighted) = its risk with no smoothing.
+        var local0 = [Double](repeating: 0, count: n)
+        for v in 0..<n {
+            for i in 0..<probes {
+                var sv = SIMD3<Double>.zero
+                if combined {
+                    for (j, s) in noise.enumerated() {
+                        let t = SIMD3(s[3 * v], s[3 * v + 1], s[3 * v + 2])
+                        sv += (j & (i + 1)).nonzeroBitCount % 2 == 0 ? t : -t
+                    }
+                    sv *= contrast
+                } else {
+                    let s = noise[i]
+                    sv = SIMD3(s[3 * v], s[3 * v + 1], s[3 * v + 2])
+                }
                 let a = (sv * normals[v]).sum()
                 along[v * probes + i] = a
                 start[v * probes + i] = sv
-                trace += area[v] * a * a
+                local0[v] += area[v] * a * a
             }
         }
+        let trace = local0.reduce(0, +)
         var tangents = op.tangents(start, probes: probes)
-        // risk_k = ‖f_k(y) − y‖² − tr Σ + 2 tr(J_k Σ), all along the normal and area-weighted.
+        // risk_k = ‖f_k(y) − y‖² − tr Σ + 2 tr(J_k Σ), all along the normal and area-weighted;
+        // local[k] its per-vertex terms, positions[k] the face after k passes.
         var risk = [trace]
+        var local = [local0]
+        var positions = [y]
         var best = 0
-        var bestPositions: [SIMD3<Double>]?
         for k in 1...max(1, maximumPasses) {
-            if k - best > 2 { break }
+            if risk[k - 1] > trace && k - 1 - best >= 3 { break }
             op.pass(&base, carrying: &tangents)
-            var fit = 0.0
-            var div = 0.0
+            var r = [Double](repeating: 0, count: n)
             let p = base.positions, js = tangents.directions
             for v in 0..<n {
                 let d = ((p[v] - y[v]) * normals[v]).sum()
-                fit += area[v] * d * d
                 var sum = 0.0
                 for i in 0..<probes { sum += along[v * probes + i] * (js[v * probes + i] * normals[v]).sum() }
-                div += area[v] * sum
+                r[v] = area[v] * (d * d + 2 * sum) - local0[v]
             }
-            risk.append(fit - trace + 2 * div)
-            if risk[k] < risk[best] {
-                best = k
-                bestPositions = base.positions
-            }
+            risk.append(r.reduce(0, +))
+            local.append(r)
+            positions.append(p)
+            if risk[k] < risk[best] { best = k }
         }
-        var smoothed: Mesh?
-        if let p = bestPositions {
-            var out = mesh
-            for v in 0..<n { out.positions[v] = SIMD3<Float>(p[v]) }
-            smoothed = out
+        let amounts = pool(local, adjacency: adjacency)
+        let counts = amounts.map { Int($0.rounded()) }
+        var chosenRisk = 0.0
+        var out = mesh
+        var smoothedAny = false
+        for v in 0..<n {
+            chosenRisk += local[counts[v]][v]
+            let t = amounts[v], k = Int(t.rounded(.down))
+            guard t > 0 else { continue }
+            let f = t - Double(k)
+            let p = f > 0 ? positions[k][v] + f * (positions[k + 1][v] - positions[k][v]) : positions[k][v]
+            out.positions[v] = SIMD3<Float>(p)
+            smoothedAny = true
         }
-        return Choice(passes: best, estimatedError: risk.map { max($0, 0).squareRoot() }, smoothed: smoothed)
+        // Area-weighted median of the per-vertex counts.
+        var share = [Double](repeating: 0, count: positions.count)
+        for v in 0..<n { share[counts[v]] += area[v] }
+        var median = 0, cumulative = 0.0
+        for k in share.indices {
+            cumulative += share[k]
+            median = k
+            if cumulative >= 0.5 { break }
+        }
+        return Choice(
+            passes: median, range: (counts.min() ?? 0)...(counts.max() ?? 0),
+            estimatedError: risk.map { max($0, 0).squareRoot() }, chosenError: max(chosenRisk, 0).squareRoot(),
+            smoothed: smoothedAny ? out : nil)
+    }
+
+    /// Each vertex's pass count: the k whose per-vertex risk terms `local[k]`, averaged over the
+    /// vertex's one-ring and itself ``poolingRounds`` times, are least (the fewer passes on a tie).
+    static func pool(_ local: [[Double]], adjacency: Adjacency) -> [Double] {
+        let kn = local.count, n = adjacency.vertexCount
+        // Flat vertex × pass count, so one round touches each neighbour's terms once.
+        var a = [Double](repeating: 0, count: n * kn)
+        for k in 0..<kn { for v in 0..<n { a[v * kn + k] = local[k][v] } }
+        a = Taubin.ringAverage(a, width: kn, adjacency: adjacency, rounds: poolingRounds)
+        var amounts = [Double](repeating: 0, count: n)
+        for v in 0..<n {
+            let base = v * kn
+            var best = 0
+            for k in 1..<kn where a[base + k] < a[base + best] { best = k }
+            amounts[v] = Double(best)
+            guard best > 0, best < kn - 1 else { continue }
+            // The least of the parabola through the pooled estimates at best − 1, best, best + 1.
+            let lo = a[base + best - 1], mid = a[base + best], hi = a[base + best + 1]
+            let curvature = lo - 2 * mid + hi
+            if curvature > 0 { amounts[v] += min(max((lo - hi) / (2 * curvature), -0.5), 0.5) }
+        }
+        return amounts
     }
 
     /// Each vertex's share of the surface (a third of the area of each triangle it is a corner

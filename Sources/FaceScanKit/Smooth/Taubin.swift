@@ -152,12 +152,11 @@ package enum Taubin {
             return State(positions: start, scratch: start, origin: start)
         }
 
-        /// One pass (a λ step and a μ step, each followed by the constraints).
+        /// One pass (a λ step and a μ step, each followed by the constraints): ``pass(_:carrying:)``
+        /// carrying no directions.
         package func pass(_ s: inout State) {
-            Taubin.step(&s.positions, &s.scratch, offsets, nbr, wgt, lambda, normals, featureScale)
-            if constrain { Taubin.project(&s.positions, s.origin, normals, limit, isBoundary, normalOnly) }
-            Taubin.step(&s.positions, &s.scratch, offsets, nbr, wgt, mu, normals, featureScale)
-            if constrain { Taubin.project(&s.positions, s.origin, normals, limit, isBoundary, normalOnly) }
+            var none = Tangents(probes: 0, directions: [], scratch: [], origin: [])
+            pass(&s, carrying: &none)
         }
 
         /// Directions carried along with a state (`pass(_:carrying:)`): for each of `probes`
@@ -173,7 +172,7 @@ package enum Taubin {
 
         /// Tangents starting at `directions` (flat `vertex × probes + probe`), before any pass.
         package func tangents(_ directions: [SIMD3<Double>], probes: Int) -> Tangents {
-            precondition(probes > 0 && directions.count == vertexCount * probes)
+            precondition(probes >= 0 && directions.count == vertexCount * probes)
             return Tangents(probes: probes, directions: directions, scratch: directions, origin: directions)
         }
 
@@ -217,84 +216,10 @@ package enum Taubin {
         return (e1 * e2).sum() / l < cos(cornerAngleDegrees * .pi / 180)
     }
 
-    /// Applies the normal-only and displacement-limit constraints to every vertex.
-    private static func project(
-        _ p: inout [SIMD3<Double>], _ origin: [SIMD3<Double>], _ normals: [SIMD3<Double>],
-        _ limit: [Double], _ boundary: [Bool], _ normalOnly: Bool
-    ) {
-        p.withUnsafeMutableBufferPointer { p in
-            origin.withUnsafeBufferPointer { o in
-                normals.withUnsafeBufferPointer { nrm in
-                    limit.withUnsafeBufferPointer { lim in
-                        boundary.withUnsafeBufferPointer { b in
-                            for v in 0..<p.count {
-                                let d = p[v] - o[v]
-                                if b[v] || !normalOnly {
-                                    // Boundary vertices move along the boundary: bound the whole offset.
-                                    let len = (d * d).sum().squareRoot()
-                                    if len > lim[v] { p[v] = o[v] + d * (lim[v] / len) }
-                                } else {
-                                    let along = (d * nrm[v]).sum()
-                                    p[v] = o[v] + min(max(along, -lim[v]), lim[v]) * nrm[v]
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    /// One Laplacian step `p += f · (Σ wᵢ pᵢ − p)`, written through `q` then swapped. With
-    /// `range` (1/2s² per vertex) the weights are multiplied by the bilateral range term and
-    /// renormalised.
-    private static func step(
-        _ p: inout [SIMD3<Double>], _ q: inout [SIMD3<Double>], _ offsets: [Int32],
-        _ nbr: [UInt32], _ wgt: [Double], _ f: Double,
-        _ normals: [SIMD3<Double>], _ range: [Double]
-    ) {
-        let bilateral = !range.isEmpty
-        p.withUnsafeBufferPointer { src in
-            q.withUnsafeMutableBufferPointer { dst in
-                offsets.withUnsafeBufferPointer { off in
-                    nbr.withUnsafeBufferPointer { nb in
-                        wgt.withUnsafeBufferPointer { w in
-                            normals.withUnsafeBufferPointer { nrm in
-                                range.withUnsafeBufferPointer { r in
-                                    for v in 0..<src.count {
-                                        let lo = Int(off[v]), hi = Int(off[v + 1])
-                                        if lo == hi {
-                                            dst[v] = src[v]
-                                            continue
-                                        }
-                                        var m = SIMD3<Double>.zero
-                                        if bilateral {
-                                            var sum = 0.0
-                                            for k in lo..<hi {
-                                                let x = src[Int(nb[k])]
-                                                let h = ((x - src[v]) * nrm[v]).sum()
-                                                let wk = w[k] * exp(-h * h * r[v])
-                                                m += wk * x
-                                                sum += wk
-                                            }
-                                            m = sum > 0 ? m / sum : src[v]
-                                        } else {
-                                            for k in lo..<hi { m += w[k] * src[Int(nb[k])] }
-                                        }
-                                        dst[v] = src[v] + f * (m - src[v])
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        swap(&p, &q)
-    }
-
-    /// ``project(_:_:_:_:_:_:)`` of `p`, with `dp` (`probes` directions per vertex, started at
-    /// `dOrigin`) carried through its derivative: a clamped offset does not move with the input.
+    /// Applies the normal-only and displacement-limit constraints to every vertex of `p` (a
+    /// boundary vertex moves along the boundary: its whole offset is bounded), with `dp` (`probes`
+    /// directions per vertex, started at `dOrigin`; none for a plain pass) carried through their
+    /// derivative: a clamped offset does not move with the input.
     private static func project(
         _ p: inout [SIMD3<Double>], _ origin: [SIMD3<Double>], _ dp: inout [SIMD3<Double>],
         _ dOrigin: [SIMD3<Double>], _ probes: Int, _ normals: [SIMD3<Double>],
@@ -339,9 +264,11 @@ package enum Taubin {
         }
     }
 
-    /// ``step(_:_:_:_:_:_:_:_:)`` of `p`, with `dp` (`probes` directions per vertex) carried
-    /// through its derivative, written through `dq`; the bilateral weights are computed once for
-    /// `p` and differentiated for the directions.
+    /// One Laplacian step `p += f · (Σ wᵢ pᵢ − p)`, written through `q` then swapped. With
+    /// `range` (1/2s² per vertex) the weights are multiplied by the bilateral range term and
+    /// renormalised. `dp` (`probes` directions per vertex; none for a plain pass) is carried
+    /// through the step's derivative, written through `dq`; the bilateral weights are computed
+    /// once for `p` and differentiated for the directions.
     private static func step(
         _ p: inout [SIMD3<Double>], _ q: inout [SIMD3<Double>], _ dp: inout [SIMD3<Double>],
         _ dq: inout [SIMD3<Double>], _ probes: Int, _ offsets: [Int32],
@@ -426,6 +353,35 @@ package enum Taubin {
         }
         swap(&p, &q)
         swap(&dp, &dq)
+    }
+
+    /// `values` (`width` per vertex, flat) averaged over each vertex's one-ring and itself, `rounds` times.
+    package static func ringAverage(_ values: [Double], width: Int, adjacency: Adjacency, rounds: Int) -> [Double] {
+        let n = adjacency.vertexCount
+        precondition(values.count == n * width)
+        var a = values, b = values
+        adjacency.offsets.withUnsafeBufferPointer { off in
+            adjacency.neighbors.withUnsafeBufferPointer { nb in
+                for _ in 0..<rounds {
+                    a.withUnsafeBufferPointer { src in
+                        b.withUnsafeMutableBufferPointer { dst in
+                            for v in 0..<n {
+                                let lo = Int(off[v]), hi = Int(off[v + 1]), base = v * width
+                                let scale = 1 / Double(hi - lo + 1)
+                                for k in 0..<width { dst[base + k] = src[base + k] }
+                                for j in lo..<hi {
+                                    let u = Int(nb[j]) * width
+                                    for k in 0..<width { dst[base + k] += src[u + k] }
+                                }
+                                for k in 0..<width { dst[base + k] *= scale }
+                            }
+                        }
+                    }
+                    swap(&a, &b)
+                }
+            }
+        }
+        return a
     }
 
     /// Cotangent weight of every adjacency entry (v → neighbors[k]): ½(cot α + cot β) of the angles
