@@ -53,15 +53,16 @@ let package = Package(
         // assimp (apt: libassimp-dev for the headers, found in the default include path): opened
         // with dlopen on the first assimp call (Sources/CAssimp/lazy.c), not linked, so a run
         // without an assimp format does not load libassimp, libdraco and libminizip at start-up.
-        .target(
-            name: "CAssimp", path: "Sources/CAssimp",
-            linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        .target(name: "CAssimp", dependencies: ["CLazyLoad"], path: "Sources/CAssimp"),
         // lib3mf (apt: lib3mf; lib3mf-dev not needed): opened with dlopen on the first 3MF call
         // (Sources/CLib3MF/lazy.c), not linked, so a process that never touches 3MF does not load
         // lib3MF, libzip and libcrypto at start-up. The module's own header (shim.h) states the
         // C interface it uses.
+        .target(name: "CLib3MF", dependencies: ["CLazyLoad"], path: "Sources/CLib3MF"),
+        // The dlopen loader CAssimp and CLib3MF share (open on first call, resolve every function
+        // once, the same error words for a missing library or function).
         .target(
-            name: "CLib3MF", path: "Sources/CLib3MF",
+            name: "CLazyLoad", path: "Sources/CLazyLoad",
             linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // zlib: on every Linux distribution and in every Apple SDK, so linked whatever the traits
         // (the PNG encoder without libpng compresses with it). No pkgConfig: the header is in the

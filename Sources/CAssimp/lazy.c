@@ -9,9 +9,7 @@
  */
 #include "shim.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
+#include <lazy_loader.h>
 
 #ifdef __APPLE__
 #define ASSIMP_SONAME "libassimp.dylib"
@@ -40,35 +38,14 @@
 
 #define DECLARE(ret, name, params) static ret(*p_##name) params;
 ASSIMP_FUNCTIONS(DECLARE)
+#define SYMBOL(ret, name, params) {#name, &p_##name},
+static const FacescanLazySymbol symbols[] = {ASSIMP_FUNCTIONS(SYMBOL)};
+static FacescanLazyLibrary library = FACESCAN_LAZY_LIBRARY(ASSIMP_SONAME, symbols);
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static int loaded;
-static char loadError[512];
-
-static void load(void) {
-    void *lib = dlopen(ASSIMP_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        const char *e = dlerror();
-        snprintf(loadError, sizeof loadError, "%s", e ? e : ASSIMP_SONAME ": cannot be loaded");
-        return;
-    }
-#define RESOLVE(ret, name, params) \
-    if (!(p_##name = (ret(*) params)dlsym(lib, #name))) { \
-        snprintf(loadError, sizeof loadError, "%s has no function %s", ASSIMP_SONAME, #name); \
-        return; \
-    }
-    ASSIMP_FUNCTIONS(RESOLVE)
-    loaded = 1;
-}
-
-const char *facescan_assimp_loaderror(void) {
-    pthread_once(&once, load);
-    return loaded ? 0 : loadError;
-}
+const char *facescan_assimp_loaderror(void) { return facescan_lazy_error(&library); }
 
 #define OPEN_OR(failure) \
-    pthread_once(&once, load); \
-    if (!loaded) return failure
+    if (facescan_lazy_error(&library)) return failure
 
 const struct aiScene *aiApplyPostProcessing(const struct aiScene *pScene, unsigned int pFlags) {
     OPEN_OR(0);
@@ -84,7 +61,8 @@ const struct aiExportDataBlob *aiExportSceneToBlob(
     return p_aiExportSceneToBlob(pScene, pFormatId, pPreprocessing);
 }
 const char *aiGetErrorString(void) {
-    OPEN_OR(loadError);
+    const char *loadError = facescan_lazy_error(&library);
+    if (loadError) return loadError;
     return p_aiGetErrorString();
 }
 size_t aiGetExportFormatCount(void) {

@@ -9,9 +9,7 @@
  */
 #include "shim.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
+#include <lazy_loader.h>
 
 #ifdef __APPLE__
 #define LIB3MF_SONAME "lib3MF.dylib"
@@ -60,35 +58,14 @@
 
 #define DECLARE(name, params, args) static int(*p_##name) params;
 LIB3MF_FUNCTIONS(DECLARE)
+#define SYMBOL(name, params, args) {#name, &p_##name},
+static const FacescanLazySymbol symbols[] = {LIB3MF_FUNCTIONS(SYMBOL)};
+static FacescanLazyLibrary library = FACESCAN_LAZY_LIBRARY(LIB3MF_SONAME, symbols);
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static int loaded;
-static char loadError[512];
-
-static void load(void) {
-    void *lib = dlopen(LIB3MF_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        const char *e = dlerror();
-        snprintf(loadError, sizeof loadError, "%s", e ? e : LIB3MF_SONAME ": cannot be loaded");
-        return;
-    }
-#define RESOLVE(name, params, args) \
-    if (!(p_##name = (int(*) params)dlsym(lib, #name))) { \
-        snprintf(loadError, sizeof loadError, "%s has no function %s", LIB3MF_SONAME, #name); \
-        return; \
-    }
-    LIB3MF_FUNCTIONS(RESOLVE)
-    loaded = 1;
-}
-
-const char *facescan_lib3mf_loaderror(void) {
-    pthread_once(&once, load);
-    return loaded ? 0 : loadError;
-}
+const char *facescan_lib3mf_loaderror(void) { return facescan_lazy_error(&library); }
 
 #define DEFINE(name, params, args) \
     __attribute__((visibility("hidden"))) int name params { \
-        pthread_once(&once, load); \
-        return loaded ? p_##name args : FACESCAN_LIB3MF_UNAVAILABLE; \
+        return facescan_lazy_error(&library) ? FACESCAN_LIB3MF_UNAVAILABLE : p_##name args; \
     }
 LIB3MF_FUNCTIONS(DEFINE)
