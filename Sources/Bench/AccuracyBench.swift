@@ -3,7 +3,7 @@ import Foundation
 
 /// Surface error against the ground truth at 5 000 vertices on synthesized captures (noise
 /// 0.3–1.2 mm, 10–40 % bad frames, some with gate-invisible glitches), for facescan and — when
-/// `.venv-peers` exists — the Python pipeline.
+/// `.venv-bench` exists (`make bench-venv`) — the Python pipeline.
 func runAccuracyBench(samplesDir: String) throws {
     print(
         "== accuracy at 5000 vertices against ground truth (µm, symmetric surface distance, 100 000 samples per side)")
@@ -12,7 +12,7 @@ func runAccuracyBench(samplesDir: String) throws {
     let dir = "/tmp/facescan-accuracy-\(getpid())"
     mkdir(dir, 0o755)
     defer { _ = try? FileManager.default.removeItem(atPath: dir) }
-    let python = ".venv-peers/bin/python"
+    let python = benchPython
     let havePython = FileManager.default.isExecutableFile(atPath: python)
     print(
         "capture                           frames  noise  bad  glitch | previous rms  max | facescan rms    max | --smoothing auto | python rms    max"

@@ -5,6 +5,10 @@ import Foundation
 import Glibc
 #endif
 
+/// The Python reference pipeline's interpreter: `.venv-bench`, which `make bench-venv` (run by
+/// `make bench`) creates with every library scripts/python-pipeline.py imports.
+let benchPython = ".venv-bench/bin/python"
+
 /// Median of `runs` timings of `body`, in milliseconds.
 func medianMs(runs: Int, _ body: () throws -> Void) rethrows -> Double {
     var t: [Double] = []
@@ -83,7 +87,7 @@ func runPipelineBench(samplesDir: String) throws {
     print(
         "== end to end against the Python pipeline (scripts/python-pipeline.py), W1-like capture, median of 5 wall times"
     )
-    let python = ".venv-peers/bin/python"
+    let python = benchPython
     if FileManager.default.isExecutableFile(atPath: python) {
         func wall(_ exe: String, _ args: [String]) throws -> Double {
             try medianMs(runs: 5) {
@@ -101,7 +105,7 @@ func runPipelineBench(samplesDir: String) throws {
             String(format: "facescan process %.0f ms, python pipeline %.0f ms: ratio %.3f (goal <= 0.2)", f, py, f / py)
         )
     } else {
-        print("skipped: run scripts/compare-peers once to create .venv-peers")
+        print("skipped: \(benchPython) missing (make bench-venv creates it)")
     }
     print("== render 512x512, 2x2 supersampling, median of 20")
     let ms = medianMs(runs: 20) { _ = try? Rasterizer.render(truth, options: RenderOptions()) }

@@ -11,7 +11,7 @@ import Glibc
 /// the same job: gate, average, Taubin smoothing, 5 000 vertices, STL + OBJ + PNG) run by GNU
 /// parallel `-j 2` on the same files. Wall time of each whole run; captures per second.
 ///
-/// The Python side runs with `.venv-bench/bin/python` (`make bench` creates it from PyPI); when
+/// The Python side runs with `.venv-bench/bin/python` (`make bench-venv`, run by `make bench`, creates it from PyPI); when
 /// it is missing or cannot import its libraries, or GNU parallel is missing, only the facescan
 /// figure is printed, with the reason.
 func runThroughputBench(samplesDir: String, count: Int = 100, frames: Int = 40) throws {
@@ -66,11 +66,11 @@ func runThroughputBench(samplesDir: String, count: Int = 100, frames: Int = 40) 
             format: "facescan batch --jobs 2 --quality low: %.2f s, %.1f captures/s (exit %d)", f.seconds, fsRate,
             f.status))
 
-    let python = ".venv-bench/bin/python"
+    let python = benchPython
     let parallel = "/usr/bin/parallel"
     guard FileManager.default.isExecutableFile(atPath: python) else {
         print(
-            "python reference skipped: \(python) missing (make bench creates it with pip: orjson numpy scipy trimesh meshoptimizer pillow)"
+            "python reference skipped: \(python) missing (make bench-venv creates it with pip: orjson numpy scipy trimesh meshoptimizer pillow)"
         )
         return
     }
