@@ -36,11 +36,10 @@
     X(void, aiReleasePropertyStore, (struct aiPropertyStore *p)) \
     X(void, aiSetImportPropertyInteger, (struct aiPropertyStore * store, const char *szName, int value))
 
-#define DECLARE(ret, name, params) static ret(*p_##name) params;
-ASSIMP_FUNCTIONS(DECLARE)
+#define POINTER(ret, name, params) static ret(*p_##name) params;
 #define SYMBOL(ret, name, params) {#name, &p_##name},
-static const FacescanLazySymbol symbols[] = {ASSIMP_FUNCTIONS(SYMBOL)};
-static FacescanLazyLibrary library = FACESCAN_LAZY_LIBRARY(ASSIMP_SONAME, symbols);
+ASSIMP_FUNCTIONS(POINTER)
+FACESCAN_LAZY_LIBRARY(library, ASSIMP_SONAME, ASSIMP_FUNCTIONS(SYMBOL));
 
 const char *facescan_assimp_loaderror(void) { return facescan_lazy_error(&library); }
 

@@ -56,11 +56,10 @@
     X(lib3mf_model_setbuilduuidutf8, (L3Handle model, const char *uuid), (model, uuid)) \
     X(lib3mf_getspecversion, (unsigned int *major, unsigned int *minor), (major, minor))
 
-#define DECLARE(name, params, args) static int(*p_##name) params;
-LIB3MF_FUNCTIONS(DECLARE)
+#define POINTER(name, params, args) static int(*p_##name) params;
 #define SYMBOL(name, params, args) {#name, &p_##name},
-static const FacescanLazySymbol symbols[] = {LIB3MF_FUNCTIONS(SYMBOL)};
-static FacescanLazyLibrary library = FACESCAN_LAZY_LIBRARY(LIB3MF_SONAME, symbols);
+LIB3MF_FUNCTIONS(POINTER)
+FACESCAN_LAZY_LIBRARY(library, LIB3MF_SONAME, LIB3MF_FUNCTIONS(SYMBOL));
 
 const char *facescan_lib3mf_loaderror(void) { return facescan_lazy_error(&library); }
 

@@ -27,9 +27,13 @@ typedef struct {
     char error[512];
 } FacescanLazyLibrary;
 
-/// A FacescanLazyLibrary for `soname` resolving the array `symbols`.
-#define FACESCAN_LAZY_LIBRARY(soname, symbols) \
-    {(soname), (symbols), sizeof(symbols) / sizeof *(symbols), PTHREAD_MUTEX_INITIALIZER, 0, ""}
+/// Defines `static FacescanLazyLibrary library` for `soname`, resolving the FacescanLazySymbol
+/// initialisers that follow (`{"name", &pointer}, ...`).
+#define FACESCAN_LAZY_LIBRARY(library, soname, ...) \
+    static const FacescanLazySymbol library##_symbols[] = {__VA_ARGS__}; \
+    static FacescanLazyLibrary library = { \
+        (soname), library##_symbols, sizeof library##_symbols / sizeof *library##_symbols, \
+        PTHREAD_MUTEX_INITIALIZER, 0, ""}
 
 /// Opens the library and resolves every symbol into its slot on the first call; NULL when all were
 /// found, otherwise why not (the loader's message, or "SONAME has no function NAME"), every time.
