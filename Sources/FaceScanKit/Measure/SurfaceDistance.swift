@@ -8,13 +8,6 @@ public struct SurfaceError: Sendable, Equatable {
     public var max: Double
     /// Mean sampled distance, µm.
     public var mean: Double
-
-    /// An error from its RMS, largest and mean sampled distances, µm.
-    public init(rms: Double, max: Double, mean: Double) {
-        self.rms = rms
-        self.max = max
-        self.mean = mean
-    }
 }
 
 /// Symmetric surface distance between two triangle meshes, measured the way metro/meshdiff do:

@@ -22,26 +22,12 @@ public struct FrameVerdict: Sendable, Hashable, Codable {
     /// Frames (by ``frameIndex``) found just now to disagree with the others: they stay counted
     /// as accepted but are left out of the average. Usually empty; the first frames are judged
     /// together once `RobustAccumulator/warmUp` have been accepted.
-    public var newOutliers: [Int]
+    public var newOutliers: [Int] = []
 
     /// `acceptedFrames / maxFrames`, from 0 to 1.
     public var progress: Double { min(1, Double(acceptedFrames) / Double(max(1, maxFrames))) }
     /// `maxFrames` frames were accepted: ``FaceScanSession/finish()`` can run; later frames are ignored.
     public var isComplete: Bool { acceptedFrames >= maxFrames }
-
-    /// A verdict; `guidance` says what to tell the user about a rejected frame.
-    public init(
-        frameIndex: Int, rejection: Rejection?, guidance: Guidance?, isAccepted: Bool, acceptedFrames: Int,
-        maxFrames: Int, newOutliers: [Int] = []
-    ) {
-        self.frameIndex = frameIndex
-        self.rejection = rejection
-        self.guidance = guidance
-        self.isAccepted = isAccepted
-        self.acceptedFrames = acceptedFrames
-        self.maxFrames = maxFrames
-        self.newOutliers = newOutliers
-    }
 }
 
 /// The outcome of a scan: the mesh (in ``ScanSettings/units``, scaled) and what was done.
@@ -58,16 +44,6 @@ public struct ScanResult: Sendable {
     /// (isotropic, one standard deviation of the mean). Largest where tracking is least sure —
     /// the rim, the eyes. Nil with fewer than two averaged frames.
     public var standardErrors: [Double]?
-
-    /// A result from its mesh and report (and the averaged face and its standard errors).
-    public init(
-        mesh: Mesh, report: Report, averagedFace: Mesh? = nil, standardErrors: [Double]? = nil
-    ) {
-        self.mesh = mesh
-        self.report = report
-        self.averagedFace = averagedFace
-        self.standardErrors = standardErrors
-    }
 }
 
 /// A live scan: frames go in one at a time, as an app receives them from ARKit, each judged at

@@ -68,12 +68,6 @@ public enum Solidify {
         public var pitch: Double
         /// Degrees the right axis was raised toward +y.
         public var roll: Double
-        /// A turn from its yaw, pitch and roll, degrees.
-        public init(yaw: Double, pitch: Double, roll: Double) {
-            self.yaw = yaw
-            self.pitch = pitch
-            self.roll = roll
-        }
     }
 
     // MARK: Public API

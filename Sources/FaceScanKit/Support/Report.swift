@@ -47,12 +47,6 @@ public struct Report: Sendable, Equatable {
         public var path: String
         /// Size of the file, bytes.
         public var bytes: Int
-        /// An output from its format, path and size in bytes.
-        public init(format: String, path: String, bytes: Int) {
-            self.format = format
-            self.path = path
-            self.bytes = bytes
-        }
     }
 
     /// Estimated per-vertex noise of the averaged face before and after smoothing (µm, RMS over
@@ -62,11 +56,6 @@ public struct Report: Sendable, Equatable {
         public var noiseBeforeUm: Double
         /// After smoothing, µm.
         public var noiseAfterUm: Double
-        /// An estimate from its noise before and after smoothing, µm.
-        public init(noiseBeforeUm: Double, noiseAfterUm: Double) {
-            self.noiseBeforeUm = noiseBeforeUm
-            self.noiseAfterUm = noiseAfterUm
-        }
     }
 
     /// The noise left in the averaged face: the standard error of each vertex's mean (the
@@ -97,12 +86,6 @@ public struct Report: Sendable, Equatable {
         public var automatic: Bool
         /// One line: what was chosen and why (the verbose output prints it).
         public var reason: String
-        /// A record of `passes`, chosen automatically or not, and why.
-        public init(passes: Int, automatic: Bool, reason: String) {
-            self.passes = passes
-            self.automatic = automatic
-            self.reason = reason
-        }
     }
 
     /// The capture's path as given (`-` for standard input).

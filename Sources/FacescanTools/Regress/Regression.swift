@@ -32,17 +32,6 @@ package enum Regression {
         /// (JUnit failures); nil where the metric has no single expected value.
         package var expected: String?
         package var found: String?
-        package init(
-            status: Status, sample: String, metric: String, detail: String, expected: String? = nil,
-            found: String? = nil
-        ) {
-            self.status = status
-            self.sample = sample
-            self.metric = metric
-            self.detail = detail
-            self.expected = expected
-            self.found = found
-        }
         package var text: String { "\(status.rawValue.padded(7)) \(sample.padded(22)) \(metric.padded(20)) \(detail)" }
     }
 

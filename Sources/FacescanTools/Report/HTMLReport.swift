@@ -18,12 +18,6 @@ public enum HTMLReport {
         public var width: Int
         /// Height, pixels.
         public var height: Int
-        /// An image from its PNG bytes and pixel size.
-        public init(png: [UInt8], width: Int, height: Int) {
-            self.png = png
-            self.width = width
-            self.height = height
-        }
     }
 
     /// One line of the header's settings table.
@@ -45,11 +39,6 @@ public enum HTMLReport {
         public var label: String
         /// The file's href relative to the page.
         public var href: String
-        /// A link from its text and relative href.
-        public init(label: String, href: String) {
-            self.label = label
-            self.href = href
-        }
     }
 
     /// What became of a capture or sample. Its ``key`` is what the page filters on.
@@ -87,20 +76,7 @@ public enum HTMLReport {
         /// The uncertainty picture (`uncertainty.png`) at a reduced size, shown beside the thumbnail.
         public var uncertainty: Image?
         /// Links to the outputs written.
-        public var links: [Link]
-        /// A batch entry; the report, thumbnail and links are optional.
-        public init(
-            name: String, input: String, verdict: Verdict, report: Report? = nil, thumbnail: Image? = nil,
-            links: [Link] = [], uncertainty: Image? = nil
-        ) {
-            self.name = name
-            self.input = input
-            self.verdict = verdict
-            self.report = report
-            self.thumbnail = thumbnail
-            self.links = links
-            self.uncertainty = uncertainty
-        }
+        public var links: [Link] = []
     }
 
     /// One metric line of a regression sample.
@@ -113,13 +89,6 @@ public enum HTMLReport {
         public var detail: String
         /// Whether this line fails the run.
         public var fails: Bool
-        /// A metric line from its status, name, detail and whether it fails the run.
-        public init(status: String, name: String, detail: String, fails: Bool) {
-            self.status = status
-            self.name = name
-            self.detail = detail
-            self.fails = fails
-        }
     }
 
     /// One sample of a regression run: the last accepted output beside this run's, and the heatmap
@@ -143,21 +112,6 @@ public enum HTMLReport {
         public var maxUm: Double?
         /// What this run did for the sample; nil when it did not run.
         public var report: Report?
-        /// A regression entry; the pictures, distances and report are optional.
-        public init(
-            name: String, verdict: Verdict, metrics: [Metric], expected: Image? = nil, current: Image? = nil,
-            heatmap: Image? = nil, rmsUm: Double? = nil, maxUm: Double? = nil, report: Report? = nil
-        ) {
-            self.name = name
-            self.verdict = verdict
-            self.metrics = metrics
-            self.expected = expected
-            self.current = current
-            self.heatmap = heatmap
-            self.rmsUm = rmsUm
-            self.maxUm = maxUm
-            self.report = report
-        }
     }
 
     /// Everything the page shows.
