@@ -314,7 +314,6 @@ public struct FaceScanSession: Sendable {
         try control.enter(.smoothing, solid: solid)
         // 1. Smooth: the passes asked for, or those with the least estimated error (`AutoSmoothing`).
         var taubin = TaubinOptions(iterations: 0, weights: settings.smoothingWeights)
-        taubin.normalOnly = true
         if settings.noiseLimit > 0, let se = ingested.standardErrors {
             taubin.displacementLimit = se.map { Float($0 * settings.noiseLimit) }
         }
@@ -323,15 +322,19 @@ public struct FaceScanSession: Sendable {
         }
         var adjacency: Adjacency?
         var chosen: Mesh?  // auto: the mean face already smoothed, each vertex by its chosen passes
+        var residual: Double?  // auto: the noise left after each vertex's chosen passes (metres)
         switch settings.smoothing {
         case .auto:
             let adj = Adjacency(triangles: mesh.triangles, vertexCount: mesh.vertexCount)
             adjacency = adj
             let choice = AutoSmoothing.choose(
-                mesh: mesh, adjacency: adj, options: taubin, noise: ingested.noiseSamples)
-            // The accuracy estimate below runs the median count (at least one pass when any vertex got one).
+                mesh: mesh, adjacency: adj, options: taubin, noise: ingested.noiseSamples,
+                perturbation: ingested.standardErrors.map { NoiseEstimate.perturbation(standardErrors: $0) })
+            // Without the residual the accuracy estimate below runs the median count (at least one
+            // pass when any vertex got one).
             taubin.iterations = choice.smoothed == nil ? 0 : max(1, choice.passes)
             chosen = choice.smoothed
+            residual = choice.residualNoise
             report.smoothing = Report.Smoothing(passes: choice.passes, automatic: true, reason: choice.reason)
         case .passes(let n):
             taubin.iterations = n
@@ -344,7 +347,9 @@ public struct FaceScanSession: Sendable {
         if taubin.iterations > 0 || chosen != nil {
             let adjacency = adjacency ?? Adjacency(triangles: mesh.triangles, vertexCount: mesh.vertexCount)
             let smoothed = chosen ?? Taubin.smooth(mesh, adjacency: adjacency, options: taubin)
-            if let se = ingested.standardErrors {
+            if let se = ingested.standardErrors, chosen != nil, let residual {
+                report.accuracy = Report.Accuracy(noiseBeforeUm: NoiseEstimate.rms(se) * 1e6, noiseAfterUm: residual * 1e6)
+            } else if let se = ingested.standardErrors {
                 report.accuracy = NoiseEstimate.measure(
                     mesh: mesh, smoothed: smoothed, standardErrors: se,
                     adjacency: adjacency, options: taubin)

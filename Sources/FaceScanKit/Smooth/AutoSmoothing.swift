@@ -7,9 +7,9 @@
 /// right is known: ‖f(y) − y‖² is how far the smoothing moved the mean face, and tr(J Σ) is
 /// estimated from the accumulator's noise samples s (`Accumulator/noiseSamples()`), whose
 /// Σₛ sᵀ J s is unbiased for it, with J s carried through the same smoothing alongside y (the
-/// operator's derivative in direction s, `Taubin.Operator/pass(_:carrying:)`: the one the run
-/// uses — bilateral weight, displacement bound and all — linearised at the mean face, so every
-/// neighbour's bilateral weight is computed once for the face and all its samples). The samples
+/// operator's derivative in direction s, carried in the lanes of `Taubin.Operator`'s state: the
+/// steps are linear, with the mean face's neighbour weights, bilateral term included; the
+/// displacement bound is differentiated). The samples
 /// keep the noise's spatial correlation: a whole-face wobble that smoothing passes unchanged (J s ≈ s) counts as noise that stays, which a
 /// per-vertex variance with independent noise would count as removable.
 ///
@@ -47,6 +47,10 @@ package enum AutoSmoothing {
         /// The mean face with each vertex where its chosen pass count put it; nil when no vertex
         /// was smoothed or there was no noise estimate.
         package var smoothed: Mesh?
+        /// RMS over vertices of the `perturbation` given to `choose` left after each vertex's
+        /// chosen passes, along the normal (metres); nil without one (or with three probes, which
+        /// leave no lane for it).
+        package var residualNoise: Double?
 
         /// One line for the verbose output: what was chosen and why.
         package var reason: String {
@@ -66,7 +70,9 @@ package enum AutoSmoothing {
 
     /// The pass count (0 … `maximumPasses`) for each vertex with the least estimated error around
     /// it for `mesh` (the mean face) smoothed with `options` (its `iterations` ignored); `noise`:
-    /// the accumulator's noise samples, nil with one frame (then the fixed default of 2 passes).
+    /// the accumulator's noise samples, nil with one frame (then the fixed default of 2 passes);
+    /// `perturbation`: a noise-only offset along each vertex normal whose residual after the
+    /// chosen passes the choice reports (`NoiseEstimate`).
     ///
     /// Each pass's risk estimate is split into per-vertex terms (the sum of them is the whole
     /// face's estimate); each vertex's terms are pooled with its neighbours' (``poolingRounds``
@@ -76,10 +82,10 @@ package enum AutoSmoothing {
     /// that of no smoothing and three passes past its least value (no region was still gaining).
     package static func choose(
         mesh: Mesh, adjacency: Adjacency, options: TaubinOptions, noise: [[Double]]?,
-        maximumPasses: Int = maximumPasses
+        perturbation: [Double]? = nil, maximumPasses: Int = maximumPasses
     ) -> Choice {
         guard let noise, !noise.isEmpty, mesh.vertexCount > 0 else {
-            return Choice(passes: 2, range: 2...2, estimatedError: nil, chosenError: nil, smoothed: nil)
+            return Choice(passes: 2, range: 2...2, estimatedError: nil, chosenError: nil, smoothed: nil, residualNoise: nil)
         }
         let n = mesh.vertexCount
         let normals = mesh.vertexNormals().map { SIMD3<Double>($0) }
@@ -90,21 +96,21 @@ package enum AutoSmoothing {
         var options = options
         options.mu = -options.lambda
         let op = Taubin.Operator(mesh, adjacency: adjacency, options: options)
-        var base = op.start(y)
         // Two probes z_p = √((G − 1)/(G·P)) · Σ_g w_p(g) s_g (P = 2, w_p the balanced ±1 Walsh
         // patterns +−+−, ++−−) from the G = 4 samples, one (+−) from 2, all samples otherwise: with
         // equal group weights Σ_p z_p z_pᵀ has the mean's covariance, so Σ_p z_pᵀ J z_p is unbiased
         // for tr(J Σ) as Σ_g s_gᵀ J s_g is, at half the carried directions. The pooling over a region
         // (hundreds of vertices) averages out the fewer degrees of freedom.
         let g = noise.count
+        precondition(g <= 4, "at most four noise samples")
         for s in noise { precondition(s.count == 3 * n, "one noise sample coordinate per vertex coordinate") }
         let probes = g == 4 ? 2 : g == 2 ? 1 : g
         let combined = probes < g
         let contrast = (Double(g - 1) / Double(g * probes)).squareRoot()
-        // Per probe: its normal components, and its direction J_k z carried through the passes
-        // with the mean face (flat vertex × probes + probe).
+        // Per probe: its normal components (flat vertex × probes + probe), and its direction
+        // J_k z carried through the passes with the mean face.
         var along = [Double](repeating: 0, count: n * probes)
-        var start = [SIMD3<Double>](repeating: .zero, count: n * probes)
+        var start = [[SIMD3<Double>]](repeating: [SIMD3<Double>](repeating: .zero, count: n), count: probes)
         // Per vertex: its share of tr Σ (normal part, area-weighted) = its risk with no smoothing.
         var local0 = [Double](repeating: 0, count: n)
         for v in 0..<n {
@@ -122,32 +128,50 @@ package enum AutoSmoothing {
                 }
                 let a = (sv * normals[v]).sum()
                 along[v * probes + i] = a
-                start[v * probes + i] = sv
+                start[i][v] = sv
                 local0[v] += area[v] * a * a
             }
         }
         let trace = local0.reduce(0, +)
-        var tangents = op.tangents(start, probes: probes)
+        // The perturbation rides in the lane after the probes' when there is one.
+        let residualLane = perturbation != nil && probes < 3 ? probes + 1 : nil
+        if let perturbation, residualLane != nil {
+            precondition(perturbation.count == n, "one perturbation per vertex")
+            start.append((0..<n).map { perturbation[$0] * normals[$0] })
+        }
+        var state = op.start(y, carrying: start)
         // risk_k = ‖f_k(y) − y‖² − tr Σ + 2 tr(J_k Σ), all along the normal and area-weighted;
-        // local[k] its per-vertex terms, positions[k] the face after k passes.
+        // local[k] its per-vertex terms, moved[k] how far k passes moved each vertex.
         var risk = [trace]
         var local = [local0]
-        var positions = [y]
+        var moved = [[SIMD3<Float>](repeating: .zero, count: n)]
+        // residual[k]: the perturbation left after k passes, along the normal.
+        var residual = [perturbation.map { $0.map { Float($0) } } ?? []]
         var best = 0
         for k in 1...max(1, maximumPasses) {
             if risk[k - 1] > trace && k - 1 - best >= 3 { break }
-            op.pass(&base, carrying: &tangents)
+            op.pass(&state)
             var r = [Double](repeating: 0, count: n)
-            let p = base.positions, js = tangents.directions
+            var step = [SIMD3<Float>](repeating: .zero, count: n)
+            var left = [Float](repeating: 0, count: residualLane == nil ? 0 : n)
             for v in 0..<n {
-                let d = ((p[v] - y[v]) * normals[v]).sum()
+                let offset = op.offset(state, v, lane: 0)
+                let d = (offset * normals[v]).sum()
                 var sum = 0.0
-                for i in 0..<probes { sum += along[v * probes + i] * (js[v * probes + i] * normals[v]).sum() }
+                for i in 0..<probes {
+                    let a = along[v * probes + i]
+                    sum += a * (a + (op.offset(state, v, lane: i + 1) * normals[v]).sum())
+                }
                 r[v] = area[v] * (d * d + 2 * sum) - local0[v]
+                step[v] = SIMD3<Float>(offset)
+                if let lane = residualLane {
+                    left[v] = residual[0][v] + Float((op.offset(state, v, lane: lane) * normals[v]).sum())
+                }
             }
+            residual.append(left)
             risk.append(r.reduce(0, +))
             local.append(r)
-            positions.append(p)
+            moved.append(step)
             if risk[k] < risk[best] { best = k }
         }
         let amounts = pool(local, adjacency: adjacency)
@@ -155,17 +179,22 @@ package enum AutoSmoothing {
         var chosenRisk = 0.0
         var out = mesh
         var smoothedAny = false
+        var left = 0.0
         for v in 0..<n {
             chosenRisk += local[counts[v]][v]
             let t = amounts[v], k = Int(t.rounded(.down))
-            guard t > 0 else { continue }
             let f = t - Double(k)
-            let p = f > 0 ? positions[k][v] + f * (positions[k + 1][v] - positions[k][v]) : positions[k][v]
-            out.positions[v] = SIMD3<Float>(p)
+            if residualLane != nil {
+                let r = Double(f > 0 ? residual[k][v] + Float(f) * (residual[k + 1][v] - residual[k][v]) : residual[k][v])
+                left += r * r
+            }
+            guard t > 0 else { continue }
+            let d = f > 0 ? moved[k][v] + Float(f) * (moved[k + 1][v] - moved[k][v]) : moved[k][v]
+            out.positions[v] = SIMD3<Float>(y[v] + SIMD3<Double>(d))
             smoothedAny = true
         }
         // Area-weighted median of the per-vertex counts.
-        var share = [Double](repeating: 0, count: positions.count)
+        var share = [Double](repeating: 0, count: moved.count)
         for v in 0..<n { share[counts[v]] += area[v] }
         var median = 0, cumulative = 0.0
         for k in share.indices {
@@ -176,26 +205,31 @@ package enum AutoSmoothing {
         return Choice(
             passes: median, range: (counts.min() ?? 0)...(counts.max() ?? 0),
             estimatedError: risk.map { max($0, 0).squareRoot() }, chosenError: max(chosenRisk, 0).squareRoot(),
-            smoothed: smoothedAny ? out : nil)
+            smoothed: smoothedAny ? out : nil,
+            residualNoise: residualLane == nil ? nil : (left / Double(n)).squareRoot())
     }
 
     /// Each vertex's pass count: the k whose per-vertex risk terms `local[k]`, averaged over the
     /// vertex's one-ring and itself ``poolingRounds`` times, are least (the fewer passes on a tie).
     static func pool(_ local: [[Double]], adjacency: Adjacency) -> [Double] {
         let kn = local.count, n = adjacency.vertexCount
-        // Flat vertex × pass count, so one round touches each neighbour's terms once.
-        var a = [Double](repeating: 0, count: n * kn)
-        for k in 0..<kn { for v in 0..<n { a[v * kn + k] = local[k][v] } }
-        a = Taubin.ringAverage(a, width: kn, adjacency: adjacency, rounds: poolingRounds)
+        // Flat vertex × pass count in 4-lane groups (the last padded with zeros, never read), so
+        // one round touches each neighbour's terms once. Single precision: the pooled terms are
+        // compared with their neighbours in k, which differ far above its resolution.
+        let width = (kn + 3) / 4
+        var a = [SIMD4<Float>](repeating: .zero, count: n * width)
+        for k in 0..<kn { for v in 0..<n { a[v * width + k / 4][k % 4] = Float(local[k][v]) } }
+        a = Taubin.ringAverage(a, width: width, adjacency: adjacency, rounds: poolingRounds)
         var amounts = [Double](repeating: 0, count: n)
         for v in 0..<n {
-            let base = v * kn
+            let base = v * width
+            func at(_ k: Int) -> Float { a[base + k / 4][k % 4] }
             var best = 0
-            for k in 1..<kn where a[base + k] < a[base + best] { best = k }
+            for k in 1..<kn where at(k) < at(best) { best = k }
             amounts[v] = Double(best)
             guard best > 0, best < kn - 1 else { continue }
             // The least of the parabola through the pooled estimates at best − 1, best, best + 1.
-            let lo = a[base + best - 1], mid = a[base + best], hi = a[base + best + 1]
+            let lo = Double(at(best - 1)), mid = Double(at(best)), hi = Double(at(best + 1))
             let curvature = lo - 2 * mid + hi
             if curvature > 0 { amounts[v] += min(max((lo - hi) / (2 * curvature), -0.5), 0.5) }
         }
