@@ -25,7 +25,7 @@
 /// the noise it removes, few. The passes are Taubin's with μ = −λ (each attenuates every
 /// frequency but the constant), so many passes do not compound a low-frequency gain.
 package enum AutoSmoothing {
-    /// The most passes `auto` considers.
+    /// The most passes `auto` considers (at most 31: the pooling holds 32 counts per vertex).
     package static let maximumPasses = 24
 
     /// Rounds of one-ring averaging that pool each vertex's risk estimate with its neighbours'
@@ -152,26 +152,23 @@ package enum AutoSmoothing {
             if risk[k - 1] > trace && k - 1 - best >= 3 { break }
             op.pass(&state)
             var r = [Double](repeating: 0, count: n)
-            var step = [SIMD3<Float>](repeating: .zero, count: n)
             var left = [Float](repeating: 0, count: residualLane == nil ? 0 : n)
+            let offsets = op.normalOffsets(state)
             for v in 0..<n {
-                let offset = op.offset(state, v, lane: 0)
-                let d = (offset * normals[v]).sum()
+                let o = offsets[v]
+                let d = Double(o[0])
                 var sum = 0.0
                 for i in 0..<probes {
                     let a = along[v * probes + i]
-                    sum += a * (a + (op.offset(state, v, lane: i + 1) * normals[v]).sum())
+                    sum += a * (a + Double(o[i + 1]))
                 }
                 r[v] = area[v] * (d * d + 2 * sum) - local0[v]
-                step[v] = SIMD3<Float>(offset)
-                if let lane = residualLane {
-                    left[v] = residual[0][v] + Float((op.offset(state, v, lane: lane) * normals[v]).sum())
-                }
+                if let lane = residualLane { left[v] = residual[0][v] + o[lane] }
             }
             residual.append(left)
             risk.append(r.reduce(0, +))
             local.append(r)
-            moved.append(step)
+            moved.append(op.moved(state))
             if risk[k] < risk[best] { best = k }
         }
         let amounts = pool(local, adjacency: adjacency)
@@ -213,23 +210,22 @@ package enum AutoSmoothing {
     /// vertex's one-ring and itself ``poolingRounds`` times, are least (the fewer passes on a tie).
     static func pool(_ local: [[Double]], adjacency: Adjacency) -> [Double] {
         let kn = local.count, n = adjacency.vertexCount
-        // Flat vertex × pass count in 4-lane groups (the last padded with zeros, never read), so
-        // one round touches each neighbour's terms once. Single precision: the pooled terms are
+        precondition(kn <= 32, "at most 32 pass counts")
+        // 32 lanes per vertex (lane k: pass count k; the lanes past the last are zero and never
+        // read), so one round reads each neighbour once. Single precision: the pooled terms are
         // compared with their neighbours in k, which differ far above its resolution.
-        let width = (kn + 3) / 4
-        var a = [SIMD4<Float>](repeating: .zero, count: n * width)
-        for k in 0..<kn { for v in 0..<n { a[v * width + k / 4][k % 4] = Float(local[k][v]) } }
-        a = Taubin.ringAverage(a, width: width, adjacency: adjacency, rounds: poolingRounds)
+        var a = [SIMD4<Float>](repeating: .zero, count: 8 * n)
+        for k in 0..<kn { for v in 0..<n { a[8 * v + k / 4][k % 4] = Float(local[k][v]) } }
+        a = Taubin.ringAverage(a, adjacency: adjacency, rounds: poolingRounds)
         var amounts = [Double](repeating: 0, count: n)
         for v in 0..<n {
-            let base = v * width
-            func at(_ k: Int) -> Float { a[base + k / 4][k % 4] }
+            func p(_ k: Int) -> Float { a[8 * v + k / 4][k % 4] }
             var best = 0
-            for k in 1..<kn where at(k) < at(best) { best = k }
+            for k in 1..<kn where p(k) < p(best) { best = k }
             amounts[v] = Double(best)
             guard best > 0, best < kn - 1 else { continue }
             // The least of the parabola through the pooled estimates at best − 1, best, best + 1.
-            let lo = Double(at(best - 1)), mid = Double(at(best)), hi = Double(at(best + 1))
+            let lo = Double(p(best - 1)), mid = Double(p(best)), hi = Double(p(best + 1))
             let curvature = lo - 2 * mid + hi
             if curvature > 0 { amounts[v] += min(max((lo - hi) / (2 * curvature), -0.5), 0.5) }
         }

@@ -57,7 +57,8 @@ package enum Taubin {
         var s = op.start(mesh.positions.map { SIMD3<Double>($0) })
         for _ in 0..<options.iterations { op.pass(&s) }
         var out = mesh
-        for v in 0..<mesh.vertexCount { out.positions[v] = SIMD3<Float>(s.origin[v] + op.offset(s, v, lane: 0)) }
+        let p = op.positions(s)
+        for v in 0..<mesh.vertexCount { out.positions[v] = SIMD3<Float>(p[v]) }
         return out
     }
 
@@ -260,21 +261,31 @@ package enum Taubin {
                 rimScratch: rim, constant: constant, rimConstant: rimConstant)
         }
 
-        /// Where `lane` of vertex `v` has moved from its start (lane 0: the position; lane j: the
-        /// smoothing's derivative applied to direction j, less direction j).
-        @inline(__always)
-        package func offset(_ s: State, _ v: Int, lane: Int) -> SIMD3<Double> {
-            let r = Int(slot[v])
-            if r >= 0 {
-                return SIMD3(Double(s.rim[3 * r][lane]), Double(s.rim[3 * r + 1][lane]), Double(s.rim[3 * r + 2][lane]))
+        /// Every vertex's offset from its start along its own normal, in all four lanes.
+        package func normalOffsets(_ s: State) -> [SIMD4<Float>] {
+            var out = s.along
+            for (r, v) in rimVertex.enumerated() {
+                let n = SIMD3<Float>(normals[Int(v)])
+                out[Int(v)] = n.x * s.rim[3 * r] + n.y * s.rim[3 * r + 1] + n.z * s.rim[3 * r + 2]
             }
-            return Double(s.along[v][lane]) * normals[v]
+            return out
+        }
+
+        /// Every vertex's offset from its start in lane 0 (how far the positions moved).
+        package func moved(_ s: State) -> [SIMD3<Float>] {
+            var out = [SIMD3<Float>](repeating: .zero, count: vertexCount)
+            for v in 0..<vertexCount { out[v] = s.along[v][0] * SIMD3<Float>(normals[v]) }
+            for (r, v) in rimVertex.enumerated() {
+                out[Int(v)] = SIMD3(s.rim[3 * r][0], s.rim[3 * r + 1][0], s.rim[3 * r + 2][0])
+            }
+            return out
         }
 
         /// The positions of `s` (lane 0).
         package func positions(_ s: State) -> [SIMD3<Double>] {
             var p = s.origin
-            for v in 0..<vertexCount where moves[v] { p[v] += offset(s, v, lane: 0) }
+            let d = moved(s)
+            for v in 0..<vertexCount { p[v] += SIMD3<Double>(d[v]) }
             return p
         }
 
@@ -411,13 +422,11 @@ package enum Taubin {
         }
     }
 
-    /// `values` (`width` 4-lane groups per vertex, flat) averaged over each vertex's one-ring and
-    /// itself, `rounds` times (each lane on its own, the sums in neighbour order).
-    package static func ringAverage(
-        _ values: [SIMD4<Float>], width: Int, adjacency: Adjacency, rounds: Int
-    ) -> [SIMD4<Float>] {
+    /// `values` (32 lanes per vertex, as eight 4-lane groups) averaged over each vertex's
+    /// one-ring and itself, `rounds` times (each lane on its own, the sums in neighbour order).
+    package static func ringAverage(_ values: [SIMD4<Float>], adjacency: Adjacency, rounds: Int) -> [SIMD4<Float>] {
         let n = adjacency.vertexCount
-        precondition(values.count == n * width)
+        precondition(values.count == 8 * n)
         var a = values, b = values
         adjacency.offsets.withUnsafeBufferPointer { off in
             adjacency.neighbors.withUnsafeBufferPointer { nb in
@@ -425,13 +434,29 @@ package enum Taubin {
                     a.withUnsafeBufferPointer { src in
                         b.withUnsafeMutableBufferPointer { dst in
                             for v in 0..<n {
-                                let lo = Int(off[v]), hi = Int(off[v + 1]), base = v * width
-                                let scale = 1 / Float(hi - lo + 1)
-                                for k in 0..<width {
-                                    var sum = src[base + k]
-                                    for j in lo..<hi { sum += src[Int(nb[j]) * width + k] }
-                                    dst[base + k] = sum * scale
+                                let lo = Int(off[v]), hi = Int(off[v + 1]), i = 8 * v
+                                var s0 = src[i], s1 = src[i + 1], s2 = src[i + 2], s3 = src[i + 3]
+                                var s4 = src[i + 4], s5 = src[i + 5], s6 = src[i + 6], s7 = src[i + 7]
+                                for j in lo..<hi {
+                                    let u = 8 * Int(nb[j])
+                                    s0 += src[u]
+                                    s1 += src[u + 1]
+                                    s2 += src[u + 2]
+                                    s3 += src[u + 3]
+                                    s4 += src[u + 4]
+                                    s5 += src[u + 5]
+                                    s6 += src[u + 6]
+                                    s7 += src[u + 7]
                                 }
+                                let scale = SIMD4<Float>(repeating: 1 / Float(hi - lo + 1))
+                                dst[i] = s0 * scale
+                                dst[i + 1] = s1 * scale
+                                dst[i + 2] = s2 * scale
+                                dst[i + 3] = s3 * scale
+                                dst[i + 4] = s4 * scale
+                                dst[i + 5] = s5 * scale
+                                dst[i + 6] = s6 * scale
+                                dst[i + 7] = s7 * scale
                             }
                         }
                     }
