@@ -107,9 +107,9 @@ package enum AutoSmoothing {
         let probes = g == 4 ? 2 : g == 2 ? 1 : g
         let combined = probes < g
         let contrast = (Double(g - 1) / Double(g * probes)).squareRoot()
-        // Per probe: its normal components (flat vertex × probes + probe), and its direction
-        // J_k z carried through the passes with the mean face.
-        var along = [Double](repeating: 0, count: n * probes)
+        // Per vertex: its probes' normal components in the lanes they are carried in (1…probes;
+        // the others 0), and each probe's direction J_k z carried through the passes with the mean face.
+        var along = [SIMD4<Double>](repeating: .zero, count: n)
         var start = [[SIMD3<Double>]](repeating: [SIMD3<Double>](repeating: .zero, count: n), count: probes)
         // Per vertex: its share of tr Σ (normal part, area-weighted) = its risk with no smoothing.
         var local0 = [Double](repeating: 0, count: n)
@@ -127,7 +127,7 @@ package enum AutoSmoothing {
                     sv = SIMD3(s[3 * v], s[3 * v + 1], s[3 * v + 2])
                 }
                 let a = (sv * normals[v]).sum()
-                along[v * probes + i] = a
+                along[v][i + 1] = a
                 start[i][v] = sv
                 local0[v] += area[v] * a * a
             }
@@ -141,57 +141,57 @@ package enum AutoSmoothing {
         }
         var state = op.start(y, carrying: start)
         // risk_k = ‖f_k(y) − y‖² − tr Σ + 2 tr(J_k Σ), all along the normal and area-weighted;
-        // local[k] its per-vertex terms, moved[k] how far k passes moved each vertex.
+        // terms[v, k] its per-vertex terms; moved[k·n + v] how far k passes moved vertex v,
+        // residual[k·n + v] the perturbation left there along the normal (flat: allocated once).
         var risk = [trace]
-        var local = [local0]
-        var moved = [[SIMD3<Float>](repeating: .zero, count: n)]
-        // residual[k]: the perturbation left after k passes, along the normal.
-        var residual = [perturbation.map { $0.map { Float($0) } } ?? []]
+        var terms = RiskTerms(vertices: n)
+        for v in 0..<n { terms[v, 0] = Float(local0[v]) }
+        var moved = [SIMD3<Float>](repeating: .zero, count: n)
+        moved.reserveCapacity((maximumPasses + 1) * n)
+        var residual = residualLane == nil ? [] : perturbation?.map { Float($0) } ?? []
+        residual.reserveCapacity(residualLane == nil ? 0 : (maximumPasses + 1) * n)
+        var offsets = [SIMD4<Float>](repeating: .zero, count: n)
         var best = 0
         for k in 1...max(1, maximumPasses) {
             if risk[k - 1] > trace && k - 1 - best >= 3 { break }
             op.pass(&state)
-            var r = [Double](repeating: 0, count: n)
-            var left = [Float](repeating: 0, count: residualLane == nil ? 0 : n)
-            let offsets = op.normalOffsets(state)
+            op.normalOffsets(state, into: &offsets)
+            var sum = 0.0
             for v in 0..<n {
-                let o = offsets[v]
-                let d = Double(o[0])
-                var sum = 0.0
-                for i in 0..<probes {
-                    let a = along[v * probes + i]
-                    sum += a * (a + Double(o[i + 1]))
-                }
-                r[v] = area[v] * (d * d + 2 * sum) - local0[v]
-                if let lane = residualLane { left[v] = residual[0][v] + o[lane] }
+                let o = SIMD4<Double>(offsets[v]), a = along[v]
+                // Lane 0: the face's own offset d; lanes 1…: Σ aᵢ(aᵢ + (J_k zᵢ − zᵢ)·n).
+                let r = area[v] * (o[0] * o[0] + 2 * (a * (a + o)).sum()) - local0[v]
+                terms[v, k] = Float(r)
+                sum += r
             }
-            residual.append(left)
-            risk.append(r.reduce(0, +))
-            local.append(r)
-            moved.append(op.moved(state))
+            if let lane = residualLane { for v in 0..<n { residual.append(residual[v] + offsets[v][lane]) } }
+            risk.append(sum)
+            op.appendMoved(state, to: &moved)
             if risk[k] < risk[best] { best = k }
         }
-        let amounts = pool(local, adjacency: adjacency)
+        let kn = risk.count
+        terms.count = kn
+        let amounts = pool(terms, adjacency: adjacency)
         let counts = amounts.map { Int($0.rounded()) }
         var chosenRisk = 0.0
         var out = mesh
         var smoothedAny = false
         var left = 0.0
         for v in 0..<n {
-            chosenRisk += local[counts[v]][v]
+            chosenRisk += Double(terms[v, counts[v]])
             let t = amounts[v], k = Int(t.rounded(.down))
-            let f = t - Double(k)
+            let f = t - Double(k), i = k * n + v, j = min(k + 1, kn - 1) * n + v
             if residualLane != nil {
-                let r = Double(f > 0 ? residual[k][v] + Float(f) * (residual[k + 1][v] - residual[k][v]) : residual[k][v])
+                let r = Double(residual[i] + Float(f) * (residual[j] - residual[i]))
                 left += r * r
             }
             guard t > 0 else { continue }
-            let d = f > 0 ? moved[k][v] + Float(f) * (moved[k + 1][v] - moved[k][v]) : moved[k][v]
+            let d = moved[i] + Float(f) * (moved[j] - moved[i])
             out.positions[v] = SIMD3<Float>(y[v] + SIMD3<Double>(d))
             smoothedAny = true
         }
         // Area-weighted median of the per-vertex counts.
-        var share = [Double](repeating: 0, count: moved.count)
+        var share = [Double](repeating: 0, count: kn)
         for v in 0..<n { share[counts[v]] += area[v] }
         var median = 0, cumulative = 0.0
         for k in share.indices {
@@ -206,26 +206,44 @@ package enum AutoSmoothing {
             residualNoise: residualLane == nil ? nil : (left / Double(n)).squareRoot())
     }
 
-    /// Each vertex's pass count: the k whose per-vertex risk terms `local[k]`, averaged over the
-    /// vertex's one-ring and itself ``poolingRounds`` times, are least (the fewer passes on a tie).
-    static func pool(_ local: [[Double]], adjacency: Adjacency) -> [Double] {
-        let kn = local.count, n = adjacency.vertexCount
-        precondition(kn <= 32, "at most 32 pass counts")
-        // 32 lanes per vertex (lane k: pass count k; the lanes past the last are zero and never
-        // read), so one round reads each neighbour once. Single precision: the pooled terms are
-        // compared with their neighbours in k, which differ far above its resolution.
-        var a = [SIMD4<Float>](repeating: .zero, count: 8 * n)
-        for k in 0..<kn { for v in 0..<n { a[8 * v + k / 4][k % 4] = Float(local[k][v]) } }
-        a = Taubin.ringAverage(a, adjacency: adjacency, rounds: poolingRounds)
+    /// Per-vertex risk terms of pass counts 0 … `count` − 1 (at most 32): 32 single-precision
+    /// lanes per vertex as eight 4-lane groups, so one pooling round reads each neighbour once.
+    /// Single precision: the pooled terms are compared with their neighbours in k, which differ
+    /// far above its resolution.
+    struct RiskTerms {
+        var lanes: [SIMD4<Float>]
+        var count = 0
+
+        init(vertices n: Int) { lanes = [SIMD4<Float>](repeating: .zero, count: 8 * n) }
+
+        /// `local[k][v]`: the terms of pass count k at vertex v.
+        init(_ local: [[Double]], vertices n: Int) {
+            precondition(local.count <= 32, "at most 32 pass counts")
+            self.init(vertices: n)
+            count = local.count
+            for k in local.indices { for v in 0..<n { self[v, k] = Float(local[k][v]) } }
+        }
+
+        subscript(v: Int, k: Int) -> Float {
+            get { lanes[8 * v + k >> 2][k & 3] }
+            set { lanes[8 * v + k >> 2][k & 3] = newValue }
+        }
+    }
+
+    /// Each vertex's pass count: the k whose risk terms, averaged over the vertex's one-ring and
+    /// itself ``poolingRounds`` times, are least (the fewer passes on a tie), refined to the least
+    /// of the parabola through its neighbours in k.
+    static func pool(_ terms: RiskTerms, adjacency: Adjacency) -> [Double] {
+        let kn = terms.count, n = adjacency.vertexCount
+        var a = terms
+        a.lanes = Taubin.ringAverage(terms.lanes, adjacency: adjacency, rounds: poolingRounds)
         var amounts = [Double](repeating: 0, count: n)
         for v in 0..<n {
-            func p(_ k: Int) -> Float { a[8 * v + k / 4][k % 4] }
             var best = 0
-            for k in 1..<kn where p(k) < p(best) { best = k }
+            for k in 1..<kn where a[v, k] < a[v, best] { best = k }
             amounts[v] = Double(best)
             guard best > 0, best < kn - 1 else { continue }
-            // The least of the parabola through the pooled estimates at best − 1, best, best + 1.
-            let lo = Double(p(best - 1)), mid = Double(p(best)), hi = Double(p(best + 1))
+            let lo = Double(a[v, best - 1]), mid = Double(a[v, best]), hi = Double(a[v, best + 1])
             let curvature = lo - 2 * mid + hi
             if curvature > 0 { amounts[v] += min(max((lo - hi) / (2 * curvature), -0.5), 0.5) }
         }

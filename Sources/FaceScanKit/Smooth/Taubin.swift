@@ -93,6 +93,7 @@ package enum Taubin {
         let rimLinkWeight: [Float]
         let moves: [Bool]
         let normals: [SIMD3<Double>]
+        let floatNormals: [SIMD3<Float>]
         let limit: [Float]
         let lambda: Double
         let mu: Double
@@ -135,7 +136,8 @@ package enum Taubin {
                 }
                 offsets[v + 1] = Int32(nbr.count)
             }
-            let normals = mesh.vertexNormals().map { SIMD3<Double>($0) }
+            let floatNormals = mesh.vertexNormals()
+            let normals = floatNormals.map { SIMD3<Double>($0) }
             if let scale = options.featureScale {
                 precondition(scale.count == n, "one feature scale per vertex")
                 Taubin.rangeWeights(&wgt, offsets, nbr, mesh.positions, normals, scale)
@@ -194,6 +196,7 @@ package enum Taubin {
             rimLinkWeight = lW
             self.moves = moves
             self.normals = normals
+            self.floatNormals = floatNormals
             limit = options.displacementLimit ?? [Float](repeating: .infinity, count: n)
             precondition(limit.count == n, "one displacement limit per vertex")
             lambda = options.lambda
@@ -261,30 +264,31 @@ package enum Taubin {
                 rimScratch: rim, constant: constant, rimConstant: rimConstant)
         }
 
-        /// Every vertex's offset from its start along its own normal, in all four lanes.
-        package func normalOffsets(_ s: State) -> [SIMD4<Float>] {
-            var out = s.along
+        /// Every vertex's offset from its start along its own normal, in all four lanes, into
+        /// `out` (one per vertex).
+        package func normalOffsets(_ s: State, into out: inout [SIMD4<Float>]) {
+            precondition(out.count == vertexCount)
+            for v in 0..<vertexCount { out[v] = s.along[v] }
             for (r, v) in rimVertex.enumerated() {
-                let n = SIMD3<Float>(normals[Int(v)])
+                let n = floatNormals[Int(v)]
                 out[Int(v)] = n.x * s.rim[3 * r] + n.y * s.rim[3 * r + 1] + n.z * s.rim[3 * r + 2]
             }
-            return out
         }
 
-        /// Every vertex's offset from its start in lane 0 (how far the positions moved).
-        package func moved(_ s: State) -> [SIMD3<Float>] {
-            var out = [SIMD3<Float>](repeating: .zero, count: vertexCount)
-            for v in 0..<vertexCount { out[v] = s.along[v][0] * SIMD3<Float>(normals[v]) }
+        /// Appends every vertex's offset from its start in lane 0 (how far the positions moved) to `out`.
+        package func appendMoved(_ s: State, to out: inout [SIMD3<Float>]) {
+            let base = out.count
+            for v in 0..<vertexCount { out.append(s.along[v][0] * floatNormals[v]) }
             for (r, v) in rimVertex.enumerated() {
-                out[Int(v)] = SIMD3(s.rim[3 * r][0], s.rim[3 * r + 1][0], s.rim[3 * r + 2][0])
+                out[base + Int(v)] = SIMD3(s.rim[3 * r][0], s.rim[3 * r + 1][0], s.rim[3 * r + 2][0])
             }
-            return out
         }
 
         /// The positions of `s` (lane 0).
         package func positions(_ s: State) -> [SIMD3<Double>] {
             var p = s.origin
-            let d = moved(s)
+            var d: [SIMD3<Float>] = []
+            appendMoved(s, to: &d)
             for v in 0..<vertexCount { p[v] += SIMD3<Double>(d[v]) }
             return p
         }
