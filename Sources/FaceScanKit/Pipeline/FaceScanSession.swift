@@ -348,7 +348,8 @@ public struct FaceScanSession: Sendable {
             let adjacency = adjacency ?? Adjacency(triangles: mesh.triangles, vertexCount: mesh.vertexCount)
             let smoothed = chosen ?? Taubin.smooth(mesh, adjacency: adjacency, options: taubin)
             if let se = ingested.standardErrors, chosen != nil, let residual {
-                report.accuracy = Report.Accuracy(noiseBeforeUm: NoiseEstimate.rms(se) * 1e6, noiseAfterUm: residual * 1e6)
+                report.accuracy = Report.Accuracy(
+                    noiseBeforeUm: NoiseEstimate.rms(se) * 1e6, noiseAfterUm: residual * 1e6)
             } else if let se = ingested.standardErrors {
                 report.accuracy = NoiseEstimate.measure(
                     mesh: mesh, smoothed: smoothed, standardErrors: se,

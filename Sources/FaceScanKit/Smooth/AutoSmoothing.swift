@@ -85,10 +85,10 @@ package enum AutoSmoothing {
         perturbation: [Double]? = nil, maximumPasses: Int = maximumPasses
     ) -> Choice {
         guard let noise, !noise.isEmpty, mesh.vertexCount > 0 else {
-            return Choice(passes: 2, range: 2...2, estimatedError: nil, chosenError: nil, smoothed: nil, residualNoise: nil)
+            return Choice(
+                passes: 2, range: 2...2, estimatedError: nil, chosenError: nil, smoothed: nil, residualNoise: nil)
         }
         let n = mesh.vertexCount
-        let normals = mesh.vertexNormals().map { SIMD3<Double>($0) }
         let area = vertexAreas(mesh)
         let y = mesh.positions.map { SIMD3<Double>($0) }
         // λ = −μ: every pass attenuates every frequency but the constant (1 − k²/4), with no low-frequency
@@ -96,6 +96,7 @@ package enum AutoSmoothing {
         var options = options
         options.mu = -options.lambda
         let op = Taubin.Operator(mesh, adjacency: adjacency, options: options)
+        let normals = op.normals
         // Two probes z_p = √((G − 1)/(G·P)) · Σ_g w_p(g) s_g (P = 2, w_p the balanced ±1 Walsh
         // patterns +−+−, ++−−) from the G = 4 samples, one (+−) from 2, all samples otherwise: with
         // equal group weights Σ_p z_p z_pᵀ has the mean's covariance, so Σ_p z_pᵀ J z_p is unbiased

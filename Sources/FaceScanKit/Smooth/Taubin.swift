@@ -275,12 +275,13 @@ package enum Taubin {
             }
         }
 
-        /// Appends every vertex's offset from its start in lane 0 (how far the positions moved) to `out`.
-        package func appendMoved(_ s: State, to out: inout [SIMD3<Float>]) {
+        /// Appends every vertex's offset from its start in `lane` (0: how far the positions moved;
+        /// j: J·dⱼ − dⱼ for direction j) to `out`.
+        package func appendMoved(_ s: State, lane: Int = 0, to out: inout [SIMD3<Float>]) {
             let base = out.count
-            for v in 0..<vertexCount { out.append(s.along[v][0] * floatNormals[v]) }
+            for v in 0..<vertexCount { out.append(s.along[v][lane] * floatNormals[v]) }
             for (r, v) in rimVertex.enumerated() {
-                out[base + Int(v)] = SIMD3(s.rim[3 * r][0], s.rim[3 * r + 1][0], s.rim[3 * r + 2][0])
+                out[base + Int(v)] = SIMD3(s.rim[3 * r][lane], s.rim[3 * r + 1][lane], s.rim[3 * r + 2][lane])
             }
         }
 
@@ -486,8 +487,8 @@ package enum Taubin {
         let p = mesh.positions
         for t in 0..<mesh.triangleCount {
             let (i, j, k) = mesh.triangle(t)
-            let corners = [(i, j, k), (j, k, i), (k, i, j)]
-            for (o, a, b) in corners {
+            for corner in 0..<3 {
+                let (o, a, b) = corner == 0 ? (i, j, k) : corner == 1 ? (j, k, i) : (k, i, j)
                 // Angle at o, opposite edge a–b.
                 let u = SIMD3<Double>(p[Int(a)] - p[Int(o)]), v = SIMD3<Double>(p[Int(b)] - p[Int(o)])
                 let cr = SIMD3<Double>(u.y * v.z - u.z * v.y, u.z * v.x - u.x * v.z, u.x * v.y - u.y * v.x)
