@@ -72,25 +72,19 @@ package enum Taubin {
     /// interior vertex along its normal and the 3-D offset of each moving boundary vertex, in four
     /// lanes: lane 0 the positions, lanes 1…3 the directions.
     package struct Operator {
-        /// Moving interior vertices' neighbours that move along their normal: index and weight ×
-        /// the cosine of the two normals (CSR by vertex).
-        let offsets: [Int32]
-        let nbr: [UInt32]
-        let coefficient: [Float]
-        /// Moving interior vertices' neighbours on the boundary: slot and weight × the vertex normal.
-        let rimOffsets: [Int32]
-        let rimNbr: [UInt32]
-        let rimCoefficient: [SIMD3<Float>]
-        /// Every vertex's full weighted neighbour list (for the start's constant terms).
-        let allOffsets: [Int32]
-        let allNbr: [UInt32]
-        let allWeight: [Double]
-        /// Moving boundary vertices: their vertex, and their moving boundary neighbours (slot, weight).
+        /// Moving interior vertices' neighbours that move along their normal (by vertex): the
+        /// neighbour and its weight × the cosine of the two normals.
+        let interior: Links<Float>
+        /// Moving interior vertices' neighbours on the boundary (by vertex): the neighbour's slot
+        /// and its weight × the vertex normal.
+        let interiorRim: Links<SIMD3<Float>>
+        /// Every vertex's whole weighted neighbour list (for the start's constant terms).
+        let all: Links<Double>
+        /// Moving boundary vertices' moving boundary neighbours (by slot): slot and weight.
+        let rimLinks: Links<Float>
+        /// Moving boundary vertices' vertex, and each vertex's slot (−1: none).
         let rimVertex: [UInt32]
         let slot: [Int32]
-        let rimLinkOffsets: [Int32]
-        let rimLink: [UInt32]
-        let rimLinkWeight: [Float]
         let moves: [Bool]
         let normals: [SIMD3<Double>]
         let floatNormals: [SIMD3<Float>]
@@ -105,11 +99,8 @@ package enum Taubin {
             precondition(adjacency.vertexCount == n)
             // Per-vertex neighbour lists and weights (normalised to sum 1): interior vertices use all
             // neighbours, boundary vertices their two boundary neighbours (none at a corner or pinch).
-            var offsets = [Int32](repeating: 0, count: n + 1)
-            var nbr: [UInt32] = []
-            var wgt: [Double] = []
-            nbr.reserveCapacity(adjacency.neighbors.count)
-            wgt.reserveCapacity(adjacency.neighbors.count)
+            var all = Links<Double>()
+            all.reserve(adjacency.neighbors.count, rows: n)
             let cot = options.weights == .cotangent ? Taubin.cotangentWeights(mesh, adjacency) : nil
             for v in 0..<n {
                 if adjacency.isBoundary[v] {
@@ -118,29 +109,21 @@ package enum Taubin {
                         && !Taubin.isCorner(
                             mesh.positions, v, adjacency.boundaryNeighbors[lo], adjacency.boundaryNeighbors[lo + 1])
                     {
-                        for k in lo..<hi {
-                            nbr.append(adjacency.boundaryNeighbors[k])
-                            wgt.append(0.5)
-                        }
+                        for k in lo..<hi { all.append(adjacency.boundaryNeighbors[k], 0.5) }
                     }
                 } else {
                     let lo = Int(adjacency.offsets[v]), hi = Int(adjacency.offsets[v + 1])
                     var sum = 0.0
                     for k in lo..<hi { sum += cot?[k] ?? 1 }
-                    if sum > 0 {
-                        for k in lo..<hi {
-                            nbr.append(adjacency.neighbors[k])
-                            wgt.append((cot?[k] ?? 1) / sum)
-                        }
-                    }
+                    if sum > 0 { for k in lo..<hi { all.append(adjacency.neighbors[k], (cot?[k] ?? 1) / sum) } }
                 }
-                offsets[v + 1] = Int32(nbr.count)
+                all.endRow()
             }
             let floatNormals = mesh.vertexNormals()
             let normals = floatNormals.map { SIMD3<Double>($0) }
             if let scale = options.featureScale {
                 precondition(scale.count == n, "one feature scale per vertex")
-                Taubin.rangeWeights(&wgt, offsets, nbr, mesh.positions, normals, scale)
+                Taubin.rangeWeights(&all, mesh.positions, normals, scale)
             }
             // Who moves: a vertex with weights (a vertex whose weights all vanished stays).
             var moves = [Bool](repeating: false, count: n)
@@ -148,52 +131,39 @@ package enum Taubin {
             var rimVertex: [UInt32] = []
             for v in 0..<n {
                 var sum = 0.0
-                for k in Int(offsets[v])..<Int(offsets[v + 1]) { sum += wgt[k] }
+                for k in all.row(v) { sum += all.weight[k] }
                 moves[v] = sum > 0
                 if moves[v] && adjacency.isBoundary[v] {
                     slot[v] = Int32(rimVertex.count)
                     rimVertex.append(UInt32(v))
                 }
             }
-            var iOff: [Int32] = [0], iNbr: [UInt32] = [], iCoef: [Float] = []
-            var rOff: [Int32] = [0], rNbr: [UInt32] = [], rCoef: [SIMD3<Float>] = []
-            var lOff: [Int32] = [0], lNbr: [UInt32] = [], lW: [Float] = []
-            iOff.reserveCapacity(n + 1)
-            rOff.reserveCapacity(n + 1)
+            var interior = Links<Float>(), interiorRim = Links<SIMD3<Float>>(), rimLinks = Links<Float>()
+            interior.reserve(all.index.count, rows: n)
+            interiorRim.reserve(0, rows: n)
             for v in 0..<n {
                 let isRim = slot[v] >= 0
-                for k in Int(offsets[v])..<Int(offsets[v + 1]) where moves[v] && wgt[k] > 0 {
-                    let u = Int(nbr[k])
+                for k in all.row(v) where moves[v] && all.weight[k] > 0 {
+                    let u = Int(all.index[k]), w = all.weight[k]
                     guard moves[u] else { continue }
                     if isRim {
-                        lNbr.append(UInt32(slot[u]))
-                        lW.append(Float(wgt[k]))
+                        rimLinks.append(UInt32(slot[u]), Float(w))
                     } else if slot[u] >= 0 {
-                        rNbr.append(UInt32(slot[u]))
-                        rCoef.append(SIMD3<Float>(wgt[k] * normals[v]))
+                        interiorRim.append(UInt32(slot[u]), SIMD3<Float>(w * normals[v]))
                     } else {
-                        iNbr.append(UInt32(u))
-                        iCoef.append(Float(wgt[k] * (normals[u] * normals[v]).sum()))
+                        interior.append(UInt32(u), Float(w * (normals[u] * normals[v]).sum()))
                     }
                 }
-                iOff.append(Int32(iNbr.count))
-                rOff.append(Int32(rNbr.count))
-                if isRim { lOff.append(Int32(lNbr.count)) }
+                interior.endRow()
+                interiorRim.endRow()
+                if isRim { rimLinks.endRow() }
             }
-            self.offsets = iOff
-            self.nbr = iNbr
-            self.coefficient = iCoef
-            rimOffsets = rOff
-            rimNbr = rNbr
-            rimCoefficient = rCoef
-            allOffsets = offsets
-            allNbr = nbr
-            allWeight = wgt
+            self.interior = interior
+            self.interiorRim = interiorRim
+            self.all = all
+            self.rimLinks = rimLinks
             self.rimVertex = rimVertex
             self.slot = slot
-            rimLinkOffsets = lOff
-            rimLink = lNbr
-            rimLinkWeight = lW
             self.moves = moves
             self.normals = normals
             self.floatNormals = floatNormals
@@ -242,11 +212,11 @@ package enum Taubin {
             for v in 0..<n where moves[v] {
                 let (ox, oy, oz) = lanes(v)
                 var cx = SIMD4<Double>(repeating: 0), cy = cx, cz = cx
-                for k in Int(allOffsets[v])..<Int(allOffsets[v + 1]) {
-                    let (x, y, z) = lanes(Int(allNbr[k]))
-                    cx += allWeight[k] * (x - ox)
-                    cy += allWeight[k] * (y - oy)
-                    cz += allWeight[k] * (z - oz)
+                for k in all.row(v) {
+                    let (x, y, z) = lanes(Int(all.index[k]))
+                    cx += all.weight[k] * (x - ox)
+                    cy += all.weight[k] * (y - oy)
+                    cz += all.weight[k] * (z - oz)
                 }
                 let s = Int(slot[v])
                 if s >= 0 {
@@ -312,12 +282,12 @@ package enum Taubin {
                 s.alongScratch.withUnsafeMutableBufferPointer { dst in
                     s.rim.withUnsafeBufferPointer { rim in
                         s.constant.withUnsafeBufferPointer { c in
-                            offsets.withUnsafeBufferPointer { off in
-                                nbr.withUnsafeBufferPointer { nb in
-                                    coefficient.withUnsafeBufferPointer { a in
-                                        rimOffsets.withUnsafeBufferPointer { roff in
-                                            rimNbr.withUnsafeBufferPointer { rnb in
-                                                rimCoefficient.withUnsafeBufferPointer { b in
+                            interior.offsets.withUnsafeBufferPointer { off in
+                                interior.index.withUnsafeBufferPointer { nb in
+                                    interior.weight.withUnsafeBufferPointer { a in
+                                        interiorRim.offsets.withUnsafeBufferPointer { roff in
+                                            interiorRim.index.withUnsafeBufferPointer { rnb in
+                                                interiorRim.weight.withUnsafeBufferPointer { b in
                                                     limit.withUnsafeBufferPointer { lim in
                                                         moves.withUnsafeBufferPointer { moves in
                                                             slot.withUnsafeBufferPointer { slot in
@@ -364,8 +334,8 @@ package enum Taubin {
             for r in 0..<rimVertex.count {
                 let v = Int(rimVertex[r])
                 var x = s.rimConstant[3 * r], y = s.rimConstant[3 * r + 1], z = s.rimConstant[3 * r + 2]
-                for k in Int(rimLinkOffsets[r])..<Int(rimLinkOffsets[r + 1]) {
-                    let u = 3 * Int(rimLink[k]), w = rimLinkWeight[k]
+                for k in rimLinks.row(r) {
+                    let u = 3 * Int(rimLinks.index[k]), w = rimLinks.weight[k]
                     x += w * s.rim[u]
                     y += w * s.rim[u + 1]
                     z += w * s.rim[u + 2]
@@ -403,27 +373,48 @@ package enum Taubin {
         return (e1 * e2).sum() / l < cos(cornerAngleDegrees * .pi / 180)
     }
 
-    /// Multiplies each neighbour weight of `wgt` (CSR `offsets`/`nbr`) by the bilateral range term
+    /// Weighted lists, one row each (a vertex's neighbours, say): row r's entries are
+    /// `offsets[r] ..< offsets[r + 1]` of `index` and `weight`.
+    struct Links<Weight> {
+        var offsets: [Int32] = [0]
+        var index: [UInt32] = []
+        var weight: [Weight] = []
+
+        mutating func reserve(_ entries: Int, rows: Int) {
+            offsets.reserveCapacity(rows + 1)
+            index.reserveCapacity(entries)
+            weight.reserveCapacity(entries)
+        }
+        /// Adds an entry to the row being written.
+        mutating func append(_ i: UInt32, _ w: Weight) {
+            index.append(i)
+            weight.append(w)
+        }
+        /// Closes the row being written.
+        mutating func endRow() { offsets.append(Int32(index.count)) }
+        func row(_ r: Int) -> Range<Int> { Int(offsets[r])..<Int(offsets[r + 1]) }
+    }
+
+    /// Multiplies each weight of `links` (a row per vertex) by the bilateral range term
     /// exp(−h²/2s²) of the neighbour's height h above the vertex along its normal at `positions`
     /// (s = `scale` of the vertex) and renormalises each vertex's weights; a vertex whose weights
     /// all vanish keeps none (it stays where it is).
     fileprivate static func rangeWeights(
-        _ wgt: inout [Double], _ offsets: [Int32], _ nbr: [UInt32], _ positions: [SIMD3<Float>],
-        _ normals: [SIMD3<Double>], _ scale: [Float]
+        _ links: inout Links<Double>, _ positions: [SIMD3<Float>], _ normals: [SIMD3<Double>], _ scale: [Float]
     ) {
-        for v in 0..<offsets.count - 1 {
-            let lo = Int(offsets[v]), hi = Int(offsets[v + 1])
-            guard lo < hi else { continue }
+        for v in 0..<links.offsets.count - 1 {
+            let row = links.row(v)
+            guard !row.isEmpty else { continue }
             let s = Double(scale[v])
             let r = 1 / (2 * s * s + 1e-300)
             let y = SIMD3<Double>(positions[v])
             var sum = 0.0
-            for k in lo..<hi {
-                let h = ((SIMD3<Double>(positions[Int(nbr[k])]) - y) * normals[v]).sum()
-                wgt[k] *= exp(-h * h * r)
-                sum += wgt[k]
+            for k in row {
+                let h = ((SIMD3<Double>(positions[Int(links.index[k])]) - y) * normals[v]).sum()
+                links.weight[k] *= exp(-h * h * r)
+                sum += links.weight[k]
             }
-            for k in lo..<hi { wgt[k] = sum > 0 ? wgt[k] / sum : 0 }
+            for k in row { links.weight[k] = sum > 0 ? links.weight[k] / sum : 0 }
         }
     }
 
