@@ -51,15 +51,41 @@ package struct TaubinOptions: Sendable, Equatable {
 /// (where it turns by more than ``cornerAngleDegrees``) stay fixed, so corners are not rounded off.
 /// - Complexity: O(iterations · edges); memory O(vertices + edges).
 package enum Taubin {
+    /// `mesh` smoothed by `options.iterations` passes.
     package static func smooth(_ mesh: Mesh, adjacency: Adjacency, options: TaubinOptions) -> Mesh {
-        guard options.iterations > 0, mesh.vertexCount > 0 else { return mesh }
+        smooth(mesh, adjacency: adjacency, options: options, perturbation: nil).mesh
+    }
+
+    /// `mesh` smoothed by `options.iterations` passes and, given `perturbation` (a noise-only
+    /// offset along each vertex normal, `NoiseEstimate`), the RMS over vertices of what the passes
+    /// leave of it along the normal (carried through the same passes beside the positions).
+    package static func smooth(
+        _ mesh: Mesh, adjacency: Adjacency, options: TaubinOptions, perturbation: [Double]?
+    ) -> (mesh: Mesh, residual: Double?) {
+        let n = mesh.vertexCount
+        guard options.iterations > 0, n > 0 else {
+            return (mesh, perturbation.map { NoiseEstimate.rms($0) })
+        }
         let op = Operator(mesh, adjacency: adjacency, options: options)
-        var s = op.start(mesh.positions.map { SIMD3<Double>($0) })
+        var carried: [[SIMD3<Double>]] = []
+        if let perturbation {
+            precondition(perturbation.count == n, "one perturbation per vertex")
+            carried = [(0..<n).map { perturbation[$0] * op.normals[$0] }]
+        }
+        var s = op.start(mesh.positions.map { SIMD3<Double>($0) }, carrying: carried)
         for _ in 0..<options.iterations { op.pass(&s) }
         var out = mesh
         let p = op.positions(s)
-        for v in 0..<mesh.vertexCount { out.positions[v] = SIMD3<Float>(p[v]) }
-        return out
+        for v in 0..<n { out.positions[v] = SIMD3<Float>(p[v]) }
+        guard let perturbation else { return (out, nil) }
+        var offsets = [SIMD4<Float>](repeating: .zero, count: n)
+        op.normalOffsets(s, into: &offsets)
+        var sum = 0.0
+        for v in 0..<n {
+            let r = perturbation[v] + Double(offsets[v][1])
+            sum += r * r
+        }
+        return (out, (sum / Double(n)).squareRoot())
     }
 
     /// The smoothing of one mesh, set up once (neighbour weights, normals, bounds) and run from
