@@ -89,7 +89,6 @@ import Testing
     @Test func rangeWeightKeepsDetailAboveTheNoise() {
         let (m, adj) = ridge()
         var plain = TaubinOptions(iterations: 5)
-        plain.normalOnly = true
         var bilateral = plain
         bilateral.featureScale = [Float](repeating: 0.2, count: m.vertexCount)  // 4 × the noise
         let a = ridgeHeight(Taubin.smooth(m, adjacency: adj, options: plain))
@@ -111,7 +110,6 @@ import Testing
         let defaults = PipelineOptions()
         let se: Float = 0.01
         var o = TaubinOptions(iterations: 8, weights: .cotangent)
-        o.normalOnly = true
         o.displacementLimit = [Float](repeating: se * Float(defaults.noiseLimit), count: p.count)
         o.featureScale = [Float](repeating: se * Float(defaults.featureScale), count: p.count)
         let s = Taubin.smooth(clean, adjacency: adj, options: o)

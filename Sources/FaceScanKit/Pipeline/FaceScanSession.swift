@@ -290,46 +290,48 @@ public struct FaceScanSession: Sendable {
         try control.enter(.smoothing, solid: solid)
         // 1. Smooth: the passes asked for, or those with the least estimated error (`AutoSmoothing`).
         var taubin = TaubinOptions(iterations: 0, weights: settings.smoothingWeights)
-        taubin.normalOnly = true
         if settings.noiseLimit > 0, let se = ingested.standardErrors {
             taubin.displacementLimit = se.map { Float($0 * settings.noiseLimit) }
         }
         if settings.featureScale > 0, let se = ingested.standardErrors {
             taubin.featureScale = se.map { Float($0 * settings.featureScale) }
         }
-        var adjacency: Adjacency?
-        var chosen: Mesh?  // auto: the mean face already smoothed, each vertex by its chosen passes
+        // The accuracy estimate's noise-only perturbation rides through the passes beside the face.
+        let perturbation = ingested.standardErrors.map { NoiseEstimate.perturbation(standardErrors: $0) }
+        var smoothed: Mesh?  // nil: not smoothed
+        var residual: Double?  // what the passes left of the perturbation (metres, RMS along the normal)
         switch settings.smoothing {
         case .auto:
-            let adj = Adjacency(triangles: mesh.triangles, vertexCount: mesh.vertexCount)
-            adjacency = adj
+            let adjacency = Adjacency(triangles: mesh.triangles, vertexCount: mesh.vertexCount)
             let choice = AutoSmoothing.choose(
-                mesh: mesh, adjacency: adj, options: taubin, noise: ingested.noiseSamples)
-            // The accuracy estimate below runs the median count (at least one pass when any vertex got one).
-            taubin.iterations = choice.smoothed == nil ? 0 : max(1, choice.passes)
-            chosen = choice.smoothed
+                mesh: mesh, adjacency: adjacency, options: taubin, noise: ingested.noiseSamples,
+                perturbation: perturbation)
+            smoothed = choice.smoothed
+            residual = choice.residualNoise
+            if smoothed != nil, residual == nil, let perturbation {
+                // Three probes leave no lane for it: measured through the median count instead.
+                taubin.iterations = max(1, choice.passes)
+                residual =
+                    Taubin.smooth(mesh, adjacency: adjacency, options: taubin, perturbation: perturbation).residual
+            }
             report.smoothing = Report.Smoothing(passes: choice.passes, automatic: true, reason: choice.reason)
         case .passes(let n):
             taubin.iterations = n
+            if n > 0 {
+                let adjacency = Adjacency(triangles: mesh.triangles, vertexCount: mesh.vertexCount)
+                (smoothed, residual) = Taubin.smooth(
+                    mesh, adjacency: adjacency, options: taubin, perturbation: perturbation)
+            }
             report.smoothing = Report.Smoothing(
                 passes: n, automatic: false, reason: "smoothing: \(n) \(n == 1 ? "pass" : "passes"), as asked")
         }
         if let se = ingested.standardErrors {
             report.noise = Report.Noise(standardErrors: se)
+            let before = NoiseEstimate.rms(se) * 1e6
+            let after = smoothed == nil ? before : residual.map { $0 * 1e6 } ?? before
+            report.accuracy = Report.Accuracy(noiseBeforeUm: before, noiseAfterUm: after)
         }
-        if taubin.iterations > 0 || chosen != nil {
-            let adjacency = adjacency ?? Adjacency(triangles: mesh.triangles, vertexCount: mesh.vertexCount)
-            let smoothed = chosen ?? Taubin.smooth(mesh, adjacency: adjacency, options: taubin)
-            if let se = ingested.standardErrors {
-                report.accuracy = NoiseEstimate.measure(
-                    mesh: mesh, smoothed: smoothed, standardErrors: se,
-                    adjacency: adjacency, options: taubin)
-            }
-            mesh = smoothed
-        } else if let se = ingested.standardErrors {
-            let rms = NoiseEstimate.rms(se) * 1e6
-            report.accuracy = Report.Accuracy(noiseBeforeUm: rms, noiseAfterUm: rms)
-        }
+        if let smoothed { mesh = smoothed }
         report.timingsMs.smooth = clock.lap()
         try control.enter(solid ? .solidifying : .decimating, solid: solid)
 

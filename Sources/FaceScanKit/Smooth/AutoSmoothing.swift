@@ -7,9 +7,9 @@
 /// right is known: ‖f(y) − y‖² is how far the smoothing moved the mean face, and tr(J Σ) is
 /// estimated from the accumulator's noise samples s (`Accumulator/noiseSamples()`), whose
 /// Σₛ sᵀ J s is unbiased for it, with J s carried through the same smoothing alongside y (the
-/// operator's derivative in direction s, `Taubin.Operator/pass(_:carrying:)`: the one the run
-/// uses — bilateral weight, displacement bound and all — linearised at the mean face, so every
-/// neighbour's bilateral weight is computed once for the face and all its samples). The samples
+/// operator's derivative in direction s, carried in the lanes of `Taubin.Operator`'s state: the
+/// steps are linear, with the mean face's neighbour weights, bilateral term included; the
+/// displacement bound is differentiated). The samples
 /// keep the noise's spatial correlation: a whole-face wobble that smoothing passes unchanged (J s ≈ s) counts as noise that stays, which a
 /// per-vertex variance with independent noise would count as removable.
 ///
@@ -25,7 +25,7 @@
 /// the noise it removes, few. The passes are Taubin's with μ = −λ (each attenuates every
 /// frequency but the constant), so many passes do not compound a low-frequency gain.
 package enum AutoSmoothing {
-    /// The most passes `auto` considers.
+    /// The most passes `auto` considers (at most 31: the pooling holds 32 counts per vertex).
     package static let maximumPasses = 24
 
     /// Rounds of one-ring averaging that pool each vertex's risk estimate with its neighbours'
@@ -47,6 +47,10 @@ package enum AutoSmoothing {
         /// The mean face with each vertex where its chosen pass count put it; nil when no vertex
         /// was smoothed or there was no noise estimate.
         package var smoothed: Mesh?
+        /// RMS over vertices of the `perturbation` given to `choose` left after each vertex's
+        /// chosen passes, along the normal (metres); nil without one (or with three probes, which
+        /// leave no lane for it).
+        package var residualNoise: Double?
 
         /// One line for the verbose output: what was chosen and why.
         package var reason: String {
@@ -66,7 +70,9 @@ package enum AutoSmoothing {
 
     /// The pass count (0 … `maximumPasses`) for each vertex with the least estimated error around
     /// it for `mesh` (the mean face) smoothed with `options` (its `iterations` ignored); `noise`:
-    /// the accumulator's noise samples, nil with one frame (then the fixed default of 2 passes).
+    /// the accumulator's noise samples, nil with one frame (then the fixed default of 2 passes);
+    /// `perturbation`: a noise-only offset along each vertex normal whose residual after the
+    /// chosen passes the choice reports (`NoiseEstimate`).
     ///
     /// Each pass's risk estimate is split into per-vertex terms (the sum of them is the whole
     /// face's estimate); each vertex's terms are pooled with its neighbours' (``poolingRounds``
@@ -76,13 +82,13 @@ package enum AutoSmoothing {
     /// that of no smoothing and three passes past its least value (no region was still gaining).
     package static func choose(
         mesh: Mesh, adjacency: Adjacency, options: TaubinOptions, noise: [[Double]]?,
-        maximumPasses: Int = maximumPasses
+        perturbation: [Double]? = nil, maximumPasses: Int = maximumPasses
     ) -> Choice {
         guard let noise, !noise.isEmpty, mesh.vertexCount > 0 else {
-            return Choice(passes: 2, range: 2...2, estimatedError: nil, chosenError: nil, smoothed: nil)
+            return Choice(
+                passes: 2, range: 2...2, estimatedError: nil, chosenError: nil, smoothed: nil, residualNoise: nil)
         }
         let n = mesh.vertexCount
-        let normals = mesh.vertexNormals().map { SIMD3<Double>($0) }
         let area = vertexAreas(mesh)
         let y = mesh.positions.map { SIMD3<Double>($0) }
         // λ = −μ: every pass attenuates every frequency but the constant (1 − k²/4), with no low-frequency
@@ -90,21 +96,22 @@ package enum AutoSmoothing {
         var options = options
         options.mu = -options.lambda
         let op = Taubin.Operator(mesh, adjacency: adjacency, options: options)
-        var base = op.start(y)
+        let normals = op.normals
         // Two probes z_p = √((G − 1)/(G·P)) · Σ_g w_p(g) s_g (P = 2, w_p the balanced ±1 Walsh
         // patterns +−+−, ++−−) from the G = 4 samples, one (+−) from 2, all samples otherwise: with
         // equal group weights Σ_p z_p z_pᵀ has the mean's covariance, so Σ_p z_pᵀ J z_p is unbiased
         // for tr(J Σ) as Σ_g s_gᵀ J s_g is, at half the carried directions. The pooling over a region
         // (hundreds of vertices) averages out the fewer degrees of freedom.
         let g = noise.count
+        precondition(g <= 4, "at most four noise samples")
         for s in noise { precondition(s.count == 3 * n, "one noise sample coordinate per vertex coordinate") }
         let probes = g == 4 ? 2 : g == 2 ? 1 : g
         let combined = probes < g
         let contrast = (Double(g - 1) / Double(g * probes)).squareRoot()
-        // Per probe: its normal components, and its direction J_k z carried through the passes
-        // with the mean face (flat vertex × probes + probe).
-        var along = [Double](repeating: 0, count: n * probes)
-        var start = [SIMD3<Double>](repeating: .zero, count: n * probes)
+        // Per vertex: its probes' normal components in the lanes they are carried in (1…probes;
+        // the others 0), and each probe's direction J_k z carried through the passes with the mean face.
+        var along = [SIMD4<Double>](repeating: .zero, count: n)
+        var start = [[SIMD3<Double>]](repeating: [SIMD3<Double>](repeating: .zero, count: n), count: probes)
         // Per vertex: its share of tr Σ (normal part, area-weighted) = its risk with no smoothing.
         var local0 = [Double](repeating: 0, count: n)
         for v in 0..<n {
@@ -121,51 +128,71 @@ package enum AutoSmoothing {
                     sv = SIMD3(s[3 * v], s[3 * v + 1], s[3 * v + 2])
                 }
                 let a = (sv * normals[v]).sum()
-                along[v * probes + i] = a
-                start[v * probes + i] = sv
+                along[v][i + 1] = a
+                start[i][v] = sv
                 local0[v] += area[v] * a * a
             }
         }
         let trace = local0.reduce(0, +)
-        var tangents = op.tangents(start, probes: probes)
+        // The perturbation rides in the lane after the probes' when there is one.
+        let residualLane = perturbation != nil && probes < 3 ? probes + 1 : nil
+        if let perturbation, residualLane != nil {
+            precondition(perturbation.count == n, "one perturbation per vertex")
+            start.append((0..<n).map { perturbation[$0] * normals[$0] })
+        }
+        var state = op.start(y, carrying: start)
         // risk_k = ‖f_k(y) − y‖² − tr Σ + 2 tr(J_k Σ), all along the normal and area-weighted;
-        // local[k] its per-vertex terms, positions[k] the face after k passes.
+        // terms[v, k] its per-vertex terms; moved[k·n + v] how far k passes moved vertex v,
+        // residual[k·n + v] the perturbation left there along the normal (flat: allocated once).
         var risk = [trace]
-        var local = [local0]
-        var positions = [y]
+        var terms = RiskTerms(vertices: n)
+        for v in 0..<n { terms[v, 0] = Float(local0[v]) }
+        var moved = [SIMD3<Float>](repeating: .zero, count: n)
+        moved.reserveCapacity((maximumPasses + 1) * n)
+        var residual = residualLane == nil ? [] : perturbation?.map { Float($0) } ?? []
+        residual.reserveCapacity(residualLane == nil ? 0 : (maximumPasses + 1) * n)
+        var offsets = [SIMD4<Float>](repeating: .zero, count: n)
         var best = 0
         for k in 1...max(1, maximumPasses) {
             if risk[k - 1] > trace && k - 1 - best >= 3 { break }
-            op.pass(&base, carrying: &tangents)
-            var r = [Double](repeating: 0, count: n)
-            let p = base.positions, js = tangents.directions
+            op.pass(&state)
+            op.normalOffsets(state, into: &offsets)
+            var sum = 0.0
             for v in 0..<n {
-                let d = ((p[v] - y[v]) * normals[v]).sum()
-                var sum = 0.0
-                for i in 0..<probes { sum += along[v * probes + i] * (js[v * probes + i] * normals[v]).sum() }
-                r[v] = area[v] * (d * d + 2 * sum) - local0[v]
+                let o = SIMD4<Double>(offsets[v]), a = along[v]
+                // Lane 0: the face's own offset d; lanes 1…: Σ aᵢ(aᵢ + (J_k zᵢ − zᵢ)·n).
+                let r = area[v] * (o[0] * o[0] + 2 * (a * (a + o)).sum()) - local0[v]
+                terms[v, k] = Float(r)
+                sum += r
             }
-            risk.append(r.reduce(0, +))
-            local.append(r)
-            positions.append(p)
+            if let lane = residualLane { for v in 0..<n { residual.append(residual[v] + offsets[v][lane]) } }
+            risk.append(sum)
+            op.appendMoved(state, to: &moved)
             if risk[k] < risk[best] { best = k }
         }
-        let amounts = pool(local, adjacency: adjacency)
+        let kn = risk.count
+        terms.count = kn
+        let amounts = pool(terms, adjacency: adjacency)
         let counts = amounts.map { Int($0.rounded()) }
         var chosenRisk = 0.0
         var out = mesh
         var smoothedAny = false
+        var left = 0.0
         for v in 0..<n {
-            chosenRisk += local[counts[v]][v]
+            chosenRisk += Double(terms[v, counts[v]])
             let t = amounts[v], k = Int(t.rounded(.down))
+            let f = t - Double(k), i = k * n + v, j = min(k + 1, kn - 1) * n + v
+            if residualLane != nil {
+                let r = Double(residual[i] + Float(f) * (residual[j] - residual[i]))
+                left += r * r
+            }
             guard t > 0 else { continue }
-            let f = t - Double(k)
-            let p = f > 0 ? positions[k][v] + f * (positions[k + 1][v] - positions[k][v]) : positions[k][v]
-            out.positions[v] = SIMD3<Float>(p)
+            let d = moved[i] + Float(f) * (moved[j] - moved[i])
+            out.positions[v] = SIMD3<Float>(y[v] + SIMD3<Double>(d))
             smoothedAny = true
         }
         // Area-weighted median of the per-vertex counts.
-        var share = [Double](repeating: 0, count: positions.count)
+        var share = [Double](repeating: 0, count: kn)
         for v in 0..<n { share[counts[v]] += area[v] }
         var median = 0, cumulative = 0.0
         for k in share.indices {
@@ -176,26 +203,48 @@ package enum AutoSmoothing {
         return Choice(
             passes: median, range: (counts.min() ?? 0)...(counts.max() ?? 0),
             estimatedError: risk.map { max($0, 0).squareRoot() }, chosenError: max(chosenRisk, 0).squareRoot(),
-            smoothed: smoothedAny ? out : nil)
+            smoothed: smoothedAny ? out : nil,
+            residualNoise: residualLane == nil ? nil : (left / Double(n)).squareRoot())
     }
 
-    /// Each vertex's pass count: the k whose per-vertex risk terms `local[k]`, averaged over the
-    /// vertex's one-ring and itself ``poolingRounds`` times, are least (the fewer passes on a tie).
-    static func pool(_ local: [[Double]], adjacency: Adjacency) -> [Double] {
-        let kn = local.count, n = adjacency.vertexCount
-        // Flat vertex × pass count, so one round touches each neighbour's terms once.
-        var a = [Double](repeating: 0, count: n * kn)
-        for k in 0..<kn { for v in 0..<n { a[v * kn + k] = local[k][v] } }
-        a = Taubin.ringAverage(a, width: kn, adjacency: adjacency, rounds: poolingRounds)
+    /// Per-vertex risk terms of pass counts 0 … `count` − 1 (at most 32): 32 single-precision
+    /// lanes per vertex as eight 4-lane groups, so one pooling round reads each neighbour once.
+    /// Single precision: the pooled terms are compared with their neighbours in k, which differ
+    /// far above its resolution.
+    struct RiskTerms {
+        var lanes: [SIMD4<Float>]
+        var count = 0
+
+        init(vertices n: Int) { lanes = [SIMD4<Float>](repeating: .zero, count: 8 * n) }
+
+        /// `local[k][v]`: the terms of pass count k at vertex v.
+        init(_ local: [[Double]], vertices n: Int) {
+            precondition(local.count <= 32, "at most 32 pass counts")
+            self.init(vertices: n)
+            count = local.count
+            for k in local.indices { for v in 0..<n { self[v, k] = Float(local[k][v]) } }
+        }
+
+        subscript(v: Int, k: Int) -> Float {
+            get { lanes[8 * v + k >> 2][k & 3] }
+            set { lanes[8 * v + k >> 2][k & 3] = newValue }
+        }
+    }
+
+    /// Each vertex's pass count: the k whose risk terms, averaged over the vertex's one-ring and
+    /// itself ``poolingRounds`` times, are least (the fewer passes on a tie), refined to the least
+    /// of the parabola through its neighbours in k.
+    static func pool(_ terms: RiskTerms, adjacency: Adjacency) -> [Double] {
+        let kn = terms.count, n = adjacency.vertexCount
+        var a = terms
+        a.lanes = Taubin.ringAverage(terms.lanes, adjacency: adjacency, rounds: poolingRounds)
         var amounts = [Double](repeating: 0, count: n)
         for v in 0..<n {
-            let base = v * kn
             var best = 0
-            for k in 1..<kn where a[base + k] < a[base + best] { best = k }
+            for k in 1..<kn where a[v, k] < a[v, best] { best = k }
             amounts[v] = Double(best)
             guard best > 0, best < kn - 1 else { continue }
-            // The least of the parabola through the pooled estimates at best − 1, best, best + 1.
-            let lo = a[base + best - 1], mid = a[base + best], hi = a[base + best + 1]
+            let lo = Double(a[v, best - 1]), mid = Double(a[v, best]), hi = Double(a[v, best + 1])
             let curvature = lo - 2 * mid + hi
             if curvature > 0 { amounts[v] += min(max((lo - hi) / (2 * curvature), -0.5), 0.5) }
         }

@@ -24,16 +24,15 @@ package struct TaubinOptions: Sendable, Equatable {
     /// (pass-band k_PB = 1/λ + 1/μ ≈ 0.113).
     package var mu = -0.53
     package var weights = SmoothingWeights.uniform
-    /// Move interior vertices along their (input) normal only: tangential motion removes no
-    /// noise but lets vertices drift over features.
-    package var normalOnly = false
     /// Per-vertex bound on how far a vertex may end up from where it started (mesh units), e.g.
     /// a few standard deviations of the estimated noise: smoothing then removes noise but cannot
     /// erode a feature (an ear, the nose tip) by more than that. nil: unbounded.
     package var displacementLimit: [Float]?
     /// Per-vertex height scale (mesh units) of a bilateral range weight: a neighbour whose offset
     /// along the vertex normal is h counts exp(−h²/2s²) as much, so detail standing well above the
-    /// noise level (s ≈ a couple of standard errors) is not averaged away. nil: plain weights.
+    /// noise level (s ≈ a couple of standard errors) is not averaged away. The weights are those of
+    /// the mesh the smoothing starts from, kept through every pass (the smoother is linear in the
+    /// positions: carried directions cost no weight of their own). nil: plain weights.
     package var featureScale: [Float]?
     package init(iterations: Int = 2, weights: SmoothingWeights = .uniform) {
         self.iterations = iterations
@@ -45,163 +44,347 @@ package struct TaubinOptions: Sendable, Equatable {
 /// design", SIGGRAPH 1995).
 ///
 /// Interior vertices move toward the weighted mean of their neighbours (by λ), then away from it
-/// (by μ). On an open surface a boundary vertex is smoothed along the boundary only (its two
-/// boundary neighbours), so the rim and the eye/mouth openings do not curl inward; boundary vertices
-/// with other than two boundary neighbours (pinch points) and corners of the boundary (where it
-/// turns by more than ``cornerAngleDegrees``) stay fixed, so corners are not rounded off.
+/// (by μ), along their normal only: tangential motion removes no noise but lets vertices drift
+/// over features. On an open surface a boundary vertex is smoothed along the boundary only (its
+/// two boundary neighbours), so the rim and the eye/mouth openings do not curl inward; boundary
+/// vertices with other than two boundary neighbours (pinch points) and corners of the boundary
+/// (where it turns by more than ``cornerAngleDegrees``) stay fixed, so corners are not rounded off.
 /// - Complexity: O(iterations · edges); memory O(vertices + edges).
 package enum Taubin {
+    /// `mesh` smoothed by `options.iterations` passes.
     package static func smooth(_ mesh: Mesh, adjacency: Adjacency, options: TaubinOptions) -> Mesh {
-        guard options.iterations > 0, mesh.vertexCount > 0 else { return mesh }
-        let op = Operator(mesh, adjacency: adjacency, options: options)
-        var out = mesh
-        op.run(from: mesh.positions.map { SIMD3<Double>($0) }, passes: options.iterations) { pass, p in
-            guard pass == options.iterations else { return }
-            for v in 0..<p.count { out.positions[v] = SIMD3<Float>(p[v]) }
-        }
-        return out
+        smooth(mesh, adjacency: adjacency, options: options, perturbation: nil).mesh
     }
 
-    /// The smoothing of one mesh, set up once (neighbour lists and weights, normals, bounds) and
-    /// run from any start positions: the mesh's own, or the same positions plus a perturbation (the
-    /// automatic smoothing measures the operator's response to noise this way, see `AutoSmoothing`).
+    /// `mesh` smoothed by `options.iterations` passes and, given `perturbation` (a noise-only
+    /// offset along each vertex normal, `NoiseEstimate`), the RMS over vertices of what the passes
+    /// leave of it along the normal (carried through the same passes beside the positions).
+    package static func smooth(
+        _ mesh: Mesh, adjacency: Adjacency, options: TaubinOptions, perturbation: [Double]?
+    ) -> (mesh: Mesh, residual: Double?) {
+        let n = mesh.vertexCount
+        guard options.iterations > 0, n > 0 else {
+            return (mesh, perturbation.map { NoiseEstimate.rms($0) })
+        }
+        let op = Operator(mesh, adjacency: adjacency, options: options)
+        var carried: [[SIMD3<Double>]] = []
+        if let perturbation {
+            precondition(perturbation.count == n, "one perturbation per vertex")
+            carried = [(0..<n).map { perturbation[$0] * op.normals[$0] }]
+        }
+        var s = op.start(mesh.positions.map { SIMD3<Double>($0) }, carrying: carried)
+        for _ in 0..<options.iterations { op.pass(&s) }
+        var out = mesh
+        let p = op.positions(s)
+        for v in 0..<n { out.positions[v] = SIMD3<Float>(p[v]) }
+        guard let perturbation else { return (out, nil) }
+        var offsets = [SIMD4<Float>](repeating: .zero, count: n)
+        op.normalOffsets(s, into: &offsets)
+        var sum = 0.0
+        for v in 0..<n {
+            let r = perturbation[v] + Double(offsets[v][1])
+            sum += r * r
+        }
+        return (out, (sum / Double(n)).squareRoot())
+    }
+
+    /// The smoothing of one mesh, set up once (neighbour weights, normals, bounds) and run from
+    /// any start positions, carrying up to three directions through its derivative (the automatic
+    /// smoothing measures the operator's response to noise this way, see `AutoSmoothing`).
+    ///
+    /// The weights (bilateral range term included) are those of the operator's mesh, so each step
+    /// is linear; an interior vertex moves along its normal only and a boundary vertex along the
+    /// boundary, each within its displacement bound. A state is therefore the offset of each
+    /// interior vertex along its normal and the 3-D offset of each moving boundary vertex, in four
+    /// lanes: lane 0 the positions, lanes 1…3 the directions.
     package struct Operator {
-        let offsets: [Int32]
-        let nbr: [UInt32]
-        let wgt: [Double]
+        /// Moving interior vertices' neighbours that move along their normal (by vertex): the
+        /// neighbour and its weight × the cosine of the two normals.
+        let interior: Links<Float>
+        /// Moving interior vertices' neighbours on the boundary (by vertex): the neighbour's slot
+        /// and its weight × the vertex normal.
+        let interiorRim: Links<SIMD3<Float>>
+        /// Every vertex's whole weighted neighbour list (for the start's constant terms).
+        let all: Links<Double>
+        /// Moving boundary vertices' moving boundary neighbours (by slot): slot and weight.
+        let rimLinks: Links<Float>
+        /// Moving boundary vertices' vertex, and each vertex's slot (−1: none).
+        let rimVertex: [UInt32]
+        let slot: [Int32]
+        let moves: [Bool]
         let normals: [SIMD3<Double>]
-        let featureScale: [Double]
-        let limit: [Double]
-        let constrain: Bool
-        let normalOnly: Bool
-        let isBoundary: [Bool]
+        let floatNormals: [SIMD3<Float>]
+        let limit: [Float]
         let lambda: Double
         let mu: Double
 
-        package var vertexCount: Int { offsets.count - 1 }
+        package var vertexCount: Int { normals.count }
 
         package init(_ mesh: Mesh, adjacency: Adjacency, options: TaubinOptions) {
             let n = mesh.vertexCount
             precondition(adjacency.vertexCount == n)
-            // Per-vertex neighbour lists and weights (normalised to sum 1) in one CSR layout: interior
-            // vertices use all neighbours, boundary vertices their boundary neighbours only.
-            var offsets = [Int32](repeating: 0, count: n + 1)
-            var nbr: [UInt32] = []
-            var wgt: [Double] = []
-            nbr.reserveCapacity(adjacency.neighbors.count)
-            wgt.reserveCapacity(adjacency.neighbors.count)
+            // Per-vertex neighbour lists and weights (normalised to sum 1): interior vertices use all
+            // neighbours, boundary vertices their two boundary neighbours (none at a corner or pinch).
+            var all = Links<Double>()
+            all.reserve(adjacency.neighbors.count, rows: n)
             let cot = options.weights == .cotangent ? Taubin.cotangentWeights(mesh, adjacency) : nil
             for v in 0..<n {
-                let start = nbr.count
                 if adjacency.isBoundary[v] {
                     let lo = Int(adjacency.boundaryOffsets[v]), hi = Int(adjacency.boundaryOffsets[v + 1])
                     if hi - lo == 2
                         && !Taubin.isCorner(
                             mesh.positions, v, adjacency.boundaryNeighbors[lo], adjacency.boundaryNeighbors[lo + 1])
                     {
-                        for k in lo..<hi {
-                            nbr.append(adjacency.boundaryNeighbors[k])
-                            wgt.append(0.5)
-                        }
+                        for k in lo..<hi { all.append(adjacency.boundaryNeighbors[k], 0.5) }
                     }
                 } else {
                     let lo = Int(adjacency.offsets[v]), hi = Int(adjacency.offsets[v + 1])
                     var sum = 0.0
-                    for k in lo..<hi {
-                        let w = cot?[k] ?? 1
-                        nbr.append(adjacency.neighbors[k])
-                        wgt.append(w)
-                        sum += w
-                    }
-                    if sum > 0 {
-                        for k in start..<nbr.count { wgt[k] /= sum }
+                    for k in lo..<hi { sum += cot?[k] ?? 1 }
+                    if sum > 0 { for k in lo..<hi { all.append(adjacency.neighbors[k], (cot?[k] ?? 1) / sum) } }
+                }
+                all.endRow()
+            }
+            let floatNormals = mesh.vertexNormals()
+            let normals = floatNormals.map { SIMD3<Double>($0) }
+            if let scale = options.featureScale {
+                precondition(scale.count == n, "one feature scale per vertex")
+                Taubin.rangeWeights(&all, mesh.positions, normals, scale)
+            }
+            // Who moves: a vertex with weights (a vertex whose weights all vanished stays).
+            var moves = [Bool](repeating: false, count: n)
+            var slot = [Int32](repeating: -1, count: n)
+            var rimVertex: [UInt32] = []
+            for v in 0..<n {
+                var sum = 0.0
+                for k in all.row(v) { sum += all.weight[k] }
+                moves[v] = sum > 0
+                if moves[v] && adjacency.isBoundary[v] {
+                    slot[v] = Int32(rimVertex.count)
+                    rimVertex.append(UInt32(v))
+                }
+            }
+            var interior = Links<Float>(), interiorRim = Links<SIMD3<Float>>(), rimLinks = Links<Float>()
+            interior.reserve(all.index.count, rows: n)
+            interiorRim.reserve(0, rows: n)
+            for v in 0..<n {
+                let isRim = slot[v] >= 0
+                for k in all.row(v) where moves[v] && all.weight[k] > 0 {
+                    let u = Int(all.index[k]), w = all.weight[k]
+                    guard moves[u] else { continue }
+                    if isRim {
+                        rimLinks.append(UInt32(slot[u]), Float(w))
+                    } else if slot[u] >= 0 {
+                        interiorRim.append(UInt32(slot[u]), SIMD3<Float>(w * normals[v]))
                     } else {
-                        nbr.removeSubrange(start...)
-                        wgt.removeSubrange(start...)
+                        interior.append(UInt32(u), Float(w * (normals[u] * normals[v]).sum()))
                     }
                 }
-                offsets[v + 1] = Int32(nbr.count)
+                interior.endRow()
+                interiorRim.endRow()
+                if isRim { rimLinks.endRow() }
             }
-            self.offsets = offsets
-            self.nbr = nbr
-            self.wgt = wgt
-            constrain = options.normalOnly || options.displacementLimit != nil
-            normalOnly = options.normalOnly
-            featureScale = options.featureScale.map { $0.map { 1 / (2 * Double($0) * Double($0) + 1e-300) } } ?? []
-            normals = constrain || !featureScale.isEmpty ? mesh.vertexNormals().map { SIMD3<Double>($0) } : []
-            limit =
-                options.displacementLimit.map { $0.map { Double($0) } }
-                ?? [Double](repeating: .infinity, count: constrain ? n : 0)
-            precondition(limit.count == (constrain ? n : 0), "one displacement limit per vertex")
-            isBoundary = adjacency.isBoundary
+            self.interior = interior
+            self.interiorRim = interiorRim
+            self.all = all
+            self.rimLinks = rimLinks
+            self.rimVertex = rimVertex
+            self.slot = slot
+            self.moves = moves
+            self.normals = normals
+            self.floatNormals = floatNormals
+            limit = options.displacementLimit ?? [Float](repeating: .infinity, count: n)
+            precondition(limit.count == n, "one displacement limit per vertex")
             lambda = options.lambda
             mu = options.mu
         }
 
-        /// Positions being smoothed: the current ones, a scratch buffer, and where they started
-        /// (the displacement bound is measured from there).
+        /// Positions being smoothed (lane 0) and up to three directions carried through the
+        /// smoothing's derivative (lanes 1…3): each lane's start, and its offset from there — along
+        /// the normal for a moving interior vertex (`along`), in 3-D for a moving boundary vertex
+        /// (`rim`, x, y and z of the four lanes per slot).
         package struct State {
-            package fileprivate(set) var positions: [SIMD3<Double>]
-            fileprivate var scratch: [SIMD3<Double>]
-            fileprivate let origin: [SIMD3<Double>]
+            package let origin: [SIMD3<Double>]
+            fileprivate var along: [SIMD4<Float>]
+            fileprivate var alongScratch: [SIMD4<Float>]
+            fileprivate var rim: [SIMD4<Float>]
+            fileprivate var rimScratch: [SIMD4<Float>]
+            /// The steps' constant terms: the weighted mean of each vertex's neighbours' starts,
+            /// less its own (along the normal, or in 3-D on the boundary).
+            fileprivate let constant: [SIMD4<Float>]
+            fileprivate let rimConstant: [SIMD4<Float>]
         }
 
-        /// A state at `start` (one position per vertex), before any pass.
-        package func start(_ start: [SIMD3<Double>]) -> State {
-            precondition(start.count == vertexCount)
-            return State(positions: start, scratch: start, origin: start)
+        /// A state at `start` (one position per vertex) carrying `directions` (up to three, one
+        /// vector per vertex each), before any pass.
+        package func start(_ start: [SIMD3<Double>], carrying directions: [[SIMD3<Double>]] = []) -> State {
+            let n = vertexCount
+            precondition(start.count == n && directions.count <= 3)
+            for d in directions { precondition(d.count == n, "one direction vector per vertex") }
+            func lanes(_ v: Int) -> (SIMD4<Double>, SIMD4<Double>, SIMD4<Double>) {
+                var x = SIMD4<Double>(repeating: 0), y = x, z = x
+                x[0] = start[v].x
+                y[0] = start[v].y
+                z[0] = start[v].z
+                for (j, d) in directions.enumerated() {
+                    x[j + 1] = d[v].x
+                    y[j + 1] = d[v].y
+                    z[j + 1] = d[v].z
+                }
+                return (x, y, z)
+            }
+            var constant = [SIMD4<Float>](repeating: .zero, count: n)
+            var rimConstant = [SIMD4<Float>](repeating: .zero, count: 3 * rimVertex.count)
+            for v in 0..<n where moves[v] {
+                let (ox, oy, oz) = lanes(v)
+                var cx = SIMD4<Double>(repeating: 0), cy = cx, cz = cx
+                for k in all.row(v) {
+                    let (x, y, z) = lanes(Int(all.index[k]))
+                    cx += all.weight[k] * (x - ox)
+                    cy += all.weight[k] * (y - oy)
+                    cz += all.weight[k] * (z - oz)
+                }
+                let s = Int(slot[v])
+                if s >= 0 {
+                    rimConstant[3 * s] = SIMD4<Float>(cx)
+                    rimConstant[3 * s + 1] = SIMD4<Float>(cy)
+                    rimConstant[3 * s + 2] = SIMD4<Float>(cz)
+                } else {
+                    constant[v] = SIMD4<Float>(normals[v].x * cx + normals[v].y * cy + normals[v].z * cz)
+                }
+            }
+            let along = [SIMD4<Float>](repeating: .zero, count: n)
+            let rim = [SIMD4<Float>](repeating: .zero, count: 3 * rimVertex.count)
+            return State(
+                origin: start, along: along, alongScratch: along, rim: rim,
+                rimScratch: rim, constant: constant, rimConstant: rimConstant)
         }
 
-        /// One pass (a λ step and a μ step, each followed by the constraints): ``pass(_:carrying:)``
-        /// carrying no directions.
+        /// Every vertex's offset from its start along its own normal, in all four lanes, into
+        /// `out` (one per vertex).
+        package func normalOffsets(_ s: State, into out: inout [SIMD4<Float>]) {
+            precondition(out.count == vertexCount)
+            for v in 0..<vertexCount { out[v] = s.along[v] }
+            for (r, v) in rimVertex.enumerated() {
+                let n = floatNormals[Int(v)]
+                out[Int(v)] = n.x * s.rim[3 * r] + n.y * s.rim[3 * r + 1] + n.z * s.rim[3 * r + 2]
+            }
+        }
+
+        /// Appends every vertex's offset from its start in `lane` (0: how far the positions moved;
+        /// j: J·dⱼ − dⱼ for direction j) to `out`.
+        package func appendMoved(_ s: State, lane: Int = 0, to out: inout [SIMD3<Float>]) {
+            let base = out.count
+            for v in 0..<vertexCount { out.append(s.along[v][lane] * floatNormals[v]) }
+            for (r, v) in rimVertex.enumerated() {
+                out[base + Int(v)] = SIMD3(s.rim[3 * r][lane], s.rim[3 * r + 1][lane], s.rim[3 * r + 2][lane])
+            }
+        }
+
+        /// The positions of `s` (lane 0).
+        package func positions(_ s: State) -> [SIMD3<Double>] {
+            var p = s.origin
+            var d: [SIMD3<Float>] = []
+            appendMoved(s, to: &d)
+            for v in 0..<vertexCount { p[v] += SIMD3<Double>(d[v]) }
+            return p
+        }
+
+        /// One pass: a λ step and a μ step, each followed by the displacement bound (a clamped
+        /// offset does not move with the input: its directions' offsets are projected or zeroed).
         package func pass(_ s: inout State) {
-            var none = Tangents(probes: 0, directions: [], scratch: [], origin: [])
-            pass(&s, carrying: &none)
+            for f in [Float(lambda), Float(mu)] {
+                interiorStep(&s, f)
+                rimStep(&s, f)
+                swap(&s.along, &s.alongScratch)
+                swap(&s.rim, &s.rimScratch)
+            }
         }
 
-        /// Directions carried along with a state (`pass(_:carrying:)`): for each of `probes`
-        /// start directions d, J·d, the smoothing's derivative at the state's start in direction d
-        /// (the operator linearised — bilateral weight, normal-only projection and displacement
-        /// bound included), flat `vertex × probes + probe`.
-        package struct Tangents {
-            package let probes: Int
-            package fileprivate(set) var directions: [SIMD3<Double>]
-            fileprivate var scratch: [SIMD3<Double>]
-            fileprivate let origin: [SIMD3<Double>]
-        }
-
-        /// Tangents starting at `directions` (flat `vertex × probes + probe`), before any pass.
-        package func tangents(_ directions: [SIMD3<Double>], probes: Int) -> Tangents {
-            precondition(probes >= 0 && directions.count == vertexCount * probes)
-            return Tangents(probes: probes, directions: directions, scratch: directions, origin: directions)
-        }
-
-        /// One pass of `s` exactly as ``pass(_:)`` (the same positions, bit for bit), carrying
-        /// `t` through its derivative: one bilateral weight per neighbour for the state and all
-        /// its directions, where running the smoother again from perturbed starts costs one each.
-        package func pass(_ s: inout State, carrying t: inout Tangents) {
-            precondition(t.directions.count == vertexCount * t.probes)
-            for f in [lambda, mu] {
-                Taubin.step(
-                    &s.positions, &s.scratch, &t.directions, &t.scratch, t.probes, offsets, nbr, wgt, f,
-                    normals, featureScale)
-                if constrain {
-                    Taubin.project(
-                        &s.positions, s.origin, &t.directions, t.origin, t.probes, normals, limit,
-                        isBoundary, normalOnly)
+        /// The step of the interior vertices, each along its normal: t ← t + f·(c + Σ aₖtₖ + Σ bₖ·dₖ − t),
+        /// then bounded.
+        private func interiorStep(_ s: inout State, _ f: Float) {
+            s.along.withUnsafeBufferPointer { src in
+                s.alongScratch.withUnsafeMutableBufferPointer { dst in
+                    s.rim.withUnsafeBufferPointer { rim in
+                        s.constant.withUnsafeBufferPointer { c in
+                            interior.offsets.withUnsafeBufferPointer { off in
+                                interior.index.withUnsafeBufferPointer { nb in
+                                    interior.weight.withUnsafeBufferPointer { a in
+                                        interiorRim.offsets.withUnsafeBufferPointer { roff in
+                                            interiorRim.index.withUnsafeBufferPointer { rnb in
+                                                interiorRim.weight.withUnsafeBufferPointer { b in
+                                                    limit.withUnsafeBufferPointer { lim in
+                                                        moves.withUnsafeBufferPointer { moves in
+                                                            slot.withUnsafeBufferPointer { slot in
+                                                                for v in 0..<src.count {
+                                                                    guard moves[v] && slot[v] < 0 else {
+                                                                        dst[v] = src[v]
+                                                                        continue
+                                                                    }
+                                                                    var m = c[v]
+                                                                    for k in Int(off[v])..<Int(off[v + 1]) {
+                                                                        m += a[k] * src[Int(nb[k])]
+                                                                    }
+                                                                    for k in Int(roff[v])..<Int(roff[v + 1]) {
+                                                                        let r = 3 * Int(rnb[k])
+                                                                        let bk = b[k]
+                                                                        m += bk.x * rim[r]
+                                                                        m += bk.y * rim[r + 1]
+                                                                        m += bk.z * rim[r + 2]
+                                                                    }
+                                                                    var t = src[v] + f * (m - src[v])
+                                                                    if abs(t[0]) > lim[v] {
+                                                                        t = SIMD4(t[0] > 0 ? lim[v] : -lim[v], 0, 0, 0)
+                                                                    }
+                                                                    dst[v] = t
+                                                                }
+                                                            }
+                                                        }
+                                                    }
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
                 }
             }
         }
 
-        /// Runs `passes` passes from `start`, calling `each(k, positions)` after pass k = 1…`passes`.
-        package func run(
-            from start: [SIMD3<Double>], passes: Int, each: (Int, [SIMD3<Double>]) -> Void
-        ) {
-            var s = self.start(start)
-            guard passes > 0 else { return }
-            for k in 1...passes {
-                pass(&s)
-                each(k, s.positions)
+        /// The step of the moving boundary vertices, in 3-D along their two boundary neighbours,
+        /// then bounded in length (lanes 1…3 by the bound's derivative).
+        private func rimStep(_ s: inout State, _ f: Float) {
+            for r in 0..<rimVertex.count {
+                let v = Int(rimVertex[r])
+                var x = s.rimConstant[3 * r], y = s.rimConstant[3 * r + 1], z = s.rimConstant[3 * r + 2]
+                for k in rimLinks.row(r) {
+                    let u = 3 * Int(rimLinks.index[k]), w = rimLinks.weight[k]
+                    x += w * s.rim[u]
+                    y += w * s.rim[u + 1]
+                    z += w * s.rim[u + 2]
+                }
+                x = s.rim[3 * r] + f * (x - s.rim[3 * r])
+                y = s.rim[3 * r + 1] + f * (y - s.rim[3 * r + 1])
+                z = s.rim[3 * r + 2] + f * (z - s.rim[3 * r + 2])
+                let len2 = x[0] * x[0] + y[0] * y[0] + z[0] * z[0]
+                let lim = limit[v]
+                if len2 > lim * lim {
+                    let len = len2.squareRoot(), scale = lim / len
+                    // Lanes 1…3: the offset less its part along the clamped one, scaled.
+                    let radial = (x[0] * x + y[0] * y + z[0] * z) / len2
+                    var nx = (x - radial * x[0]) * scale, ny = (y - radial * y[0]) * scale
+                    var nz = (z - radial * z[0]) * scale
+                    nx[0] = x[0] * scale
+                    ny[0] = y[0] * scale
+                    nz[0] = z[0] * scale
+                    (x, y, z) = (nx, ny, nz)
+                }
+                s.rimScratch[3 * r] = x
+                s.rimScratch[3 * r + 1] = y
+                s.rimScratch[3 * r + 2] = z
             }
         }
     }
@@ -216,149 +399,56 @@ package enum Taubin {
         return (e1 * e2).sum() / l < cos(cornerAngleDegrees * .pi / 180)
     }
 
-    /// Applies the normal-only and displacement-limit constraints to every vertex of `p` (a
-    /// boundary vertex moves along the boundary: its whole offset is bounded), with `dp` (`probes`
-    /// directions per vertex, started at `dOrigin`; none for a plain pass) carried through their
-    /// derivative: a clamped offset does not move with the input.
-    private static func project(
-        _ p: inout [SIMD3<Double>], _ origin: [SIMD3<Double>], _ dp: inout [SIMD3<Double>],
-        _ dOrigin: [SIMD3<Double>], _ probes: Int, _ normals: [SIMD3<Double>],
-        _ limit: [Double], _ boundary: [Bool], _ normalOnly: Bool
+    /// Weighted lists, one row each (a vertex's neighbours, say): row r's entries are
+    /// `offsets[r] ..< offsets[r + 1]` of `index` and `weight`.
+    struct Links<Weight> {
+        var offsets: [Int32] = [0]
+        var index: [UInt32] = []
+        var weight: [Weight] = []
+
+        mutating func reserve(_ entries: Int, rows: Int) {
+            offsets.reserveCapacity(rows + 1)
+            index.reserveCapacity(entries)
+            weight.reserveCapacity(entries)
+        }
+        /// Adds an entry to the row being written.
+        mutating func append(_ i: UInt32, _ w: Weight) {
+            index.append(i)
+            weight.append(w)
+        }
+        /// Closes the row being written.
+        mutating func endRow() { offsets.append(Int32(index.count)) }
+        func row(_ r: Int) -> Range<Int> { Int(offsets[r])..<Int(offsets[r + 1]) }
+    }
+
+    /// Multiplies each weight of `links` (a row per vertex) by the bilateral range term
+    /// exp(−h²/2s²) of the neighbour's height h above the vertex along its normal at `positions`
+    /// (s = `scale` of the vertex) and renormalises each vertex's weights; a vertex whose weights
+    /// all vanish keeps none (it stays where it is).
+    fileprivate static func rangeWeights(
+        _ links: inout Links<Double>, _ positions: [SIMD3<Float>], _ normals: [SIMD3<Double>], _ scale: [Float]
     ) {
-        p.withUnsafeMutableBufferPointer { p in
-            dp.withUnsafeMutableBufferPointer { dp in
-                origin.withUnsafeBufferPointer { o in
-                    dOrigin.withUnsafeBufferPointer { dOrigin in
-                        normals.withUnsafeBufferPointer { nrm in
-                            limit.withUnsafeBufferPointer { lim in
-                                boundary.withUnsafeBufferPointer { b in
-                                    for v in 0..<p.count {
-                                        let d = p[v] - o[v]
-                                        let base = v * probes
-                                        if b[v] || !normalOnly {
-                                            let len = (d * d).sum().squareRoot()
-                                            if len > lim[v] {
-                                                p[v] = o[v] + d * (lim[v] / len)
-                                                for j in base..<base + probes {
-                                                    let dd = dp[j] - dOrigin[j]
-                                                    let radial = (d * dd).sum() / (len * len)
-                                                    dp[j] = dOrigin[j] + (dd - radial * d) * (lim[v] / len)
-                                                }
-                                            }
-                                        } else {
-                                            let along = (d * nrm[v]).sum()
-                                            p[v] = o[v] + min(max(along, -lim[v]), lim[v]) * nrm[v]
-                                            let clamped = along > lim[v] || along < -lim[v]
-                                            for j in base..<base + probes {
-                                                let dd = dp[j] - dOrigin[j]
-                                                dp[j] = clamped ? dOrigin[j] : dOrigin[j] + (dd * nrm[v]).sum() * nrm[v]
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
+        for v in 0..<links.offsets.count - 1 {
+            let row = links.row(v)
+            guard !row.isEmpty else { continue }
+            let s = Double(scale[v])
+            let r = 1 / (2 * s * s + 1e-300)
+            let y = SIMD3<Double>(positions[v])
+            var sum = 0.0
+            for k in row {
+                let h = ((SIMD3<Double>(positions[Int(links.index[k])]) - y) * normals[v]).sum()
+                links.weight[k] *= exp(-h * h * r)
+                sum += links.weight[k]
             }
+            for k in row { links.weight[k] = sum > 0 ? links.weight[k] / sum : 0 }
         }
     }
 
-    /// One Laplacian step `p += f · (Σ wᵢ pᵢ − p)`, written through `q` then swapped. With
-    /// `range` (1/2s² per vertex) the weights are multiplied by the bilateral range term and
-    /// renormalised. `dp` (`probes` directions per vertex; none for a plain pass) is carried
-    /// through the step's derivative, written through `dq`; the bilateral weights are computed
-    /// once for `p` and differentiated for the directions.
-    private static func step(
-        _ p: inout [SIMD3<Double>], _ q: inout [SIMD3<Double>], _ dp: inout [SIMD3<Double>],
-        _ dq: inout [SIMD3<Double>], _ probes: Int, _ offsets: [Int32],
-        _ nbr: [UInt32], _ wgt: [Double], _ f: Double,
-        _ normals: [SIMD3<Double>], _ range: [Double]
-    ) {
-        let bilateral = !range.isEmpty
-        withUnsafeTemporaryAllocation(of: Double.self, capacity: probes) { dsum in
-            p.withUnsafeBufferPointer { src in
-                q.withUnsafeMutableBufferPointer { dst in
-                    dp.withUnsafeBufferPointer { dsrc in
-                        dq.withUnsafeMutableBufferPointer { ddst in
-                            offsets.withUnsafeBufferPointer { off in
-                                nbr.withUnsafeBufferPointer { nb in
-                                    wgt.withUnsafeBufferPointer { w in
-                                        normals.withUnsafeBufferPointer { nrm in
-                                            range.withUnsafeBufferPointer { r in
-                                                for v in 0..<src.count {
-                                                    let lo = Int(off[v]), hi = Int(off[v + 1])
-                                                    let base = v * probes
-                                                    if lo == hi {
-                                                        dst[v] = src[v]
-                                                        for j in base..<base + probes { ddst[j] = dsrc[j] }
-                                                        continue
-                                                    }
-                                                    var m = SIMD3<Double>.zero
-                                                    if bilateral {
-                                                        // The state exactly as in the plain step; each direction gets
-                                                        // Σ (dw·x + w·dx) and Σ dw, with dw = w·(−2h·r)·dh.
-                                                        for j in 0..<probes {
-                                                            ddst[base + j] = .zero
-                                                            dsum[j] = 0
-                                                        }
-                                                        var sum = 0.0
-                                                        for k in lo..<hi {
-                                                            let x = src[Int(nb[k])]
-                                                            let h = ((x - src[v]) * nrm[v]).sum()
-                                                            let wk = w[k] * exp(-h * h * r[v])
-                                                            m += wk * x
-                                                            sum += wk
-                                                            let g = -2 * h * r[v] * wk
-                                                            let nk = Int(nb[k]) * probes
-                                                            for j in 0..<probes {
-                                                                let dx = dsrc[nk + j]
-                                                                let dw = g * ((dx - dsrc[base + j]) * nrm[v]).sum()
-                                                                ddst[base + j] += dw * x + wk * dx
-                                                                dsum[j] += dw
-                                                            }
-                                                        }
-                                                        if sum > 0 {
-                                                            m = m / sum
-                                                            for j in 0..<probes {
-                                                                let dm = (ddst[base + j] - dsum[j] * m) / sum
-                                                                ddst[base + j] =
-                                                                    dsrc[base + j] + f * (dm - dsrc[base + j])
-                                                            }
-                                                        } else {
-                                                            m = src[v]
-                                                            for j in 0..<probes { ddst[base + j] = dsrc[base + j] }
-                                                        }
-                                                    } else {
-                                                        for k in lo..<hi { m += w[k] * src[Int(nb[k])] }
-                                                        for j in 0..<probes {
-                                                            var dm = SIMD3<Double>.zero
-                                                            for k in lo..<hi {
-                                                                dm += w[k] * dsrc[Int(nb[k]) * probes + j]
-                                                            }
-                                                            ddst[base + j] = dsrc[base + j] + f * (dm - dsrc[base + j])
-                                                        }
-                                                    }
-                                                    dst[v] = src[v] + f * (m - src[v])
-                                                }
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        swap(&p, &q)
-        swap(&dp, &dq)
-    }
-
-    /// `values` (`width` per vertex, flat) averaged over each vertex's one-ring and itself, `rounds` times.
-    package static func ringAverage(_ values: [Double], width: Int, adjacency: Adjacency, rounds: Int) -> [Double] {
+    /// `values` (32 lanes per vertex, as eight 4-lane groups) averaged over each vertex's
+    /// one-ring and itself, `rounds` times (each lane on its own, the sums in neighbour order).
+    package static func ringAverage(_ values: [SIMD4<Float>], adjacency: Adjacency, rounds: Int) -> [SIMD4<Float>] {
         let n = adjacency.vertexCount
-        precondition(values.count == n * width)
+        precondition(values.count == 8 * n)
         var a = values, b = values
         adjacency.offsets.withUnsafeBufferPointer { off in
             adjacency.neighbors.withUnsafeBufferPointer { nb in
@@ -366,14 +456,29 @@ package enum Taubin {
                     a.withUnsafeBufferPointer { src in
                         b.withUnsafeMutableBufferPointer { dst in
                             for v in 0..<n {
-                                let lo = Int(off[v]), hi = Int(off[v + 1]), base = v * width
-                                let scale = 1 / Double(hi - lo + 1)
-                                for k in 0..<width { dst[base + k] = src[base + k] }
+                                let lo = Int(off[v]), hi = Int(off[v + 1]), i = 8 * v
+                                var s0 = src[i], s1 = src[i + 1], s2 = src[i + 2], s3 = src[i + 3]
+                                var s4 = src[i + 4], s5 = src[i + 5], s6 = src[i + 6], s7 = src[i + 7]
                                 for j in lo..<hi {
-                                    let u = Int(nb[j]) * width
-                                    for k in 0..<width { dst[base + k] += src[u + k] }
+                                    let u = 8 * Int(nb[j])
+                                    s0 += src[u]
+                                    s1 += src[u + 1]
+                                    s2 += src[u + 2]
+                                    s3 += src[u + 3]
+                                    s4 += src[u + 4]
+                                    s5 += src[u + 5]
+                                    s6 += src[u + 6]
+                                    s7 += src[u + 7]
                                 }
-                                for k in 0..<width { dst[base + k] *= scale }
+                                let scale = SIMD4<Float>(repeating: 1 / Float(hi - lo + 1))
+                                dst[i] = s0 * scale
+                                dst[i + 1] = s1 * scale
+                                dst[i + 2] = s2 * scale
+                                dst[i + 3] = s3 * scale
+                                dst[i + 4] = s4 * scale
+                                dst[i + 5] = s5 * scale
+                                dst[i + 6] = s6 * scale
+                                dst[i + 7] = s7 * scale
                             }
                         }
                     }
@@ -399,8 +504,8 @@ package enum Taubin {
         let p = mesh.positions
         for t in 0..<mesh.triangleCount {
             let (i, j, k) = mesh.triangle(t)
-            let corners = [(i, j, k), (j, k, i), (k, i, j)]
-            for (o, a, b) in corners {
+            for corner in 0..<3 {
+                let (o, a, b) = corner == 0 ? (i, j, k) : corner == 1 ? (j, k, i) : (k, i, j)
                 // Angle at o, opposite edge a–b.
                 let u = SIMD3<Double>(p[Int(a)] - p[Int(o)]), v = SIMD3<Double>(p[Int(b)] - p[Int(o)])
                 let cr = SIMD3<Double>(u.y * v.z - u.z * v.y, u.z * v.x - u.x * v.z, u.x * v.y - u.y * v.x)
