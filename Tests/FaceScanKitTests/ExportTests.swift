@@ -42,6 +42,45 @@ import Testing
         #expect(try Mesh.parseOBJ(Array(text.utf8), name: "s.obj") == m)
     }
 
+    /// The OBJ writer formats floats without `String`; its text must be `Float.description`'s
+    /// (the bytes the writer always wrote), for every kind of float.
+    @Test func objFloatsAreTheDescription() {
+        var values: [Float] = [
+            0, -0.0, 1, -1, 0.1, 1e-5, 1e-4, 1.2345678e-4, 16_777_216, 1e16, 3.4028235e38, -3.4028235e38,
+            1.1754944e-38, -1.1754944e-38, 1e-45, -1.4e-45, 77.61819, -0.124808095, 123_456.79, 0.5, 2.5e-3,
+            .infinity, -.infinity,
+        ]
+        var rng = SplitMix64(seed: 49)
+        for _ in 0..<200_000 {
+            let f = Float(bitPattern: UInt32(truncatingIfNeeded: rng.next()))
+            if !f.isNaN { values.append(f) }
+        }
+        for _ in 0..<50_000 { values.append(Float.random(in: -300...300, using: &rng)) }
+        var buffer = [UInt8](repeating: 0, count: values.count * TextWriter.floatRoom)
+        var mismatches: [String] = []
+        buffer.withUnsafeMutableBufferPointer { b in
+            for f in values {
+                var w = TextWriter(b.baseAddress!)
+                w.append(f)
+                #expect(w.count <= TextWriter.floatRoom)
+                let text = String(decoding: UnsafeBufferPointer(start: b.baseAddress!, count: w.count), as: UTF8.self)
+                if text != f.description && mismatches.count < 5 { mismatches.append("\(f.bitPattern): \(text)") }
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches)")
+        // Indices: every digit count.
+        var ints: [UInt32] = [0, 1, 9, 10, 99, 100, 4_294_967_295]
+        for d in 1...9 { ints += [UInt32(pow(10, Double(d))) - 1, UInt32(pow(10, Double(d)))] }
+        buffer.withUnsafeMutableBufferPointer { b in
+            for v in ints {
+                var w = TextWriter(b.baseAddress!)
+                w.append(v)
+                let text = String(decoding: UnsafeBufferPointer(start: b.baseAddress!, count: w.count), as: UTF8.self)
+                #expect(text == "\(v)")
+            }
+        }
+    }
+
     @Test func vertexNormalsAreAreaWeighted() {
         let n = quad.vertexNormals()
         #expect(n[0] == SIMD3(0, 0, 1))

@@ -4,36 +4,130 @@ extension Mesh {
     /// back to the same float32), independent of the locale; indices are one-based.
     public func objBytes(comment: String = "facescan") -> [UInt8] {
         let normals = vertexNormals()
-        var out = TextBuffer(capacity: positions.count * 90 + triangles.count * 14)
-        out.append("# \(comment)\n# \(vertexCount) vertices, \(triangleCount) triangles\n")
-        for p in positions { out.line("v ", p.x, p.y, p.z) }
-        for n in normals { out.line("vn ", n.x, n.y, n.z) }
-        if let uvs {
-            for t in uvs {
-                out.append("vt ")
-                out.append(t.x)
-                out.byte(0x20)
-                out.append(t.y)
-                out.byte(0x0A)
+        let header = Array("# \(comment)\n# \(vertexCount) vertices, \(triangleCount) triangles\n".utf8)
+        // Each line's longest text: "vn " and three floats, "vt " and two, "f" and three corners of
+        // three indices of at most 10 digits.
+        let floatRoom = TextWriter.floatRoom
+        let capacity =
+            header.count + 2 * positions.count * (3 + 3 * floatRoom) + (uvs?.count ?? 0) * (3 + 2 * floatRoom)
+            + triangleCount * (2 + 3 * 33)
+        return [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+            var out = TextWriter(buffer.baseAddress!)
+            header.withUnsafeBufferPointer { out.append($0) }
+            positions.withUnsafeBufferPointer { p in
+                for i in 0..<p.count { out.line(0x76, 0x20, p[i].x, p[i].y, p[i].z) }
             }
-        }
-        let withUV = uvs != nil
-        var i = 0
-        while i < triangles.count {
-            out.byte(UInt8(ascii: "f"))
-            for k in 0..<3 {
-                let v = Int(triangles[i + k]) + 1
-                out.byte(0x20)
-                out.append(v)
-                out.byte(0x2F)
-                if withUV { out.append(v) }
-                out.byte(0x2F)
-                out.append(v)
+            normals.withUnsafeBufferPointer { n in
+                for i in 0..<n.count { out.line(0x76, 0x6E, n[i].x, n[i].y, n[i].z) }
             }
-            out.byte(0x0A)
-            i += 3
+            if let uvs {
+                uvs.withUnsafeBufferPointer { t in
+                    for i in 0..<t.count {
+                        out.byte(0x76)
+                        out.byte(0x74)
+                        out.byte(0x20)
+                        out.append(t[i].x)
+                        out.byte(0x20)
+                        out.append(t[i].y)
+                        out.byte(0x0A)
+                    }
+                }
+            }
+            let withUV = uvs != nil
+            triangles.withUnsafeBufferPointer { tris in
+                var i = 0
+                while i + 2 < tris.count {
+                    out.byte(UInt8(ascii: "f"))
+                    for k in 0..<3 {
+                        let v = UInt32(tris[i + k]) &+ 1
+                        out.byte(0x20)
+                        out.append(v)
+                        out.byte(0x2F)
+                        if withUV { out.append(v) }
+                        out.byte(0x2F)
+                        out.append(v)
+                    }
+                    out.byte(0x0A)
+                    i += 3
+                }
+            }
+            precondition(out.count <= capacity)
+            count = out.count
         }
-        return out.bytes
+    }
+}
+
+/// Writes ASCII text and numbers through a raw pointer into room the caller has reserved (no
+/// capacity check per byte, no `String` per number). Used by the OBJ writer, whose output size
+/// is bounded in advance.
+struct TextWriter {
+    /// Room reserved per float: its shortest text is at most 15 bytes.
+    static let floatRoom = 16
+
+    let start: UnsafeMutablePointer<UInt8>
+    var at: UnsafeMutablePointer<UInt8>
+
+    init(_ start: UnsafeMutablePointer<UInt8>) {
+        self.start = start
+        at = start
+    }
+
+    var count: Int { at - start }
+
+    @inline(__always)
+    mutating func byte(_ b: UInt8) {
+        at.pointee = b
+        at += 1
+    }
+
+    mutating func append(_ b: UnsafeBufferPointer<UInt8>) {
+        guard let base = b.baseAddress else { return }
+        at.update(from: base, count: b.count)
+        at += b.count
+    }
+
+    /// Shortest text that reads back to the same `Float` (the standard library's algorithm; a
+    /// float's text fits a small `String`, so nothing is allocated).
+    @inline(__always)
+    mutating func append(_ f: Float) {
+        var d = f.description
+        d.withUTF8 {
+            assert($0.count <= Self.floatRoom)
+            append($0)
+        }
+    }
+
+    /// Decimal digits of `v`, most significant first.
+    @inline(__always)
+    mutating func append(_ v: UInt32) {
+        var digits = 1
+        var p: UInt32 = 10
+        while digits < 10 && v >= p {
+            digits += 1
+            p &*= 10
+        }
+        var rest = v
+        var k = digits
+        while k > 0 {
+            k -= 1
+            at[k] = UInt8(truncatingIfNeeded: 48 &+ rest % 10)
+            rest /= 10
+        }
+        at += digits
+    }
+
+    /// `a b x y z\n` (the line head is two bytes, the second a space for `v `).
+    @inline(__always)
+    mutating func line(_ a: UInt8, _ b: UInt8, _ x: Float, _ y: Float, _ z: Float) {
+        byte(a)
+        byte(b)
+        if b != 0x20 { byte(0x20) }
+        append(x)
+        byte(0x20)
+        append(y)
+        byte(0x20)
+        append(z)
+        byte(0x0A)
     }
 }
 

@@ -6,12 +6,11 @@ import CLibPNG
 
 /// PNG images, 8-bit RGBA, non-premultiplied, sRGB.
 ///
-/// With the `PNG` trait (the default) images go through libpng's simplified API (this file is the
-/// only code that touches libpng): libpng writes an `sRGB` chunk and no time chunk, so the same
-/// image always gives the same bytes, and reads any colour type and depth. Without it, images are
-/// written by this file with the system zlib (adaptive row filters, a fixed zlib level: the same
-/// pixels, files the size of libpng's) and ``decode(_:name:)`` throws
-/// ``FaceScanError/unavailable(_:)``.
+/// Images are written by this file with the system zlib: `IHDR`, an `sRGB` chunk, one `IDAT`
+/// (every row Up-filtered, zlib's fastest level) and `IEND`, no time chunk, so the same image
+/// always gives the same bytes. With the `PNG` trait (the default) ``decode(_:name:)`` reads any
+/// colour type and depth through libpng's simplified API (this file is the only code that touches
+/// libpng); without it, ``decode(_:name:)`` throws ``FaceScanError/unavailable(_:)``.
 public enum PNGEncoder {
     /// The eight bytes every PNG file starts with.
     public static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
@@ -20,11 +19,7 @@ public enum PNGEncoder {
     public static func encode(_ image: RGBAImage, name: String = "PNG image") throws(FaceScanError)
         -> [UInt8]
     {
-        #if PNG
-        do { return try libpngEncode(image, name: name) } catch { throw .io(error) }
-        #else
-        return try zlibEncode(image, name: name)
-        #endif
+        try zlibEncode(image, name: name, filter: .up, level: fastLevel)
     }
 
     /// Encodes `image` and writes it atomically to `path`.
@@ -51,6 +46,10 @@ public enum PNGEncoder {
     enum RowFilter: Sendable {
         /// Filter type 0 on every row (what libpng writes with `PNG_IMAGE_FLAG_FAST`).
         case none
+        /// Filter type 2 (Up) on every row: each byte minus the one above it. Cheap to compute,
+        /// and on a rendering (flat background, smooth shading) zlib's fastest level then
+        /// compresses it smaller than unfiltered rows at level 3 (libpng's fast setting).
+        case up
         /// Per row, the one of the five filter types whose output has the smallest sum of
         /// absolute values (bytes read as signed): libpng's classic adaptive heuristic.
         case adaptive
@@ -60,10 +59,12 @@ public enum PNGEncoder {
     /// depend only on its pixels (and the zlib release).
     static let zlibLevel: Int32 = 6
 
-    /// PNG bytes of `image` without libpng: `IHDR` (8-bit RGBA), `sRGB`, one `IDAT` holding the
-    /// rows, each filtered as `filter` says, compressed by the system zlib (`compress2` at
-    /// `level`), and `IEND`. Any PNG reader decodes it to the same pixels as libpng's output.
-    /// Used by ``encode(_:name:)`` when the `PNG` trait is off (and in tests always).
+    /// The zlib level of ``encode(_:name:)`` (with ``RowFilter/up``): zlib's fastest matching.
+    static let fastLevel: Int32 = 1
+
+    /// PNG bytes of `image`: `IHDR` (8-bit RGBA), `sRGB`, one `IDAT` holding the rows, each
+    /// filtered as `filter` says, compressed by the system zlib (`compress2` at `level`), and
+    /// `IEND`. ``encode(_:name:)`` is this with ``RowFilter/up`` at ``fastLevel``.
     static func zlibEncode(
         _ image: RGBAImage, name: String, filter: RowFilter = .adaptive, level: Int32 = zlibLevel
     ) throws(FaceScanError) -> [UInt8] {
@@ -114,6 +115,9 @@ public enum PNGEncoder {
                         case .none:
                             dst[0] = 0
                             (dst + 1).update(from: cur, count: rowBytes)
+                        case .up:
+                            dst[0] = 2
+                            for i in 0..<rowBytes { dst[1 + i] = cur[i] &- up[i] }
                         case .adaptive:
                             let type = filterRow(cur, up, rowBytes, s.baseAddress!)
                             dst[0] = UInt8(type)
@@ -193,43 +197,6 @@ public enum PNGEncoder {
     #if PNG
     // MARK: libpng
 
-    static func libpngEncode(_ image: RGBAImage, name: String) throws(IOFailure) -> [UInt8] {
-        var png = describe(image)
-        let stride = Int32(image.width * 4)
-        // One pass into a buffer big enough for any PNG of this image (stored deflate blocks cost
-        // a few bytes per 64 KiB plus one filter byte per row); measure first only if it fails.
-        var size = image.pixels.count + image.height + image.pixels.count / 8192 + 4096
-        var out = [UInt8](repeating: 0, count: size)
-        var written = out.withUnsafeMutableBytes { buf in
-            image.pixels.withUnsafeBytes { px in
-                png_image_write_to_memory(
-                    &png, buf.baseAddress, &size, 0, px.baseAddress, stride, nil)
-            }
-        }
-        if written == 0 {
-            png = describe(image)
-            let measured = image.pixels.withUnsafeBytes { px in
-                png_image_write_to_memory(&png, nil, &size, 0, px.baseAddress, stride, nil)
-            }
-            guard measured != 0, size > 0 else {
-                throw IOFailure(path: name, "PNG encoding failed: \(message(png))")
-            }
-            out = [UInt8](repeating: 0, count: size)
-            png = describe(image)
-            written = out.withUnsafeMutableBytes { buf in
-                image.pixels.withUnsafeBytes { px in
-                    png_image_write_to_memory(
-                        &png, buf.baseAddress, &size, 0, px.baseAddress, stride, nil)
-                }
-            }
-        }
-        guard written != 0 else {
-            throw IOFailure(path: name, "PNG encoding failed: \(message(png))")
-        }
-        out.removeSubrange(size...)
-        return out
-    }
-
     static func libpngDecode(_ bytes: [UInt8], name: String) throws(InputError) -> RGBAImage {
         var png = png_image()
         png.version = png_uint_32(PNG_IMAGE_VERSION)
@@ -266,16 +233,6 @@ public enum PNGEncoder {
     /// `PNG_FORMAT_RGBA` (a macro Swift does not import): colour + alpha, 8-bit.
     private static let rgba =
         png_uint_32(PNG_FORMAT_FLAG_COLOR) | png_uint_32(PNG_FORMAT_FLAG_ALPHA)
-
-    private static func describe(_ image: RGBAImage) -> png_image {
-        var png = png_image()
-        png.version = png_uint_32(PNG_IMAGE_VERSION)
-        png.width = png_uint_32(image.width)
-        png.height = png_uint_32(image.height)
-        png.format = rgba
-        png.flags = png_uint_32(PNG_IMAGE_FLAG_FAST)  // favour encoding speed (zlib level)
-        return png
-    }
 
     private static func message(_ png: png_image) -> String {
         withUnsafeBytes(of: png.message) { raw in
