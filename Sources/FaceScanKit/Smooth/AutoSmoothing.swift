@@ -25,7 +25,7 @@
 /// the noise it removes, few. The passes are Taubin's with μ = −λ (each attenuates every
 /// frequency but the constant), so many passes do not compound a low-frequency gain.
 package enum AutoSmoothing {
-    /// The most passes `auto` considers (at most 31: the pooling holds 32 counts per vertex).
+    /// The most passes `auto` considers (at most 27: the pooling holds 28 counts per vertex).
     package static let maximumPasses = 24
 
     /// Rounds of one-ring averaging that pool each vertex's risk estimate with its neighbours'
@@ -84,6 +84,7 @@ package enum AutoSmoothing {
         mesh: Mesh, adjacency: Adjacency, options: TaubinOptions, noise: [[Double]]?,
         perturbation: [Double]? = nil, maximumPasses: Int = maximumPasses
     ) -> Choice {
+        precondition(maximumPasses < 28, "at most 27 passes")
         guard let noise, !noise.isEmpty, mesh.vertexCount > 0 else {
             return Choice(
                 passes: 2, range: 2...2, estimatedError: nil, chosenError: nil, smoothed: nil, residualNoise: nil)
@@ -142,13 +143,17 @@ package enum AutoSmoothing {
         }
         var state = op.start(y, carrying: start)
         // risk_k = ‖f_k(y) − y‖² − tr Σ + 2 tr(J_k Σ), all along the normal and area-weighted;
-        // terms[v, k] its per-vertex terms; moved[k·n + v] how far k passes moved vertex v,
-        // residual[k·n + v] the perturbation left there along the normal (flat: allocated once).
+        // terms[v, k] its per-vertex terms; moved[k·n + v] how far k passes moved vertex v along
+        // its normal (a boundary vertex: rimMoved[k·rims + slot], in 3-D), residual[k·n + v] the
+        // perturbation left there along the normal (flat: allocated once).
         var risk = [trace]
         var terms = RiskTerms(vertices: n)
         for v in 0..<n { terms[v, 0] = Float(local0[v]) }
-        var moved = [SIMD3<Float>](repeating: .zero, count: n)
+        let rims = op.rimVertex.count
+        var moved = [Float](repeating: 0, count: n)
         moved.reserveCapacity((maximumPasses + 1) * n)
+        var rimMoved = [SIMD3<Float>](repeating: .zero, count: rims)
+        rimMoved.reserveCapacity((maximumPasses + 1) * rims)
         var residual = residualLane == nil ? [] : perturbation?.map { Float($0) } ?? []
         residual.reserveCapacity(residualLane == nil ? 0 : (maximumPasses + 1) * n)
         var offsets = [SIMD4<Float>](repeating: .zero, count: n)
@@ -164,10 +169,11 @@ package enum AutoSmoothing {
                 let r = area[v] * (o[0] * o[0] + 2 * (a * (a + o)).sum()) - local0[v]
                 terms[v, k] = Float(r)
                 sum += r
+                moved.append(offsets[v][0])
             }
             if let lane = residualLane { for v in 0..<n { residual.append(residual[v] + offsets[v][lane]) } }
             risk.append(sum)
-            op.appendMoved(state, to: &moved)
+            op.appendRimMoved(state, to: &rimMoved)
             if risk[k] < risk[best] { best = k }
         }
         let kn = risk.count
@@ -187,7 +193,10 @@ package enum AutoSmoothing {
                 left += r * r
             }
             guard t > 0 else { continue }
-            let d = moved[i] + Float(f) * (moved[j] - moved[i])
+            let slot = Int(op.slot[v]), normal = op.floatNormals[v]
+            let a = slot >= 0 ? rimMoved[k * rims + slot] : moved[i] * normal
+            let b = slot >= 0 ? rimMoved[min(k + 1, kn - 1) * rims + slot] : moved[j] * normal
+            let d = a + Float(f) * (b - a)
             out.positions[v] = SIMD3<Float>(y[v] + SIMD3<Double>(d))
             smoothedAny = true
         }
@@ -207,27 +216,27 @@ package enum AutoSmoothing {
             residualNoise: residualLane == nil ? nil : (left / Double(n)).squareRoot())
     }
 
-    /// Per-vertex risk terms of pass counts 0 … `count` − 1 (at most 32): 32 single-precision
-    /// lanes per vertex as eight 4-lane groups, so one pooling round reads each neighbour once.
+    /// Per-vertex risk terms of pass counts 0 … `count` − 1 (at most 28): 28 single-precision
+    /// lanes per vertex as seven 4-lane groups, so one pooling round reads each neighbour once.
     /// Single precision: the pooled terms are compared with their neighbours in k, which differ
     /// far above its resolution.
     struct RiskTerms {
         var lanes: [SIMD4<Float>]
         var count = 0
 
-        init(vertices n: Int) { lanes = [SIMD4<Float>](repeating: .zero, count: 8 * n) }
+        init(vertices n: Int) { lanes = [SIMD4<Float>](repeating: .zero, count: 7 * n) }
 
         /// `local[k][v]`: the terms of pass count k at vertex v.
         init(_ local: [[Double]], vertices n: Int) {
-            precondition(local.count <= 32, "at most 32 pass counts")
+            precondition(local.count <= 28, "at most 28 pass counts")
             self.init(vertices: n)
             count = local.count
             for k in local.indices { for v in 0..<n { self[v, k] = Float(local[k][v]) } }
         }
 
         subscript(v: Int, k: Int) -> Float {
-            get { lanes[8 * v + k >> 2][k & 3] }
-            set { lanes[8 * v + k >> 2][k & 3] = newValue }
+            get { lanes[7 * v + k >> 2][k & 3] }
+            set { lanes[7 * v + k >> 2][k & 3] = newValue }
         }
     }
 

@@ -281,6 +281,13 @@ package enum Taubin {
             }
         }
 
+        /// Appends each moving boundary vertex's offset from its start in lane 0 to `out` (by slot).
+        package func appendRimMoved(_ s: State, to out: inout [SIMD3<Float>]) {
+            for r in 0..<rimVertex.count {
+                out.append(SIMD3(s.rim[3 * r][0], s.rim[3 * r + 1][0], s.rim[3 * r + 2][0]))
+            }
+        }
+
         /// The positions of `s` (lane 0).
         package func positions(_ s: State) -> [SIMD3<Double>] {
             var p = s.origin
@@ -444,11 +451,11 @@ package enum Taubin {
         }
     }
 
-    /// `values` (32 lanes per vertex, as eight 4-lane groups) averaged over each vertex's
+    /// `values` (28 lanes per vertex, as seven 4-lane groups) averaged over each vertex's
     /// one-ring and itself, `rounds` times (each lane on its own, the sums in neighbour order).
     package static func ringAverage(_ values: [SIMD4<Float>], adjacency: Adjacency, rounds: Int) -> [SIMD4<Float>] {
         let n = adjacency.vertexCount
-        precondition(values.count == 8 * n)
+        precondition(values.count == 7 * n)
         var a = values, b = values
         adjacency.offsets.withUnsafeBufferPointer { off in
             adjacency.neighbors.withUnsafeBufferPointer { nb in
@@ -456,11 +463,11 @@ package enum Taubin {
                     a.withUnsafeBufferPointer { src in
                         b.withUnsafeMutableBufferPointer { dst in
                             for v in 0..<n {
-                                let lo = Int(off[v]), hi = Int(off[v + 1]), i = 8 * v
+                                let lo = Int(off[v]), hi = Int(off[v + 1]), i = 7 * v
                                 var s0 = src[i], s1 = src[i + 1], s2 = src[i + 2], s3 = src[i + 3]
-                                var s4 = src[i + 4], s5 = src[i + 5], s6 = src[i + 6], s7 = src[i + 7]
+                                var s4 = src[i + 4], s5 = src[i + 5], s6 = src[i + 6]
                                 for j in lo..<hi {
-                                    let u = 8 * Int(nb[j])
+                                    let u = 7 * Int(nb[j])
                                     s0 += src[u]
                                     s1 += src[u + 1]
                                     s2 += src[u + 2]
@@ -468,7 +475,6 @@ package enum Taubin {
                                     s4 += src[u + 4]
                                     s5 += src[u + 5]
                                     s6 += src[u + 6]
-                                    s7 += src[u + 7]
                                 }
                                 let scale = SIMD4<Float>(repeating: 1 / Float(hi - lo + 1))
                                 dst[i] = s0 * scale
@@ -478,7 +484,6 @@ package enum Taubin {
                                 dst[i + 4] = s4 * scale
                                 dst[i + 5] = s5 * scale
                                 dst[i + 6] = s6 * scale
-                                dst[i + 7] = s7 * scale
                             }
                         }
                     }
