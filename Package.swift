@@ -83,10 +83,12 @@ let package = Package(
         // The command line's machinery (batch runs, the regression check, the HTML report): used
         // by the facescan command and the tests, not part of the embeddable library.
         .target(name: "FacescanTools", dependencies: ["FaceScanKit"]),
+        // The command's own process settings (the allocator's), not part of the library.
+        .target(name: "CProcess", path: "Sources/CProcess"),
         .executableTarget(
             name: "facescan",
             dependencies: [
-                "FaceScanKit", "FacescanTools",
+                "FaceScanKit", "FacescanTools", "CProcess",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CProcess
 import FaceScanKit
 import FacescanTools
 
@@ -60,6 +61,8 @@ struct BatchCommand: ParsableCommand {
     }
 
     func run() throws {
+        // Capture after capture allocates and frees the same large arrays: keep the freed memory.
+        facescan_keep_freed_memory()
         if inputs.contains("-") && Terminal.stdinIsTerminal {
             verbosity.warn(
                 "reading capture paths from the terminal, one per line; end with Ctrl-D (or pipe a list: ls caps/*.json | facescan batch -)"
