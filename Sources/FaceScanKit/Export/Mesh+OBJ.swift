@@ -58,8 +58,8 @@ extension Mesh {
 }
 
 /// Writes ASCII text and numbers through a raw pointer into room the caller has reserved (no
-/// capacity check per byte, no `String` per number). Used by the OBJ writer, whose output size
-/// is bounded in advance.
+/// capacity check per byte, no `String` per number). Used by the OBJ and OFF writers, whose
+/// output size is bounded in advance.
 struct TextWriter {
     /// Room reserved per float: its shortest text is at most 15 bytes.
     static let floatRoom = 16
@@ -116,66 +116,14 @@ struct TextWriter {
         at += digits
     }
 
-    /// `a b x y z\n` (the line head is two bytes, the second a space for `v `).
+    /// `a b x y z\n` (the line head is two bytes, the second a space for `v `; none when `a` is 0).
     @inline(__always)
     mutating func line(_ a: UInt8, _ b: UInt8, _ x: Float, _ y: Float, _ z: Float) {
-        byte(a)
-        byte(b)
-        if b != 0x20 { byte(0x20) }
-        append(x)
-        byte(0x20)
-        append(y)
-        byte(0x20)
-        append(z)
-        byte(0x0A)
-    }
-}
-
-/// Appends ASCII text and numbers to a byte array without going through `String` per value.
-struct TextBuffer {
-    var bytes: [UInt8] = []
-
-    init(capacity: Int) { bytes.reserveCapacity(capacity) }
-
-    mutating func byte(_ b: UInt8) { bytes.append(b) }
-
-    mutating func append(_ s: String) { bytes.append(contentsOf: s.utf8) }
-
-    /// Shortest text that reads back to the same `Float` (the standard library's algorithm).
-    mutating func append(_ f: Float) {
-        var d = f.description
-        d.withUTF8 { bytes.append(contentsOf: $0) }
-    }
-
-    mutating func append(_ n: Int) {
-        precondition(n >= 0)
-        if n < 10 {
-            bytes.append(UInt8(48 + n))
-            return
+        if a != 0 {
+            byte(a)
+            byte(b)
+            if b != 0x20 { byte(0x20) }
         }
-        var digits:
-            (
-                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
-            ) =
-                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var k = 0
-        var v = n
-        withUnsafeMutableBytes(of: &digits) { d in
-            while v > 0 {
-                d[k] = UInt8(48 + v % 10)
-                v /= 10
-                k += 1
-            }
-            while k > 0 {
-                k -= 1
-                bytes.append(d[k])
-            }
-        }
-    }
-
-    mutating func line(_ head: String, _ x: Float, _ y: Float, _ z: Float) {
-        append(head)
         append(x)
         byte(0x20)
         append(y)

@@ -247,30 +247,27 @@ extension Mesh {
     /// vertex (shortest round-trip float text), one `3 a b c` line per triangle (zero-based).
     /// Read by `OFFReader`.
     public func offBytes() -> [UInt8] {
-        var out = TextBuffer(capacity: positions.count * 40 + triangles.count * 8 + 32)
-        out.append("OFF\n")
-        out.append(vertexCount)
-        out.byte(0x20)
-        out.append(triangleCount)
-        out.append(" 0\n")
-        for p in positions {
-            out.append(p.x)
-            out.byte(0x20)
-            out.append(p.y)
-            out.byte(0x20)
-            out.append(p.z)
-            out.byte(0x0A)
-        }
-        var i = 0
-        while i < triangles.count {
-            out.append("3")
-            for k in 0..<3 {
-                out.byte(0x20)
-                out.append(Int(triangles[i + k]))
+        let header = Array("OFF\n\(vertexCount) \(triangleCount) 0\n".utf8)
+        // Each line's longest text: three floats and their separators; "3" and three indices of
+        // at most 10 digits.
+        let capacity =
+            header.count + positions.count * 3 * (TextWriter.floatRoom + 1) + triangleCount * (1 + 3 * 11 + 1)
+        return [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+            var out = TextWriter(buffer.baseAddress!)
+            header.withUnsafeBufferPointer { out.append($0) }
+            for p in positions { out.line(0, 0, p.x, p.y, p.z) }
+            var i = 0
+            while i < triangles.count {
+                out.byte(0x33)
+                for k in 0..<3 {
+                    out.byte(0x20)
+                    out.append(triangles[i + k])
+                }
+                out.byte(0x0A)
+                i += 3
             }
-            out.byte(0x0A)
-            i += 3
+            precondition(out.count <= capacity)
+            count = out.count
         }
-        return out.bytes
     }
 }
