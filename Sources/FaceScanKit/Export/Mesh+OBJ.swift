@@ -116,14 +116,18 @@ struct TextWriter {
         at += digits
     }
 
-    /// `a b x y z\n` (the line head is two bytes, the second a space for `v `; none when `a` is 0).
+    /// `a b x y z\n` (the line head is two bytes, the second a space for `v `).
     @inline(__always)
     mutating func line(_ a: UInt8, _ b: UInt8, _ x: Float, _ y: Float, _ z: Float) {
-        if a != 0 {
-            byte(a)
-            byte(b)
-            if b != 0x20 { byte(0x20) }
-        }
+        byte(a)
+        byte(b)
+        if b != 0x20 { byte(0x20) }
+        xyz(x, y, z)
+    }
+
+    /// `x y z\n`.
+    @inline(__always)
+    mutating func xyz(_ x: Float, _ y: Float, _ z: Float) {
         append(x)
         byte(0x20)
         append(y)

@@ -255,7 +255,7 @@ extension Mesh {
         return [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
             var out = TextWriter(buffer.baseAddress!)
             header.withUnsafeBufferPointer { out.append($0) }
-            for p in positions { out.line(0, 0, p.x, p.y, p.z) }
+            for p in positions { out.xyz(p.x, p.y, p.z) }
             var i = 0
             while i < triangles.count {
                 out.byte(0x33)

@@ -276,16 +276,17 @@ package enum Taubin {
         package func appendMoved(_ s: State, lane: Int = 0, to out: inout [SIMD3<Float>]) {
             let base = out.count
             for v in 0..<vertexCount { out.append(s.along[v][lane] * floatNormals[v]) }
-            for (r, v) in rimVertex.enumerated() {
-                out[base + Int(v)] = SIMD3(s.rim[3 * r][lane], s.rim[3 * r + 1][lane], s.rim[3 * r + 2][lane])
-            }
+            for (r, v) in rimVertex.enumerated() { out[base + Int(v)] = rimOffset(s, r, lane: lane) }
         }
 
         /// Appends each moving boundary vertex's offset from its start in lane 0 to `out` (by slot).
         package func appendRimMoved(_ s: State, to out: inout [SIMD3<Float>]) {
-            for r in 0..<rimVertex.count {
-                out.append(SIMD3(s.rim[3 * r][0], s.rim[3 * r + 1][0], s.rim[3 * r + 2][0]))
-            }
+            for r in 0..<rimVertex.count { out.append(rimOffset(s, r, lane: 0)) }
+        }
+
+        /// The 3-D offset of the moving boundary vertex in `slot` in `lane`.
+        private func rimOffset(_ s: State, _ slot: Int, lane: Int) -> SIMD3<Float> {
+            SIMD3(s.rim[3 * slot][lane], s.rim[3 * slot + 1][lane], s.rim[3 * slot + 2][lane])
         }
 
         /// The positions of `s` (lane 0).
