@@ -6,8 +6,8 @@ import PackageDescription
 // platform ships none of them, so a package depending on FaceScanKit there builds with the
 // default traits). The manifest is evaluated on the building machine: a Linux host gets all three.
 // A consumer that wants none of them depends with `traits: []`: FaceScanKit then links no libpng, assimp or lib3mf; PNG is
-// still written, compressed by the system zlib (linked whatever the traits: every Linux and Apple
-// platform has it), and the formats of a missing library throw
+// still written (FaceScanKit's own encoder, its checksums from the system zlib, linked whatever
+// the traits: every Linux and Apple platform has it), and the formats of a missing library throw
 // `FaceScanError.unavailable`. SwiftPM passes each enabled trait to the compiler as a
 // compilation condition (`#if PNG`, `#if Assimp`, `#if Lib3MF`).
 #if os(Linux)
@@ -28,7 +28,7 @@ let package = Package(
         .trait(
             name: "PNG",
             description:
-                "PNG through libpng (reading and writing). Off: PNG is written by FaceScanKit with the system zlib (adaptive row filters, zlib level 6: the samples' 512 px thumbnails are 62–65 % of libpng's size) and decoding throws FaceScanError.unavailable."
+                "PNG reading through libpng. Off: decoding throws FaceScanError.unavailable; PNG is written by FaceScanKit whatever the traits."
         ),
         .trait(
             name: "Assimp",
@@ -65,7 +65,7 @@ let package = Package(
             name: "CLazyLoad", path: "Sources/CLazyLoad",
             linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // zlib: on every Linux distribution and in every Apple SDK, so linked whatever the traits
-        // (the PNG encoder without libpng compresses with it). No pkgConfig: the header is in the
+        // (the PNG writer's CRC-32 and Adler-32; the tests inflate with it). No pkgConfig: the header is in the
         // default include path (an Apple SDK has no zlib.pc).
         .systemLibrary(
             name: "CZlib", path: "Sources/CZlib",
@@ -97,7 +97,8 @@ let package = Package(
         .executableTarget(
             name: "facescan-fuzz", dependencies: ["FaceScanKit"], path: "Tests/Fuzz",
             exclude: ["corpus", "json.dict"]),
-        .testTarget(name: "FaceScanKitTests", dependencies: ["FaceScanKit", "FacescanTools"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "FaceScanKitTests", dependencies: ["FaceScanKit", "FacescanTools", "CZlib"], exclude: ["Fixtures"]),
         .testTarget(
             name: "FacescanCLITests", dependencies: ["FaceScanKit", "FacescanTools", "facescan"],
             exclude: ["BadInputs", "BadMeshes"]),

@@ -6,9 +6,9 @@ import CLibPNG
 
 /// PNG images, 8-bit RGBA, non-premultiplied, sRGB.
 ///
-/// Images are written by this file with the system zlib: `IHDR`, an `sRGB` chunk, one `IDAT`
-/// (every row Up-filtered, zlib's fastest level) and `IEND`, no time chunk, so the same image
-/// always gives the same bytes. With the `PNG` trait (the default) ``decode(_:name:)`` reads any
+/// Images are written by this file: `IHDR`, an `sRGB` chunk, one `IDAT` (every row Up-filtered,
+/// compressed by ``PixelDeflate``) and `IEND`, no time chunk, so the same image always gives the
+/// same bytes. With the `PNG` trait (the default) ``decode(_:name:)`` reads any
 /// colour type and depth through libpng's simplified API (this file is the only code that touches
 /// libpng); without it, ``decode(_:name:)`` throws ``FaceScanError/unavailable(_:)``.
 public enum PNGEncoder {
@@ -19,7 +19,8 @@ public enum PNGEncoder {
     public static func encode(_ image: RGBAImage, name: String = "PNG image") throws(FaceScanError)
         -> [UInt8]
     {
-        try zlibEncode(image, name: name, filter: .up, level: fastLevel)
+        let raw = filtered(image)
+        return container(image, raw.withUnsafeBufferPointer { PixelDeflate.zlib($0) })
     }
 
     /// Encodes `image` and writes it atomically to `path`.
@@ -40,47 +41,12 @@ public enum PNGEncoder {
         #endif
     }
 
-    // MARK: zlib (no libpng)
+    // MARK: writing (no libpng)
 
-    /// How ``zlibEncode(_:name:filter:level:)`` filters each row before compression.
-    enum RowFilter: Sendable {
-        /// Filter type 0 on every row (what libpng writes with `PNG_IMAGE_FLAG_FAST`).
-        case none
-        /// Filter type 2 (Up) on every row: each byte minus the one above it. Cheap to compute,
-        /// and on a rendering (flat background, smooth shading) zlib's fastest level then
-        /// compresses it smaller than unfiltered rows at level 3 (libpng's fast setting).
-        case up
-        /// Per row, the one of the five filter types whose output has the smallest sum of
-        /// absolute values (bytes read as signed): libpng's classic adaptive heuristic.
-        case adaptive
-    }
-
-    /// The zlib level of ``zlibEncode(_:name:filter:level:)``: fixed, so the bytes of an image
-    /// depend only on its pixels (and the zlib release).
-    static let zlibLevel: Int32 = 6
-
-    /// The zlib level of ``encode(_:name:)`` (with ``RowFilter/up``): zlib's fastest matching.
-    static let fastLevel: Int32 = 1
-
-    /// PNG bytes of `image`: `IHDR` (8-bit RGBA), `sRGB`, one `IDAT` holding the rows, each
-    /// filtered as `filter` says, compressed by the system zlib (`compress2` at `level`), and
-    /// `IEND`. ``encode(_:name:)`` is this with ``RowFilter/up`` at ``fastLevel``.
-    static func zlibEncode(
-        _ image: RGBAImage, name: String, filter: RowFilter = .adaptive, level: Int32 = zlibLevel
-    ) throws(FaceScanError) -> [UInt8] {
-        let raw = filtered(image, filter)
-        var bound = CZlib.compressBound(uLong(raw.count))
-        var zlib = [UInt8](repeating: 0, count: Int(bound))
-        let status = zlib.withUnsafeMutableBufferPointer { z in
-            raw.withUnsafeBufferPointer { r in
-                compress2(z.baseAddress, &bound, r.baseAddress, uLong(r.count), level)
-            }
-        }
-        guard status == Z_OK else {
-            throw .io(IOFailure(path: name, "PNG compression failed: zlib error \(status)"))
-        }
-        zlib.removeSubrange(Int(bound)...)
-
+    /// PNG bytes of `image`: `IHDR` (8-bit RGBA), `sRGB`, one `IDAT` and `IEND`. The `IDAT` holds
+    /// the rows Up-filtered (each byte minus the one above it: on a rendering, a flat background
+    /// and a row like the one above become zeros), compressed by ``PixelDeflate``.
+    static func container(_ image: RGBAImage, _ zlib: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(8 + 25 + 13 + 12 + zlib.count + 12)
         out += signature
@@ -96,74 +62,28 @@ public enum PNGEncoder {
         return out
     }
 
-    /// The filtered image: each row preceded by its filter type (PNG filter method 0).
-    static func filtered(_ image: RGBAImage, _ filter: RowFilter) -> [UInt8] {
+    /// The rows of `image`, each as filter type 2 (Up) and its bytes less the row above's (PNG
+    /// filter method 0; the first row less zeros).
+    static func filtered(_ image: RGBAImage) -> [UInt8] {
         let rowBytes = image.width * 4
         var raw = [UInt8](repeating: 0, count: image.height * (rowBytes + 1))
         guard rowBytes > 0 else { return raw }
-        // Scratch: one candidate row per filter type 1...4, and a zero row above the first.
-        var scratch = [UInt8](repeating: 0, count: 5 * rowBytes)
         raw.withUnsafeMutableBufferPointer { r in
-            scratch.withUnsafeMutableBufferPointer { s in
-                image.pixels.withUnsafeBufferPointer { px in
-                    let zero = s.baseAddress! + 4 * rowBytes
-                    for row in 0..<image.height {
-                        let dst = r.baseAddress! + row * (rowBytes + 1)
-                        let cur = px.baseAddress! + row * rowBytes
-                        let up = row == 0 ? UnsafePointer(zero) : cur - rowBytes
-                        switch filter {
-                        case .none:
-                            dst[0] = 0
-                            (dst + 1).update(from: cur, count: rowBytes)
-                        case .up:
-                            dst[0] = 2
-                            for i in 0..<rowBytes { dst[1 + i] = cur[i] &- up[i] }
-                        case .adaptive:
-                            let type = filterRow(cur, up, rowBytes, s.baseAddress!)
-                            dst[0] = UInt8(type)
-                            if type == 0 {
-                                (dst + 1).update(from: cur, count: rowBytes)
-                            } else {
-                                (dst + 1).update(
-                                    from: s.baseAddress! + (type - 1) * rowBytes, count: rowBytes)
-                            }
-                        }
+            image.pixels.withUnsafeBufferPointer { px in
+                for row in 0..<image.height {
+                    let dst = r.baseAddress! + row * (rowBytes + 1)
+                    let cur = px.baseAddress! + row * rowBytes
+                    dst[0] = 2
+                    if row == 0 {
+                        (dst + 1).update(from: cur, count: rowBytes)
+                    } else {
+                        let up = cur - rowBytes
+                        for i in 0..<rowBytes { dst[1 + i] = cur[i] &- up[i] }
                     }
                 }
             }
         }
         return raw
-    }
-
-    /// Writes the Sub, Up, Average and Paeth filterings of row `cur` (row `up` above it) into
-    /// `out` (four rows of `n` bytes); returns the filter type, 0...4, whose output has the least
-    /// sum of absolute values (bytes read as signed), the first on a tie.
-    private static func filterRow(
-        _ cur: UnsafePointer<UInt8>, _ up: UnsafePointer<UInt8>, _ n: Int,
-        _ out: UnsafeMutablePointer<UInt8>
-    ) -> Int {
-        @inline(__always) func cost(_ v: UInt8) -> Int { v < 128 ? Int(v) : 256 - Int(v) }
-        var sums = (0, 0, 0, 0, 0)
-        let sub = out, upOut = out + n, avg = out + 2 * n, paeth = out + 3 * n
-        for i in 0..<n {
-            let x = cur[i], b = up[i]
-            let a: UInt8 = i >= 4 ? cur[i - 4] : 0
-            let c: UInt8 = i >= 4 ? up[i - 4] : 0
-            let p = Int(a) + Int(b) - Int(c)
-            let pa = abs(p - Int(a)), pb = abs(p - Int(b)), pc = abs(p - Int(c))
-            let predictor = pa <= pb && pa <= pc ? a : (pb <= pc ? b : c)
-            let f1 = x &- a, f2 = x &- b, f3 = x &- UInt8((Int(a) + Int(b)) >> 1)
-            let f4 = x &- predictor
-            sub[i] = f1; upOut[i] = f2; avg[i] = f3; paeth[i] = f4
-            sums.0 += cost(x); sums.1 += cost(f1); sums.2 += cost(f2)
-            sums.3 += cost(f3); sums.4 += cost(f4)
-        }
-        var best = 0, least = sums.0
-        if sums.1 < least { (best, least) = (1, sums.1) }
-        if sums.2 < least { (best, least) = (2, sums.2) }
-        if sums.3 < least { (best, least) = (3, sums.3) }
-        if sums.4 < least { (best, least) = (4, sums.4) }
-        return best
     }
 
     private static func appendBigEndian(_ out: inout [UInt8], _ v: UInt32) {

@@ -1,0 +1,284 @@
+import CZlib
+
+/// A zlib stream (RFC 1950) holding one deflate block (RFC 1951) with Huffman codes built for
+/// its data, made for the filtered rows of a rendering: the only matches are repeats of the
+/// pixel before (distance 4), which is what a flat background, a flat colour and a row equal to
+/// the one above (zeros once Up-filtered) are made of. It needs no match search (no hash
+/// table): one pass finds the repeats and counts the symbols, a second writes the codes.
+///
+/// Any inflater reads it; the same data always gives the same bytes (no dependence on a zlib
+/// release).
+enum PixelDeflate {
+    /// The shortest repeat written as a match: a shorter one costs about as many bits as its
+    /// literals.
+    static let minimumRun = 4
+
+    /// The zlib stream of `data`.
+    static func zlib(_ data: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        let n = data.count
+        // Pass 1: tokens (a literal byte, or 256 + length − 3 for a run at distance 4) and counts.
+        var literalCounts = [Int](repeating: 0, count: 286)
+        let tokens = UnsafeMutablePointer<UInt16>.allocate(capacity: max(n, 1))
+        defer { tokens.deallocate() }
+        var tokenCount = 0
+        if let d = data.baseAddress {
+            literalCounts.withUnsafeMutableBufferPointer { counts in
+                lengthSymbol.withUnsafeBufferPointer { symbol in
+                    var i = 0
+                    while i < n {
+                        if i >= 4 && d[i] == d[i - 4] {
+                            let limit = min(n, i + 258)
+                            var j = i + 1
+                            var open = true
+                            while open && j + 8 <= limit {
+                                let x = load8(d + j) ^ load8(d + j - 4)
+                                if x != 0 {
+                                    j += x.trailingZeroBitCount >> 3
+                                    open = false
+                                } else {
+                                    j += 8
+                                }
+                            }
+                            if open { while j < limit && d[j] == d[j - 4] { j += 1 } }
+                            let run = j - i
+                            if run >= minimumRun {
+                                tokens[tokenCount] = UInt16(256 + run - 3)
+                                tokenCount += 1
+                                counts[Int(symbol[run])] += 1
+                                i = j
+                                continue
+                            }
+                        }
+                        tokens[tokenCount] = UInt16(d[i])
+                        tokenCount += 1
+                        counts[Int(d[i])] += 1
+                        i += 1
+                    }
+                }
+            }
+        }
+        literalCounts[256] = 1  // end of block
+
+        // The block's codes: literals/lengths from the counts; distances 0 and 3 one bit each
+        // (3, distance 4, is the only one used; two codes make the code complete).
+        let literalLengths = codeLengths(literalCounts, limit: 15)
+        let distanceLengths: [UInt8] = [1, 0, 0, 1]
+        let literalCodes = canonicalCodes(literalLengths)
+        let distanceCodes = canonicalCodes(distanceLengths)
+        var literals = 286
+        while literals > 257 && literalLengths[literals - 1] == 0 { literals -= 1 }
+        let lengths = Array(literalLengths[0..<literals]) + distanceLengths
+        var lengthCounts = [Int](repeating: 0, count: 19)
+        for l in lengths { lengthCounts[Int(l)] += 1 }
+        let clLengths = codeLengths(lengthCounts, limit: 7)
+        let clCodes = canonicalCodes(clLengths)
+        var clCount = 19
+        while clCount > 4 && clLengths[Int(clOrder[clCount - 1])] == 0 { clCount -= 1 }
+
+        // A run of length L as one write: its length code, extra bits and the distance code.
+        var runBits = [UInt64](repeating: 0, count: 259), runWidth = [UInt8](repeating: 0, count: 259)
+        for run in 3...258 {
+            let s = Int(lengthSymbol[run]), extra = Int(lengthExtra[s - 257])
+            let codeWidth = Int(literalLengths[s])
+            guard codeWidth > 0 else { continue }
+            var bits = UInt64(literalCodes[s])
+            bits |= UInt64(run - Int(lengthBase[s - 257])) << codeWidth
+            bits |= UInt64(distanceCodes[3]) << (codeWidth + extra)
+            runBits[run] = bits
+            runWidth[run] = UInt8(codeWidth + extra + Int(distanceLengths[3]))
+        }
+
+        let capacity = 2 * n + 4096
+        var out = [UInt8](repeating: 0, count: capacity)
+        let written = out.withUnsafeMutableBufferPointer { o -> Int in
+            var w = BitWriter(o.baseAddress!)
+            w.byte(0x78)  // deflate, 32 KiB window
+            w.byte(0x01)  // fastest compression, no dictionary; (0x78 · 256 + 0x01) % 31 == 0
+            w.put(1, 1)  // the last block
+            w.put(2, 2)  // Huffman codes of its own
+            w.put(UInt64(literals - 257), 5)
+            w.put(UInt64(distanceLengths.count - 1), 5)
+            w.put(UInt64(clCount - 4), 4)
+            for k in 0..<clCount { w.put(UInt64(clLengths[Int(clOrder[k])]), 3) }
+            for l in lengths { w.put(UInt64(clCodes[Int(l)]), Int(clLengths[Int(l)])) }
+            literalCodes.withUnsafeBufferPointer { code in
+                literalLengths.withUnsafeBufferPointer { width in
+                    runBits.withUnsafeBufferPointer { rb in
+                        runWidth.withUnsafeBufferPointer { rw in
+                            for t in 0..<tokenCount {
+                                let token = Int(tokens[t])
+                                if token < 256 {
+                                    w.put(UInt64(code[token]), Int(width[token]))
+                                } else {
+                                    let run = token - 253
+                                    w.put(rb[run], Int(rw[run]))
+                                }
+                            }
+                        }
+                    }
+                    w.put(UInt64(code[256]), Int(width[256]))
+                }
+            }
+            w.alignToByte()
+            let adler = adler32(data)
+            for shift in [24, 16, 8, 0] { w.byte(UInt8(truncatingIfNeeded: adler >> UInt32(shift))) }
+            return w.position
+        }
+        out.removeSubrange(written...)
+        return out
+    }
+
+    /// Adler-32 of `data`, by zlib.
+    static func adler32(_ data: UnsafeBufferPointer<UInt8>) -> UInt32 {
+        var a = CZlib.adler32(0, nil, 0)
+        var p = data.baseAddress, left = data.count
+        while left > 0, let q = p {
+            let k = min(left, 1 << 30)  // zlib takes a 32-bit length
+            a = CZlib.adler32(a, q, uInt(k))
+            p = q + k
+            left -= k
+        }
+        return UInt32(truncatingIfNeeded: a)
+    }
+
+    /// Bits written least significant first, as deflate packs them.
+    struct BitWriter {
+        let out: UnsafeMutablePointer<UInt8>
+        var position = 0
+        var pending: UInt64 = 0
+        var count = 0
+
+        init(_ out: UnsafeMutablePointer<UInt8>) { self.out = out }
+
+        /// Writes the low `width` (at most 32) bits of `bits`.
+        @inline(__always)
+        mutating func put(_ bits: UInt64, _ width: Int) {
+            pending |= bits << UInt64(count)
+            count += width
+            if count >= 32 {
+                UnsafeMutableRawPointer(out + position).storeBytes(
+                    of: UInt32(truncatingIfNeeded: pending).littleEndian, as: UInt32.self)
+                position += 4
+                pending >>= 32
+                count -= 32
+            }
+        }
+
+        /// Pads to a whole byte with zero bits and writes what is pending.
+        mutating func alignToByte() {
+            while count > 0 {
+                out[position] = UInt8(truncatingIfNeeded: pending)
+                position += 1
+                pending >>= 8
+                count -= 8
+            }
+            pending = 0
+            count = 0
+        }
+
+        /// A whole byte (only at a byte boundary).
+        mutating func byte(_ b: UInt8) {
+            precondition(count == 0, "byte writes only at a byte boundary")
+            out[position] = b
+            position += 1
+        }
+    }
+
+    /// Code lengths of a Huffman code for symbols counted `counts` (0: unused), none longer
+    /// than `limit`: the counts are halved (rounding up, so no used symbol vanishes) until
+    /// Huffman's lengths fit, which they do once the counts are near equal.
+    static func codeLengths(_ counts: [Int], limit: Int) -> [UInt8] {
+        var c = counts
+        while true {
+            let lengths = huffmanLengths(c)
+            if Int(lengths.max() ?? 0) <= limit { return lengths }
+            for i in c.indices where c[i] > 0 { c[i] = (c[i] + 1) / 2 }
+        }
+    }
+
+    /// Huffman's code lengths for `counts` (the two least weights merged first, the smaller
+    /// symbol first on equal weights, so the lengths depend on the counts only); one used symbol
+    /// gets length 1.
+    static func huffmanLengths(_ counts: [Int]) -> [UInt8] {
+        var lengths = [UInt8](repeating: 0, count: counts.count)
+        var symbols = counts.indices.filter { counts[$0] > 0 }
+        guard symbols.count > 1 else {
+            if let s = symbols.first { lengths[s] = 1 }
+            return lengths
+        }
+        symbols.sort { (counts[$0], $0) < (counts[$1], $1) }
+        let m = symbols.count
+        // Nodes 0..<m are the leaves in order of weight, m..<2m−1 the merged nodes in the order
+        // made (their weights never decrease): two sorted queues.
+        var weight = symbols.map { counts[$0] } + [Int](repeating: 0, count: m - 1)
+        var parent = [Int](repeating: 0, count: 2 * m - 1)
+        var leaf = 0, merged = m, next = m
+        func least() -> Int {
+            if leaf < m && (merged == next || weight[leaf] <= weight[merged]) {
+                leaf += 1
+                return leaf - 1
+            }
+            merged += 1
+            return merged - 1
+        }
+        while next < 2 * m - 1 {
+            let a = least(), b = least()
+            weight[next] = weight[a] + weight[b]
+            parent[a] = next
+            parent[b] = next
+            next += 1
+        }
+        var depth = [Int](repeating: 0, count: 2 * m - 1)
+        for i in stride(from: 2 * m - 3, through: 0, by: -1) { depth[i] = depth[parent[i]] + 1 }
+        for k in 0..<m { lengths[symbols[k]] = UInt8(depth[k]) }
+        return lengths
+    }
+
+    /// Canonical Huffman codes (RFC 1951 §3.2.2) for `lengths`, bit-reversed for writing least
+    /// significant bit first.
+    static func canonicalCodes(_ lengths: [UInt8]) -> [UInt16] {
+        var perLength = [Int](repeating: 0, count: 16)
+        for l in lengths where l > 0 { perLength[Int(l)] += 1 }
+        var next = [Int](repeating: 0, count: 16)
+        var code = 0
+        for bits in 1..<16 {
+            code = (code + perLength[bits - 1]) << 1
+            next[bits] = code
+        }
+        var codes = [UInt16](repeating: 0, count: lengths.count)
+        for (s, l) in lengths.enumerated() where l > 0 {
+            let c = next[Int(l)]
+            next[Int(l)] += 1
+            var reversed = 0
+            for b in 0..<Int(l) where c & (1 << b) != 0 { reversed |= 1 << (Int(l) - 1 - b) }
+            codes[s] = UInt16(reversed)
+        }
+        return codes
+    }
+
+    @inline(__always)
+    static func load8(_ p: UnsafePointer<UInt8>) -> UInt64 {
+        UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self))
+    }
+
+    /// The order in which the code-length code's lengths are written.
+    static let clOrder: [UInt8] = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]
+    /// First length of each length symbol 257…285, and its extra bits.
+    static let lengthBase: [UInt16] = [
+        3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227,
+        258,
+    ]
+    static let lengthExtra: [UInt8] = [
+        0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0,
+    ]
+    /// The length symbol of each length 3…258 (0…2 unused).
+    static let lengthSymbol: [UInt16] = {
+        var s = [UInt16](repeating: 0, count: 259)
+        for length in 3...258 {
+            var k = 28
+            while Int(lengthBase[k]) > length { k -= 1 }
+            s[length] = UInt16(257 + k)
+        }
+        return s
+    }()
+}
