@@ -20,6 +20,25 @@ import Testing
         for _ in 0..<10_000 { a.add([0.1, 1e-4, 12.345]) }
         #expect(a.mean()! == [SIMD3<Float>(0.1, 1e-4, 12.345)])
     }
+
+    /// The noise summary's median and 95th percentile (by selection) are the sorted list's: the
+    /// middle value (or the mean of the two middle ones) and the nearest-rank 95th, for odd and
+    /// even counts, ties and a single value.
+    @Test(arguments: [1, 2, 3, 4, 19, 20, 1000, 9409])
+    func noiseSummaryIsTheSortedListsOrderStatistics(_ n: Int) {
+        var state: UInt64 = UInt64(n) &* 0x9E37_79B9_7F4A_7C15
+        let values = (0..<n).map { i -> Double in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            // Every fourth value repeats an earlier one: ties.
+            return i % 4 == 3 ? Double(i / 8) * 1e-6 : Double(state >> 40) * 1e-12
+        }
+        let s = values.sorted()
+        let median = n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2
+        let p95 = s[min(n - 1, max(0, Int((0.95 * Double(n)).rounded(.up)) - 1))]
+        let noise = Report.Noise(standardErrors: values)
+        #expect(noise.medianStandardErrorUm == median * 1e6)
+        #expect(noise.p95StandardErrorUm == p95 * 1e6)
+    }
 }
 
 /// A UV sphere of radius `r` with `rings × segments` resolution (closed).

@@ -66,9 +66,9 @@ public enum PNGEncoder {
     /// filter method 0; the first row less zeros).
     static func filtered(_ image: RGBAImage) -> [UInt8] {
         let rowBytes = image.width * 4
-        var raw = [UInt8](repeating: 0, count: image.height * (rowBytes + 1))
-        guard rowBytes > 0 else { return raw }
-        raw.withUnsafeMutableBufferPointer { r in
+        guard rowBytes > 0 else { return [UInt8](repeating: 0, count: image.height) }
+        // Every byte is written below.
+        return [UInt8](unsafeUninitializedCapacity: image.height * (rowBytes + 1)) { r, initialized in
             image.pixels.withUnsafeBufferPointer { px in
                 for row in 0..<image.height {
                     let dst = r.baseAddress! + row * (rowBytes + 1)
@@ -82,8 +82,8 @@ public enum PNGEncoder {
                     }
                 }
             }
+            initialized = r.count
         }
-        return raw
     }
 
     private static func appendBigEndian(_ out: inout [UInt8], _ v: UInt32) {

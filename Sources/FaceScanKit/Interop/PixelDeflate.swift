@@ -88,9 +88,8 @@ enum PixelDeflate {
             runWidth[run] = UInt8(codeWidth + extra + Int(distanceLengths[3]))
         }
 
-        let capacity = 2 * n + 4096
-        var out = [UInt8](repeating: 0, count: capacity)
-        let written = out.withUnsafeMutableBufferPointer { o -> Int in
+        // At most 15 bits a byte, and the block's header.
+        return [UInt8](unsafeUninitializedCapacity: 2 * n + 4096) { o, written in
             var w = BitWriter(o.baseAddress!)
             w.byte(0x78)  // deflate, 32 KiB window
             w.byte(0x01)  // fastest compression, no dictionary; (0x78 · 256 + 0x01) % 31 == 0
@@ -122,10 +121,8 @@ enum PixelDeflate {
             w.alignToByte()
             let adler = adler32(data)
             for shift in [24, 16, 8, 0] { w.byte(UInt8(truncatingIfNeeded: adler >> UInt32(shift))) }
-            return w.position
+            written = w.position
         }
-        out.removeSubrange(written...)
-        return out
     }
 
     /// Adler-32 of `data`, by zlib.

@@ -150,28 +150,40 @@ package enum AutoSmoothing {
         var terms = RiskTerms(vertices: n)
         for v in 0..<n { terms[v, 0] = Float(local0[v]) }
         let rims = op.rimVertex.count
-        var moved = [Float](repeating: 0, count: n)
-        moved.reserveCapacity((maximumPasses + 1) * n)
+        let passCounts = max(1, maximumPasses) + 1
+        var moved = [Float](repeating: 0, count: passCounts * n)
         var rimMoved = [SIMD3<Float>](repeating: .zero, count: rims)
-        rimMoved.reserveCapacity((maximumPasses + 1) * rims)
-        var residual = residualLane == nil ? [] : perturbation?.map { Float($0) } ?? []
-        residual.reserveCapacity(residualLane == nil ? 0 : (maximumPasses + 1) * n)
+        rimMoved.reserveCapacity(passCounts * rims)
+        var residual = [Float](repeating: 0, count: residualLane == nil ? 0 : passCounts * n)
+        if let perturbation, residualLane != nil { for v in 0..<n { residual[v] = Float(perturbation[v]) } }
         var offsets = [SIMD4<Float>](repeating: .zero, count: n)
         var best = 0
-        for k in 1...max(1, maximumPasses) {
+        for k in 1..<passCounts {
             if risk[k - 1] > trace && k - 1 - best >= 3 { break }
             op.pass(&state)
             op.normalOffsets(state, into: &offsets)
             var sum = 0.0
-            for v in 0..<n {
-                let o = SIMD4<Double>(offsets[v]), a = along[v]
-                // Lane 0: the face's own offset d; lanes 1…: Σ aᵢ(aᵢ + (J_k zᵢ − zᵢ)·n).
-                let r = area[v] * (o[0] * o[0] + 2 * (a * (a + o)).sum()) - local0[v]
-                terms[v, k] = Float(r)
-                sum += r
-                moved.append(offsets[v][0])
+            offsets.withUnsafeBufferPointer { offsets in
+                along.withUnsafeBufferPointer { along in
+                    area.withUnsafeBufferPointer { area in
+                        local0.withUnsafeBufferPointer { local0 in
+                            terms.lanes.withUnsafeMutableBufferPointer { lanes in
+                                moved.withUnsafeMutableBufferPointer { moved in
+                                    for v in 0..<n {
+                                        let o = SIMD4<Double>(offsets[v]), a = along[v]
+                                        // Lane 0: the face's own offset d; lanes 1…: Σ aᵢ(aᵢ + (J_k zᵢ − zᵢ)·n).
+                                        let r = area[v] * (o[0] * o[0] + 2 * (a * (a + o)).sum()) - local0[v]
+                                        lanes[7 * v + k >> 2][k & 3] = Float(r)
+                                        sum += r
+                                        moved[k * n + v] = offsets[v][0]
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
             }
-            if let lane = residualLane { for v in 0..<n { residual.append(residual[v] + offsets[v][lane]) } }
+            if let lane = residualLane { for v in 0..<n { residual[k * n + v] = residual[v] + offsets[v][lane] } }
             risk.append(sum)
             op.appendRimMoved(state, to: &rimMoved)
             if risk[k] < risk[best] { best = k }

@@ -499,27 +499,36 @@ package enum Taubin {
     /// opposite the edge, clamped at 0.
     static func cotangentWeights(_ mesh: Mesh, _ adj: Adjacency) -> [Double] {
         var w = [Double](repeating: 0, count: adj.neighbors.count)
-        func slot(_ a: Int, _ b: UInt32) -> Int? {
-            var lo = Int(adj.offsets[a]), hi = Int(adj.offsets[a + 1])
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if adj.neighbors[mid] < b { lo = mid + 1 } else { hi = mid }
-            }
-            return lo < Int(adj.offsets[a + 1]) && adj.neighbors[lo] == b ? lo : nil
-        }
-        let p = mesh.positions
-        for t in 0..<mesh.triangleCount {
-            let (i, j, k) = mesh.triangle(t)
-            for corner in 0..<3 {
-                let (o, a, b) = corner == 0 ? (i, j, k) : corner == 1 ? (j, k, i) : (k, i, j)
-                // Angle at o, opposite edge a–b.
-                let u = SIMD3<Double>(p[Int(a)] - p[Int(o)]), v = SIMD3<Double>(p[Int(b)] - p[Int(o)])
-                let cr = SIMD3<Double>(u.y * v.z - u.z * v.y, u.z * v.x - u.x * v.z, u.x * v.y - u.y * v.x)
-                let s = (cr * cr).sum().squareRoot()
-                guard s > 1e-300 else { continue }
-                let c = (u * v).sum() / s
-                if let ab = slot(Int(a), b) { w[ab] += 0.5 * c }
-                if let ba = slot(Int(b), a) { w[ba] += 0.5 * c }
+        w.withUnsafeMutableBufferPointer { w in
+            adj.offsets.withUnsafeBufferPointer { off in
+                adj.neighbors.withUnsafeBufferPointer { nb in
+                    mesh.positions.withUnsafeBufferPointer { p in
+                        mesh.triangles.withUnsafeBufferPointer { tri in
+                            // The entry of b in a's (short, sorted) neighbour list, or −1.
+                            @inline(__always) func slot(_ a: Int, _ b: UInt32) -> Int {
+                                for k in Int(off[a])..<Int(off[a + 1]) where nb[k] >= b { return nb[k] == b ? k : -1 }
+                                return -1
+                            }
+                            for t in 0..<tri.count / 3 {
+                                let i = tri[3 * t], j = tri[3 * t + 1], k = tri[3 * t + 2]
+                                for corner in 0..<3 {
+                                    let (o, a, b) = corner == 0 ? (i, j, k) : corner == 1 ? (j, k, i) : (k, i, j)
+                                    // Angle at o, opposite edge a–b.
+                                    let u = SIMD3<Double>(p[Int(a)] - p[Int(o)]),
+                                        v = SIMD3<Double>(p[Int(b)] - p[Int(o)])
+                                    let cr = SIMD3<Double>(
+                                        u.y * v.z - u.z * v.y, u.z * v.x - u.x * v.z, u.x * v.y - u.y * v.x)
+                                    let s = (cr * cr).sum().squareRoot()
+                                    guard s > 1e-300 else { continue }
+                                    let c = (u * v).sum() / s
+                                    let ab = slot(Int(a), b), ba = slot(Int(b), a)
+                                    if ab >= 0 { w[ab] += 0.5 * c }
+                                    if ba >= 0 { w[ba] += 0.5 * c }
+                                }
+                            }
+                        }
+                    }
+                }
             }
         }
         for k in w.indices where !(w[k] > 0) { w[k] = 0 }

@@ -67,14 +67,47 @@ public struct Report: Sendable, Equatable {
         public var p95StandardErrorUm: Double
         /// The summary of per-vertex standard errors in metres (none: both 0).
         public init(standardErrors: [Double]) {
-            let s = standardErrors.sorted()
-            func rank(_ q: Double) -> Double {
-                guard !s.isEmpty else { return 0 }
-                return s[min(s.count - 1, max(0, Int((q * Double(s.count)).rounded(.up)) - 1))] * 1e6
+            // The two order statistics by selection (what the sorted list holds at those ranks).
+            var s = standardErrors
+            let n = s.count
+            guard n > 0 else {
+                (medianStandardErrorUm, p95StandardErrorUm) = (0, 0)
+                return
             }
-            let h = s.count / 2
-            medianStandardErrorUm = s.isEmpty ? 0 : (s.count % 2 == 1 ? s[h] : (s[h - 1] + s[h]) / 2) * 1e6
-            p95StandardErrorUm = rank(0.95)
+            let p95 = min(n - 1, max(0, Int((0.95 * Double(n)).rounded(.up)) - 1)), h = n / 2
+            Self.select(&s, rank: p95, below: n)
+            Self.select(&s, rank: h, below: h <= p95 ? p95 + 1 : n)
+            // s[0..<h] are the h least: the largest of them is rank h − 1.
+            let median = n % 2 == 1 ? s[h] : (s[0..<h].max()! + s[h]) / 2
+            medianStandardErrorUm = median * 1e6
+            p95StandardErrorUm = s[p95] * 1e6
+        }
+
+        /// Reorders `a[0..<below]` so that `a[rank]` holds the value of that rank in ascending
+        /// order, none after it less and none before it greater (Hoare's selection).
+        private static func select(_ a: inout [Double], rank k: Int, below: Int) {
+            var lo = 0, hi = below - 1
+            while lo < hi {
+                let x = a[lo], y = a[(lo + hi) / 2], z = a[hi]
+                let pivot = max(min(x, y), min(max(x, y), z))
+                var i = lo, j = hi
+                while i <= j {
+                    while a[i] < pivot { i += 1 }
+                    while a[j] > pivot { j -= 1 }
+                    if i <= j {
+                        a.swapAt(i, j)
+                        i += 1
+                        j -= 1
+                    }
+                }
+                if k <= j {
+                    hi = j
+                } else if k >= i {
+                    lo = i
+                } else {
+                    return
+                }
+            }
         }
     }
 
