@@ -18,6 +18,9 @@ static int open_library(FacescanLazyLibrary *l) {
         void *f = dlsym(lib, l->symbols[i].name);
         if (!f) {
             snprintf(l->error, sizeof l->error, "%s has no function %s", l->soname, l->symbols[i].name);
+            // Unusable: give the library back and forget the functions already found.
+            for (size_t k = 0; k < i; k++) *(void **)l->symbols[k].slot = NULL;
+            dlclose(lib);
             return 0;
         }
         *(void **)l->symbols[i].slot = f;

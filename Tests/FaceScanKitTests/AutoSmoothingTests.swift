@@ -225,4 +225,38 @@ private func scan(
         #expect(size > 0)
         #expect(miss < 1e-4 * size, "RMS miss \(miss.squareRoot()) of \(size.squareRoot())")
     }
+
+    /// From three noise samples (three frames, which add up to zero with equal weights) the two
+    /// Helmert probes carry the very sum Σ_g s_gᵀ J s_g: the estimate does not depend on the
+    /// samples' order, and a lane is left for the accuracy perturbation, so the residual noise
+    /// comes from the chosen passes themselves. The session's noise after smoothing is below the
+    /// noise before on a three-frame capture.
+    @Test func threeSamplesGiveTwoProbesAndTheResidual() throws {
+        let (topology, truth) = cap(side: 13, spacing: 0.004, radius: 0.09)
+        let mesh = Mesh(
+            uncheckedPositions: stride(from: 0, to: truth.count, by: 3).map {
+                SIMD3(truth[$0], truth[$0 + 1], truth[$0 + 2])
+            },
+            triangles: topology.triangles)
+        let n = mesh.vertexCount
+        let adj = Adjacency(triangles: mesh.triangles, vertexCount: n)
+        var rng = SplitMix64(seed: 11)
+        let a = (0..<3 * n).map { _ in rng.gaussian() * 2e-4 }, b = (0..<3 * n).map { _ in rng.gaussian() * 2e-4 }
+        let c = zip(a, b).map { -$0 - $1 }  // the three add up to zero
+        let perturbation = (0..<n).map { _ in rng.gaussian() * 1e-4 }
+        let options = TaubinOptions(iterations: 0, weights: .cotangent)
+        let one = AutoSmoothing.choose(
+            mesh: mesh, adjacency: adj, options: options, noise: [a, b, c], perturbation: perturbation)
+        let other = AutoSmoothing.choose(
+            mesh: mesh, adjacency: adj, options: options, noise: [c, a, b], perturbation: perturbation)
+        let e1 = try #require(one.estimatedError), e2 = try #require(other.estimatedError)
+        #expect(e1.count == e2.count)
+        for (x, y) in zip(e1, e2) { #expect(abs(x - y) <= 1e-5 * max(x, y), "\(e1) vs \(e2)") }
+        let residual = try #require(one.residualNoise)
+        #expect(residual > 0 && residual < NoiseEstimate.rms(perturbation), "\(residual)")
+
+        let r = try scan(topology, truth, frames: 3, noise: 5e-4, wobble: 0, seed: 4, smoothing: .auto)
+        let accuracy = try #require(r.report.accuracy)
+        #expect(accuracy.noiseAfterUm < accuracy.noiseBeforeUm, "\(accuracy)")
+    }
 }

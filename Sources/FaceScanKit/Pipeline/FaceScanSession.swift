@@ -296,8 +296,10 @@ public struct FaceScanSession: Sendable {
         if settings.featureScale > 0, let se = ingested.standardErrors {
             taubin.featureScale = se.map { Float($0 * settings.featureScale) }
         }
-        // The accuracy estimate's noise-only perturbation rides through the passes beside the face.
-        let perturbation = ingested.standardErrors.map { NoiseEstimate.perturbation(standardErrors: $0) }
+        // The accuracy estimate's noise-only perturbation rides through the passes beside the face
+        // (drawn only when passes run).
+        let standardErrors = ingested.standardErrors
+        func perturbation() -> [Double]? { standardErrors.map { NoiseEstimate.perturbation(standardErrors: $0) } }
         var smoothed: Mesh?  // nil: not smoothed
         var residual: Double?  // what the passes left of the perturbation (metres, RMS along the normal)
         switch settings.smoothing {
@@ -305,22 +307,16 @@ public struct FaceScanSession: Sendable {
             let adjacency = Adjacency(triangles: mesh.triangles, vertexCount: mesh.vertexCount)
             let choice = AutoSmoothing.choose(
                 mesh: mesh, adjacency: adjacency, options: taubin, noise: ingested.noiseSamples,
-                perturbation: perturbation)
+                perturbation: perturbation())
             smoothed = choice.smoothed
             residual = choice.residualNoise
-            if smoothed != nil, residual == nil, let perturbation {
-                // Three probes leave no lane for it: measured through the median count instead.
-                taubin.iterations = max(1, choice.passes)
-                residual =
-                    Taubin.smooth(mesh, adjacency: adjacency, options: taubin, perturbation: perturbation).residual
-            }
             report.smoothing = Report.Smoothing(passes: choice.passes, automatic: true, reason: choice.reason)
         case .passes(let n):
             taubin.iterations = n
             if n > 0 {
                 let adjacency = Adjacency(triangles: mesh.triangles, vertexCount: mesh.vertexCount)
                 (smoothed, residual) = Taubin.smooth(
-                    mesh, adjacency: adjacency, options: taubin, perturbation: perturbation)
+                    mesh, adjacency: adjacency, options: taubin, perturbation: perturbation())
             }
             report.smoothing = Report.Smoothing(
                 passes: n, automatic: false, reason: "smoothing: \(n) \(n == 1 ? "pass" : "passes"), as asked")

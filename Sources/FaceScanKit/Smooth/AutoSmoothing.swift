@@ -48,8 +48,7 @@ package enum AutoSmoothing {
         /// was smoothed or there was no noise estimate.
         package var smoothed: Mesh?
         /// RMS over vertices of the `perturbation` given to `choose` left after each vertex's
-        /// chosen passes, along the normal (metres); nil without one (or with three probes, which
-        /// leave no lane for it).
+        /// chosen passes, along the normal (metres); nil without one.
         package var residualNoise: Double?
 
         /// One line for the verbose output: what was chosen and why.
@@ -98,17 +97,27 @@ package enum AutoSmoothing {
         options.mu = -options.lambda
         let op = Taubin.Operator(mesh, adjacency: adjacency, options: options)
         let normals = op.normals
-        // Two probes z_p = √((G − 1)/(G·P)) · Σ_g w_p(g) s_g (P = 2, w_p the balanced ±1 Walsh
-        // patterns +−+−, ++−−) from the G = 4 samples, one (+−) from 2, all samples otherwise: with
-        // equal group weights Σ_p z_p z_pᵀ has the mean's covariance, so Σ_p z_pᵀ J z_p is unbiased
-        // for tr(J Σ) as Σ_g s_gᵀ J s_g is, at half the carried directions. The pooling over a region
-        // (hundreds of vertices) averages out the fewer degrees of freedom.
+        // At most two probes z_p = c_p · Σ_g w_p(g) s_g from the G samples: from 4, the balanced
+        // ±1 Walsh patterns +−+−, ++−− with c = √((G − 1)/(G·P)) (P = 2); from 3, the Helmert
+        // contrasts (s₁ − s₂)/√2 and (s₁ + s₂ − 2s₃)/√6; from 2, (s₁ − s₂)/√2. With equal group
+        // weights Σ_p z_p z_pᵀ has the mean's covariance, so Σ_p z_pᵀ J z_p is unbiased for tr(J Σ)
+        // as Σ_g s_gᵀ J s_g is (from 3 and 2 it is that very sum: the samples then add up to zero,
+        // G − 1 directions hold them all), at fewer carried directions; the pooling over a region
+        // (hundreds of vertices) averages out the fewer degrees of freedom. One sample is its own probe.
         let g = noise.count
         precondition(g <= 4, "at most four noise samples")
         for s in noise { precondition(s.count == 3 * n, "one noise sample coordinate per vertex coordinate") }
-        let probes = g == 4 ? 2 : g == 2 ? 1 : g
-        let combined = probes < g
-        let contrast = (Double(g - 1) / Double(g * probes)).squareRoot()
+        let (patterns, scales): ([[Double]], [Double]) =
+            switch g {
+            case 1: ([[1]], [1])
+            case 3: ([[1, -1, 0], [1, 1, -2]], [(1.0 / 2).squareRoot(), (1.0 / 6).squareRoot()])
+            default:
+                (
+                    (0..<g / 2).map { p in (0..<g).map { (($0 & (p + 1)).nonzeroBitCount % 2 == 0 ? 1 : -1) } },
+                    [Double](repeating: (Double(g - 1) / Double(g * (g / 2))).squareRoot(), count: g / 2)
+                )
+            }
+        let probes = patterns.count
         // Per vertex: its probes' normal components in the lanes they are carried in (1…probes;
         // the others 0), and each probe's direction J_k z carried through the passes with the mean face.
         var along = [SIMD4<Double>](repeating: .zero, count: n)
@@ -118,16 +127,10 @@ package enum AutoSmoothing {
         for v in 0..<n {
             for i in 0..<probes {
                 var sv = SIMD3<Double>.zero
-                if combined {
-                    for (j, s) in noise.enumerated() {
-                        let t = SIMD3(s[3 * v], s[3 * v + 1], s[3 * v + 2])
-                        sv += (j & (i + 1)).nonzeroBitCount % 2 == 0 ? t : -t
-                    }
-                    sv *= contrast
-                } else {
-                    let s = noise[i]
-                    sv = SIMD3(s[3 * v], s[3 * v + 1], s[3 * v + 2])
+                for (j, s) in noise.enumerated() {
+                    sv += patterns[i][j] * SIMD3(s[3 * v], s[3 * v + 1], s[3 * v + 2])
                 }
+                sv *= scales[i]
                 let a = (sv * normals[v]).sum()
                 along[v][i + 1] = a
                 start[i][v] = sv
@@ -136,7 +139,7 @@ package enum AutoSmoothing {
         }
         let trace = local0.reduce(0, +)
         // The perturbation rides in the lane after the probes' when there is one.
-        let residualLane = perturbation != nil && probes < 3 ? probes + 1 : nil
+        let residualLane = perturbation != nil ? probes + 1 : nil
         if let perturbation, residualLane != nil {
             precondition(perturbation.count == n, "one perturbation per vertex")
             start.append((0..<n).map { perturbation[$0] * normals[$0] })
@@ -198,17 +201,18 @@ package enum AutoSmoothing {
         var left = 0.0
         for v in 0..<n {
             chosenRisk += Double(terms[v, counts[v]])
-            let t = amounts[v], k = Int(t.rounded(.down))
-            let f = t - Double(k), i = k * n + v, j = min(k + 1, kn - 1) * n + v
+            // The vertex's (fractional) count t = k + f: its values between those after k and k + 1 passes.
+            let t = amounts[v], k = Int(t.rounded(.down)), next = min(k + 1, kn - 1), f = Float(t - Double(k))
             if residualLane != nil {
-                let r = Double(residual[i] + Float(f) * (residual[j] - residual[i]))
+                let r = Double(lerp(residual[k * n + v], residual[next * n + v], f))
                 left += r * r
             }
             guard t > 0 else { continue }
             let slot = Int(op.slot[v]), normal = op.floatNormals[v]
-            let a = slot >= 0 ? rimMoved[k * rims + slot] : moved[i] * normal
-            let b = slot >= 0 ? rimMoved[min(k + 1, kn - 1) * rims + slot] : moved[j] * normal
-            let d = a + Float(f) * (b - a)
+            let d =
+                slot >= 0
+                ? lerp(rimMoved[k * rims + slot], rimMoved[next * rims + slot], f)
+                : lerp(moved[k * n + v] * normal, moved[next * n + v] * normal, f)
             out.positions[v] = SIMD3<Float>(y[v] + SIMD3<Double>(d))
             smoothedAny = true
         }
@@ -227,6 +231,13 @@ package enum AutoSmoothing {
             smoothed: smoothedAny ? out : nil,
             residualNoise: residualLane == nil ? nil : (left / Double(n)).squareRoot())
     }
+
+    /// The value a fraction `f` of the way from `a` to `b`.
+    @inline(__always)
+    static func lerp(_ a: Float, _ b: Float, _ f: Float) -> Float { a + f * (b - a) }
+
+    @inline(__always)
+    static func lerp(_ a: SIMD3<Float>, _ b: SIMD3<Float>, _ f: Float) -> SIMD3<Float> { a + f * (b - a) }
 
     /// Per-vertex risk terms of pass counts 0 … `count` − 1 (at most 28): 28 single-precision
     /// lanes per vertex as seven 4-lane groups, so one pooling round reads each neighbour once.
