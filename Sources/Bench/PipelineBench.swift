@@ -143,6 +143,20 @@ func runRenderBench(path: String, runs: Int, size: Int = 512) throws {
                 mesh.triangleCount, size, threads, threads == 1 ? " " : "s", t[t.count / 2], t[0], c[c.count / 2], c[0])
         )
     }
+    // The thumbnail's PNG encoding (Up rows, PixelDeflate), as `process` writes it.
+    let image = try Rasterizer.render(mesh, options: RenderOptions(size: size))
+    var png: [UInt8] = []
+    var encode: [Double] = []
+    for _ in 0..<runs {
+        let w = Stopwatch()
+        png = try PNGEncoder.encode(image)
+        encode.append(w.elapsed)
+    }
+    encode.sort()
+    print(
+        String(
+            format: "PNG of that image: %d bytes, median %6.2f ms, min %6.2f ms", png.count, encode[encode.count / 2],
+            encode[0]))
 }
 
 /// Ingest of one capture file with 1 and 2 threads and, beside them, reading the file from the page

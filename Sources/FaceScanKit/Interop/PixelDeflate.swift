@@ -43,16 +43,16 @@ enum PixelDeflate {
                             let run = j - i
                             if run >= minimumRun {
                                 tokens[tokenCount] = UInt16(256 + run - 3)
-                                tokenCount += 1
-                                counts[Int(symbol[run])] += 1
+                                tokenCount &+= 1
+                                counts[Int(symbol[run])] &+= 1
                                 i = j
                                 continue
                             }
                         }
                         tokens[tokenCount] = UInt16(d[i])
-                        tokenCount += 1
-                        counts[Int(d[i])] += 1
-                        i += 1
+                        tokenCount &+= 1
+                        counts[Int(d[i])] &+= 1
+                        i &+= 1
                     }
                 }
             }
@@ -151,13 +151,13 @@ enum PixelDeflate {
         @inline(__always)
         mutating func put(_ bits: UInt64, _ width: Int) {
             pending |= bits << UInt64(count)
-            count += width
+            count &+= width
             if count >= 32 {
                 UnsafeMutableRawPointer(out + position).storeBytes(
                     of: UInt32(truncatingIfNeeded: pending).littleEndian, as: UInt32.self)
-                position += 4
+                position &+= 4
                 pending >>= 32
-                count -= 32
+                count &-= 32
             }
         }
 
