@@ -100,18 +100,22 @@ public enum PNGEncoder {
 
     /// CRC-32 (ISO 3309, as PNG uses) of `bytes`, by zlib.
     static func crc32(_ bytes: ArraySlice<UInt8>) -> UInt32 {
-        bytes.withUnsafeBufferPointer { b in
-            // zlib takes a 32-bit length: 1 GiB at a time.
-            var c = CZlib.crc32(0, nil, 0)
-            var p = b.baseAddress, left = b.count
-            while left > 0, let q = p {
-                let n = min(left, 1 << 30)
-                c = CZlib.crc32(c, q, uInt(n))
-                p = q + n
-                left -= n
-            }
-            return UInt32(truncatingIfNeeded: c)
+        bytes.withUnsafeBufferPointer { zlibChecksum($0, CZlib.crc32) }
+    }
+
+    /// A zlib checksum (`crc32`, `adler32`) of `bytes`, 1 GiB at a time (zlib takes a 32-bit length).
+    static func zlibChecksum(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ update: (uLong, UnsafePointer<Bytef>?, uInt) -> uLong
+    ) -> UInt32 {
+        var c = update(0, nil, 0)
+        var p = bytes.baseAddress, left = bytes.count
+        while left > 0, let q = p {
+            let n = min(left, 1 << 30)
+            c = update(c, q, uInt(n))
+            p = q + n
+            left -= n
         }
+        return UInt32(truncatingIfNeeded: c)
     }
 
     #if PNG

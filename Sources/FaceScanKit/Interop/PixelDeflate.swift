@@ -119,23 +119,10 @@ enum PixelDeflate {
                 }
             }
             w.alignToByte()
-            let adler = adler32(data)
+            let adler = PNGEncoder.zlibChecksum(data, CZlib.adler32)
             for shift in [24, 16, 8, 0] { w.byte(UInt8(truncatingIfNeeded: adler >> UInt32(shift))) }
             written = w.position
         }
-    }
-
-    /// Adler-32 of `data`, by zlib.
-    static func adler32(_ data: UnsafeBufferPointer<UInt8>) -> UInt32 {
-        var a = CZlib.adler32(0, nil, 0)
-        var p = data.baseAddress, left = data.count
-        while left > 0, let q = p {
-            let k = min(left, 1 << 30)  // zlib takes a 32-bit length
-            a = CZlib.adler32(a, q, uInt(k))
-            p = q + k
-            left -= k
-        }
-        return UInt32(truncatingIfNeeded: a)
     }
 
     /// Bits written least significant first, as deflate packs them.
