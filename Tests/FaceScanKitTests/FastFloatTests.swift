@@ -83,6 +83,34 @@ import Testing
         }
     }
 
+    /// The integer fast path takes exactly the plain 1–9 digit integers and leaves every other
+    /// token, unconsumed, to `readDouble()`; with a small buffer, tokens cut by its end go the
+    /// general way too, and the values read either way are the tokens' own.
+    @Test func smallIntegersOnlyTakePlainDigits() throws {
+        let kinds = ["0", "7", "18459", "123456789", "1234567890", "2.0", "2e0", "-3", "4E1", "5.5"]
+        let plain: Set<String> = ["0", "7", "18459", "123456789"]
+        let tokens = (0..<300).map { kinds[$0 % kinds.count] } + ["02"]
+        let text = Array(("[" + tokens.joined(separator: " , ") + "]").utf8)
+        for chunk in [1 << 16, 1100] {
+            let reader = JSONReader(source: ByteSource(bytes: text), name: "t", chunkSize: chunk)
+            try reader.expect(UInt8(ascii: "["), "'['")
+            var taken = 0
+            for t in tokens {
+                if let k = try reader.readSmallInteger() {
+                    #expect(plain.contains(t) && String(k) == t, "fast path took \(t) as \(k)")
+                    taken += 1
+                } else if t == "02" {  // the last: a leading zero, refused by the general path
+                    #expect(throws: InputError.self) { try reader.readDouble() }
+                } else {
+                    #expect(!plain.contains(t) || chunk == 1100, "fast path left \(t)")
+                    #expect(try reader.readDouble() == Double(t), "\(t)")
+                }
+                if t != "02" { _ = try reader.nextOrClose(UInt8(ascii: "]")) }
+            }
+            #expect(taken >= (chunk == 1100 ? 100 : 120), "\(taken) taken")
+        }
+    }
+
     @Test func rejectsMalformedNumbers() {
         for bad in ["", "-", "+1", "01", "1.", ".5", "1e", "1e+", "NaN", "Infinity", "0x10", "1.2.3", "--1", "1e5e"] {
             #expect(FastFloat.parseFloat(bad) == nil, "accepted '\(bad)'")

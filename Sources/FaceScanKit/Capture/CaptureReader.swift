@@ -256,12 +256,16 @@ package final class CaptureReader {
         var out: [UInt32] = []
         if try json.consume(UInt8(ascii: "]")) { throw json.error("empty: at least one triangle is required") }
         repeat {
-            let v = try json.readDouble()
-            guard v >= 0 else { throw json.error("negative index \(v) at position \(out.count)") }
-            guard v == v.rounded(), v < Double(UInt32.max) else {
-                throw json.error("index \(v) at position \(out.count) is not an integer vertex index")
+            if let k = try json.readSmallInteger() {
+                out.append(UInt32(k))
+            } else {
+                let v = try json.readDouble()
+                guard v >= 0 else { throw json.error("negative index \(v) at position \(out.count)") }
+                guard v == v.rounded(), v < Double(UInt32.max) else {
+                    throw json.error("index \(v) at position \(out.count) is not an integer vertex index")
+                }
+                out.append(UInt32(v))
             }
-            out.append(UInt32(v))
             if out.count > Self.maxTriangleIndices { throw json.error("more than \(Self.maxTriangleIndices) indices") }
         } while !(try json.nextOrClose(UInt8(ascii: "]")))
         guard out.count % 3 == 0 else { throw json.error("\(out.count) indices is not a multiple of 3") }

@@ -392,6 +392,28 @@ final class JSONReader {
         }
     }
 
+    /// Reads the next token when it is a plain integer of 1–9 digits (no sign, fraction, exponent
+    /// or leading zero) ending within the buffer; else consumes nothing and returns nil, for the
+    /// general path (`readDouble()`, which reads such a token to the same value and reports
+    /// malformed ones). The hot path of topology indices.
+    func readSmallInteger() throws(InputError) -> Int? {
+        try skipWhitespace()
+        var i = pos, v = 0
+        while i < end && i - pos < 10 {
+            let c = buf[i] &- 0x30
+            if c > 9 { break }
+            v = v &* 10 &+ Int(c)
+            i += 1
+        }
+        let n = i - pos
+        guard n > 0 && n <= 9 && i < end && (n == 1 || buf[pos] != 0x30) else { return nil }
+        let next = buf[i]
+        // A byte that would continue a number (`.`, `e`, `E`, `-`, `+`): the general path.
+        if next == 0x2E || next | 0x20 == 0x65 || next == 0x2D || next == 0x2B { return nil }
+        pos = i
+        return v
+    }
+
     /// Reads a JSON number as the nearest `Double`. Non-finite results (e.g. `1e999`) are errors.
     func readDouble() throws(InputError) -> Double {
         try readNumber(FastFloat.parseDouble, range: "")
