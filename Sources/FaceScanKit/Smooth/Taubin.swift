@@ -221,36 +221,49 @@ package enum Taubin {
             let n = vertexCount
             precondition(start.count == n && directions.count <= 3)
             for d in directions { precondition(d.count == n, "one direction vector per vertex") }
-            func lanes(_ v: Int) -> (SIMD4<Double>, SIMD4<Double>, SIMD4<Double>) {
-                var x = SIMD4<Double>(repeating: 0), y = x, z = x
-                x[0] = start[v].x
-                y[0] = start[v].y
-                z[0] = start[v].z
-                for (j, d) in directions.enumerated() {
-                    x[j + 1] = d[v].x
-                    y[j + 1] = d[v].y
-                    z[j + 1] = d[v].z
+            // Each vertex's x, y and z of the four lanes (its start, then the directions), once.
+            var lx = [SIMD4<Double>](repeating: .zero, count: n), ly = lx, lz = lx
+            for v in 0..<n {
+                lx[v][0] = start[v].x
+                ly[v][0] = start[v].y
+                lz[v][0] = start[v].z
+            }
+            for (j, d) in directions.enumerated() {
+                for v in 0..<n {
+                    lx[v][j + 1] = d[v].x
+                    ly[v][j + 1] = d[v].y
+                    lz[v][j + 1] = d[v].z
                 }
-                return (x, y, z)
             }
             var constant = [SIMD4<Float>](repeating: .zero, count: n)
             var rimConstant = [SIMD4<Float>](repeating: .zero, count: 3 * rimVertex.count)
-            for v in 0..<n where moves[v] {
-                let (ox, oy, oz) = lanes(v)
-                var cx = SIMD4<Double>(repeating: 0), cy = cx, cz = cx
-                for k in all.row(v) {
-                    let (x, y, z) = lanes(Int(all.index[k]))
-                    cx += all.weight[k] * (x - ox)
-                    cy += all.weight[k] * (y - oy)
-                    cz += all.weight[k] * (z - oz)
-                }
-                let s = Int(slot[v])
-                if s >= 0 {
-                    rimConstant[3 * s] = SIMD4<Float>(cx)
-                    rimConstant[3 * s + 1] = SIMD4<Float>(cy)
-                    rimConstant[3 * s + 2] = SIMD4<Float>(cz)
-                } else {
-                    constant[v] = SIMD4<Float>(normals[v].x * cx + normals[v].y * cy + normals[v].z * cz)
+            lx.withUnsafeBufferPointer { lx in
+                ly.withUnsafeBufferPointer { ly in
+                    lz.withUnsafeBufferPointer { lz in
+                        all.index.withUnsafeBufferPointer { index in
+                            all.weight.withUnsafeBufferPointer { weight in
+                                for v in 0..<n where moves[v] {
+                                    let ox = lx[v], oy = ly[v], oz = lz[v]
+                                    var cx = SIMD4<Double>(repeating: 0), cy = cx, cz = cx
+                                    for k in all.row(v) {
+                                        let u = Int(index[k])
+                                        cx += weight[k] * (lx[u] - ox)
+                                        cy += weight[k] * (ly[u] - oy)
+                                        cz += weight[k] * (lz[u] - oz)
+                                    }
+                                    let s = Int(slot[v])
+                                    if s >= 0 {
+                                        rimConstant[3 * s] = SIMD4<Float>(cx)
+                                        rimConstant[3 * s + 1] = SIMD4<Float>(cy)
+                                        rimConstant[3 * s + 2] = SIMD4<Float>(cz)
+                                    } else {
+                                        constant[v] = SIMD4<Float>(
+                                            normals[v].x * cx + normals[v].y * cy + normals[v].z * cz)
+                                    }
+                                }
+                            }
+                        }
+                    }
                 }
             }
             let along = [SIMD4<Float>](repeating: .zero, count: n)
