@@ -259,4 +259,21 @@ private func scan(
         let accuracy = try #require(r.report.accuracy)
         #expect(accuracy.noiseAfterUm < accuracy.noiseBeforeUm, "\(accuracy)")
     }
+
+    /// The pooling's vector kernel gives the scalar code's result bit for bit (the lanes' sums in
+    /// the same order), on a grid with boundary and interior vertices.
+    @Test func ringAverageVectorIsTheScalarResult() {
+        let side = 17
+        let n = side * side
+        let adj = Adjacency(triangles: gridTriangles(side: side), vertexCount: n)
+        var rng = SplitMix64(seed: 21)
+        let values = (0..<7 * n).map { _ in
+            SIMD4<Float>(Float(rng.gaussian()), Float(rng.gaussian()), Float(rng.gaussian()), Float(rng.gaussian()))
+        }
+        let vector = Taubin.ringAverage(values, adjacency: adj, rounds: 20)
+        let scalar = Taubin.ringAverage(values, adjacency: adj, rounds: 20, vector: false)
+        #expect(vector.count == scalar.count)
+        #expect(zip(vector, scalar).allSatisfy { $0.0 == $0.1 })
+        #expect(vector != values)
+    }
 }

@@ -38,6 +38,16 @@ int facescan_place_collapses(const double *quadrics, const float *positions, con
                              double exact_determinant, double regularisation,
                              const uint32_t *slots, size_t count, float *candidates);
 
+/// 1 when this CPU runs ``facescan_ring_average``, 0 when that returns -1.
+int facescan_ring_average_available(void);
+
+/// One round of one-ring averaging: for each of the `n` vertices, its 28 floats at `src` plus
+/// those of its neighbours (`neighbors[offsets[v] ..< offsets[v + 1]]`, in that order), times
+/// 1 / (neighbours + 1), into `dst`; bit-identical to the scalar code. Returns 0, or -1 when this
+/// CPU has no AVX (nothing is written).
+int facescan_ring_average(const float *src, float *dst, const int32_t *offsets, const uint32_t *neighbors,
+                          size_t n);
+
 /// 10^k for 0 ≤ k ≤ 8, from a constant table (the number parser's multiplier per digit run).
 static inline uint64_t facescan_pow10_u64(int k) {
     static const uint64_t table[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
