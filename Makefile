@@ -85,8 +85,9 @@ docs: deps
 	scripts/check-docs
 	$(SWIFT) package generate-documentation --target FaceScanKit --warnings-as-errors
 
-## lint: the committed .swift-format style (swift format lint --strict) and the one-way layer rule
-## of Sources/FaceScanKit (scripts/check-layers, docs/ARCHITECTURE.md); fails on any violation.
+## lint: the committed .swift-format style (swift format lint --strict) and the house rules the
+## compiler does not check (scripts/check-layers: C imports, unchecked Sendable and unsafe files;
+## the layers are targets, docs/ARCHITECTURE.md); fails on any finding.
 LINT_DIRS := Sources Tests $(wildcard Examples)
 lint:
 	@status=0; \

@@ -1,7 +1,10 @@
 import Foundation
 import Testing
 
+@testable import FaceScanCore
+@testable import FaceScanInterop
 @testable import FaceScanKit
+@testable import FaceScanSolid
 
 /// The PNG writer (system zlib; Up rows at level 1 by default, adaptive row filters at level 6 on
 /// request): its layout and checksums, and (with libpng present) its files decode to the very
