@@ -87,7 +87,7 @@ extension FaceScanError {
     /// ``unavailable(_:)`` for a step that needs a C library this build left out: `what` (the
     /// file first when there is one, e.g. `face.3mf: reading 3MF`) needs `library`, which the
     /// package trait `trait` brings. The one wording of every such message.
-    static func withoutTrait(_ what: String, library: String, trait: String) -> FaceScanError {
+    package static func withoutTrait(_ what: String, library: String, trait: String) -> FaceScanError {
         .unavailable("\(what) needs \(library) (FaceScanKit built without its \(trait) trait)")
     }
 }
