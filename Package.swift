@@ -72,14 +72,32 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         // Vector kernels (AVX2 or SSSE3, chosen at run time; scalar fallback in Swift elsewhere).
         .target(name: "CSIMD", path: "Sources/CSIMD"),
+        // The library's layers, lowest first, one target each (Support and Mesh share the bottom
+        // one); each depends on the one below and re-exports it (its Exports.swift), so a layer
+        // sees every layer below it and none above, and `import FaceScanKit` gives an app the whole
+        // public API. docs/ARCHITECTURE.md, "Layers", says what each holds.
+        .target(name: "FaceScanCore"),
+        .target(name: "FaceScanCapture", dependencies: ["FaceScanCore", "CSIMD"]),
+        .target(name: "FaceScanGate", dependencies: ["FaceScanCapture"]),
+        .target(name: "FaceScanAccumulate", dependencies: ["FaceScanGate"]),
+        .target(name: "FaceScanSmooth", dependencies: ["FaceScanAccumulate", "CSIMD"]),
+        .target(name: "FaceScanDecimate", dependencies: ["FaceScanSmooth", "CSIMD"]),
+        .target(name: "FaceScanMeasure", dependencies: ["FaceScanDecimate"]),
+        .target(name: "FaceScanSolid", dependencies: ["FaceScanMeasure"]),
+        .target(name: "FaceScanRender", dependencies: ["FaceScanSolid"]),
+        .target(name: "FaceScanExport", dependencies: ["FaceScanRender"]),
+        // The C adapters: the only layer that imports the system C libraries.
         .target(
-            name: "FaceScanKit",
+            name: "FaceScanInterop",
             dependencies: [
+                "FaceScanExport",
                 .target(name: "CLibPNG", condition: .when(traits: ["PNG"])),
                 .target(name: "CAssimp", condition: .when(traits: ["Assimp"])),
                 .target(name: "CLib3MF", condition: .when(traits: ["Lib3MF"])),
-                "CSIMD", "CZlib",
+                "CZlib",
             ]),
+        // The pipeline, the top layer: the library's product.
+        .target(name: "FaceScanKit", dependencies: ["FaceScanInterop"]),
         // The command line's machinery (batch runs, the regression check, the HTML report): used
         // by the facescan command and the tests, not part of the embeddable library.
         .target(name: "FacescanTools", dependencies: ["FaceScanKit"]),
@@ -97,8 +115,14 @@ let package = Package(
         .executableTarget(
             name: "facescan-fuzz", dependencies: ["FaceScanKit"], path: "Tests/Fuzz",
             exclude: ["corpus", "json.dict"]),
+        // The library's tests reach into every layer (`@testable import` of the layer they test).
         .testTarget(
-            name: "FaceScanKitTests", dependencies: ["FaceScanKit", "FacescanTools", "CZlib"], exclude: ["Fixtures"]),
+            name: "FaceScanKitTests",
+            dependencies: [
+                "FaceScanCore", "FaceScanCapture", "FaceScanGate", "FaceScanAccumulate", "FaceScanSmooth",
+                "FaceScanDecimate", "FaceScanMeasure", "FaceScanSolid", "FaceScanRender", "FaceScanExport",
+                "FaceScanInterop", "FaceScanKit", "FacescanTools", "CZlib",
+            ], exclude: ["Fixtures"]),
         .testTarget(
             name: "FacescanCLITests", dependencies: ["FaceScanKit", "FacescanTools", "facescan"],
             exclude: ["BadInputs", "BadMeshes"]),

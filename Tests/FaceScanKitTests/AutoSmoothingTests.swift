@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import FaceScanKit
+@testable import FaceScanSmooth
 
 /// A curved open patch (part of a sphere of radius `radius`, seen from +z), `side × side` vertices
 /// `spacing` apart in x and y, 0.4 m in front of the camera: its topology and positions (flat xyz).

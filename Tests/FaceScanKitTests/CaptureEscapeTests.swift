@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import FaceScanCapture
 @testable import FaceScanKit
 
 /// `verticesBase64` written with legal JSON escapes (`\/` as PHP's json_encode writes it, `\uXXXX`)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import FaceScanCapture
 @testable import FaceScanKit
 
 /// Reads every frame of a capture file.

@@ -1,5 +1,6 @@
 import Testing
 
+@testable import FaceScanDecimate
 @testable import FaceScanKit
 
 typealias F = DecimateFixtures

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import FaceScanExport
 @testable import FaceScanKit
 
 @Suite struct ExportTests {

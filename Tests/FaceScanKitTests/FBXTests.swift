@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import FaceScanExport
+@testable import FaceScanInterop
 @testable import FaceScanKit
 
 /// Binary FBX written by facescan (`Mesh.fbxBytes`): its records walk as the format says (end

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import FaceScanDecimate
 @testable import FaceScanKit
 
 /// The fast path of the simplifier's vertex classification: it may only say "closed

@@ -1,5 +1,6 @@
 import Testing
 
+@testable import FaceScanInterop
 @testable import FaceScanKit
 
 /// The one format table (FileFormat) and the types and lists that read it.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import FaceScanInterop
 @testable import FaceScanKit
 
 /// A face-sized box in millimetres (a different size along each axis, off the origin) with UVs.

@@ -4,6 +4,11 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+@testable import FaceScanAccumulate
+@testable import FaceScanDecimate
+@testable import FaceScanMeasure
+@testable import FaceScanRender
+@testable import FaceScanSmooth
 #endif
 
 /// A 60 × 40 mm plate (1 mm grid, z = 0) and the same plate with a smooth bump of 0.5 mm

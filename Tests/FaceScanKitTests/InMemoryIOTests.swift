@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import FaceScanCapture
 @testable import FaceScanKit
 
 /// Captures and meshes in memory both ways, and the one error type, through the public API

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import FaceScanCapture
 @testable import FaceScanKit
 
 private func base64(_ values: [Float]) -> String {

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 
+@testable import FaceScanExport
 @testable import FaceScanKit
 
 /// The byte-scanning OBJ and ASCII STL readers against the straightforward split-and-convert

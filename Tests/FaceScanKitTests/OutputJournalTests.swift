@@ -4,6 +4,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+@testable import FaceScanCore
 #endif
 
 /// What a killed process leaves (a journal, its temporaries) and what the next transaction into

@@ -2,6 +2,7 @@ import CZlib
 import Foundation
 import Testing
 
+@testable import FaceScanInterop
 @testable import FaceScanKit
 
 /// The PNG writer (Up-filtered rows, compressed by `PixelDeflate`): its layout and checksums,

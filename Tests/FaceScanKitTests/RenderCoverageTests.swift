@@ -1,6 +1,8 @@
 import Testing
 
+@testable import FaceScanInterop
 @testable import FaceScanKit
+@testable import FaceScanRender
 
 /// Fixtures live beside this file, in Fixtures/.
 private let fixtures: String = {

@@ -1,5 +1,6 @@
 import Testing
 
+@testable import FaceScanAccumulate
 @testable import FaceScanKit
 
 @Suite struct RobustAccumulatorTests {

@@ -1,7 +1,12 @@
 import Foundation
 import Testing
 
+@testable import FaceScanAccumulate
+@testable import FaceScanDecimate
 @testable import FaceScanKit
+@testable import FaceScanMeasure
+@testable import FaceScanSmooth
+@testable import FaceScanSolid
 
 /// A spherical cap (radius `sphere`, seen from +z) over the disc x² + y² < 0.95², sampled on a
 /// 24 × 24 grid over [−1, 1]², with two round holes of radius 0.25 at (±0.4, 0.1) — an "eyes"

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import FaceScanKit
+@testable import FaceScanMeasure
 
 /// Ericson's closest point on the triangle
 ///

@@ -1,6 +1,13 @@
 import Testing
 
+@testable import FaceScanCapture
+@testable import FaceScanCore
+@testable import FaceScanDecimate
+@testable import FaceScanExport
+@testable import FaceScanInterop
 @testable import FaceScanKit
+@testable import FaceScanMeasure
+@testable import FaceScanSolid
 
 /// A `cols` × `rows` grid of quads (two triangles each, CCW seen from +z) spanning `size` × `size`
 /// at height `z`, optionally with a smooth bump so that it is not planar:

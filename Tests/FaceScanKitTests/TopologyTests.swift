@@ -1,5 +1,7 @@
 import Testing
 
+@testable import FaceScanCore
+@testable import FaceScanDecimate
 @testable import FaceScanKit
 
 /// `MeshTopology`: the edges with their sides and twins, the neighbours, the boundary loops and

@@ -1,6 +1,7 @@
 import CSIMD
 import Testing
 
+@testable import FaceScanDecimate
 @testable import FaceScanKit
 
 /// The AVX2 kernel that places interior edge collapses four at a time must give the scalar
