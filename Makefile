@@ -89,7 +89,7 @@ DOCS_ARCHIVE := .build/plugins/Swift-DocC/outputs/FaceScanKit.doccarchive
 docs: deps
 	scripts/check-docs
 	$(SWIFT) build --target FaceScanKit
-	@bin=$$($(SWIFT) build --show-bin-path); graphs=.build/docs-symbol-graphs; rm -rf $$graphs; mkdir -p $$graphs; \
+	@bin=$$($(SWIFT) build --show-bin-path); graphs=.build/docs-symbol-graphs; rm -rf $$graphs; mkdir -p $$graphs $(dir $(DOCS_ARCHIVE)); \
 	triple=$$(swiftc -print-target-info | python3 -c 'import json,sys; print(json.load(sys.stdin)["target"]["triple"])'); \
 	maps=$$(for m in Sources/C*/module.modulemap $$bin/C*.build/module.modulemap; do [ -f $$m ] && printf -- '-Xcc -fmodule-map-file=%s ' $$(realpath $$m); done); \
 	set -x; $(SWIFT) symbolgraph-extract -module-name FaceScanKit -target $$triple -I $$bin/Modules \

@@ -7,7 +7,7 @@ import CLibPNG
 /// PNG images, 8-bit RGBA, non-premultiplied, sRGB.
 ///
 /// Images are written by this file: `IHDR`, an `sRGB` chunk, one `IDAT` (every row Up-filtered,
-/// compressed by ``PixelDeflate``) and `IEND`, no time chunk, so the same image always gives the
+/// compressed by `PixelDeflate`) and `IEND`, no time chunk, so the same image always gives the
 /// same bytes. With the `PNG` trait (the default) ``decode(_:name:)`` reads any
 /// colour type and depth through libpng's simplified API (this file is the only code that touches
 /// libpng); without it, ``decode(_:name:)`` throws ``FaceScanError/unavailable(_:)``.
@@ -45,7 +45,7 @@ public enum PNGEncoder {
 
     /// PNG bytes of `image`: `IHDR` (8-bit RGBA), `sRGB`, one `IDAT` and `IEND`. The `IDAT` holds
     /// the rows Up-filtered (each byte minus the one above it: on a rendering, a flat background
-    /// and a row like the one above become zeros), compressed by ``PixelDeflate``.
+    /// and a row like the one above become zeros), compressed by `PixelDeflate`.
     static func container(_ image: RGBAImage, _ zlib: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(8 + 25 + 13 + 12 + zlib.count + 12)
