@@ -72,32 +72,40 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         // Vector kernels (AVX2 or SSSE3, chosen at run time; scalar fallback in Swift elsewhere).
         .target(name: "CSIMD", path: "Sources/CSIMD"),
-        // The library's layers, lowest first, one target each (Support and Mesh share the bottom
-        // one); each depends on the one below and re-exports it (its Exports.swift), so a layer
-        // sees every layer below it and none above, and `import FaceScanKit` gives an app the whole
-        // public API. docs/ARCHITECTURE.md, "Layers", says what each holds.
-        .target(name: "FaceScanCore"),
+        // The library's stages, one target each, each depending on the targets whose names it uses
+        // and re-exporting none of them (docs/ARCHITECTURE.md, "Modules"): Core at the root, the
+        // capture side (Capture, Gate) and the mesh side (Smooth, Decimate, Measure, Solid, Render,
+        // Export, Interop) beside each other, so independent stages compile side by side and a change
+        // rebuilds only the targets that use it.
+        .target(name: "FaceScanCore", dependencies: ["CSIMD"]),
         .target(name: "FaceScanCapture", dependencies: ["FaceScanCore", "CSIMD"]),
-        .target(name: "FaceScanGate", dependencies: ["FaceScanCapture"]),
-        .target(name: "FaceScanAccumulate", dependencies: ["FaceScanGate"]),
-        .target(name: "FaceScanSmooth", dependencies: ["FaceScanAccumulate", "CSIMD"]),
-        .target(name: "FaceScanDecimate", dependencies: ["FaceScanSmooth", "CSIMD"]),
-        .target(name: "FaceScanMeasure", dependencies: ["FaceScanDecimate"]),
-        .target(name: "FaceScanSolid", dependencies: ["FaceScanMeasure"]),
-        .target(name: "FaceScanRender", dependencies: ["FaceScanSolid"]),
-        .target(name: "FaceScanExport", dependencies: ["FaceScanRender"]),
-        // The C adapters: the only layer that imports the system C libraries.
+        .target(name: "FaceScanGate", dependencies: ["FaceScanCore", "FaceScanCapture"]),
+        .target(name: "FaceScanAccumulate"),
+        .target(name: "FaceScanSmooth", dependencies: ["FaceScanCore", "CSIMD"]),
+        .target(name: "FaceScanDecimate", dependencies: ["FaceScanCore", "CSIMD"]),
+        .target(name: "FaceScanMeasure", dependencies: ["FaceScanCore"]),
+        .target(name: "FaceScanSolid", dependencies: ["FaceScanCore", "FaceScanDecimate", "FaceScanMeasure"]),
+        .target(name: "FaceScanRender", dependencies: ["FaceScanCore"]),
+        .target(name: "FaceScanExport", dependencies: ["FaceScanCore"]),
+        // The C adapters: the only target that imports the system C libraries.
         .target(
             name: "FaceScanInterop",
             dependencies: [
-                "FaceScanExport",
+                "FaceScanCore", "FaceScanExport", "FaceScanRender",
                 .target(name: "CLibPNG", condition: .when(traits: ["PNG"])),
                 .target(name: "CAssimp", condition: .when(traits: ["Assimp"])),
                 .target(name: "CLib3MF", condition: .when(traits: ["Lib3MF"])),
                 "CZlib",
             ]),
-        // The pipeline, the top layer: the library's product.
-        .target(name: "FaceScanKit", dependencies: ["FaceScanInterop"]),
+        // The pipeline and the umbrella: the library's product, the one target that re-exports
+        // (Sources/FaceScanKit/Exports.swift), so `import FaceScanKit` gives the whole public API.
+        .target(
+            name: "FaceScanKit",
+            dependencies: [
+                "FaceScanCore", "FaceScanCapture", "FaceScanGate", "FaceScanAccumulate", "FaceScanSmooth",
+                "FaceScanDecimate", "FaceScanMeasure", "FaceScanSolid", "FaceScanRender", "FaceScanExport",
+                "FaceScanInterop",
+            ]),
         // The command line's machinery (batch runs, the regression check, the HTML report): used
         // by the facescan command and the tests, not part of the embeddable library.
         .target(name: "FacescanTools", dependencies: ["FaceScanKit"]),

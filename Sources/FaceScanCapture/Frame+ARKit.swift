@@ -1,3 +1,5 @@
+import FaceScanCore
+
 #if canImport(simd)
 import simd
 #endif

@@ -1,4 +1,5 @@
 import CSIMD
+import FaceScanCore
 
 #if canImport(Glibc)
 import Glibc

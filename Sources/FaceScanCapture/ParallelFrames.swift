@@ -1,4 +1,5 @@
 import Dispatch
+import FaceScanCore
 import Synchronization
 
 /// A capture's frames parsed on two threads — the calling thread and one worker — and handed out

@@ -1,3 +1,5 @@
+import FaceScanCore
+
 /// A capture's `settings` object as written (FORMAT.md), checked as JSON only: the pipeline gives
 /// its keys their meaning (`CaptureSettings` in Pipeline). Each value keeps where it was in the
 /// input, so a setting found wrong later is reported at its byte, as the reader reports a

@@ -1,3 +1,5 @@
+import FaceScanCore
+
 /// Reading a ``Report`` back from its JSON (here, beside the JSON reader it uses; the writer,
 /// ``Report/json``, is in Support/Report.swift).
 extension Report {

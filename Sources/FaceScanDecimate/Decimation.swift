@@ -1,3 +1,5 @@
+import FaceScanCore
+
 // Decimation and refinement to an exact vertex count: the entry point the pipeline calls.
 //
 // Recipe: drop degenerate triangles and unreferenced vertices → above the count, longest-edge

@@ -1,4 +1,5 @@
 import CSIMD
+import FaceScanCore
 
 /// Pointers into the simplifier's scratch memory and the hot loops over them. A trivially
 /// copyable view: each hot function copies it into a local first, so that the compiler keeps the

@@ -1,3 +1,5 @@
+import FaceScanCore
+
 // Fairing of the refined surface: two Gauss–Seidel sweeps of discrete bi-Laplacian smoothing on
 // the new vertices only.
 //

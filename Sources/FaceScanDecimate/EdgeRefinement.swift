@@ -1,3 +1,5 @@
+import FaceScanCore
+
 // Refinement to an exact vertex count by longest-edge bisection.
 //
 // M.-C. Rivara, "Algorithms for refining triangular grids suitable for adaptive and multigrid

@@ -1,3 +1,5 @@
+import FaceScanCore
+
 /// Per-triangle planes and per-corner neighbours for ``DecimationCore/classifyAndAccumulate(_:)``:
 /// each thread writes its own range of slots.
 struct ClassifyScratch: @unchecked Sendable {

@@ -1,3 +1,5 @@
+import FaceScanCore
+
 extension DecimationCore {
     /// Whether a step over `triangleSlots` triangle slots writes two separate halves and joins
     /// them (worth it from ``Tuning/parallelTriangles`` on, with two threads).

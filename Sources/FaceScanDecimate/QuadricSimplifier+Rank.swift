@@ -1,4 +1,5 @@
 import CSIMD
+import FaceScanCore
 
 /// One ranked edge collapse: `drop` merges into `keep`, which moves to `(x, y, z)`.
 struct Candidate {

@@ -1,4 +1,5 @@
 import CSIMD
+import FaceScanCore
 
 // Quadric edge-collapse decimation to an exact vertex count.
 //

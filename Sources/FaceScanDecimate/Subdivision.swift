@@ -1,3 +1,5 @@
+import FaceScanCore
+
 // 1-to-4 midpoint subdivision: every edge split at its middle, the same surface with more
 // vertices (benchmarks and tests build their finer meshes with it).
 //

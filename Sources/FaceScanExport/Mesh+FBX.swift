@@ -1,3 +1,5 @@
+import FaceScanCore
+
 extension Mesh {
     /// Binary FBX 7.4 (FBX 7.5, with 64-bit record offsets, when the file would pass 4 GiB),
     /// written by facescan itself: Blender's importer refuses ASCII FBX, and assimp cannot read

@@ -1,3 +1,5 @@
+import FaceScanCore
+
 extension Mesh {
     /// Binary glTF 2.0 (GLB), written by facescan itself rather than by assimp: assimp 5.2's
     /// exporter lists extensions in `extensionsUsed` that the file does not use

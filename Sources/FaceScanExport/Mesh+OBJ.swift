@@ -1,3 +1,5 @@
+import FaceScanCore
+
 extension Mesh {
     /// Wavefront OBJ text: `v`, `vn` (area-weighted vertex normals), `vt` when the mesh has UVs, and
     /// `f v/vt/vn` (or `f v//vn`). Numbers are written in shortest round-trip form (the text reads

@@ -1,3 +1,5 @@
+import FaceScanCore
+
 /// ASCII Object File Format, read by FaceScanKit itself (assimp's OFF loader crashed on files a
 /// fuzzer wrote: zero-corner faces, keywords glued to counts, counts it wraps).
 ///

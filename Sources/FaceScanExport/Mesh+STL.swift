@@ -1,3 +1,5 @@
+import FaceScanCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

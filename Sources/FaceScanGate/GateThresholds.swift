@@ -1,3 +1,5 @@
+import FaceScanCore
+
 /// Thresholds of the quality gate (FORMAT.md "Quality of a frame"): metres, lumens, blend-shape
 /// coefficients. The defaults are FORMAT.md's. Any value can be stored; ``validate()`` (which
 /// ``FaceScanSession`` calls through ``ScanSettings/validate()``) refuses NaN, negative or

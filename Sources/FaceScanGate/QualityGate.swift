@@ -1,3 +1,5 @@
+import FaceScanCapture
+
 /// Why the gate rejected a frame. When several rules fail, the first in this order is counted.
 public enum Rejection: String, Sendable, Hashable, Codable, CaseIterable {
     /// The face is outside the accepted distance range (or its distance is not a number).

@@ -1,3 +1,6 @@
+import FaceScanCore
+import FaceScanExport
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

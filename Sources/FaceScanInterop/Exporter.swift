@@ -1,3 +1,6 @@
+import FaceScanCore
+import FaceScanRender
+
 /// Output formats of `process`: `stl`, `obj`, `png` (the thumbnail) and the other single-file
 /// formats of ``MeshIO/writableExtensions`` (GLB written by facescan, 3MF through lib3mf, the
 /// rest through assimp).

@@ -1,3 +1,5 @@
+import FaceScanCore
+
 #if Lib3MF
 import CLib3MF
 #endif

@@ -1,3 +1,6 @@
+import FaceScanCore
+import FaceScanRender
+
 // FoundationEssentials where it exists (Linux: Data and URL without loading ICU and
 // FoundationInternationalization at start-up), else Foundation.
 #if canImport(FoundationEssentials)

@@ -1,3 +1,5 @@
+import FaceScanCore
+
 /// What `facescan inspect` reports: topology from ``MeshCheck``, the bounding box, the triangles
 /// that cross others and, for a watertight mesh, the enclosed volume.
 public struct MeshInspection: Sendable, Equatable {

@@ -1,3 +1,6 @@
+import FaceScanCore
+import FaceScanExport
+
 // The PLY guard: everything facescan checks in a PLY file before assimp reads it, in one place.
 // assimp 5.2's PLY loader trusts what the file declares; the fuzz targets found files that made
 // it read header lines forever, allocate gigabytes or run past the end of the buffer.

@@ -1,3 +1,5 @@
+import FaceScanCore
+
 /// Closest point on a triangle to a point: Ericson, "Real-Time Collision Detection" (2005) §5.1.5.
 ///
 /// The point's position relative to the triangle's Voronoi regions (three vertices, three edges,

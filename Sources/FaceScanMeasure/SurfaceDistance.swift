@@ -1,4 +1,5 @@
 import Dispatch
+import FaceScanCore
 
 /// Surface-to-surface error between two meshes, in micrometres.
 public struct SurfaceError: Sendable, Equatable {

@@ -1,3 +1,5 @@
+import FaceScanCore
+
 /// Area-weighted uniform random points on a mesh's surface.
 enum SurfaceSampler {
     /// `count` points (the mesh's unit), each on a triangle chosen with probability proportional to

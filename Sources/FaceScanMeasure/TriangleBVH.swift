@@ -1,3 +1,5 @@
+import FaceScanCore
+
 /// A bounding-volume hierarchy over a mesh's triangles for exact nearest-surface queries.
 ///
 /// Flat arrays only: `nodes` in depth-first order (a node's left child is the next node, its right

@@ -1,4 +1,5 @@
 import Dispatch
+import FaceScanCore
 
 extension SurfaceDistance {
     /// The distance from every vertex of `a` to the nearest point of surface `b` (exact

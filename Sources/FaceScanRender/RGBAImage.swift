@@ -1,3 +1,5 @@
+import FaceScanCore
+
 /// An 8-bit RGBA image, rows top to bottom, non-premultiplied, colour in sRGB.
 ///
 /// `pixels.count == width * height * 4`; pixel `(x, y)` starts at `4 * (y * width + x)`.

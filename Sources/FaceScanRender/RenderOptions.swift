@@ -1,3 +1,5 @@
+import FaceScanCore
+
 /// Where the camera stands relative to the face. Face space: +y up, +z out of the face (towards
 /// a viewer who looks at it), +x towards the face's own left (the viewer's right).
 public enum RenderView: String, Sendable, CaseIterable, Codable, Hashable {

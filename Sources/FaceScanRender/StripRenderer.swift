@@ -1,3 +1,5 @@
+import FaceScanCore
+
 /// The hot core of ``Rasterizer``: binning, rasterisation into a strip-sized visibility buffer,
 /// and colour interpolation/resolve. Unsafe buffer access stays in this file; every buffer pointer is taken
 /// once per render, outside the loops.

@@ -1,3 +1,5 @@
+import FaceScanCore
+
 /// Chooses how much smoothing each region of a capture gets from the noise measured in its own
 /// frames: per vertex, the (fractional) pass count whose estimated error to the (unknown) true face
 /// around that vertex is least, by Stein's unbiased risk estimate (SURE).

@@ -1,3 +1,5 @@
+import FaceScanCore
+
 /// Estimates how much sensor noise is left in the averaged face, before and after smoothing.
 ///
 /// Before: the standard error of each vertex of the mean (frame-to-frame standard deviation /

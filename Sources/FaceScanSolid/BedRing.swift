@@ -1,3 +1,5 @@
+import FaceScanCore
+
 /// The bed under a shell's wall: the part of the plane z = 0 between the front's rim and the
 /// back's loops on the bed, triangulated facing −z.
 ///

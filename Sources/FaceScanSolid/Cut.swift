@@ -1,3 +1,5 @@
+import FaceScanCore
+
 /// The cut: the surface untangled, turned into the face's frame, cut by a plane behind its
 /// frontmost point with the rim carried down onto it by a skirt (``PlaneTrim``), and placed for
 /// printing (centred on x and y, the cut at z = 0). One depth per call: moving the cut forward

@@ -1,3 +1,6 @@
+import FaceScanCore
+import FaceScanDecimate
+
 /// A shell's back from its distance field: the zero set of the field less the wall's level, by
 /// marching tetrahedra (each grid cell cut into the six tetrahedra around its main diagonal, so
 /// neighbouring cells agree and the surface is closed and manifold with no case-table

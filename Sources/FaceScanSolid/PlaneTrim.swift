@@ -1,3 +1,6 @@
+import FaceScanCore
+import FaceScanDecimate
+
 /// Puts an open face surface in printing position: cut behind the face by a plane, the rim that
 /// stays above the plane carried straight down onto it by a skirt, so that every boundary vertex
 /// of the result lies on the plane (the bed).

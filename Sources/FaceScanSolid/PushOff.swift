@@ -1,3 +1,6 @@
+import FaceScanCore
+import FaceScanMeasure
+
 /// Where a shell's back crosses its front, the back is pushed off it: the wall only thickens.
 extension LevelSetShell {
     /// Where a back triangle crosses the front (a coarse back's flat triangle over a bump of the

@@ -1,3 +1,7 @@
+import FaceScanCore
+import FaceScanDecimate
+import FaceScanMeasure
+
 /// A shell whose wall is as thick as asked everywhere: its back is the level set of the distance to
 /// the front, so where the face folds more tightly than the thickness (a nose wing around its
 /// nostril, the corner of a mouth) the part is solid instead of two back sheets meeting.

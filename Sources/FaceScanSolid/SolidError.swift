@@ -1,3 +1,5 @@
+import FaceScanCore
+
 /// Why ``Solidify`` could not make a part: one case per reason, each saying which step stopped
 /// and what to change. The recipe's retry policy (``Solidify``) reads the case to decide what the
 /// next attempt changes; the public API reports it as ``FaceScanError`` (``faceScanError``):

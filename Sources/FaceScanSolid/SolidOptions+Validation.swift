@@ -1,3 +1,5 @@
+import FaceScanCore
+
 extension SolidOptions {
     /// Checks the options: ``thickness`` in ``thicknessRange``, ``depth`` in ``depthRange``,
     /// ``fitMargin`` in ``fitMarginRange``, ``fit`` (when set) three positive finite sizes that

@@ -1,3 +1,5 @@
+import FaceScanCore
+
 /// How ``Solidify/solid(_:options:unitInMillimetres:vertexCount:)`` closes a face surface and
 /// places it for printing.
 public struct SolidOptions: Sendable, Hashable, Codable {

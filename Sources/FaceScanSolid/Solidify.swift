@@ -1,3 +1,6 @@
+import FaceScanCore
+import FaceScanDecimate
+
 /// Closes an open face surface into a watertight, outward-oriented solid in printing position.
 ///
 /// The surface (CCW seen from outside) must be edge-manifold, consistently wound and have at least

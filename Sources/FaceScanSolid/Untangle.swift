@@ -1,3 +1,5 @@
+import FaceScanCore
+
 /// Removes a surface's own crossings by local smoothing, before it is closed into a solid.
 ///
 /// A scanned face crosses itself where two sheets press together: the corners of closed lips, an

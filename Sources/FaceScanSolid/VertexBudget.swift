@@ -1,3 +1,6 @@
+import FaceScanCore
+import FaceScanDecimate
+
 /// The vertex budget of a part asked with an exact vertex count: the front's share, the
 /// decimation to try first and after a front over its share, and the padding to the count.
 extension Solidify {

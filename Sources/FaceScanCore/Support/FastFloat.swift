@@ -11,6 +11,10 @@ import CSIMD
 ///
 /// Reference: W. D. Clinger, "How to Read Floating Point Numbers Accurately", PLDI 1990.
 package enum FastFloat {
+    /// JSON's whitespace (space, line feed, carriage return, tab): what may stand before a number.
+    @inline(__always)
+    static func isJSONSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 }
+
     struct Decimal {
         var mantissa: UInt64 = 0
         var exponent = 0
@@ -156,13 +160,13 @@ package enum FastFloat {
     }
 
     /// Parses exactly the `n` bytes at `p` as a JSON number; nil if malformed.
-    static func parseDouble(_ p: UnsafePointer<UInt8>, _ n: Int) -> Double? {
+    package static func parseDouble(_ p: UnsafePointer<UInt8>, _ n: Int) -> Double? {
         guard let d = scan(p, n, whole: true) else { return nil }
         return toDouble(d, p)
     }
 
     /// Parses exactly the `n` bytes at `p` as a JSON number rounded to `Float`; nil if malformed.
-    static func parseFloat(_ p: UnsafePointer<UInt8>, _ n: Int) -> Float? {
+    package static func parseFloat(_ p: UnsafePointer<UInt8>, _ n: Int) -> Float? {
         guard let d = scan(p, n, whole: true) else { return nil }
         return toFloat(d, p)
     }
@@ -227,7 +231,7 @@ package enum FastFloat {
     /// 2021): a digit run's length from one 8-byte load (a byte's high bit set where it is not a
     /// digit), its digits converted with three multiplications (SWAR), and one multiply-add per run;
     /// no branch per digit. Bit-identical to `parseFloatToken(_:_:)` (and `Float(String)`).
-    static func parseFloats(
+    package static func parseFloats(
         _ p: UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>, _ out: UnsafeMutablePointer<Float>, _ room: Int
     ) -> (consumed: Int, count: Int, closed: Bool) {
         var q = p
@@ -235,7 +239,7 @@ package enum FastFloat {
         while count < room && end - q > 64 {
             var r = q
             if r[0] <= 0x20 {  // whitespace before the number (pretty-printed arrays)
-                while r < end && JSONReader.isSpace(r[0]) { r += 1 }
+                while r < end && isJSONSpace(r[0]) { r += 1 }
                 if end - r <= 64 { break }
             }
             let negative = r[0] == 0x2D
@@ -303,7 +307,7 @@ package enum FastFloat {
             }
             var separator = r[0]
             if separator != 0x2C && separator != 0x5D {
-                while r < end && JSONReader.isSpace(r[0]) { r += 1 }
+                while r < end && isJSONSpace(r[0]) { r += 1 }
                 if r == end { break }
                 separator = r[0]
                 if separator != 0x2C && separator != 0x5D { break }
@@ -412,12 +416,12 @@ package enum FastFloat {
     }
 
     /// Public test hook: parses a whole string as a JSON number to `Float`.
-    static func parseFloat(_ s: String) -> Float? {
+    package static func parseFloat(_ s: String) -> Float? {
         var s = s
         return s.withUTF8 { parseFloat($0.baseAddress!, $0.count) }
     }
 
-    static func parseDouble(_ s: String) -> Double? {
+    package static func parseDouble(_ s: String) -> Double? {
         var s = s
         return s.withUTF8 { parseDouble($0.baseAddress!, $0.count) }
     }
