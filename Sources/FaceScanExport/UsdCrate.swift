@@ -110,7 +110,7 @@ package struct UsdCrate: Sendable {
             for t in w.tokens { chars += Array(t.utf8) + [0] }
             w.u64(UInt64(w.tokens.count))
             w.u64(UInt64(chars.count))
-            let block = CrateWriter.fastCompressed(chars)
+            let block = UsdCrate.fastCompressed(chars)
             w.u64(UInt64(block.count))
             w.out += block
         }
@@ -124,7 +124,7 @@ package struct UsdCrate: Sendable {
             var reps: [UInt8] = []
             reps.reserveCapacity(8 * w.fields.count)
             for f in w.fields { for k in 0..<8 { reps.append(UInt8(truncatingIfNeeded: f.rep >> (8 * UInt64(k)))) } }
-            let block = CrateWriter.fastCompressed(reps)
+            let block = UsdCrate.fastCompressed(reps)
             w.u64(UInt64(block.count))
             w.out += block
         }
@@ -347,13 +347,16 @@ private struct CrateWriter {
     }
 
     /// `values` by USD's integer coding (Usd_IntegerCompression, integerCoding.cpp), through
-    /// ``fastCompressed(_:)``, after its 64-bit length.
+    /// `UsdCrate.fastCompressed`, after its 64-bit length.
     mutating func compressedInts(_ values: [UInt32]) {
-        let block = Self.fastCompressed(Self.integerCoded(values))
+        let block = UsdCrate.fastCompressed(UsdCrate.integerCoded(values))
         u64(UInt64(block.count))
         out += block
     }
 
+}
+
+extension UsdCrate {
     /// The integer coding: the deltas from one value to the next (the first from 0), the most
     /// common delta (the largest of equally common ones), 2 bits per value (0: the common
     /// delta, 1: an 8-bit, 2: a 16-bit, 3: a 32-bit delta follows), then the deltas that are

@@ -66,7 +66,7 @@ import Testing
         for n in ["8", "16", "30", "400"] {  // decimation and refinement (--target-vertices above the count)
             list.append((["simplify", input, dir + "/s\(n).stl", "-n", n], [dir + "/s\(n).stl"]))
         }
-        for ext in ["obj", "stl", "off", "ply", "glb", "3mf", "fbx", "dae", "x3d", "x", "3ds"] {
+        for ext in ["obj", "stl", "off", "ply", "glb", "3mf", "fbx", "dae", "x3d", "x", "3ds", "usdz"] {
             list.append((["convert", input, dir + "/c." + ext], [dir + "/c." + ext]))
             list.append((["convert", input, dir + "/m." + ext, "--units", "m"], [dir + "/m." + ext]))
         }
