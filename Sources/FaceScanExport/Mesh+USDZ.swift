@@ -93,7 +93,8 @@ extension Mesh {
         c.add(
             "/face/mesh.faceVertexCounts", .attribute, [("typeName", .token("int[]")), ("default", .intArray(counts))])
         c.add(
-            "/face/mesh.faceVertexIndices", .attribute, [("typeName", .token("int[]")), ("default", .intArray(indices))])
+            "/face/mesh.faceVertexIndices", .attribute,
+            [("typeName", .token("int[]")), ("default", .intArray(indices))])
         c.add(
             "/face/mesh.material:binding", .relationship,
             [("variability", .uniform), ("targetPaths", .explicitPaths(["/face/material"]))])
@@ -125,7 +126,10 @@ extension Mesh {
             ])
         c.add(
             material + ".outputs:surface", .attribute,
-            [("typeName", .token("token")), ("connectionPaths", .explicitPaths([material + "/surface.outputs:surface"]))])
+            [
+                ("typeName", .token("token")),
+                ("connectionPaths", .explicitPaths([material + "/surface.outputs:surface"])),
+            ])
         let surface = material + "/surface"
         c.add(
             surface, .prim,
@@ -133,7 +137,9 @@ extension Mesh {
                 ("specifier", .def), ("typeName", .token("Shader")),
                 (
                     "properties",
-                    .tokens(["info:id", "inputs:diffuseColor", "inputs:metallic", "inputs:roughness", "outputs:surface"])
+                    .tokens([
+                        "info:id", "inputs:diffuseColor", "inputs:metallic", "inputs:roughness", "outputs:surface",
+                    ])
                 ),
             ])
         c.add(surface + ".info:id", .attribute, Self.uniform("token", .token("UsdPreviewSurface")))

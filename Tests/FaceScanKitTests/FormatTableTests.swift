@@ -26,7 +26,9 @@ import Testing
         }
         #expect(Exporter.supportedFormats == FileFormat.processOutputNames)
         #expect(
-            MeshIO.writableExtensions == ["obj", "stl", "3ds", "3mf", "dae", "fbx", "glb", "off", "ply", "usdz", "x", "x3d"])
+            MeshIO.writableExtensions == [
+                "obj", "stl", "3ds", "3mf", "dae", "fbx", "glb", "off", "ply", "usdz", "x", "x3d",
+            ])
     }
 
     @Test func unitsAndWritersComeFromTheTable() {

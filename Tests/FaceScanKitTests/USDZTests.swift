@@ -4,6 +4,7 @@ import Testing
 
 @testable import FaceScanCore
 @testable import FaceScanExport
+@testable import FaceScanInterop
 
 /// USDZ's parts without Pixar's USD (which USDZClientTests drives): the zip's layout and CRC-32
 /// (against zlib's), USD's integer coding on the example of OpenUSD's integerCoding.cpp, the LZ4
@@ -24,7 +25,8 @@ import Testing
     @Test func entriesAreStoredAndAligned() throws {
         for nameLength in 1...70 {
             let entries = [
-                StoredZip.Entry(name: String(repeating: "a", count: nameLength) + ".usdc", bytes: Array(0..<UInt8(nameLength))),
+                StoredZip.Entry(
+                    name: String(repeating: "a", count: nameLength) + ".usdc", bytes: Array(0..<UInt8(nameLength))),
                 StoredZip.Entry(name: "texture.png", bytes: [UInt8](repeating: 7, count: 3 * nameLength)),
             ]
             let zip = try #require(StoredZip.archive(entries))
@@ -60,7 +62,10 @@ import Testing
     }
 
     @Test func literalBlocksCountTheirLength() {
-        for (n, head) in [(0, [0x00]), (14, [0xE0]), (15, [0xF0, 0]), (269, [0xF0, 254]), (270, [0xF0, 255, 0]), (600, [0xF0, 255, 255, 75])] {
+        for (n, head) in [
+            (0, [0x00]), (14, [0xE0]), (15, [0xF0, 0]), (269, [0xF0, 254]), (270, [0xF0, 255, 0]),
+            (600, [0xF0, 255, 255, 75]),
+        ] {
             let bytes = (0..<n).map { UInt8(truncatingIfNeeded: $0) }
             let block = UsdCrate.fastCompressed(bytes)
             #expect(Array(block.prefix(1 + head.count)) == [0] + head.map(UInt8.init), "\(n)")
@@ -72,7 +77,8 @@ import Testing
     /// contents, the specs' paths, and the points in metres turned y up for a part.
     @Test func crateReadsBack() throws {
         let mesh = try Mesh(
-            positions: [[0, 0, 0], [100, 0, 0], [0, 50, 0], [0, 0, 25]], triangles: [0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3])
+            positions: [[0, 0, 0], [100, 0, 0], [0, 50, 0], [0, 0, 25]],
+            triangles: [0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3])
         for printing in [false, true] {
             let layer = mesh.usdcBytes(metresPerUnit: 0.001, printingPosition: printing, textured: false)
             let c = try Crate(layer)
@@ -90,17 +96,26 @@ import Testing
             #expect(c.paths.contains("/face/mesh.doubleSided") == !printing)
         }
         #expect(mesh.usdzBytes() == mesh.usdzBytes(), "same mesh, same bytes")
+        // The library's format enum: the untextured clay in millimetres, y up; written, not read.
+        let usdz = try mesh.encoded(as: .usdz)
+        #expect(usdz == mesh.usdzBytes(metresPerUnit: 0.001) && usdz == (try mesh.encoded(as: .usdz)))
+        #expect(try mesh.encoded(as: .usdz, unit: .m) == mesh.usdzBytes(metresPerUnit: 1))
+        #expect(throws: FaceScanError.self) { try Mesh(bytes: usdz, format: .usdz) }
+        // A texture without UVs is left out: one entry, the clay.
+        #expect(mesh.usdzBytes(texturePNG: [1, 2, 3]) == mesh.usdzBytes())
     }
 
     /// USDZ's points stay finite at the largest float: metres from millimetres shrink them, and
     /// metres stay as they are.
     @Test func pointsAtTheLargestFloatStayFinite() throws {
         let big = Float.greatestFiniteMagnitude
-        let mesh = try Mesh(positions: [[big, 0, 0], [0, big, 0], [0, 0, big], [-big, -big, -big]], triangles: [0, 1, 2, 0, 2, 3])
+        let mesh = try Mesh(
+            positions: [[big, 0, 0], [0, big, 0], [0, 0, big], [-big, -big, -big]], triangles: [0, 1, 2, 0, 2, 3])
         for unit in [LengthUnit.mm, .m] {
             let layer = mesh.usdcBytes(metresPerUnit: unit.millimetres / 1000, printingPosition: false, textured: false)
             let points = try #require(try Crate(layer).vec3fArray(path: "/face/mesh.points", field: "default"))
-            #expect(points.count == 4 && points.allSatisfy { $0.x.isFinite && $0.y.isFinite && $0.z.isFinite }, "\(unit)")
+            #expect(
+                points.count == 4 && points.allSatisfy { $0.x.isFinite && $0.y.isFinite && $0.z.isFinite }, "\(unit)")
         }
     }
 }
@@ -136,7 +151,10 @@ struct Crate {
         func start(_ n: String) throws -> Int { try #require(sections.first { $0.name == n }).start }
         var p = try start("TOKENS")
         let n = Int(z.u64(p)), compressed = Int(z.u64(p + 16))
-        tokens = Array(Self.literals(Array(bytes[(p + 24)..<(p + 24 + compressed)])).split(separator: 0, omittingEmptySubsequences: false).prefix(n).map { String(decoding: $0, as: UTF8.self) })
+        tokens = Array(
+            Self.literals(Array(bytes[(p + 24)..<(p + 24 + compressed)])).split(
+                separator: 0, omittingEmptySubsequences: false
+            ).prefix(n).map { String(decoding: $0, as: UTF8.self) })
         func ints(_ at: inout Int, _ count: Int) -> [UInt32] {
             let size = Int(z.u64(at))
             let out = Self.decodeInts(Self.literals(Array(bytes[(at + 8)..<(at + 8 + size)])), count: count)
@@ -155,12 +173,17 @@ struct Crate {
         paths = [String](repeating: "", count: Int(z.u64(p)))
         let ne = Int(z.u64(p + 8))
         q = p + 16
-        let pi = ints(&q, ne), et = ints(&q, ne).map { Int32(bitPattern: $0) }, jumps = ints(&q, ne).map { Int32(bitPattern: $0) }
+        let pi = ints(&q, ne), et = ints(&q, ne).map { Int32(bitPattern: $0) },
+            jumps = ints(&q, ne).map { Int32(bitPattern: $0) }
         var stack: [(index: Int, parent: String)] = [(0, "")]
         while let (start, parent) = stack.popLast() {
             var i = start, parent = parent
             while true {
-                let path = parent.isEmpty ? "/" : et[i] < 0 ? parent + "." + tokens[Int(-et[i])] : (parent == "/" ? "" : parent) + "/" + tokens[Int(et[i])]
+                let path =
+                    parent.isEmpty
+                    ? "/"
+                    : et[i] < 0
+                        ? parent + "." + tokens[Int(-et[i])] : (parent == "/" ? "" : parent) + "/" + tokens[Int(et[i])]
                 paths[Int(pi[i])] = path
                 let j = jumps[i]
                 if j > 0 { stack.append((i + Int(j), parent)) }

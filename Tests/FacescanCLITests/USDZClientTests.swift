@@ -96,8 +96,12 @@ import Testing
         let computed = try #require(mesh["computedExtent"] as? [[Double]], "\(label)")
         #expect(extent == computed, "\(label): stored extent \(extent), computed \(computed)")
         for k in 0..<3 {
-            #expect(abs(extent[0][k] - expected.lo[k]) <= tolerance, "\(label) min[\(k)]: \(extent[0][k]) m, \(expected.lo[k])")
-            #expect(abs(extent[1][k] - expected.hi[k]) <= tolerance, "\(label) max[\(k)]: \(extent[1][k]) m, \(expected.hi[k])")
+            #expect(
+                abs(extent[0][k] - expected.lo[k]) <= tolerance,
+                "\(label) min[\(k)]: \(extent[0][k]) m, \(expected.lo[k])")
+            #expect(
+                abs(extent[1][k] - expected.hi[k]) <= tolerance,
+                "\(label) max[\(k)]: \(extent[1][k]) m, \(expected.hi[k])")
         }
         return mesh
     }
@@ -178,7 +182,8 @@ import Testing
         for j in 0..<ny {
             for i in 0..<nx {
                 let u = Float(i) / Float(nx - 1), v = Float(j) / Float(ny - 1)
-                positions.append(SIMD3(150 * (u - 0.4), 200 * (v - 0.45), 40 - 60 * ((u - 0.5) * (u - 0.5) + (v - 0.5) * (v - 0.5))))
+                positions.append(
+                    SIMD3(150 * (u - 0.4), 200 * (v - 0.45), 40 - 60 * ((u - 0.5) * (u - 0.5) + (v - 0.5) * (v - 0.5))))
                 uvs.append(SIMD2(u, v))
             }
         }
@@ -266,7 +271,9 @@ import Testing
             let size = try #require(fields["size"]?.split(separator: ",").compactMap { Double($0) }, "\(line)")
             try #require(size.count == 3, "\(line)")
             for k in 0..<3 {
-                #expect(abs(size[k] - run.size[k]) < 1e-6, "\(base) axis \(k): Blender \(size[k]) m, the STL \(run.size[k]) m")
+                #expect(
+                    abs(size[k] - run.size[k]) < 1e-6,
+                    "\(base) axis \(k): Blender \(size[k]) m, the STL \(run.size[k]) m")
             }
         }
     }
