@@ -98,8 +98,9 @@ import Testing
         #expect(mesh.usdzBytes() == mesh.usdzBytes(), "same mesh, same bytes")
         // The library's format enum: the untextured clay in millimetres, y up; written, not read.
         let usdz = try mesh.encoded(as: .usdz)
-        #expect(usdz == mesh.usdzBytes(metresPerUnit: 0.001) && usdz == (try mesh.encoded(as: .usdz)))
-        #expect(try mesh.encoded(as: .usdz, unit: .m) == mesh.usdzBytes(metresPerUnit: 1))
+        let again = try mesh.encoded(as: .usdz), metres = try mesh.encoded(as: .usdz, unit: .m)
+        #expect(usdz == mesh.usdzBytes(metresPerUnit: 0.001) && usdz == again)
+        #expect(metres == mesh.usdzBytes(metresPerUnit: 1) && metres != usdz)
         #expect(throws: FaceScanError.self) { try Mesh(bytes: usdz, format: .usdz) }
         // A texture without UVs is left out: one entry, the clay.
         #expect(mesh.usdzBytes(texturePNG: [1, 2, 3]) == mesh.usdzBytes())
