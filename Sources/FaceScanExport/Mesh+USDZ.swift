@@ -10,8 +10,8 @@ extension Mesh {
 
     /// USDZ for AR Quick Look, written by facescan itself (no zip library, no platform framework):
     /// a stored zip whose first entry is the binary root layer `face.usdc` (crate 0.8.0,
-    /// ``UsdCrate``) and, when `texturePNG` is given and the mesh has UVs, the PNG as
-    /// `texture.png`; every entry's data 64-byte aligned, a fixed date (``StoredZip``).
+    /// `UsdCrate`) and, when `texturePNG` is given and the mesh has UVs, the PNG as
+    /// `texture.png`; every entry's data 64-byte aligned, a fixed date (`StoredZip`).
     ///
     /// The scene: `defaultPrim` `face`, `metersPerUnit` 1, `upAxis` Y; an Xform `face` holding
     /// the Mesh `mesh` (points in metres: the coordinates times `metresPerUnit`, 0.001 for

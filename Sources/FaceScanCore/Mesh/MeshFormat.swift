@@ -2,8 +2,9 @@
 /// ``Mesh/encoded(as:unit:)``) or as files (``Mesh/init(contentsOf:unit:)-(String,_)``, ``Mesh/write(to:format:unit:)-(String,_,_)``).
 ///
 /// STL, OBJ and OFF are read and written by FaceScanKit itself, GLB and USDZ written; PLY (and
-/// reading GLB) go through assimp, 3MF through lib3mf. USDZ is not read (``isReadable``). When the package is built without the `Assimp` or `Lib3MF` trait
-/// those formats throw ``FaceScanError/unavailable(_:)``.
+/// reading GLB) go through assimp, 3MF through lib3mf; USDZ is not read (``MeshFormat/isReadable``).
+/// When the package is built without the `Assimp` or `Lib3MF` trait those formats throw
+/// ``FaceScanError/unavailable(_:)``.
 ///
 /// Units: STL, OBJ, PLY and OFF carry no unit (coordinates are in whatever unit you pass); GLB
 /// and USDZ state metres and 3MF millimetres, so they are written and read at their true size.
