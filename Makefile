@@ -21,7 +21,7 @@ MANPAGE   := .build/man/facescan.1
 # The man page is dated by the last commit, so the same sources give the same page.
 MANDATE   := $(shell git log -1 --format=%cs 2>/dev/null || echo 1970-01-01)
 
-.PHONY: deps test-deps build release run test regress bench clean fuzz man install uninstall lint format examples docs pictures schema-venv
+.PHONY: deps test-deps build release run test regress bench clean fuzz man install uninstall lint format examples docs pictures schema-venv usd-venv bpy-venv
 
 # Installs the packages of $(1) that are missing (apt-get, with sudo when not root).
 apt_install = @missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -61,7 +61,7 @@ run: release
 ## which is handed its consumer binary) and the fuzz build (ASan). The fuzz targets run two at a time.
 ## Last, make docs (a debug build of FaceScanKit, its symbol graph, DocC).
 test: test-deps
-	$(MAKE) release man schema-venv
+	$(MAKE) release man schema-venv usd-venv bpy-venv
 	$(MAKE) examples
 	FACESCAN_CONSUMER_BIN="$(CURDIR)/Examples/.build/debug/consumer" $(SWIFT) test
 	$(MAKE) regress
@@ -175,6 +175,22 @@ schema-venv:
 	  python3 -m venv .venv-schema && printf '*\n' > .venv-schema/.gitignore && \
 	  .venv-schema/bin/pip install -q 'jsonschema>=4.18' \
 	  || { rm -rf .venv-schema; echo "could not create .venv-schema: the schema test is skipped"; }; }
+
+## usd-venv: .venv-usd, Pixar's USD (usd-core from PyPI, about 230 MB installed, once), which the USDZ tests use to
+## open and validate every package facescan writes (Tests/usdz/check-usdz.py); without it they say skipped.
+usd-venv:
+	@[ -x .venv-usd/bin/python ] || { echo "creating .venv-usd (PyPI: usd-core)"; \
+	  python3 -m venv .venv-usd && printf '*\n' > .venv-usd/.gitignore && \
+	  .venv-usd/bin/pip install -q 'usd-core>=24.11' \
+	  || { rm -rf .venv-usd; echo "could not create .venv-usd: the USDZ tests are skipped"; }; }
+
+## bpy-venv: .venv-bpy, Blender as a Python module (bpy from PyPI, a 370 MB download, 1 GB installed, once; it imports USD,
+## which Debian's Blender 3.4 is built without), for the USDZ Blender import test; without it that test says skipped.
+bpy-venv:
+	@[ -x .venv-bpy/bin/python ] || { echo "creating .venv-bpy (PyPI: bpy)"; \
+	  python3 -m venv .venv-bpy && printf '*\n' > .venv-bpy/.gitignore && \
+	  .venv-bpy/bin/pip install -q bpy \
+	  || { rm -rf .venv-bpy; echo "could not create .venv-bpy: the USDZ Blender test is skipped"; }; }
 
 ## pictures: docs/images/parts/, every sample's shell and relief rendered by facescan from the front
 ## and at three-quarter view (what docs/PRINTING.md shows); run it after a change to the solid parts.

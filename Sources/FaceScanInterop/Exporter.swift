@@ -15,10 +15,11 @@ package enum Exporter {
     /// (`UnitScaleFactor`), so they read back at the true size
     /// (``MeshIO/statedUnitMillimetres(format:)``). For `png` the mesh is rendered with `render`
     /// (front view); `3mf` embeds `thumbnail` (PNG bytes), or such a rendering when nil.
+    /// `printingPosition`: the mesh is a solid part standing on z = 0 (USDZ turns it y up).
     /// Throws ``UsageError`` or ``IOFailure``.
     package static func bytes(
         _ mesh: Mesh, format: String, unit: LengthUnit = .mm, render: RenderOptions = RenderOptions(),
-        thumbnail: [UInt8]? = nil
+        thumbnail: [UInt8]? = nil, printingPosition: Bool = false
     ) throws -> [UInt8] {
         switch format {
         case "stl": return mesh.stlBytes()
@@ -30,7 +31,7 @@ package enum Exporter {
                 try thumbnail
                 ?? PNGEncoder.encode(Rasterizer.render(mesh.atWorkingMagnitude, options: render), name: "thumbnail")
             return try MeshIO.bytes(mesh, format: format, unit: unit, thumbnail: png)
-        default: return try MeshIO.bytes(mesh, format: format, unit: unit)
+        default: return try MeshIO.bytes(mesh, format: format, unit: unit, printingPosition: printingPosition)
         }
     }
 }

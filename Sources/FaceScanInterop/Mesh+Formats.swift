@@ -16,7 +16,7 @@ extension Mesh {
     ///
     /// Throws ``FaceScanError/badInput(_:)`` (naming the line, field or byte) for bytes that break
     /// the format or hold no triangle, ``FaceScanError/unavailable(_:)`` when the format's library
-    /// is not in this build.
+    /// is not in this build, ``FaceScanError/badSetting(_:)`` for USDZ (written, not read).
     public init(bytes: [UInt8], format: MeshFormat, unit: LengthUnit = .mm, name: String? = nil) throws(FaceScanError) {
         let name = name ?? "mesh.\(format.fileExtension)"
         var mesh: Mesh
@@ -28,6 +28,8 @@ extension Mesh {
             mesh = try lift { () throws in try AssimpIO.parse(bytes, formatHint: format.fileExtension, name: name) }
         case .threeMF:
             mesh = try lift { () throws in try Lib3MFIO.parse(bytes, name: name) }
+        case .usdz:
+            throw .badSetting(UsageError("\(name): facescan writes USDZ but does not read it"))
         }
         guard mesh.triangleCount > 0 else { throw .badInput(InputError(file: name, "the file holds no triangles")) }
         if let stated = MeshIO.statedUnitMillimetres(format: format.fileExtension) {
@@ -48,17 +50,20 @@ extension Mesh {
     }
 
     /// The mesh, whose coordinates are in `unit`, encoded in `format`. Unit-less formats keep the
-    /// numbers as they are; GLB is written in metres and 3MF in millimetres (with a rendered
-    /// 256-pixel thumbnail), so that they read back at the true size. Same mesh, same bytes.
+    /// numbers as they are; GLB and USDZ are written in metres and 3MF in millimetres (with a
+    /// rendered 256-pixel thumbnail), so that they read back at the true size. USDZ is the
+    /// untextured clay in facescan's face frame (y up); for a texture or a part in printing
+    /// position see ``usdzBytes(metresPerUnit:printingPosition:texturePNG:)``. Same mesh, same bytes.
     ///
-    /// Throws ``FaceScanError/unavailable(_:)`` when the format's library is not in this build.
+    /// Throws ``FaceScanError/unavailable(_:)`` when the format's library is not in this build,
+    /// ``FaceScanError/badSetting(_:)`` when the coordinates do not fit the format.
     public func encoded(as format: MeshFormat, unit: LengthUnit = .mm) throws(FaceScanError) -> [UInt8] {
         switch format {
         case .stl: return stlBytes()
         case .obj: return objBytes()
         case .off: return offBytes()
         case .glb: return glbBytes(metresPerUnit: unit.millimetres / 1000)
-        case .ply, .threeMF:
+        case .ply, .threeMF, .usdz:
             return try lift { () throws in try MeshIO.bytes(self, format: format.fileExtension, unit: unit) }
         }
     }

@@ -73,9 +73,11 @@ package enum MeshIO {
     /// thumbnail, or renders one (256 pixels, front view) when nil. Formats that need more than
     /// one file are refused. Throws ``UsageError`` or ``IOFailure``.
     package static func bytes(
-        _ mesh: Mesh, format: String, unit: LengthUnit = .mm, thumbnail: [UInt8]? = nil, name: String? = nil
+        _ mesh: Mesh, format: String, unit: LengthUnit = .mm, thumbnail: [UInt8]? = nil, name: String? = nil,
+        printingPosition: Bool = false
     ) throws -> [UInt8] {
-        let files = try encode(mesh, format: format, unit: unit, thumbnail: thumbnail, name: name)
+        let files = try encode(
+            mesh, format: format, unit: unit, thumbnail: thumbnail, name: name, printingPosition: printingPosition)
         guard files.count == 1 else {
             throw UsageError("format '\(format)' writes \(files.count) files; facescan writes single-file formats only")
         }
@@ -84,13 +86,17 @@ package enum MeshIO {
 
     /// Writes `mesh` (coordinates in `unit`) to `path` atomically in `format` (default: from the
     /// path's extension); `-` writes to standard output (OBJ unless `format` says otherwise).
-    package static func write(_ mesh: Mesh, to path: String, format: String? = nil, unit: LengthUnit = .mm) throws {
+    /// `printingPosition`: the mesh is a part standing on z = 0 (USDZ turns it y up).
+    package static func write(
+        _ mesh: Mesh, to path: String, format: String? = nil, unit: LengthUnit = .mm, printingPosition: Bool = false
+    ) throws {
         guard let format = format ?? (path == "-" ? "obj" : fileExtension(path)) else {
             throw UsageError(
                 "\(path): cannot tell the mesh format from the name; use one of \(writableExtensions.joined(separator: ", "))"
             )
         }
-        try OutputTransaction.write(try bytes(mesh, format: format, unit: unit, name: path), to: path)
+        try OutputTransaction.write(
+            try bytes(mesh, format: format, unit: unit, name: path, printingPosition: printingPosition), to: path)
     }
 
     /// How much of an FBX file is searched for its `UnitScaleFactor` (it is in `GlobalSettings`,
@@ -140,9 +146,10 @@ package enum MeshIO {
         return out
     }
 
-    static func encode(_ mesh: Mesh, format: String, unit: LengthUnit, thumbnail: [UInt8]?, name: String? = nil)
-        throws -> [AssimpIO.ExportedFile]
-    {
+    static func encode(
+        _ mesh: Mesh, format: String, unit: LengthUnit, thumbnail: [UInt8]?, name: String? = nil,
+        printingPosition: Bool = false
+    ) throws -> [AssimpIO.ExportedFile] {
         let f = format.lowercased()
         // The factor from the mesh's unit to the unit the format states (1 for unit-less formats).
         let factor = statedUnitMillimetres(format: f).map { unit.millimetres / $0 } ?? 1
@@ -155,6 +162,16 @@ package enum MeshIO {
         case "off": return [AssimpIO.ExportedFile(name: "", bytes: mesh.offBytes())]
         case "glb":
             return [AssimpIO.ExportedFile(name: "", bytes: mesh.glbBytes(metresPerUnit: unit.millimetres / 1000))]
+        case "usdz":
+            guard
+                let bytes = mesh.usdzBytes(
+                    metresPerUnit: unit.millimetres / 1000, printingPosition: printingPosition)
+            else {
+                throw UsageError(
+                    "\(name.map { $0 == "-" ? "<stdout>: " : $0 + ": " } ?? "")cannot write usdz: the package would pass 4 GiB (zip32)"
+                )
+            }
+            return [AssimpIO.ExportedFile(name: "", bytes: bytes)]
         case "fbx":
             return [
                 AssimpIO.ExportedFile(name: "", bytes: try mesh.fbxBytes(centimetresPerUnit: unit.millimetres / 10))

@@ -62,7 +62,7 @@ struct SolidifyCommand: ParsableCommand {
         } catch {
             throw UsageError(SolidFlags.inFlags(error.message)).naming(input: input)
         }
-        try MeshIO.write(part.mesh, to: output, format: format, unit: unit)
+        try MeshIO.write(part.mesh, to: output, format: format, unit: unit, printingPosition: true)
         // The report's depthMm and scale (process --json), in words.
         if !part.cutAsAsked { verbosity.warn("\(input): \(Solidify.movedCutWarning(part))") }
         let t = part.turn

@@ -51,6 +51,8 @@ import Testing
         for unit in [LengthUnit.mm, .m] {
             let r = Result { () throws(FaceScanError) in
                 let bytes = try m.encoded(as: format, unit: unit)
+                // USDZ is written only: USDZTests reads its points back (finite at this size too).
+                guard format.isReadable else { return m }
                 return try Mesh(bytes: bytes, format: format, unit: unit)
             }
             switch r {

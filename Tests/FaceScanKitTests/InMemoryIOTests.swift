@@ -125,7 +125,8 @@ import Testing
         #expect(MeshFormat(fileExtension: "stlx") == nil)
         #expect(MeshFormat(path: "a/b.c/face.glb") == .glb)
         #expect(MeshFormat(path: "a.d/face") == nil)
-        #expect(MeshFormat.allCases.count == 6)
+        #expect(MeshFormat.allCases.count == 7)
+        #expect(MeshFormat(path: "face.USDZ") == .usdz && !MeshFormat.usdz.isReadable)
     }
 
     @Test func badMeshBytesGiveATypedError() {

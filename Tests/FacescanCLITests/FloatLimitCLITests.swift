@@ -66,7 +66,7 @@ import Testing
         for n in ["8", "16", "30", "400"] {  // decimation and refinement (--target-vertices above the count)
             list.append((["simplify", input, dir + "/s\(n).stl", "-n", n], [dir + "/s\(n).stl"]))
         }
-        for ext in ["obj", "stl", "off", "ply", "glb", "3mf", "fbx", "dae", "x3d", "x", "3ds"] {
+        for ext in ["obj", "stl", "off", "ply", "glb", "3mf", "fbx", "dae", "x3d", "x", "3ds", "usdz"] {
             list.append((["convert", input, dir + "/c." + ext], [dir + "/c." + ext]))
             list.append((["convert", input, dir + "/m." + ext, "--units", "m"], [dir + "/m." + ext]))
         }
@@ -92,7 +92,8 @@ import Testing
                     let png = FileManager.default.contents(atPath: out) ?? Data()
                     #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]), "\(what): \(out) is not a PNG")
                 }
-                for out in outputs where !out.hasSuffix(".png") {
+                // USDZ is written only: its points at this size are USDZTests' (finite).
+                for out in outputs where !out.hasSuffix(".png") && !out.hasSuffix(".usdz") {
                     // The readers refuse a non-finite coordinate: a file that reads back is finite.
                     let unit = args.contains("--units") ? "m" : "mm"
                     let back = try runFacescan(["inspect", "--json", out, "--units", unit])

@@ -70,6 +70,8 @@ package struct FileFormat: Sendable, Hashable {
             isProcessOutput: true),
         FileFormat(name: "x", reader: .assimp, writer: .assimp, assimpExportID: "x", isProcessOutput: true),
         FileFormat(name: "3ds", reader: .assimp, writer: .assimp, assimpExportID: "3ds", isProcessOutput: true),
+        // AR Quick Look's format: a binary USD layer in a stored zip, in metres (written only).
+        FileFormat(name: "usdz", statedUnitMillimetres: 1000, reader: nil, writer: .facescan, isProcessOutput: true),
     ]
 
     /// The row a name or alias names (case and surrounding spaces ignored), or nil.

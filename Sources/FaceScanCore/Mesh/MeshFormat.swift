@@ -1,12 +1,13 @@
-/// A mesh file format FaceScanKit reads and writes, in memory (``Mesh/init(bytes:format:unit:name:)-([UInt8],_,_,_)``,
+/// A mesh file format FaceScanKit reads and writes (USDZ: writes only), in memory (``Mesh/init(bytes:format:unit:name:)-([UInt8],_,_,_)``,
 /// ``Mesh/encoded(as:unit:)``) or as files (``Mesh/init(contentsOf:unit:)-(String,_)``, ``Mesh/write(to:format:unit:)-(String,_,_)``).
 ///
-/// STL, OBJ and OFF are read and written by FaceScanKit itself, GLB written; PLY (and reading GLB)
-/// go through assimp, 3MF through lib3mf. When the package is built without the `Assimp` or `Lib3MF` trait
-/// those formats throw ``FaceScanError/unavailable(_:)``.
+/// STL, OBJ and OFF are read and written by FaceScanKit itself, GLB and USDZ written; PLY (and
+/// reading GLB) go through assimp, 3MF through lib3mf; USDZ is not read (``MeshFormat/isReadable``).
+/// When the package is built without the `Assimp` or `Lib3MF` trait those formats throw
+/// ``FaceScanError/unavailable(_:)``.
 ///
 /// Units: STL, OBJ, PLY and OFF carry no unit (coordinates are in whatever unit you pass); GLB
-/// states metres and 3MF millimetres, so they are written and read at their true size.
+/// and USDZ state metres and 3MF millimetres, so they are written and read at their true size.
 public enum MeshFormat: String, Sendable, Hashable, Codable, CaseIterable {
     /// Binary STL (written); binary or ASCII STL (read).
     case stl
@@ -20,6 +21,9 @@ public enum MeshFormat: String, Sendable, Hashable, Codable, CaseIterable {
     case glb
     /// 3D Manufacturing Format, in millimetres, with a rendered thumbnail (through lib3mf).
     case threeMF = "3mf"
+    /// USDZ for AR Quick Look: a binary USD root layer and, when given, its texture in a stored
+    /// zip, in metres, y up (written only).
+    case usdz
 
     /// The usual file extension, without the dot (`stl`, `3mf`, …).
     public var fileExtension: String { rawValue }
@@ -37,4 +41,7 @@ public enum MeshFormat: String, Sendable, Hashable, Codable, CaseIterable {
 
     /// True for the formats FaceScanKit parses itself (STL, OBJ and OFF): no C library involved.
     public var isNative: Bool { self == .stl || self == .obj || self == .off }
+
+    /// False for USDZ, which FaceScanKit writes but does not read.
+    public var isReadable: Bool { self != .usdz }
 }

@@ -76,7 +76,11 @@ public enum Pipeline {
                 ? thumbnail ?? []
                 : format == "uncertainty.png"
                     ? lift { try uncertaintyPicture(ingested, size: options.thumbnailSize) }
-                    : lift { try Exporter.bytes(mesh, format: format, unit: settings.units, thumbnail: thumbnail) }
+                    : lift {
+                        try Exporter.bytes(
+                            mesh, format: format, unit: settings.units, thumbnail: thumbnail,
+                            printingPosition: settings.solid != nil)
+                    }
             if format == "uncertainty.png" { renderMs += formatClock.lap() }
             let path = options.outputDirectory + "/" + outputName + "." + format
             try lift { () throws(IOFailure) in try transaction.stage(bytes, to: path) }

@@ -265,6 +265,9 @@ public enum OutputFormat: String, Sendable, Hashable, Codable, CaseIterable {
     case x
     /// 3D Studio (assimp).
     case threeDS = "3ds"
+    /// USDZ for AR Quick Look, in metres, y up; a `--solid` part turned from printing position
+    /// to y up (``Mesh/usdzBytes(metresPerUnit:printingPosition:texturePNG:)``).
+    case usdz
 
     /// The format a name stands for (`"STL"`, `" 3mf "`: case and surrounding spaces ignored), or nil.
     public init?(name: String) {
