@@ -546,7 +546,7 @@ package final class JSONReader {
         if try consume(UInt8(ascii: "]")) { return out }
         repeat {
             out.append(try readDouble())
-            if out.count > limit { throw error(tooMany ?? "array has more than \(limit) values") }
+            if out.count > limit { throw error("array has more than \(limit) values") }
         } while !(try nextOrClose(UInt8(ascii: "]")))
         return out
     }
