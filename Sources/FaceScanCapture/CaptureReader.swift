@@ -673,7 +673,13 @@ package final class FrameParser {
             scratchText.append(contentsOf: text)
             return try decodeBase64Checked(into: &xyz)
         }
-        try json.readStringBody(into: &scratchText, limit: limit)
+        do throws(InputError) {
+            try json.readStringBody(into: &scratchText, limit: limit)
+        } catch {
+            // Past the limit (the body is read up to one byte more): the vertex limit, named.
+            if scratchText.count > limit { throw json.error(CaptureReader.tooManyVertices) }
+            throw error
+        }
         try decodeBase64Checked(into: &xyz)
     }
 

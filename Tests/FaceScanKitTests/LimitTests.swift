@@ -26,7 +26,7 @@ import Testing
         } else {
             header += Array("{\"vertices\":[0,0,0,0.01,0,0,0,0.01,0".utf8)
             header.reserveCapacity(header.count + 2 * 3 * vertices + 8)
-            for _ in 1..<vertices { header += [0x2C, 0x30, 0x2C, 0x30, 0x2C, 0x30] }  // ,0,0,0
+            for _ in 3..<vertices { header += [0x2C, 0x30, 0x2C, 0x30, 0x2C, 0x30] }  // ,0,0,0
             header += Array("]}]}".utf8)
         }
         return header
