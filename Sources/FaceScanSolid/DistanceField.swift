@@ -29,9 +29,10 @@ extension LevelSetShell {
 
         /// The grid spacing for `front` and `thickness`: `Constants/spacing` thicknesses, or
         /// `Constants/edgeSpacing` of `edge` (the back's expected edge length) when that is
-        /// coarser — a back of few vertices over a large part needs no grid finer than its own
-        /// edges, so the grid's points follow the vertex count asked, not the part's size alone;
-        /// coarser again (up to `Constants/coarsestSpacing` thicknesses) when the grid would
+        /// coarser, up to `Constants/coarsestSpacing` thicknesses — a back of few vertices over a
+        /// large part needs no grid finer than its own edges, so the grid's points follow the
+        /// vertex count asked, not the part's size alone; coarser (up to
+        /// `Constants/coarsestSpacing` thicknesses) when the grid would
         /// exceed `Constants/maximumGridPoints`; nil when even that would.
         static func spacing(_ front: Mesh, thickness: Double, edge: Double = 0) -> Double? {
             let (lo, hi) = front.bounds
@@ -39,7 +40,10 @@ extension LevelSetShell {
             let budget = Double(Constants.maximumGridPoints) * 0.8
             let bySize = cbrt(max(volume, 0) / budget)
             guard bySize <= Constants.coarsestSpacing * thickness else { return nil }
-            return max(Constants.spacing * thickness, Constants.edgeSpacing * edge, bySize)
+            // The back's edges coarsen the grid up to one thickness, no further: a coarser grid
+            // cannot place a wall that thin (a 388 mm triangle as a 1 mm shell found no back).
+            let byEdge = min(Constants.edgeSpacing * edge, Constants.coarsestSpacing * thickness)
+            return max(Constants.spacing * thickness, byEdge, bySize)
         }
 
         /// Where the front crosses every grid column: (column, z, +1 facing up / −1 down).
