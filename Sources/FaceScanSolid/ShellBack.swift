@@ -90,6 +90,14 @@ package enum LevelSetShell {
         }
     }
 
+    /// The most vertices a back's extraction makes (`Constants/extractionRatio` per vertex of
+    /// the larger of its share and of what sampling `area` two walls apart asks): bounded by the
+    /// share, or for a thin wall over a large part by its area in walls.
+    package static func extractionCap(area: Double, thickness: Double, share: Int) -> Int {
+        let walls = area / (4 * thickness * thickness)
+        return Int(Constants.extractionRatio * max(Double(share), min(walls, 1e8)))
+    }
+
     /// The edge length of a back of `backVertices` vertices over `area` (equilateral triangles,
     /// two per vertex).
     static func expectedEdge(area: Double, backVertices: Int) -> Double {
@@ -141,9 +149,11 @@ package enum LevelSetShell {
         // times its area): the decimation's work is bounded by the share, not by the grid.
         var stride = max(1, Int((Constants.extraction * thickness / grid.h * (1 + 1e-9)).rounded(.down)))
         let share = max(backVertices, 1)
-        let spacing = (field.frontArea / (Constants.extractionAim * Double(share))).squareRoot()
+        // No coarser than two walls: a thin wall over a large part needs its level resolved.
+        let spacing = min(
+            (field.frontArea / (Constants.extractionAim * Double(share))).squareRoot(), 2 * thickness)
         stride = max(stride, Int((spacing / grid.h).rounded(.up)))
-        let cap = Int(Constants.extractionRatio * Double(share))
+        let cap = extractionCap(area: field.frontArea, thickness: thickness, share: share)
         let extraction: (mesh: Mesh, work: ExtractionWork)
         do throws(SolidError) {
             extraction = try backSurface(grid, level: choice.margin, opening: choice.opening, stride: stride, cap: cap)

@@ -164,8 +164,11 @@ import Testing
             } catch {
                 // A refusal is fine; its work is bounded all the same.
             }
+            let area = LevelSetShell.area(surface)
             for back in work.backs {
-                let cap = Int(LevelSetShell.Constants.extractionRatio * Double(back.share))
+                // The front (with its skirt) is at least the surface's area; its skirt adds at
+                // most its rim times the cut's depth.
+                let cap = LevelSetShell.extractionCap(area: 4 * area + 1e5, thickness: 2, share: back.share)
                 #expect(
                     back.extraction.vertices <= cap, "\(label): \(back.extraction.vertices) vertices for \(back.share)")
             }
