@@ -1,5 +1,5 @@
 // `make bench`: release-build figures for every stage. Run from the package root.
-// `facescan-bench [pipeline] [decimation] [accuracy] [throughput] [cancel] [samples]` runs only the named sections.
+// `facescan-bench [pipeline] [decimation] [accuracy] [throughput] [cancel] [samples] [small-solids]` runs only the named sections.
 import FaceScanKit
 import Foundation
 
@@ -61,3 +61,4 @@ if section("cancel") {
 if section("samples") {
     do { try runSampleAccuracyBench(samplesDir: "samples") } catch { print("sample accuracy bench failed: \(error)") }
 }
+if section("small-solids") { runSmallSolidBench() }

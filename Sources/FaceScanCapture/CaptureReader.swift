@@ -19,11 +19,34 @@ import Darwin
 ///
 /// Every error is an ``InputError`` naming the file, the frame index and the field.
 package final class CaptureReader {
-    /// Largest accepted vertex count (per frame) and triangle-index count: bigger claims are
-    /// rejected before they can exhaust memory.
-    public static let maxVertices = 4_000_000
-    /// Largest accepted triangle-index count (three per triangle: 8 000 000 triangles).
-    public static let maxTriangleIndices = 3 * 8_000_000
+    /// Largest accepted vertex count per frame (the README's limits): a dense topology at this
+    /// count, 8 or more frames (the outlier test's warm-up) and the smoothing's per-pass state
+    /// stay under 1 GB and 5 s on two cores (docs/PERFORMANCE.md, *Limits*); bigger frames are
+    /// refused as soon as they pass it.
+    public static let maxVertices = 500_000
+    /// Largest accepted triangle-index count (three per triangle: 1 000 000 triangles, twice
+    /// ``maxVertices``, what a surface of that many vertices has).
+    public static let maxTriangleIndices = 3 * 1_000_000
+    /// Largest capture read, in bytes (256 MiB): its frames are parsed in constant memory, but
+    /// each costs time, so a larger capture is refused from its size (a regular file) or as soon
+    /// as a stream passes it.
+    public static let maxBytes = 256 << 20
+    /// The message for a frame over ``maxVertices``.
+    static let tooManyVertices =
+        "more than \(CaptureReader.spaced(maxVertices)) vertices, facescan's limit for a capture frame"
+    /// The message for a capture over ``maxBytes``.
+    static let tooLarge = "larger than \(maxBytes >> 20) MiB, facescan's limit for a capture"
+
+    /// `n` with a space between groups of three digits (500 000), as the docs write counts.
+    static func spaced(_ n: Int) -> String {
+        var digits = Array(String(n))
+        var i = digits.count - 3
+        while i > 0 {
+            digits.insert(" ", at: i)
+            i -= 3
+        }
+        return String(digits)
+    }
 
     /// The input's name as messages give it: its path, or a name for standard input (`-`).
     public let name: String
@@ -80,8 +103,13 @@ package final class CaptureReader {
             json = JSONReader(fd: fd, name: path, ownsFD: true, chunkSize: chunkSize)
             frames = FrameParser(json)
             name = path
+            if st.st_mode & S_IFMT == S_IFREG { declaredSize = Int64(st.st_size) }
         }
+        json.byteLimit = (Int64(Self.maxBytes), Self.tooLarge)
     }
+
+    /// The size of a regular file or of bytes in memory (refused before reading when over ``maxBytes``).
+    private var declaredSize: Int64? = nil
 
     /// Reads a capture held in memory; `name` stands for the file in messages (e.g. `capture.json`).
     public convenience init(bytes: [UInt8], name: String) {
@@ -98,12 +126,15 @@ package final class CaptureReader {
         self.name = name
         json = JSONReader(source: ByteSource(bytes: bytes), name: name, chunkSize: chunkSize)
         frames = FrameParser(json)
+        declaredSize = Int64(bytes.count)
+        json.byteLimit = (Int64(Self.maxBytes), Self.tooLarge)
     }
 
     // MARK: header
 
     /// Reads the header keys up to the first frame (see the type's documentation).
     public func readHeader() throws(InputError) {
+        if let declaredSize, declaredSize > Int64(Self.maxBytes) { throw InputError(file: name, Self.tooLarge) }
         guard let c = try json.peek() else {
             throw InputError(file: name, "empty input: expected a facescan capture (JSON object)")
         }
@@ -268,7 +299,11 @@ package final class CaptureReader {
                 }
                 out.append(UInt32(v))
             }
-            if out.count > Self.maxTriangleIndices { throw json.error("more than \(Self.maxTriangleIndices) indices") }
+            if out.count > Self.maxTriangleIndices {
+                throw json.error(
+                    "more than \(CaptureReader.spaced(Self.maxTriangleIndices / 3)) triangles, facescan's limit for a capture"
+                )
+            }
         } while !(try json.nextOrClose(UInt8(ascii: "]")))
         guard out.count % 3 == 0 else { throw json.error("\(out.count) indices is not a multiple of 3") }
         return out
@@ -550,7 +585,9 @@ package final class FrameParser {
                     switch key {
                     case "vertices":
                         guard try json.peek() == UInt8(ascii: "[") else { throw json.badValue("an array of numbers") }
-                        try json.readFloatArray(into: &frame.xyz, limit: 3 * CaptureReader.maxVertices)
+                        try json.readFloatArray(
+                            into: &frame.xyz, limit: 3 * CaptureReader.maxVertices,
+                            tooMany: CaptureReader.tooManyVertices)
                         verticesField = key
                     case "verticesBase64":
                         guard try json.peek() == UInt8(ascii: "\"") else { throw json.badValue("a base64 string") }
@@ -634,11 +671,17 @@ package final class FrameParser {
                 json.unreadRawString(text)
                 break
             }
-            guard text.count <= limit else { throw json.error("string longer than \(limit) bytes") }
+            guard text.count <= limit else { throw json.error(CaptureReader.tooManyVertices) }
             scratchText.append(contentsOf: text)
             return try decodeBase64Checked(into: &xyz)
         }
-        try json.readStringBody(into: &scratchText, limit: limit)
+        do throws(InputError) {
+            try json.readStringBody(into: &scratchText, limit: limit)
+        } catch {
+            // Past the limit (the body is read up to one byte more): the vertex limit, named.
+            if scratchText.count > limit { throw json.error(CaptureReader.tooManyVertices) }
+            throw error
+        }
         try decodeBase64Checked(into: &xyz)
     }
 

@@ -33,6 +33,8 @@ package final class JSONReader {
     private var eof = false
     /// Offset in the source of `buf[0]`.
     private var base: Int64 = 0
+    /// The most bytes read from the source, and the message past them (a capture's size limit).
+    var byteLimit: (bytes: Int64, message: String)? = nil
 
     /// Longest number token accepted (digits beyond 19 significant ones are handled, but a token
     /// this long is rejected as malformed).
@@ -104,6 +106,9 @@ package final class JSONReader {
                 throw InputError(file: name, "read failed at byte \(offset): \(error.message)")
             }
             if r == 0 { eof = true } else { end += r }
+            if let byteLimit, base + Int64(end) > byteLimit.bytes {
+                throw InputError(file: name, byteLimit.message)
+            }
         }
         return end - pos
     }
@@ -472,7 +477,8 @@ package final class JSONReader {
 
     /// Reads an array of numbers as `Float`s into `out` (replacing its contents), at most `limit`
     /// values. The hot path of capture ingest.
-    func readFloatArray(into out: inout [Float], limit: Int) throws(InputError) {
+    /// `tooMany` is the message past the limit (default: the count of values).
+    func readFloatArray(into out: inout [Float], limit: Int, tooMany: String? = nil) throws(InputError) {
         try expect(UInt8(ascii: "["), "an array of numbers")
         out.removeAll(keepingCapacity: true)
         if try consume(UInt8(ascii: "]")) { return }
@@ -480,14 +486,14 @@ package final class JSONReader {
         defer { out.append(contentsOf: UnsafeBufferPointer(start: floats, count: count)) }
         while true {
             if count == floatCapacity { growFloats() }
-            if count > limit { throw error("array has more than \(limit) values") }
+            if count > limit { throw error(tooMany ?? "array has more than \(limit) values") }
             // Fast path: parse as many numbers as fit in the buffer without refilling.
             while end - pos > 64 && count < floatCapacity {
                 let run = FastFloat.parseFloats(buf + pos, buf + end, floats + count, floatCapacity - count)
                 pos += run.consumed
                 count += run.count
                 if run.closed {
-                    if count > limit { throw error("array has more than \(limit) values") }
+                    if count > limit { throw error(tooMany ?? "array has more than \(limit) values") }
                     return
                 }
                 if end - pos <= 64 || count == floatCapacity { break }
@@ -507,7 +513,7 @@ package final class JSONReader {
                 count += 1
                 let d = buf[q]
                 if d == 0x5D {
-                    if count > limit { throw error("array has more than \(limit) values") }
+                    if count > limit { throw error(tooMany ?? "array has more than \(limit) values") }
                     return
                 }
                 if d != 0x2C {
@@ -520,7 +526,7 @@ package final class JSONReader {
             floats[count] = try readFloat()
             count += 1
             if try nextOrClose(UInt8(ascii: "]")) {
-                if count > limit { throw error("array has more than \(limit) values") }
+                if count > limit { throw error(tooMany ?? "array has more than \(limit) values") }
                 return
             }
         }

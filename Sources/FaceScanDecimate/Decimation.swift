@@ -8,8 +8,10 @@ import FaceScanCore
 
 /// Decimates or refines a mesh to an exact number of vertices.
 public enum Decimation {
-    /// Largest target accepted (the presets go to 20 000).
-    public static let maximumTargetVertices = 1_000_000
+    /// Largest target accepted (the presets go to 20 000): a capture refined to it, written as
+    /// STL, OBJ and PNG, stays within the README's 5 s and 1 GB on two cores (1 000 000 took
+    /// 7.4 s; docs/PERFORMANCE.md, *Limits*).
+    public static let maximumTargetVertices = 500_000
 
     /// Smallest count decimation goes down to (a tetrahedron); lower targets are unreachable.
     public static let minimumVertices = 4

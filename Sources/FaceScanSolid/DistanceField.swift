@@ -30,15 +30,23 @@ extension LevelSetShell {
         /// Whether the grid point lies inside the hull (the front winds around it).
         var inside: [Bool]
 
-        /// The grid spacing for `front` and `thickness`: `Constants/spacing` thicknesses, coarser
-        /// (up to `Constants/coarsestSpacing` thicknesses) when the grid would exceed
-        /// `Constants/maximumGridPoints`; nil when even that would.
-        static func spacing(_ front: Mesh, thickness: Double) -> Double? {
+        /// The grid spacing for `front` and `thickness`: `Constants/spacing` thicknesses, or
+        /// `Constants/edgeSpacing` of `edge` (the back's expected edge length) when that is
+        /// coarser, up to `Constants/coarsestSpacing` thicknesses — a back of few vertices over a
+        /// large part needs no grid finer than its own edges, so the grid's points follow the
+        /// vertex count asked, not the part's size alone; coarser (up to
+        /// `Constants/coarsestSpacing` thicknesses) when the grid would
+        /// exceed `Constants/maximumGridPoints`; nil when even that would.
+        static func spacing(_ front: Mesh, thickness: Double, edge: Double = 0) -> Double? {
             let (lo, hi) = front.bounds
             let volume = Double(hi.x - lo.x) * Double(hi.y - lo.y) * Double(hi.z)
             let budget = Double(Constants.maximumGridPoints) * 0.8
-            let h = max(Constants.spacing * thickness, cbrt(max(volume, 0) / budget))
-            return h <= Constants.coarsestSpacing * thickness ? h : nil
+            let bySize = cbrt(max(volume, 0) / budget)
+            guard bySize <= Constants.coarsestSpacing * thickness else { return nil }
+            // The back's edges coarsen the grid up to one thickness, no further: a coarser grid
+            // cannot place a wall that thin (a 388 mm triangle as a 1 mm shell found no back).
+            let byEdge = min(Constants.edgeSpacing * edge, Constants.coarsestSpacing * thickness)
+            return max(Constants.spacing * thickness, byEdge, bySize)
         }
 
         /// Where the front crosses every grid column: (column, z, +1 facing up / −1 down).
@@ -77,13 +85,12 @@ extension LevelSetShell {
             return hits
         }
 
-        /// The spacing is `Constants/spacing` thicknesses, or coarser when that grid would exceed
-        /// `Constants/maximumGridPoints`. Throws `SolidError/gridTooLarge(size:thickness:points:)`
+        /// The spacing is ``spacing(_:thickness:edge:)``'s for the back's expected `edge`. Throws `SolidError/gridTooLarge(size:thickness:points:)`
         /// (sizes in mesh units), `SolidError/backNotClosed(depth:)` when nothing lies inside
         /// (depth 0: the caller names it), or cancelled.
-        init(_ front: Mesh, thickness: Double, level: Double, bvh: TriangleBVH) throws(SolidError) {
+        init(_ front: Mesh, thickness: Double, level: Double, edge: Double = 0, bvh: TriangleBVH) throws(SolidError) {
             let (lo, hi) = front.bounds
-            guard let h = DistanceGrid.spacing(front, thickness: thickness) else {
+            guard let h = DistanceGrid.spacing(front, thickness: thickness, edge: edge) else {
                 throw .gridTooLarge(
                     size: SIMD3<Double>(hi - lo), thickness: thickness, points: Constants.maximumGridPoints)
             }

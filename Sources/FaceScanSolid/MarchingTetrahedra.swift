@@ -5,15 +5,31 @@ import FaceScanDecimate
 /// marching tetrahedra (each grid cell cut into the six tetrahedra around its main diagonal, so
 /// neighbouring cells agree and the surface is closed and manifold with no case-table
 /// ambiguity), facing the hollow; closed pieces (pockets sealed inside a thick nose) dropped.
-/// Cost: linear in the grid's points (each cell once, a vertex per cut grid edge).
+/// Cost: linear in the grid's points (each cell once, a vertex per cut grid edge), and at most
+/// `cap` vertices extracted: the cut edges are counted first, and the sampling made coarser
+/// until they fit.
 extension LevelSetShell {
+    /// What one extraction did: the work the back's cost follows.
+    package struct ExtractionWork: Sendable, Equatable {
+        /// The grid step extracted on (in grid points).
+        package var stride: Int
+        /// Sampled grid points whose cut edges were counted, over every stride tried.
+        package var pointsCounted: Int
+        /// Cells marching tetrahedra visited.
+        package var cellsVisited: Int
+        /// Vertices marching tetrahedra made (before closed pieces were dropped).
+        package var vertices: Int
+    }
+
     /// The level set `level` behind the front's back surface, facing the hollow, the hollow
     /// opened by a ball of `opening`, closed pieces dropped, extracted on every `step`-th grid
-    /// point along each axis (the bed layer included). Throws `SolidError/backNotClosed(depth:)`
-    /// (depth 0: the caller names it) when nothing lies inside the wall, or cancelled.
-    static func backSurface(_ grid: DistanceGrid, level: Double, opening: Double, stride step: Int = 1)
-        throws(SolidError) -> Mesh
-    {
+    /// point along each axis (the bed layer included), or a coarser step when that would make
+    /// more than `cap` vertices (a vertex per cut grid edge, counted before extracting).
+    /// Throws `SolidError/backNotClosed(depth:)` (depth 0: the caller names it) when nothing
+    /// lies inside the wall, or cancelled.
+    static func backSurface(
+        _ grid: DistanceGrid, level: Double, opening: Double, stride first: Int = 1, cap: Int = .max
+    ) throws(SolidError) -> (mesh: Mesh, work: ExtractionWork) {
         var (nx, ny, nz, h) = (grid.nx, grid.ny, grid.nz, grid.h)
         let (x0, y0) = (grid.x0, grid.y0)
         var field = [Float](repeating: Float(-level), count: nx * ny * nz)
@@ -35,6 +51,20 @@ extension LevelSetShell {
         try SolidError.checkCancelled()
         opened(&field, nx: nx, ny: ny, nz: nz, h: h, radius: opening)
         try SolidError.checkCancelled()
+        var step = max(1, first)
+        var work = ExtractionWork(stride: step, pointsCounted: 0, cellsVisited: 0, vertices: 0)
+        while true {
+            let (cuts, points) = cutEdges(field, nx: nx, ny: ny, nz: nz, stride: step, limit: cap)
+            work.pointsCounted += points
+            if cuts <= cap { break }
+            // A sampling of one cell along an axis has nothing coarser to offer: over the cap.
+            guard (nx - 1) / step >= 2, (ny - 1) / step >= 2, (nz - 1) / step >= 2 else {
+                throw .backOverBudget(vertices: cap)
+            }
+            step += 1
+            try SolidError.checkCancelled()
+        }
+        work.stride = step
         if step > 1 {
             let mx = (nx - 1) / step + 1, my = (ny - 1) / step + 1, mz = (nz - 1) / step + 1
             let fine = field
@@ -76,9 +106,45 @@ extension LevelSetShell {
         }
         let (positions, triangles) = (extractor.positions, extractor.triangles)
         if stopped { throw .cancelled }
+        work.cellsVisited = (nx - 1) * (ny - 1) * (nz - 1)
+        work.vertices = positions.count
         guard !triangles.isEmpty else { throw .backNotClosed(depth: 0) }
         let surface = Mesh(uncheckedPositions: positions, triangles: triangles)
-        return withoutClosedPieces(surface)
+        return (withoutClosedPieces(surface), work)
+    }
+
+    /// The grid edges of the Kuhn cells (each grid point's 7 edges toward +x, +y, +z and the
+    /// diagonals of the faces and the cell at that corner) sampled every `stride` points whose
+    /// ends lie on either side of zero — the vertices marching tetrahedra would make there —
+    /// counted up to just past `limit`; and the sampled points looked at.
+    static func cutEdges(_ field: [Float], nx: Int, ny: Int, nz: Int, stride s: Int, limit: Int) -> (Int, Int) {
+        let mx = (nx - 1) / s + 1, my = (ny - 1) / s + 1, mz = (nz - 1) / s + 1
+        let dx = s, dy = s * nx, dz = s * nx * ny
+        var cuts = 0, points = 0
+        field.withUnsafeBufferPointer { f in
+            for k in 0..<mz {
+                for j in 0..<my {
+                    let row = (k * s * ny + j * s) * nx
+                    for i in 0..<mx {
+                        let g = row + i * s
+                        let p = f[g] > 0
+                        let hx = i + 1 < mx, hy = j + 1 < my, hz = k + 1 < mz
+                        var c = 0
+                        if hx && (f[g + dx] > 0) != p { c += 1 }
+                        if hy && (f[g + dy] > 0) != p { c += 1 }
+                        if hz && (f[g + dz] > 0) != p { c += 1 }
+                        if hx && hy && (f[g + dx + dy] > 0) != p { c += 1 }
+                        if hx && hz && (f[g + dx + dz] > 0) != p { c += 1 }
+                        if hy && hz && (f[g + dy + dz] > 0) != p { c += 1 }
+                        if hx && hy && hz && (f[g + dx + dy + dz] > 0) != p { c += 1 }
+                        cuts += c
+                    }
+                    points += mx
+                    if cuts > limit { return }
+                }
+            }
+        }
+        return (cuts, points)
     }
 
     /// The six tetrahedra of a unit cell around its main diagonal (corner bits: 1 = +x, 2 = +y,

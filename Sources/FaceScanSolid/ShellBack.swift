@@ -20,7 +20,7 @@ import FaceScanMeasure
 ///
 /// A back is made for one ``Choice`` (margin and ball); which choices are tried, in what order,
 /// is ``Solidify``'s retry policy, from ``choices(front:thickness:backVertices:)``.
-enum LevelSetShell {
+package enum LevelSetShell {
     enum Constants {
         /// Grid spacing, in thicknesses.
         static let spacing = 0.5
@@ -37,10 +37,21 @@ enum LevelSetShell {
         /// Spacing the back is extracted at, in thicknesses, when the grid is finer (a whole
         /// multiple of the grid's spacing): the field and the opening are computed at the grid's.
         static let extraction = 1.0
-        /// Most marching-tetrahedra vertices per vertex of the back's share (see ``shell(_:rim:thickness:choice:backVertices:field:)``).
-        static let extractionRatio = 24.0
-        /// Coarsest grid spacing, in thicknesses: a shell that needs a coarser grid is refused.
+        /// Most marching-tetrahedra vertices per vertex of the back's share: the extraction's
+        /// spacing is chosen for it and the count is checked before extracting (see
+        /// ``backSurface(_:level:opening:stride:cap:)``), so the decimation's work is bounded by
+        /// the share.
+        static let extractionRatio = 16.0
+        /// Marching-tetrahedra vertices per vertex of the back's share the extraction's spacing
+        /// aims at (its area taken as the front's): enough for the decimation to remove the
+        /// slivers (`decimation`), few enough that its work follows the share.
+        static let extractionAim = 4.5
+        /// Coarsest grid spacing a part's size may ask, in thicknesses: a shell that needs a
+        /// coarser grid for its size is refused.
         static let coarsestSpacing = 1.0
+        /// Grid spacing from the back's expected edge length (``expectedEdge(area:backVertices:)``),
+        /// in edges, when coarser than `spacing`: the back's vertices are that far apart anyway.
+        static let edgeSpacing = 0.2
         /// Down to this fraction of the marching-tetrahedra vertices the back is always decimated
         /// (marching tetrahedra leave slivers; the collapses' shape term removes them).
         static let decimation = 0.35
@@ -72,12 +83,29 @@ enum LevelSetShell {
         /// The front's area, mesh units squared.
         let frontArea: Double
 
-        init(_ front: Mesh, thickness: Double) throws(SolidError) {
+        /// The field of `front` for a back of `backVertices` vertices (its grid no finer than the
+        /// back's expected edges allow, see ``DistanceGrid/spacing(_:thickness:edge:)``).
+        init(_ front: Mesh, thickness: Double, backVertices: Int) throws(SolidError) {
             bvh = TriangleBVH(front)
             frontArea = LevelSetShell.area(front)
             grid = try DistanceGrid(
-                front, thickness: thickness, level: Constants.margins.max()! * thickness, bvh: bvh)
+                front, thickness: thickness, level: Constants.margins.max()! * thickness,
+                edge: LevelSetShell.expectedEdge(area: frontArea, backVertices: backVertices), bvh: bvh)
         }
+    }
+
+    /// The most vertices a back's extraction makes (`Constants/extractionRatio` per vertex of
+    /// the larger of its share and of what sampling `area` two walls apart asks): bounded by the
+    /// share, or for a thin wall over a large part by its area in walls.
+    package static func extractionCap(area: Double, thickness: Double, share: Int) -> Int {
+        let walls = area / (4 * thickness * thickness)
+        return Int(Constants.extractionRatio * max(Double(share), min(walls, 1e8)))
+    }
+
+    /// The edge length of a back of `backVertices` vertices over `area` (equilateral triangles,
+    /// two per vertex).
+    static func expectedEdge(area: Double, backVertices: Int) -> Double {
+        (1.155 * area / Double(max(backVertices, 1))).squareRoot()
     }
 
     /// The choices to try, most likely first: the level set `Constants/margins` thicknesses
@@ -87,8 +115,7 @@ enum LevelSetShell {
     /// back's edges. Ordered by nearness to the margin a back this coarse usually needs (its flat
     /// triangles cut corners by about their edge length past one thickness): most parts need one.
     static func choices(front: Mesh, thickness: Double, backVertices: Int) -> [Choice] {
-        let frontArea = area(front)
-        let edge = (1.155 * frontArea / Double(max(backVertices, 1))).squareRoot()
+        let edge = expectedEdge(area: area(front), backVertices: backVertices)
         let small = Constants.opening * thickness, wide = Constants.coarseOpening * edge
         var tries = Constants.margins.map { ($0, small) }
         if wide > 1.1 * small { tries += Constants.margins.dropFirst().map { ($0, wide) } }
@@ -111,21 +138,36 @@ enum LevelSetShell {
     }
 
     /// Front + level-set back + ring on the bed for one `choice`; the back has at most
-    /// `backVertices` vertices. Throws `SolidError/backNotClosed(depth:)` or
+    /// `backVertices` vertices; the extraction's work is appended to `work`. Throws `SolidError/backNotClosed(depth:)` or
     /// `SolidError/backCrossesFront(depth:)` with depth 0 (the caller names the cut), or cancelled.
     static func shell(
-        _ front: Mesh, rim: [UInt32], thickness: Double, choice: Choice, backVertices: Int, field: Field
+        _ front: Mesh, rim: [UInt32], thickness: Double, choice: Choice, backVertices: Int, field: Field,
+        work: inout [(share: Int, extraction: ExtractionWork)]
     ) throws(SolidError) -> Mesh {
         let grid = field.grid, bvh = field.bvh
         // Extracted at one thickness's spacing (every other point of the finest grid): the back
         // is decimated far below that anyway, and a quarter of the vertices decimate 4x faster.
         // Coarser still when the back would have more than `Constants/extractionRatio` times
-        // its share of vertices (its area about the front's, a vertex per spacing squared): the
-        // decimation's work is then bounded by the share, not by the grid.
+        // its share of vertices (its area about the front's, a vertex per spacing squared), and
+        // the extraction checks its count before it extracts (a folded front's back can be many
+        // times its area): the decimation's work is bounded by the share, not by the grid.
         var stride = max(1, Int((Constants.extraction * thickness / grid.h * (1 + 1e-9)).rounded(.down)))
-        let spacing = (field.frontArea / (Constants.extractionRatio * Double(max(backVertices, 1000)))).squareRoot()
+        let share = max(backVertices, 1)
+        // No coarser than two walls: a thin wall over a large part needs its level resolved.
+        let spacing = min(
+            (field.frontArea / (Constants.extractionAim * Double(share))).squareRoot(), 2 * thickness)
         stride = max(stride, Int((spacing / grid.h).rounded(.up)))
-        var back = try backSurface(grid, level: choice.margin, opening: choice.opening, stride: stride)
+        let cap = extractionCap(area: field.frontArea, thickness: thickness, share: share)
+        let extraction: (mesh: Mesh, work: ExtractionWork)
+        do throws(SolidError) {
+            extraction = try backSurface(grid, level: choice.margin, opening: choice.opening, stride: stride, cap: cap)
+        } catch {
+            // Over the cap at the coarsest sampling: the back needs more than its share.
+            if case .backOverBudget = error { throw .backOverBudget(vertices: backVertices) }
+            throw error
+        }
+        work.append((share, extraction.work))
+        var back = extraction.mesh
         back = try decimated(back, backVertices: backVertices)
         let loops = MeshTopology(back).boundaryLoops()
         var onLoop = [Bool](repeating: false, count: back.vertexCount)

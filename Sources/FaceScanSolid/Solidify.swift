@@ -34,7 +34,9 @@ import FaceScanDecimate
 ///   decimation is settled: a cut moved forward for the back keeps it.
 /// - A shell's back, for one cut: the `LevelSetShell/Choice`s (margin and ball) in order until
 ///   one keeps at most 0.4 % of its area thinner than 0.9 of the wall, else the one nearest that;
-///   a choice whose back fails is skipped, but a back that cannot be decimated to its share
+///   a choice nearer the front than a back already made over that share is not tried (it would
+///   be thinner still), and a front that is not clean gets no back at all (the cut moves
+///   forward); a choice whose back fails is skipped, but a back that cannot be decimated to its share
 ///   (`SolidError/backOverBudget(vertices:)`) ends the choices at once (every choice would
 ///   fail alike). When every choice fails or the back is over its share
 ///   (`SolidError/backNotClosed(depth:)`, `SolidError/backCrossesFront(depth:)`), the cut moves
@@ -144,6 +146,24 @@ public enum Solidify {
     package static func makePart(
         _ mesh: Mesh, options: SolidOptions, unitInMillimetres unit: Double, vertexCount target: Int? = nil
     ) throws(SolidError) -> Part {
+        var work = Work()
+        return try makePart(mesh, options: options, unitInMillimetres: unit, vertexCount: target, work: &work)
+    }
+
+    /// The work a part cost, counted (not timed): every distance field measured and every back
+    /// extracted, failed attempts included.
+    package struct Work: Sendable {
+        /// Grid points of each distance field measured (one per cut a shell's back was tried at).
+        package var fieldPoints: [Int] = []
+        /// Each back extracted: its vertex budget (the share) and what the extraction did.
+        package var backs: [(share: Int, extraction: LevelSetShell.ExtractionWork)] = []
+    }
+
+    /// ``makePart(_:options:unitInMillimetres:vertexCount:)`` counting its work into `work`.
+    package static func makePart(
+        _ mesh: Mesh, options: SolidOptions, unitInMillimetres unit: Double, vertexCount target: Int? = nil,
+        work: inout Work
+    ) throws(SolidError) -> Part {
         do throws(UsageError) { try options.check(unitInMillimetres: unit) } catch { throw .badOption(error) }
         do throws(UsageError) { try SolidOptions.checkSurface(mesh, unitInMillimetres: unit) } catch {
             throw .badSurface(error.message)
@@ -177,7 +197,8 @@ public enum Solidify {
                         throw .frontOverBudget(vertices: front.mesh.vertexCount, share: share)
                     }
                 }
-                var part = try closedPart(front, options: options, unit: unit, target: target, frame: frame)
+                var part = try closedPart(
+                    front, options: options, unit: unit, target: target, frame: frame, work: &work)
                 if let target {
                     part.mesh = try padded(part.mesh, to: target)
                     part.frontTriangles = nil
@@ -217,9 +238,9 @@ public enum Solidify {
 
     /// The cut front fitted and closed behind: a relief capped, a shell given its back (the
     /// back's choices tried as the retry policy says).
-    static func closedPart(_ front: Front, options: SolidOptions, unit: Double, target: Int?, frame: FaceFrame.Rotation)
-        throws(SolidError) -> Part
-    {
+    static func closedPart(
+        _ front: Front, options: SolidOptions, unit: Double, target: Int?, frame: FaceFrame.Rotation, work: inout Work
+    ) throws(SolidError) -> Part {
         try SolidError.checkCancelled()
         let scale = fitScale(front.mesh, options: options, unit: unit)
         let placed = scale < 1 ? front.mesh.scaledUnchecked(by: Float(scale)) : front.mesh
@@ -233,19 +254,29 @@ public enum Solidify {
             let backBudget =
                 target.map { $0 - placed.vertexCount } ?? max(placed.vertexCount, Constants.freeBackVertices)
             let thickness = options.thickness / unit
+            // A back is joined to the front as it is: a front that is not clean (a cut that left
+            // a duplicate triangle) can give no clean part, whatever back is tried.
+            guard MeshCheck(placed).isClean else { throw .backNotClosed(depth: front.depth) }
             let field: LevelSetShell.Field
-            do throws(SolidError) { field = try LevelSetShell.Field(placed, thickness: thickness) } catch {
+            do throws(SolidError) {
+                field = try LevelSetShell.Field(placed, thickness: thickness, backVertices: max(backBudget, 1))
+            } catch {
                 guard case .gridTooLarge(let size, _, let points) = error else { throw error.at(depth: front.depth) }
                 throw .gridTooLarge(size: size * unit, thickness: options.thickness, points: points)
             }
+            work.fieldPoints.append(field.grid.distance.count)
             var best: (solid: Mesh, share: Double)? = nil
             var last = SolidError.backNotClosed(depth: front.depth)
-            for choice in LevelSetShell.choices(front: placed, thickness: thickness, backVertices: max(backBudget, 0)) {
+            // A back made nearer the front than one already over the thin share would be thinner
+            // still: such choices are skipped (the largest margin over the share ends the search).
+            var thinAt = -Double.infinity
+            for choice in LevelSetShell.choices(front: placed, thickness: thickness, backVertices: max(backBudget, 0))
+            where choice.margin >= thinAt {
                 let solid: Mesh
                 do throws(SolidError) {
                     solid = try LevelSetShell.shell(
                         placed, rim: front.rim, thickness: thickness, choice: choice, backVertices: max(backBudget, 0),
-                        field: field)
+                        field: field, work: &work.backs)
                 } catch {
                     if error == .cancelled { throw error }
                     if case .backOverBudget = error { throw error }
@@ -255,6 +286,7 @@ public enum Solidify {
                 let share = try LevelSetShell.thinShare(solid, front: placed, wall: 0.9 * thickness, bvh: field.bvh)
                 if best == nil || share < best!.share { best = (solid, share) }
                 if share <= LevelSetShell.Constants.thinShare { break }
+                thinAt = max(thinAt, choice.margin)
             }
             guard let best else { throw last }
             part.mesh = best.solid

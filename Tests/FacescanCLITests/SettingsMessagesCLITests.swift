@@ -77,7 +77,7 @@ import Testing
         let cases: [(key: String, flag: String, bad: Double, good: Double)] = [
             ("scale", "--scale", 2e6, 1e6), ("maxJawOpen", "--max-jaw-open", 1.5, 1),
             ("smoothingIterations", "--smoothing", 1001, 1000),
-            ("targetVertexCount", "--target-vertices", 1_000_001, 100),
+            ("targetVertexCount", "--target-vertices", 500_001, 100),
         ]
         for c in cases {
             let file = try Self.capture([c.key: c.bad], in: dir, name: "\(c.key).json")

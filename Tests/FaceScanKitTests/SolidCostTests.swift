@@ -1,0 +1,183 @@
+import Foundation
+import Testing
+
+@testable import FaceScanCore
+@testable import FaceScanMeasure
+@testable import FaceScanSolid
+
+/// The solid step's cost follows its input (issue 59): the work is counted, not timed — the
+/// vertices marching tetrahedra make, the grid points of each distance field, the backs tried.
+/// Timings: `facescan-bench small-solids` and docs/PERFORMANCE.md (*Solid step: cost follows the input*).
+@Suite struct SolidCostTests {
+    /// A hemisphere of `radius` (mm) standing on the bed, pole up: `rings` rings of `segments`
+    /// vertices from the pole down to the rim at z = 0, counter-clockwise seen from outside.
+    static func hemisphere(radius: Double, rings: Int, segments: Int) -> Mesh {
+        var positions: [SIMD3<Float>] = [SIMD3(0, 0, Float(radius))]
+        for r in 1...rings {
+            let theta = Double(r) / Double(rings) * Double.pi / 2
+            for s in 0..<segments {
+                let phi = Double(s) / Double(segments) * 2 * Double.pi
+                let x = radius * sin(theta) * cos(phi), y = radius * sin(theta) * sin(phi)
+                positions.append(SIMD3(Float(x), Float(y), r == rings ? 0 : Float(radius * cos(theta))))
+            }
+        }
+        var triangles: [UInt32] = []
+        func v(_ r: Int, _ s: Int) -> UInt32 { UInt32(1 + (r - 1) * segments + (s % segments)) }
+        for s in 0..<segments { triangles += [0, v(1, s), v(1, s + 1)] }
+        for r in 1..<rings {
+            for s in 0..<segments {
+                let a = v(r, s), b = v(r, s + 1), c = v(r + 1, s), d = v(r + 1, s + 1)
+                triangles += [a, c, d, a, d, b]
+            }
+        }
+        return Mesh(uncheckedPositions: positions, triangles: triangles)
+    }
+
+    /// A bumpy `nx` × `ny` grid `size` mm across (z: a bowl and three waves, fixed by `seed`).
+    static func bumpyGrid(_ nx: Int, _ ny: Int, size: Double, seed: UInt64) -> Mesh {
+        var state = seed &* 0x9E37_79B9_7F4A_7C15 | 1
+        func random() -> Double {
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            return Double(state >> 11) / Double(1 << 53)
+        }
+        let amplitude = size * (0.02 + 0.38 * random()), bowl = size * 0.5 * random()
+        let waves = (0..<3).map { _ in
+            ((2 * random() - 1) * amplitude, 0.5 + 3.5 * random(), 0.5 + 3.5 * random(), 6.3 * random())
+        }
+        var positions: [SIMD3<Float>] = []
+        for j in 0..<ny {
+            for i in 0..<nx {
+                let u = Double(i) / Double(nx - 1) - 0.5, v = Double(j) / Double(ny - 1) - 0.5
+                var z = bowl * (0.5 - u * u - v * v)
+                for (a, fx, fy, phase) in waves { z += a * sin(fx * u * 6.28 + fy * v * 6.28 + phase) }
+                positions.append(SIMD3(Float(u * size), Float(v * size), Float(z)))
+            }
+        }
+        var triangles: [UInt32] = []
+        for j in 0..<(ny - 1) {
+            for i in 0..<(nx - 1) {
+                let a = UInt32(j * nx + i), b = a + 1, c = a + UInt32(nx), d = c + 1
+                triangles += [a, b, d, a, d, c]
+            }
+        }
+        return Mesh(uncheckedPositions: positions, triangles: triangles)
+    }
+
+    /// The extraction never makes more vertices than its cap: it counts the grid edges the level
+    /// set cuts (exactly the vertices it would make) and samples coarser until they fit.
+    @Test func extractionNeverExceedsItsCap() throws {
+        let front = Self.hemisphere(radius: 30, rings: 24, segments: 64)
+        let bvh = TriangleBVH(front)
+        let grid = try LevelSetShell.DistanceGrid(front, thickness: 2, level: 3.4, bvh: bvh)
+        let free = try LevelSetShell.backSurface(grid, level: 2.08, opening: 1.5, stride: 1)
+        #expect(free.work.stride == 1)
+        #expect(free.work.vertices > 2_000, "the uncapped back has \(free.work.vertices) vertices")
+        // The count is exact: a cap of exactly the uncapped count keeps the sampling, one less does not.
+        let exact = try LevelSetShell.backSurface(grid, level: 2.08, opening: 1.5, stride: 1, cap: free.work.vertices)
+        #expect(exact.work.stride == 1 && exact.work.vertices == free.work.vertices)
+        let under = try LevelSetShell.backSurface(
+            grid, level: 2.08, opening: 1.5, stride: 1, cap: free.work.vertices - 1)
+        #expect(under.work.stride > 1 && under.work.vertices < free.work.vertices)
+        for divisor in [2, 3, 5, 9] {
+            let cap = free.work.vertices / divisor
+            let capped = try LevelSetShell.backSurface(grid, level: 2.08, opening: 1.5, stride: 1, cap: cap)
+            #expect(capped.work.vertices <= cap, "cap \(cap): \(capped.work.vertices) vertices extracted")
+            #expect(capped.work.stride > 1)
+            #expect(capped.mesh.vertexCount > 0 && capped.mesh.vertexCount <= capped.work.vertices)
+            // Cells visited are those of the coarser sampling, not of the grid.
+            #expect(capped.work.cellsVisited * capped.work.stride * capped.work.stride <= free.work.cellsVisited + 1)
+        }
+    }
+
+    /// The issue's fuzz input (`solid` target, hex 0e8c0000…071f): 16 lattice points, 4 triangles,
+    /// a 1 mm shell. Its cut front keeps a duplicate triangle, so no back can close it: it is
+    /// refused before any distance field or back is made (it extracted 21 backs of 19 000–31 000
+    /// vertices, 2.2 s). Replayed with the fuzz target's decoding.
+    @Test func fuzzSurfaceWithDuplicateFrontIsRefusedWithoutWork() {
+        let hex =
+            "0e8c000000130a00191400191f0013000a190a0a1f070207064469630405090409080d060a050a090206070b070207064469630405090409080d060a050700071f"
+        var bytes: [UInt8] = []
+        var at = hex.startIndex
+        while at < hex.endIndex {
+            let next = hex.index(at, offsetBy: 2)
+            bytes.append(UInt8(hex[at..<next], radix: 16)!)
+            at = next
+        }
+        // Tests/Fuzz/FuzzSolid.swift's layout: count, extent, flags, 3 lattice bytes a vertex, 3 index bytes a triangle.
+        let n = 2 + Int(bytes[0]) % 199
+        let extent = Float(64.910_32)  // 10^(140 / 255 · 3.301) mm, bytes[1] = 0x8c
+        #expect(bytes[1] == 0x8c && bytes[2] == 0)
+        var positions: [SIMD3<Float>] = []
+        var k = 3
+        while positions.count < n && k + 3 <= bytes.count {
+            positions.append(
+                SIMD3(Float(bytes[k] % 32), Float(bytes[k + 1] % 32), Float(bytes[k + 2] % 32)) * (extent / 31))
+            k += 3
+        }
+        var triangles: [UInt32] = []
+        while k + 3 <= bytes.count {
+            let (a, b, c) = (bytes[k], bytes[k + 1], bytes[k + 2])
+            let (i, j, l) = (
+                UInt32(Int(a & 0x7f) % positions.count), UInt32(Int(b) % positions.count),
+                UInt32(Int(c) % positions.count)
+            )
+            triangles += a & 0x80 == 0 ? [i, j, l] : [i, l, j]
+            k += 3
+        }
+        #expect(positions.count == 16 && triangles.count == 12)
+        let mesh = Mesh(uncheckedPositions: positions, triangles: triangles)
+        var work = Solidify.Work()
+        do throws(SolidError) {
+            _ = try Solidify.makePart(mesh, options: SolidOptions(thickness: 1), unitInMillimetres: 1, work: &work)
+            Issue.record("a part was made")
+        } catch {
+            guard case .backNotClosed = error else {
+                Issue.record("refused as \(error)")
+                return
+            }
+        }
+        #expect(work.fieldPoints.isEmpty, "fields measured: \(work.fieldPoints)")
+        #expect(work.backs.isEmpty, "backs extracted: \(work.backs.count)")
+    }
+
+    /// Small surfaces (4–196 vertices, 1–300 mm across) as shells: every back extracts at most
+    /// `extractionRatio` × its share, the distance field's grid follows the back's share (not
+    /// the part's size at half a thickness), and a back over the thin share at the largest
+    /// margin ends the search (no nearer margin is tried after it).
+    @Test func smallSurfacesCostWhatTheirShareAsks() {
+        let cases: [(Int, Int, Double)] = [
+            (2, 2, 1.5), (3, 7, 26), (9, 8, 150), (7, 12, 126), (6, 14, 139), (11, 8, 96), (14, 14, 300),
+            (5, 4, 288), (12, 12, 4), (14, 5, 271),
+        ]
+        var parts = 0
+        for (index, (nx, ny, size)) in cases.enumerated() {
+            let surface = Self.bumpyGrid(nx, ny, size: size, seed: UInt64(index + 1))
+            var work = Solidify.Work()
+            let label = "\(nx)x\(ny) \(size) mm"
+            do throws(SolidError) {
+                let part = try Solidify.makePart(surface, options: SolidOptions(), unitInMillimetres: 1, work: &work)
+                let check = MeshCheck(part.mesh)
+                #expect(check.isWatertight && check.isClean, "\(label): \(check.summary)")
+                parts += 1
+            } catch {
+                // A refusal is fine; its work is bounded all the same.
+            }
+            let area = LevelSetShell.area(surface)
+            for back in work.backs {
+                // The front (with its skirt) is at least the surface's area; its skirt adds at
+                // most its rim times the cut's depth.
+                let cap = LevelSetShell.extractionCap(area: 4 * area + 1e5, thickness: 2, share: back.share)
+                #expect(
+                    back.extraction.vertices <= cap, "\(label): \(back.extraction.vertices) vertices for \(back.share)")
+            }
+            // Half-a-thickness spacing over a 300 mm part is 5 million points; the share's edges ask far fewer.
+            for points in work.fieldPoints {
+                #expect(points <= 600_000, "\(label): a distance field of \(points) points")
+            }
+            #expect(work.backs.count <= 3 * 7)
+        }
+        #expect(parts >= 5, "only \(parts) of \(cases.count) surfaces made a part")
+    }
+}
