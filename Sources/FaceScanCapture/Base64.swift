@@ -107,88 +107,114 @@ extension Base64 {
         // Groups of 16 characters (12 bytes, 3 floats), leaving at least the last quantum (the only
         // one that may be padded) to the tail.
         let groups = (n / 4 - 1) / 4
-        let tailChars = n - 16 * groups
         var bad = false
         var nonFinite: UInt32 = 0
-        table.withUnsafeBufferPointer { t in
-            out.withUnsafeMutableBufferPointer { dst in
-                let raw = UnsafeRawPointer(src)
-                let d = dst.baseAddress!
-                var g = 0
-                // SSSE3 where the CPU has it (16 characters per step); else the scalar loop below.
-                switch vector ? facescan_base64_floats(src, groups, d) : -1 {
-                case 1: g = groups
-                case 0:
-                    g = groups
-                    bad = true  // an invalid character or a non-finite value: checked path
-                default: break
-                }
+        out.withUnsafeMutableBufferPointer { dst in
+            let d = dst.baseAddress!
+            var g = 0
+            // SSSE3 where the CPU has it (16 characters per step); else the scalar loop.
+            switch vector ? facescan_base64_floats(src, groups, d) : -1 {
+            case 1: g = groups
+            case 0:
+                g = groups
+                bad = true  // an invalid character or a non-finite value: checked path
+            default: break
+            }
+            if g < groups {
                 pairTable.withUnsafeBufferPointer { pairs in
-                    let p = pairs.baseAddress!
-                    var pairBad: UInt16 = 0
-                    while g < groups {
-                        let s = raw + 16 * g
-                        let u = UInt64(littleEndian: s.loadUnaligned(as: UInt64.self))
-                        let w = UInt64(littleEndian: s.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-                        // Two characters per lookup: 12 bits, most significant first.
-                        let p0 = p[Int(truncatingIfNeeded: u & 0xFFFF)],
-                            p1 = p[Int(truncatingIfNeeded: (u >> 16) & 0xFFFF)]
-                        let p2 = p[Int(truncatingIfNeeded: (u >> 32) & 0xFFFF)],
-                            p3 = p[Int(truncatingIfNeeded: u >> 48)]
-                        let p4 = p[Int(truncatingIfNeeded: w & 0xFFFF)],
-                            p5 = p[Int(truncatingIfNeeded: (w >> 16) & 0xFFFF)]
-                        let p6 = p[Int(truncatingIfNeeded: (w >> 32) & 0xFFFF)],
-                            p7 = p[Int(truncatingIfNeeded: w >> 48)]
-                        pairBad |= p0 | p1 | p2 | p3 | p4 | p5 | p6 | p7
-                        // Quanta as 24-bit big-endian values; the 12 bytes as 64 + 32 bits, big-endian.
-                        let v0 = UInt64(p0) << 12 | UInt64(p1), v1 = UInt64(p2) << 12 | UInt64(p3)
-                        let v2 = UInt64(p4) << 12 | UInt64(p5), v3 = UInt64(p6) << 12 | UInt64(p7)
-                        let head = v0 << 40 | v1 << 16 | v2 >> 8
-                        let f0 = UInt32(truncatingIfNeeded: head >> 32).byteSwapped
-                        let f1 = UInt32(truncatingIfNeeded: head).byteSwapped
-                        let f2 = UInt32(truncatingIfNeeded: (v2 & 0xFF) << 24 | v3).byteSwapped
-                        // Exponent all ones (infinity or NaN) carries into bit 31.
-                        nonFinite |=
-                            ((f0 & 0x7F80_0000) &+ 0x0080_0000) | ((f1 & 0x7F80_0000) &+ 0x0080_0000)
-                            | ((f2 & 0x7F80_0000) &+ 0x0080_0000)
-                        d[3 * g] = Float(bitPattern: f0)
-                        d[3 * g + 1] = Float(bitPattern: f1)
-                        d[3 * g + 2] = Float(bitPattern: f2)
-                        g += 1
-                    }
-                    if pairBad & 0xF000 != 0 { bad = true }
+                    if decodeGroups(src, g..<groups, pairs.baseAddress!, into: d, nonFinite: &nonFinite) { bad = true }
                 }
-                // Tail: 1…4 quanta, the last possibly padded, decoded bytewise.
-                var bytes: (UInt64, UInt64) = (0, 0)
-                withUnsafeMutableBytes(of: &bytes) { tail in
-                    var o = 0
-                    let s = src + 16 * groups
-                    for q in stride(from: 0, to: tailChars, by: 4) {
-                        let last = q + 4 == tailChars
-                        let valid = last ? 4 - pad : 4
-                        // The quantum as a 24-bit big-endian value (padding contributes zeros).
-                        var v: UInt32 = 0
-                        var chars: UInt8 = 0
-                        for k in 0..<4 {
-                            let x = k < valid ? t[Int(s[q + k])] : 0
-                            chars |= x
-                            v = v << 6 | UInt32(x & 0x3F)
-                        }
-                        for k in valid..<4 where s[q + k] != UInt8(ascii: "=") { bad = true }
-                        if chars & 0xC0 != 0 { bad = true }  // a character outside the alphabet
-                        for k in 0..<(valid - 1) { tail[o + k] = UInt8(truncatingIfNeeded: v >> (16 - 8 * UInt32(k))) }
-                        o += valid - 1
-                    }
-                    for k in 0..<(o / 4) {
-                        let f =
-                            UInt32(tail[4 * k]) | UInt32(tail[4 * k + 1]) << 8 | UInt32(tail[4 * k + 2]) << 16
-                            | UInt32(tail[4 * k + 3]) << 24
-                        nonFinite |= (f & 0x7F80_0000) &+ 0x0080_0000
-                        d[3 * groups + k] = Float(bitPattern: f)
-                    }
-                }
+            }
+            if decodeTail(src + 16 * groups, n - 16 * groups, pad: pad, into: d + 3 * groups, nonFinite: &nonFinite) {
+                bad = true
             }
         }
         return !bad && nonFinite >> 31 == 0
+    }
+
+    /// The scalar loop of ``decodeFloats(_:into:vector:)``: groups `range` of 16 characters of
+    /// `src` (12 bytes, 3 floats each) into `d[3 g...]`, two characters per ``pairTable`` lookup.
+    /// ORs each float's exponent plus one into `nonFinite` (bit 31 set for infinity or NaN);
+    /// returns whether a character was outside the alphabet.
+    @inline(__always)
+    static func decodeGroups(
+        _ src: UnsafePointer<UInt8>, _ range: Range<Int>, _ p: UnsafePointer<UInt16>,
+        into d: UnsafeMutablePointer<Float>, nonFinite: inout UInt32
+    ) -> Bool {
+        let raw = UnsafeRawPointer(src)
+        var pairBad: UInt16 = 0
+        var g = range.lowerBound
+        while g < range.upperBound {
+            let s = raw + 16 * g
+            let u = UInt64(littleEndian: s.loadUnaligned(as: UInt64.self))
+            let w = UInt64(littleEndian: s.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            // Two characters per lookup: 12 bits, most significant first.
+            let p0 = p[Int(truncatingIfNeeded: u & 0xFFFF)],
+                p1 = p[Int(truncatingIfNeeded: (u >> 16) & 0xFFFF)]
+            let p2 = p[Int(truncatingIfNeeded: (u >> 32) & 0xFFFF)],
+                p3 = p[Int(truncatingIfNeeded: u >> 48)]
+            let p4 = p[Int(truncatingIfNeeded: w & 0xFFFF)],
+                p5 = p[Int(truncatingIfNeeded: (w >> 16) & 0xFFFF)]
+            let p6 = p[Int(truncatingIfNeeded: (w >> 32) & 0xFFFF)],
+                p7 = p[Int(truncatingIfNeeded: w >> 48)]
+            pairBad |= p0 | p1 | p2 | p3 | p4 | p5 | p6 | p7
+            // Quanta as 24-bit big-endian values; the 12 bytes as 64 + 32 bits, big-endian.
+            let v0 = UInt64(p0) << 12 | UInt64(p1), v1 = UInt64(p2) << 12 | UInt64(p3)
+            let v2 = UInt64(p4) << 12 | UInt64(p5), v3 = UInt64(p6) << 12 | UInt64(p7)
+            let head = v0 << 40 | v1 << 16 | v2 >> 8
+            let f0 = UInt32(truncatingIfNeeded: head >> 32).byteSwapped
+            let f1 = UInt32(truncatingIfNeeded: head).byteSwapped
+            let f2 = UInt32(truncatingIfNeeded: (v2 & 0xFF) << 24 | v3).byteSwapped
+            // Exponent all ones (infinity or NaN) carries into bit 31.
+            nonFinite |=
+                ((f0 & 0x7F80_0000) &+ 0x0080_0000) | ((f1 & 0x7F80_0000) &+ 0x0080_0000)
+                | ((f2 & 0x7F80_0000) &+ 0x0080_0000)
+            d[3 * g] = Float(bitPattern: f0)
+            d[3 * g + 1] = Float(bitPattern: f1)
+            d[3 * g + 2] = Float(bitPattern: f2)
+            g += 1
+        }
+        return pairBad & 0xF000 != 0
+    }
+
+    /// The tail of ``decodeFloats(_:into:vector:)``: `tailChars` characters at `s` (1…4 quanta,
+    /// the last with `pad` padding characters), decoded bytewise into the floats at `d`. ORs
+    /// each float's exponent plus one into `nonFinite`; returns whether the text was invalid (a
+    /// character outside the alphabet or misplaced padding).
+    static func decodeTail(
+        _ s: UnsafePointer<UInt8>, _ tailChars: Int, pad: Int, into d: UnsafeMutablePointer<Float>,
+        nonFinite: inout UInt32
+    ) -> Bool {
+        var bad = false
+        var bytes: (UInt64, UInt64) = (0, 0)
+        table.withUnsafeBufferPointer { t in
+            withUnsafeMutableBytes(of: &bytes) { tail in
+                var o = 0
+                for q in stride(from: 0, to: tailChars, by: 4) {
+                    let last = q + 4 == tailChars
+                    let valid = last ? 4 - pad : 4
+                    // The quantum as a 24-bit big-endian value (padding contributes zeros).
+                    var v: UInt32 = 0
+                    var chars: UInt8 = 0
+                    for k in 0..<4 {
+                        let x = k < valid ? t[Int(s[q + k])] : 0
+                        chars |= x
+                        v = v << 6 | UInt32(x & 0x3F)
+                    }
+                    for k in valid..<4 where s[q + k] != UInt8(ascii: "=") { bad = true }
+                    if chars & 0xC0 != 0 { bad = true }  // a character outside the alphabet
+                    for k in 0..<(valid - 1) { tail[o + k] = UInt8(truncatingIfNeeded: v >> (16 - 8 * UInt32(k))) }
+                    o += valid - 1
+                }
+                for k in 0..<(o / 4) {
+                    let f =
+                        UInt32(tail[4 * k]) | UInt32(tail[4 * k + 1]) << 8 | UInt32(tail[4 * k + 2]) << 16
+                        | UInt32(tail[4 * k + 3]) << 24
+                    nonFinite |= (f & 0x7F80_0000) &+ 0x0080_0000
+                    d[k] = Float(bitPattern: f)
+                }
+            }
+        }
+        return bad
     }
 }

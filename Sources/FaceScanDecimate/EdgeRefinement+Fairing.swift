@@ -44,7 +44,6 @@ extension EdgeRefinement.State {
     mutating func fair(inputCount: Int) {
         let n = positions.count
         guard n >= EdgeRefinement.fairingRatio * inputCount, EdgeRefinement.fairingSweeps > 0 else { return }
-        let slots = triangles.count
         // 1. Neighbours of every vertex (CSR, in half-edge order), and the boundary's vertices.
         let (start, neighbours, boundary) = MeshTopology.rings(triangles: triangles, twin: twin, vertexCount: n)
         // 2. Which vertices move: the new ones inside.
@@ -55,23 +54,35 @@ extension EdgeRefinement.State {
             moved = true
         }
         guard moved else { return }
-        // 3. The sweeps, in Float (as the positions): U for every vertex (zero on the boundary, whose umbrella is
-        //    one-sided), then each free vertex in index order steps from its neighbours' U, and
-        //    its own U and its neighbours' follow the step (Gauss–Seidel).
+        // 3. The sweeps, in Float (as the positions).
         var x = positions
+        Self.bilaplacianSweeps(
+            &x, start: start, neighbours: neighbours, free: free, boundary: boundary, from: inputCount)
+        // 4. No crease sharper than the input's sharpest.
+        guard undoSharpCreases(&x, free: &free) else { return }  // every new vertex keeps its PN point
+        for v in inputCount..<n where free[v] { positions[v] = x[v] }
+    }
+
+    /// ``EdgeRefinement/fairingSweeps`` Gauss–Seidel sweeps over `x`: U for every vertex (zero on
+    /// the boundary, whose umbrella is one-sided), then each free vertex from `inputCount` on, in
+    /// index order, steps from its neighbours' U, and its own U and its neighbours' follow the
+    /// step. `start`/`neighbours`: the rings (CSR) of ``MeshTopology/rings(triangles:twin:vertexCount:)``.
+    static func bilaplacianSweeps(
+        _ x: inout [SIMD3<Float>], start: [Int32], neighbours: [Int32], free: [Bool], boundary: [Bool],
+        from inputCount: Int
+    ) {
+        let n = x.count
         var u = [SIMD3<Float>](repeating: .zero, count: n)
         var inverseValence = [Float](repeating: 0, count: n)
+        for v in 0..<n {
+            let c = Int(start[v + 1] - start[v])
+            inverseValence[v] = c > 0 ? 1 / Float(c) : 0
+        }
         let rate = Float(EdgeRefinement.fairingStep)
         start.withUnsafeBufferPointer { st in
             neighbours.withUnsafeBufferPointer { nb in
                 free.withUnsafeBufferPointer { fr in
                     boundary.withUnsafeBufferPointer { bd in
-                        inverseValence.withUnsafeMutableBufferPointer { iv in
-                            for v in 0..<n {
-                                let c = Int(st[v + 1] - st[v])
-                                iv[v] = c > 0 ? 1 / Float(c) : 0
-                            }
-                        }
                         x.withUnsafeMutableBufferPointer { p in
                             u.withUnsafeMutableBufferPointer { um in
                                 inverseValence.withUnsafeBufferPointer { iv in
@@ -82,21 +93,7 @@ extension EdgeRefinement.State {
                                     }
                                     for _ in 0..<EdgeRefinement.fairingSweeps {
                                         for v in inputCount..<n where fr[v] {
-                                            var s = SIMD3<Float>.zero, w: Float = 0
-                                            for k in Int(st[v])..<Int(st[v + 1]) {
-                                                let j = Int(nb[k])
-                                                s += um[j]
-                                                w += iv[j]
-                                            }
-                                            // U²(p) and its diagonal ν = 1 + (1 / n) Σ 1 / nⱼ.
-                                            let u2 = s * iv[v] - um[v]
-                                            let step = -rate * u2 / (1 + w * iv[v])
-                                            p[v] += step
-                                            um[v] -= step
-                                            for k in Int(st[v])..<Int(st[v + 1]) where !bd[Int(nb[k])] {
-                                                let j = Int(nb[k])
-                                                um[j] += step * iv[j]
-                                            }
+                                            relax(v, p, um, iv, st, nb, bd, rate: rate)
                                         }
                                     }
                                 }
@@ -106,16 +103,41 @@ extension EdgeRefinement.State {
                 }
             }
         }
-        // 4. No crease sharper than the input's sharpest: where a dihedral angle is, the four
-        //    vertices of its two triangles go back to their PN points (a few rounds at most).
-        //    A normal (not unit) per triangle, both of an edge's triangles (also one with no moved
-        //    corner), then per edge a dot product, its sign, and only for the few edges past a
-        //    right angle (the input's sharpest crease is past it on a face) the lengths.
-        let limit = creaseCosine
-        let tc = slots / 3
+    }
+
+    /// One Gauss–Seidel step of vertex `v`: `p[v]` moves by `rate` of the bi-Laplacian update,
+    /// and the umbrellas `um` of `v` and of its neighbours off the boundary follow the move.
+    @inline(__always)
+    static func relax(
+        _ v: Int, _ p: UnsafeMutableBufferPointer<SIMD3<Float>>, _ um: UnsafeMutableBufferPointer<SIMD3<Float>>,
+        _ iv: UnsafeBufferPointer<Float>, _ st: UnsafeBufferPointer<Int32>, _ nb: UnsafeBufferPointer<Int32>,
+        _ bd: UnsafeBufferPointer<Bool>, rate: Float
+    ) {
+        var s = SIMD3<Float>.zero, w: Float = 0
+        for k in Int(st[v])..<Int(st[v + 1]) {
+            let j = Int(nb[k])
+            s += um[j]
+            w += iv[j]
+        }
+        // U²(p) and its diagonal ν = 1 + (1 / n) Σ 1 / nⱼ.
+        let u2 = s * iv[v] - um[v]
+        let step = -rate * u2 / (1 + w * iv[v])
+        p[v] += step
+        um[v] -= step
+        for k in Int(st[v])..<Int(st[v + 1]) where !bd[Int(nb[k])] {
+            let j = Int(nb[k])
+            um[j] += step * iv[j]
+        }
+    }
+
+    /// Where a dihedral angle of the faired `x` is sharper than the input's sharpest
+    /// (``creaseCosine``), the four vertices of its two triangles go back to their PN points and
+    /// stop being `free`; round after round, at most ``EdgeRefinement/fairingUndoRounds``.
+    /// Returns whether a round undid nothing (false: the caller keeps every PN point).
+    func undoSharpCreases(_ x: inout [SIMD3<Float>], free: inout [Bool]) -> Bool {
+        let tc = triangles.count / 3
         var normal = [SIMD3<Float>](repeating: .zero, count: tc)
         var movedCorner = [Bool](repeating: false, count: tc)
-        var clean = false
         for _ in 0..<EdgeRefinement.fairingUndoRounds {
             var undone = false
             triangles.withUnsafeBufferPointer { tri in
@@ -124,46 +146,66 @@ extension EdgeRefinement.State {
                         free.withUnsafeMutableBufferPointer { fr in
                             normal.withUnsafeMutableBufferPointer { nm in
                                 movedCorner.withUnsafeMutableBufferPointer { mc in
-                                    for t in 0..<tc {
-                                        let a = Int(tri[3 * t]), b = Int(tri[3 * t + 1]), c = Int(tri[3 * t + 2])
-                                        mc[t] = fr[a] || fr[b] || fr[c]
-                                        let e1 = p[b] - p[a], e2 = p[c] - p[a]
-                                        nm[t] = SIMD3<Float>(
-                                            e1.y * e2.z - e1.z * e2.y, e1.z * e2.x - e1.x * e2.z,
-                                            e1.x * e2.y - e1.y * e2.x)
-                                    }
-                                    for h in 0..<slots where tw[h] > Int32(h) {
-                                        let g = Int(tw[h])
-                                        let t1 = h / 3, t2 = g / 3
-                                        guard mc[t1] || mc[t2] else { continue }
-                                        let n1 = nm[t1], n2 = nm[t2]
-                                        let dot = Double((n1 * n2).sum())
-                                        // cos < limit; past a right angle only when dot < 0.
-                                        guard limit >= 0 || dot < 0 else { continue }
-                                        let l1 = Double((n1 * n1).sum()), l2 = Double((n2 * n2).sum())
-                                        guard l1 > 0, l2 > 0, dot < limit * (l1 * l2).squareRoot() else { continue }
-                                        let corners = (
-                                            Int(tri[h]), Int(tri[Self.next(h)]), Int(tri[Self.prev(h)]),
-                                            Int(tri[Self.prev(g)])
-                                        )
-                                        for v in [corners.0, corners.1, corners.2, corners.3] where fr[v] {
-                                            p[v] = positions[v]
-                                            fr[v] = false
-                                            undone = true
-                                        }
-                                    }
+                                    Self.faceNormals(tri, p, fr, normals: nm, movedCorner: mc)
+                                    undone = undoRound(tri, tw, p, fr, normals: nm, movedCorner: mc)
                                 }
                             }
                         }
                     }
                 }
             }
-            if !undone {
-                clean = true
-                break
+            if !undone { return true }
+        }
+        return false
+    }
+
+    /// Per triangle of `tri`, a normal (not unit) at positions `p`, and whether a corner is free.
+    static func faceNormals(
+        _ tri: UnsafeBufferPointer<UInt32>, _ p: UnsafeMutableBufferPointer<SIMD3<Float>>,
+        _ fr: UnsafeMutableBufferPointer<Bool>, normals nm: UnsafeMutableBufferPointer<SIMD3<Float>>,
+        movedCorner mc: UnsafeMutableBufferPointer<Bool>
+    ) {
+        for t in 0..<nm.count {
+            let a = Int(tri[3 * t]), b = Int(tri[3 * t + 1]), c = Int(tri[3 * t + 2])
+            mc[t] = fr[a] || fr[b] || fr[c]
+            let e1 = p[b] - p[a], e2 = p[c] - p[a]
+            nm[t] = SIMD3<Float>(
+                e1.y * e2.z - e1.z * e2.y, e1.z * e2.x - e1.x * e2.z,
+                e1.x * e2.y - e1.y * e2.x)
+        }
+    }
+
+    /// One round of ``undoSharpCreases(_:free:)``: per interior edge with a moved corner, a dot
+    /// product of its triangles' normals, its sign, and only for the few edges past a right angle
+    /// (the input's sharpest crease is past it on a face) the lengths. Returns whether a vertex
+    /// went back.
+    func undoRound(
+        _ tri: UnsafeBufferPointer<UInt32>, _ tw: UnsafeBufferPointer<Int32>,
+        _ p: UnsafeMutableBufferPointer<SIMD3<Float>>, _ fr: UnsafeMutableBufferPointer<Bool>,
+        normals nm: UnsafeMutableBufferPointer<SIMD3<Float>>, movedCorner mc: UnsafeMutableBufferPointer<Bool>
+    ) -> Bool {
+        let limit = creaseCosine
+        var undone = false
+        for h in 0..<tri.count where tw[h] > Int32(h) {
+            let g = Int(tw[h])
+            let t1 = h / 3, t2 = g / 3
+            guard mc[t1] || mc[t2] else { continue }
+            let n1 = nm[t1], n2 = nm[t2]
+            let dot = Double((n1 * n2).sum())
+            // cos < limit; past a right angle only when dot < 0.
+            guard limit >= 0 || dot < 0 else { continue }
+            let l1 = Double((n1 * n1).sum()), l2 = Double((n2 * n2).sum())
+            guard l1 > 0, l2 > 0, dot < limit * (l1 * l2).squareRoot() else { continue }
+            let corners = (
+                Int(tri[h]), Int(tri[Self.next(h)]), Int(tri[Self.prev(h)]),
+                Int(tri[Self.prev(g)])
+            )
+            for v in [corners.0, corners.1, corners.2, corners.3] where fr[v] {
+                p[v] = positions[v]
+                fr[v] = false
+                undone = true
             }
         }
-        guard clean else { return }  // every new vertex keeps its PN point
-        for v in inputCount..<n where free[v] { positions[v] = x[v] }
+        return undone
     }
 }

@@ -51,7 +51,7 @@ extension DecimationCore {
         pending: UnsafeMutablePointer<UInt32>
     ) -> Int {
         let s = self
-        let tri = s.tri, flags = s.flags, pos = s.pos
+        let tri = s.tri, flags = s.flags
         let cand = s.cand + start
         let deferred = s.vectorPlacement
         h.update(repeating: 0, count: Self.bucketCount + 1)
@@ -88,48 +88,58 @@ extension DecimationCore {
                 } else if a > b {
                     continue  // an interior edge is ranked from its other half-edge
                 }
-                let keep: UInt32, drop: UInt32
-                let target: SIMD3<Float>
-                var cost: Double
-                if ba && bb {
-                    let q = s.sum(a, b)
-                    // Along the boundary: onto the cheaper endpoint, so the rim only ever loses
-                    // vertices and never bulges past the input's rim.
-                    let ca = q.evaluate(s.local(a)), cb = q.evaluate(s.local(b))
-                    if ca < cb || (ca == cb && a < b) {
-                        keep = a
-                        drop = b
-                        cost = ca
-                    } else {
-                        keep = b
-                        drop = a
-                        cost = cb
-                    }
-                    target = pos[Int(keep)]
-                    // Ties with interior collapses (flat, straight rims) go to the interior.
-                    let e = s.local(a) - s.local(b)
-                    cost += Tuning.boundaryTieBreak * (q.a00 + q.a11 + q.a22) * dot3(e, e)
-                } else if !ba && !bb {
-                    keep = min(a, b)
-                    drop = max(a, b)
-                    (target, cost) = s.interiorPlacement(s.sum(a, b), a, b)
-                } else {
-                    // Between the rim and the interior: the interior vertex goes onto the rim
-                    // vertex, which stays put.
-                    keep = ba ? a : b
-                    drop = ba ? b : a
-                    target = pos[Int(keep)]
-                    cost = s.sum(a, b).evaluate(s.local(keep))
-                }
-                let fc: Float = cost > 0 ? Float(cost) : 0
-                cand[count] = Candidate(x: target.x, y: target.y, z: target.z, cost: fc, drop: drop, keep: keep)
-                h[Int(Self.key(fc)) + 1] += 1
+                let c = s.rank(a, b, boundary: ba, bb)
+                cand[count] = c
+                h[Int(Self.key(c.cost)) + 1] += 1
                 count += 1
             }
             base += 3
         }
         if waiting > 0 { s.placePending(pending, waiting, in: cand, histogram: h) }
         return count
+    }
+
+    /// The collapse of edge `a`–`b` (not locked; `ba`, `bb`: whether each end is on the
+    /// boundary): the vertex that survives, where it goes and the cost. Along the boundary, onto
+    /// the cheaper end; inside, where ``interiorPlacement(_:_:_:)`` puts it; between the rim and
+    /// the interior, onto the rim vertex.
+    @inline(__always)
+    func rank(_ a: UInt32, _ b: UInt32, boundary ba: Bool, _ bb: Bool) -> Candidate {
+        let keep: UInt32, drop: UInt32
+        let target: SIMD3<Float>
+        var cost: Double
+        if ba && bb {
+            let q = sum(a, b)
+            // Along the boundary: onto the cheaper endpoint, so the rim only ever loses
+            // vertices and never bulges past the input's rim.
+            let ca = q.evaluate(local(a)), cb = q.evaluate(local(b))
+            if ca < cb || (ca == cb && a < b) {
+                keep = a
+                drop = b
+                cost = ca
+            } else {
+                keep = b
+                drop = a
+                cost = cb
+            }
+            target = pos[Int(keep)]
+            // Ties with interior collapses (flat, straight rims) go to the interior.
+            let e = local(a) - local(b)
+            cost += Tuning.boundaryTieBreak * (q.a00 + q.a11 + q.a22) * dot3(e, e)
+        } else if !ba && !bb {
+            keep = min(a, b)
+            drop = max(a, b)
+            (target, cost) = interiorPlacement(sum(a, b), a, b)
+        } else {
+            // Between the rim and the interior: the interior vertex goes onto the rim
+            // vertex, which stays put.
+            keep = ba ? a : b
+            drop = ba ? b : a
+            target = pos[Int(keep)]
+            cost = sum(a, b).evaluate(local(keep))
+        }
+        let fc: Float = cost > 0 ? Float(cost) : 0
+        return Candidate(x: target.x, y: target.y, z: target.z, cost: fc, drop: drop, keep: keep)
     }
 
     /// The quadric of edge `a`–`b`: the sum of its ends'.

@@ -35,7 +35,32 @@ extension Mesh {
         return w.bytes
     }
 
+    /// The object ids of the file: the document, the model and the geometry.
+    private static let fbxDocumentID: Int64 = 1_000_000
+    private static let fbxModelID: Int64 = 1_000_001
+    private static let fbxGeometryID: Int64 = 1_000_002
+
+    /// The top-level records, in file order.
     private func writeFBXNodes(_ w: inout FBXWriter, centimetresPerUnit: Double) {
+        Self.writeFBXHeaderNodes(&w)
+        Self.writeFBXGlobalSettings(&w, centimetresPerUnit: centimetresPerUnit)
+        Self.writeFBXDocument(&w)
+        w.node("Objects") { w in
+            writeFBXGeometry(&w)
+            w.node("Model", [.int64(Self.fbxModelID), .name("Mesh", class: "Model"), .string("Mesh")]) { w in
+                w.node("Version", [.int32(232)])
+                w.node("Culling", [.string("CullingOff")])
+            }
+        }
+        w.node("Connections") { w in
+            w.node("C", [.string("OO"), .int64(Self.fbxModelID), .int64(0)])
+            w.node("C", [.string("OO"), .int64(Self.fbxGeometryID), .int64(Self.fbxModelID)])
+        }
+    }
+
+    /// `FBXHeaderExtension` (versions, the fixed creation time, the creator), `FileId`,
+    /// `CreationTime` and `Creator`.
+    private static func writeFBXHeaderNodes(_ w: inout FBXWriter) {
         let t = FBXWriter.fixedTime
         w.node("FBXHeaderExtension") { w in
             w.node("FBXHeaderVersion", [.int32(1003)])
@@ -55,6 +80,10 @@ extension Mesh {
         w.node("FileId", [.raw(FBXWriter.fileID)])
         w.node("CreationTime", [.string(t.text)])
         w.node("Creator", [.string("facescan")])
+    }
+
+    /// `GlobalSettings`: the axes and the unit.
+    private static func writeFBXGlobalSettings(_ w: inout FBXWriter, centimetresPerUnit: Double) {
         w.node("GlobalSettings") { w in
             w.node("Version", [.int32(1000)])
             w.node("Properties70") { w in
@@ -69,10 +98,13 @@ extension Mesh {
                 w.property("OriginalUnitScaleFactor", "double", "Number", [.double(centimetresPerUnit)])
             }
         }
-        let documentID: Int64 = 1_000_000, modelID: Int64 = 1_000_001, geometryID: Int64 = 1_000_002
+    }
+
+    /// `Documents` (one scene), `References` (none) and `Definitions` (the object types used).
+    private static func writeFBXDocument(_ w: inout FBXWriter) {
         w.node("Documents") { w in
             w.node("Count", [.int32(1)])
-            w.node("Document", [.int64(documentID), .string("Scene"), .string("Scene")]) { w in
+            w.node("Document", [.int64(fbxDocumentID), .string("Scene"), .string("Scene")]) { w in
                 w.node("RootNode", [.int64(0)])
             }
         }
@@ -84,56 +116,51 @@ extension Mesh {
                 w.node("ObjectType", [.string(type)]) { w in w.node("Count", [.int32(1)]) }
             }
         }
-        w.node("Objects") { w in
-            w.node("Geometry", [.int64(geometryID), .name("Mesh", class: "Geometry"), .string("Mesh")]) { w in
-                w.node("GeometryVersion", [.int32(124)])
-                w.doubleArrayNode("Vertices", count: 3 * vertexCount) { out in
-                    positions.withUnsafeBufferPointer { p in
-                        for i in 0..<p.count {
-                            out(3 * i, Double(p[i].x)); out(3 * i + 1, Double(p[i].y)); out(3 * i + 2, Double(p[i].z))
-                        }
-                    }
-                }
-                w.int32ArrayNode("PolygonVertexIndex", count: triangles.count) { out in
-                    triangles.withUnsafeBufferPointer { t in
-                        for i in 0..<t.count {
-                            // Every third index closes a triangle: stored as its bitwise negation.
-                            let v = Int32(truncatingIfNeeded: t[i])
-                            out(i, i % 3 == 2 ? ~v : v)
-                        }
-                    }
-                }
-                let normals = vertexNormals()
-                w.node("LayerElementNormal", [.int32(0)]) { w in
-                    w.node("Version", [.int32(101)])
-                    w.node("Name", [.string("")])
-                    w.node("MappingInformationType", [.string("ByVertice")])
-                    w.node("ReferenceInformationType", [.string("Direct")])
-                    w.doubleArrayNode("Normals", count: 3 * normals.count) { out in
-                        normals.withUnsafeBufferPointer { q in
-                            for i in 0..<q.count {
-                                let u = q[i] == .zero ? SIMD3<Float>(0, 0, 1) : q[i]
-                                out(3 * i, Double(u.x)); out(3 * i + 1, Double(u.y)); out(3 * i + 2, Double(u.z))
-                            }
-                        }
-                    }
-                }
-                w.node("Layer", [.int32(0)]) { w in
-                    w.node("Version", [.int32(100)])
-                    w.node("LayerElement") { w in
-                        w.node("Type", [.string("LayerElementNormal")])
-                        w.node("TypedIndex", [.int32(0)])
+    }
+
+    /// The `Geometry` record: vertices, triangles (each one's last index negated) and a layer of
+    /// unit vertex normals.
+    private func writeFBXGeometry(_ w: inout FBXWriter) {
+        w.node("Geometry", [.int64(Self.fbxGeometryID), .name("Mesh", class: "Geometry"), .string("Mesh")]) { w in
+            w.node("GeometryVersion", [.int32(124)])
+            w.doubleArrayNode("Vertices", count: 3 * vertexCount) { out in
+                positions.withUnsafeBufferPointer { p in
+                    for i in 0..<p.count {
+                        out(3 * i, Double(p[i].x)); out(3 * i + 1, Double(p[i].y)); out(3 * i + 2, Double(p[i].z))
                     }
                 }
             }
-            w.node("Model", [.int64(modelID), .name("Mesh", class: "Model"), .string("Mesh")]) { w in
-                w.node("Version", [.int32(232)])
-                w.node("Culling", [.string("CullingOff")])
+            w.int32ArrayNode("PolygonVertexIndex", count: triangles.count) { out in
+                triangles.withUnsafeBufferPointer { t in
+                    for i in 0..<t.count {
+                        // Every third index closes a triangle: stored as its bitwise negation.
+                        let v = Int32(truncatingIfNeeded: t[i])
+                        out(i, i % 3 == 2 ? ~v : v)
+                    }
+                }
             }
-        }
-        w.node("Connections") { w in
-            w.node("C", [.string("OO"), .int64(modelID), .int64(0)])
-            w.node("C", [.string("OO"), .int64(geometryID), .int64(modelID)])
+            let normals = vertexNormals()
+            w.node("LayerElementNormal", [.int32(0)]) { w in
+                w.node("Version", [.int32(101)])
+                w.node("Name", [.string("")])
+                w.node("MappingInformationType", [.string("ByVertice")])
+                w.node("ReferenceInformationType", [.string("Direct")])
+                w.doubleArrayNode("Normals", count: 3 * normals.count) { out in
+                    normals.withUnsafeBufferPointer { q in
+                        for i in 0..<q.count {
+                            let u = q[i] == .zero ? SIMD3<Float>(0, 0, 1) : q[i]
+                            out(3 * i, Double(u.x)); out(3 * i + 1, Double(u.y)); out(3 * i + 2, Double(u.z))
+                        }
+                    }
+                }
+            }
+            w.node("Layer", [.int32(0)]) { w in
+                w.node("Version", [.int32(100)])
+                w.node("LayerElement") { w in
+                    w.node("Type", [.string("LayerElementNormal")])
+                    w.node("TypedIndex", [.int32(0)])
+                }
+            }
         }
     }
 }

@@ -50,43 +50,66 @@ package enum OFFReader {
         }
     }
 
+    /// The mesh of `lines`: the header, the vertices, the faces.
     static func parse(_ lines: inout OFFLines, name: String) throws(InputError) -> Mesh {
-        func fail(_ line: Int, _ message: String) -> InputError { InputError(file: name, "line \(line): " + message) }
-        guard var words = lines.nextWords() else { throw InputError(file: name, "empty file: no OFF header") }
-        var homogeneous = false
-        if let first = words.first, count(first) == nil {
-            guard let flags = keyword(first) else {
-                throw fail(
-                    lines.number, "expected the OFF keyword or the vertex and face counts, found '\(text(first))'")
+        var words: [ArraySlice<UInt8>] = []
+        let homogeneous = try keywordLine(&lines, &words, name: name)
+        let (vertexCount, faceCount) = try counts(&lines, &words, name: name)
+        let positions = try vertices(&lines, vertexCount, homogeneous: homogeneous, name: name)
+        let triangles = try faces(&lines, faceCount, vertexCount: vertexCount, name: name)
+        return Mesh(uncheckedPositions: positions, triangles: triangles)
+    }
+
+    /// An `InputError` naming `name` and line `line`.
+    static func fail(_ name: String, _ line: Int, _ message: String) -> InputError {
+        InputError(file: name, "line \(line): " + message)
+    }
+
+    /// Reads the first data line into `words` and takes its keyword (and an `nOFF` dimension)
+    /// off it, when it starts with one; returns whether the vertices are homogeneous (`4…OFF`).
+    static func keywordLine(
+        _ lines: inout OFFLines, _ words: inout [ArraySlice<UInt8>], name: String
+    ) throws(InputError) -> Bool {
+        guard let first = lines.nextWords() else { throw InputError(file: name, "empty file: no OFF header") }
+        words = first
+        guard let w0 = words.first, count(w0) == nil else { return false }
+        guard let flags = keyword(w0) else {
+            throw fail(
+                name, lines.number, "expected the OFF keyword or the vertex and face counts, found '\(text(w0))'")
+        }
+        words.removeFirst()
+        if let w = words.first, w.elementsEqual("BINARY".utf8) {
+            throw fail(name, lines.number, "binary OFF is not supported (ASCII OFF only)")
+        }
+        if flags.dimension {
+            if words.isEmpty { words = lines.nextWords() ?? [] }
+            guard let w = words.first, w.elementsEqual("3".utf8) else {
+                let found = words.first.map { "'\(text($0))'" } ?? "none"
+                throw fail(name, lines.number, "nOFF: only dimension 3 is supported, found \(found)")
             }
             words.removeFirst()
-            if let w = words.first, w.elementsEqual("BINARY".utf8) {
-                throw fail(lines.number, "binary OFF is not supported (ASCII OFF only)")
-            }
-            homogeneous = flags.homogeneous
-            if flags.dimension {
-                if words.isEmpty { words = lines.nextWords() ?? [] }
-                guard let w = words.first, w.elementsEqual("3".utf8) else {
-                    let found = words.first.map { "'\(text($0))'" } ?? "none"
-                    throw fail(lines.number, "nOFF: only dimension 3 is supported, found \(found)")
-                }
-                words.removeFirst()
-            }
         }
-        // The counts: the next two words, on this line or the following ones (an edge count after
-        // them is ignored).
+        return flags.homogeneous
+    }
+
+    /// The vertex and face counts: the next two words, on this line (what is left of it in
+    /// `words`) or the following ones (an edge count after them is ignored); checked against the
+    /// lines that follow and the vertex limit.
+    static func counts(
+        _ lines: inout OFFLines, _ words: inout [ArraySlice<UInt8>], name: String
+    ) throws(InputError) -> (vertices: Int, faces: Int) {
         var counts: [(text: ArraySlice<UInt8>, value: Int)] = []
         var countLine = lines.number
         while counts.count < 2 {
             if words.isEmpty {
                 guard let next = lines.nextWords() else {
-                    throw fail(lines.number, "expected the vertex and face counts")
+                    throw fail(name, lines.number, "expected the vertex and face counts")
                 }
                 words = next
             }
             let w = words.removeFirst()
             guard let v = count(w) else {
-                throw fail(lines.number, "expected the vertex and face counts, found '\(text(w))'")
+                throw fail(name, lines.number, "expected the vertex and face counts, found '\(text(w))'")
             }
             if counts.isEmpty { countLine = lines.number }
             counts.append((w, v))
@@ -95,39 +118,53 @@ package enum OFFReader {
         let left = lines.remainingDataLines()
         if vertexCount > left || faceCount > left - vertexCount {
             throw fail(
-                countLine,
+                name, countLine,
                 "\(text(counts[0].text)) vertices and \(text(counts[1].text)) faces declared, more than the \(left) lines that follow"
             )
         }
         guard vertexCount <= maxVertices else {
-            throw fail(countLine, "more than \(maxVertices) vertices (facescan's limit for a mesh file)")
+            throw fail(name, countLine, "more than \(maxVertices) vertices (facescan's limit for a mesh file)")
         }
+        return (vertexCount, faceCount)
+    }
+
+    /// The `vertexCount` vertex lines: their first 3 (or, `homogeneous`, 4) coordinates.
+    static func vertices(
+        _ lines: inout OFFLines, _ vertexCount: Int, homogeneous: Bool, name: String
+    ) throws(InputError) -> [SIMD3<Float>] {
         var positions: [SIMD3<Float>] = []
         positions.reserveCapacity(vertexCount)
         for v in 0..<vertexCount {
             guard var s = lines.nextScanner() else { break }  // counted above: never
             guard let x = s.finiteFloat(), let y = s.finiteFloat(), let z = s.finiteFloat() else {
-                throw fail(lines.number, "vertex \(v): expected 3 finite coordinates")
+                throw fail(name, lines.number, "vertex \(v): expected 3 finite coordinates")
             }
             var p = SIMD3(x, y, z)
             if homogeneous {
                 guard let w = s.finiteFloat(), w != 0 else {
-                    throw fail(lines.number, "vertex \(v): expected a non-zero homogeneous coordinate")
+                    throw fail(name, lines.number, "vertex \(v): expected a non-zero homogeneous coordinate")
                 }
                 p /= w
                 guard p.x.isFinite && p.y.isFinite && p.z.isFinite else {
-                    throw fail(lines.number, "vertex \(v): coordinates do not fit 32-bit floats")
+                    throw fail(name, lines.number, "vertex \(v): coordinates do not fit 32-bit floats")
                 }
             }
             positions.append(p)
         }
+        return positions
+    }
+
+    /// The `faceCount` face lines, cut into triangles (points and lines skipped).
+    static func faces(
+        _ lines: inout OFFLines, _ faceCount: Int, vertexCount: Int, name: String
+    ) throws(InputError) -> [UInt32] {
         var triangles: [UInt32] = []
         triangles.reserveCapacity(3 * faceCount)
         for f in 0..<faceCount {
             guard var s = lines.nextScanner() else { break }
             s.skipBlanks()
             guard let n = integer(s.word()), n >= 0 else {
-                throw fail(lines.number, "face \(f): expected a corner count and that many indices")
+                throw fail(name, lines.number, "face \(f): expected a corner count and that many indices")
             }
             let faceStart = triangles.count
             var fan = PolygonFan()
@@ -135,21 +172,23 @@ package enum OFFReader {
                 s.skipBlanks()
                 let w = s.word()
                 guard w.count > 0 else {
-                    throw fail(lines.number, "face \(f): expected a corner count and that many indices")
+                    throw fail(name, lines.number, "face \(f): expected a corner count and that many indices")
                 }
-                guard let i = integer(w) else { throw fail(lines.number, "face \(f): bad vertex index '\(text(w))'") }
+                guard let i = integer(w) else {
+                    throw fail(name, lines.number, "face \(f): bad vertex index '\(text(w))'")
+                }
                 guard i >= 0, i < vertexCount else {
                     throw fail(
-                        lines.number, "face \(f): vertex index \(text(w)) out of range (\(vertexCount) vertices)")
+                        name, lines.number, "face \(f): vertex index \(text(w)) out of range (\(vertexCount) vertices)")
                 }
                 fan.add(UInt32(i), to: &triangles)
             }
             if n > Mesh.maxFanCorners { Mesh.restrip(&triangles, from: faceStart, corners: n) }
             guard triangles.count <= 3 * maxTriangles else {
-                throw fail(lines.number, "more than \(maxTriangles) triangles (facescan's limit for a mesh file)")
+                throw fail(name, lines.number, "more than \(maxTriangles) triangles (facescan's limit for a mesh file)")
             }
         }
-        return Mesh(uncheckedPositions: positions, triangles: triangles)
+        return triangles
     }
 
     /// A count word: decimal digits only; more than 18 digits counts as `Int.max`.

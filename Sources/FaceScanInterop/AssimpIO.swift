@@ -280,90 +280,19 @@ extension AssimpIO {
     /// transform, must be finite. Errors name the mesh, face or vertex (numbered from 0 as in the
     /// file). Limits: ``maxVertices`` vertices and ``maxTriangles`` triangles in all.
     static func convert(_ scene: aiScene, name: String) throws(InputError) -> Mesh {
-        var positions: [SIMD3<Float>] = []
-        var uvs: [SIMD2<Float>] = []
-        var allHaveUV = true
-        var triangles: [UInt32] = []
-        var meshesSeen = 0
-        func append(_ m: aiMesh, _ t: aiMatrix4x4, meshIndex: Int) throws(InputError) {
-            let base = UInt32(positions.count)
-            let n = Int(m.mNumVertices)
-            guard n > 0, let verts = m.mVertices else { return }
-            meshesSeen += 1
-            guard positions.count + n <= maxVertices else {
-                throw InputError(
-                    file: name,
-                    "more than \(maxVertices) vertices (facescan's limit for a mesh file)")
-            }
-            let uv = m.mTextureCoords.0
-            if uv == nil { allHaveUV = false }
-            let place = scene.mNumMeshes > 1 ? "mesh \(meshIndex) " : ""
-            for i in 0..<n {
-                let p = verts[i]
-                let q = SIMD3<Float>(
-                    t.a1 * p.x + t.a2 * p.y + t.a3 * p.z + t.a4,
-                    t.b1 * p.x + t.b2 * p.y + t.b3 * p.z + t.b4,
-                    t.c1 * p.x + t.c2 * p.y + t.c3 * p.z + t.c4)
-                guard q.x.isFinite && q.y.isFinite && q.z.isFinite else {
-                    throw InputError(file: name, "\(place)vertex \(i): non-finite coordinate")
-                }
-                positions.append(q)
-                if let uv { uvs.append(SIMD2(uv[i].x, uv[i].y)) }
-            }
-            guard let faces = m.mFaces else { return }
-            // Points and lines are skipped; a polygon is cut into a fan of triangles, or a strip
-            // beyond 64 corners (as the OBJ reader does: no vertex in hundreds of its triangles).
-            for f in 0..<Int(m.mNumFaces) where faces[f].mNumIndices >= 3 {
-                let corners = Int(faces[f].mNumIndices)
-                guard let idx = faces[f].mIndices else {
-                    throw InputError(file: name, "\(place)face \(f): no indices")
-                }
-                for k in 0..<corners where Int(idx[k]) >= n {
-                    throw InputError(
-                        file: name,
-                        "\(place)face \(f): vertex index \(idx[k]) out of range (\(n) vertices)")
-                }
-                guard triangles.count + 3 * (corners - 2) <= 3 * maxTriangles else {
-                    throw InputError(
-                        file: name,
-                        "more than \(maxTriangles) triangles (facescan's limit for a mesh file)")
-                }
-                let start = triangles.count
-                var fan = PolygonFan()
-                for k in 0..<corners { fan.add(base + idx[k], to: &triangles) }
-                if corners > Mesh.maxFanCorners { Mesh.restrip(&triangles, from: start, corners: corners) }
-            }
-        }
-        func visit(_ node: UnsafeMutablePointer<aiNode>, _ parent: aiMatrix4x4, depth: Int)
-            throws(InputError)
-        {
-            guard depth < 256 else { return }
-            let t = multiply(parent, node.pointee.mTransformation)
-            for k in 0..<Int(node.pointee.mNumMeshes) {
-                guard let list = node.pointee.mMeshes else { break }
-                let mi = Int(list[k])
-                if mi < Int(scene.mNumMeshes), let meshes = scene.mMeshes, let m = meshes[mi] {
-                    try append(m.pointee, t, meshIndex: mi)
-                }
-            }
-            for c in 0..<Int(node.pointee.mNumChildren) {
-                guard let children = node.pointee.mChildren else { break }
-                if let child = children[c] { try visit(child, t, depth: depth + 1) }
-            }
-        }
+        var gathered = SceneMeshes(scene: scene, name: name)
         if let root = scene.mRootNode {
-            try visit(root, identity, depth: 0)
+            try gathered.visit(root, identity, depth: 0)
         } else if let meshes = scene.mMeshes {
             for i in 0..<Int(scene.mNumMeshes) {
-                if let m = meshes[i] { try append(m.pointee, identity, meshIndex: i) }
+                if let m = meshes[i] { try gathered.append(m.pointee, identity, meshIndex: i) }
             }
         }
-        guard !triangles.isEmpty else {
+        guard !gathered.triangles.isEmpty else {
             throw InputError(file: name, "assimp: the file holds no triangles")
         }
-        return Mesh(
-            uncheckedPositions: positions, triangles: triangles,
-            uvs: allHaveUV && uvs.count == positions.count ? uvs : nil)
+        let uvs = gathered.allHaveUV && gathered.uvs.count == gathered.positions.count ? gathered.uvs : nil
+        return Mesh(uncheckedPositions: gathered.positions, triangles: gathered.triangles, uvs: uvs)
     }
 
     /// The largest mesh read through assimp (the README's limits): 20 million vertices and
@@ -434,6 +363,100 @@ final class AssimpLock: @unchecked Sendable {
     }
 }
 
+/// The meshes of an `aiScene` gathered into one triangle list in scene space, for
+/// ``AssimpIO/convert(_:name:)``: each mesh a node references, transformed by the node's
+/// accumulated transform, its indices and coordinates checked.
+struct SceneMeshes {
+    let scene: aiScene
+    let name: String
+    var positions: [SIMD3<Float>] = []
+    var uvs: [SIMD2<Float>] = []
+    /// Whether every mesh so far has UV channel 0.
+    var allHaveUV = true
+    var triangles: [UInt32] = []
+
+    init(scene: aiScene, name: String) {
+        self.scene = scene
+        self.name = name
+    }
+
+    /// Appends the meshes of `node` and of its children (at most 256 deep), `parent` the
+    /// transform above it.
+    mutating func visit(_ node: UnsafeMutablePointer<aiNode>, _ parent: aiMatrix4x4, depth: Int)
+        throws(InputError)
+    {
+        guard depth < 256 else { return }
+        let t = AssimpIO.multiply(parent, node.pointee.mTransformation)
+        for k in 0..<Int(node.pointee.mNumMeshes) {
+            guard let list = node.pointee.mMeshes else { break }
+            let mi = Int(list[k])
+            if mi < Int(scene.mNumMeshes), let meshes = scene.mMeshes, let m = meshes[mi] {
+                try append(m.pointee, t, meshIndex: mi)
+            }
+        }
+        for c in 0..<Int(node.pointee.mNumChildren) {
+            guard let children = node.pointee.mChildren else { break }
+            if let child = children[c] { try visit(child, t, depth: depth + 1) }
+        }
+    }
+
+    /// Appends mesh `m` (number `meshIndex` of the scene) transformed by `t`: its vertices, then
+    /// its faces.
+    mutating func append(_ m: aiMesh, _ t: aiMatrix4x4, meshIndex: Int) throws(InputError) {
+        let base = UInt32(positions.count)
+        let n = Int(m.mNumVertices)
+        guard n > 0, let verts = m.mVertices else { return }
+        guard positions.count + n <= AssimpIO.maxVertices else {
+            throw InputError(
+                file: name,
+                "more than \(AssimpIO.maxVertices) vertices (facescan's limit for a mesh file)")
+        }
+        let uv = m.mTextureCoords.0
+        if uv == nil { allHaveUV = false }
+        let place = scene.mNumMeshes > 1 ? "mesh \(meshIndex) " : ""
+        for i in 0..<n {
+            let p = verts[i]
+            let q = SIMD3<Float>(
+                t.a1 * p.x + t.a2 * p.y + t.a3 * p.z + t.a4,
+                t.b1 * p.x + t.b2 * p.y + t.b3 * p.z + t.b4,
+                t.c1 * p.x + t.c2 * p.y + t.c3 * p.z + t.c4)
+            guard q.x.isFinite && q.y.isFinite && q.z.isFinite else {
+                throw InputError(file: name, "\(place)vertex \(i): non-finite coordinate")
+            }
+            positions.append(q)
+            if let uv { uvs.append(SIMD2(uv[i].x, uv[i].y)) }
+        }
+        try appendFaces(m, base: base, vertexCount: n, place: place)
+    }
+
+    /// Appends the faces of `m`, whose vertices start at `base`: points and lines are skipped; a
+    /// polygon is cut into a fan of triangles, or a strip beyond 64 corners (as the OBJ reader
+    /// does: no vertex in hundreds of its triangles).
+    mutating func appendFaces(_ m: aiMesh, base: UInt32, vertexCount n: Int, place: String) throws(InputError) {
+        guard let faces = m.mFaces else { return }
+        for f in 0..<Int(m.mNumFaces) where faces[f].mNumIndices >= 3 {
+            let corners = Int(faces[f].mNumIndices)
+            guard let idx = faces[f].mIndices else {
+                throw InputError(file: name, "\(place)face \(f): no indices")
+            }
+            for k in 0..<corners where Int(idx[k]) >= n {
+                throw InputError(
+                    file: name,
+                    "\(place)face \(f): vertex index \(idx[k]) out of range (\(n) vertices)")
+            }
+            guard triangles.count + 3 * (corners - 2) <= 3 * AssimpIO.maxTriangles else {
+                throw InputError(
+                    file: name,
+                    "more than \(AssimpIO.maxTriangles) triangles (facescan's limit for a mesh file)")
+            }
+            let start = triangles.count
+            var fan = PolygonFan()
+            for k in 0..<corners { fan.add(base + idx[k], to: &triangles) }
+            if corners > Mesh.maxFanCorners { Mesh.restrip(&triangles, from: start, corners: corners) }
+        }
+    }
+}
+
 /// An `aiScene` built by hand for export: one root node holding one mesh (positions, smooth
 /// vertex normals, UV channel 0 when present, triangles) and one material (name and a clay
 /// diffuse colour). Every struct and array is allocated here and released by ``deallocate()``;
@@ -443,21 +466,51 @@ struct SceneBuilder {
     private var blocks: [UnsafeMutableRawPointer] = []
 
     init(_ mesh: Mesh) {
-        var blocks: [UnsafeMutableRawPointer] = []
-        func alloc<T>(_ type: T.Type, _ count: Int, _ zero: T) -> UnsafeMutablePointer<T> {
+        var blocks = Blocks()
+        let m = Self.mesh(mesh, &blocks)
+        let material = Self.clayMaterial(&blocks)
+        // Root node: identity transform, mesh 0.
+        let node = blocks.alloc(aiNode.self, 1, aiNode())
+        AssimpIO.setString(&node.pointee.mName, "facescan")
+        node.pointee.mTransformation = AssimpIO.identity
+        let nodeMeshes = blocks.alloc(UInt32.self, 1, 0)
+        node.pointee.mNumMeshes = 1
+        node.pointee.mMeshes = nodeMeshes
+
+        let s = blocks.alloc(aiScene.self, 1, aiScene())
+        let meshList = blocks.alloc(Optional<UnsafeMutablePointer<aiMesh>>.self, 1, m)
+        let materialList = blocks.alloc(Optional<UnsafeMutablePointer<aiMaterial>>.self, 1, material)
+        s.pointee.mRootNode = node
+        s.pointee.mNumMeshes = 1
+        s.pointee.mMeshes = meshList
+        s.pointee.mNumMaterials = 1
+        s.pointee.mMaterials = materialList
+        s.pointee.mFlags = UInt32(AI_SCENE_FLAGS_NON_VERBOSE_FORMAT)
+        scene = s
+        self.blocks = blocks.list
+    }
+
+    /// The blocks a scene is made of, each zero-filled when allocated and kept to be freed.
+    struct Blocks {
+        var list: [UnsafeMutableRawPointer] = []
+
+        /// `count` (at least one) values `zero`.
+        mutating func alloc<T>(_ type: T.Type, _ count: Int, _ zero: T) -> UnsafeMutablePointer<T> {
             let p = UnsafeMutablePointer<T>.allocate(capacity: max(count, 1))
             p.initialize(repeating: zero, count: max(count, 1))
-            blocks.append(UnsafeMutableRawPointer(p))
+            list.append(UnsafeMutableRawPointer(p))
             return p
         }
-        let n = mesh.vertexCount, tn = mesh.triangleCount
+    }
 
-        // Mesh: vertices, normals, UVs, faces (their index arrays in one block).
-        let m = alloc(aiMesh.self, 1, aiMesh())
+    /// The `aiMesh` of `mesh`: vertices, normals, UVs, faces (their index arrays in one block).
+    static func mesh(_ mesh: Mesh, _ blocks: inout Blocks) -> UnsafeMutablePointer<aiMesh> {
+        let n = mesh.vertexCount, tn = mesh.triangleCount
+        let m = blocks.alloc(aiMesh.self, 1, aiMesh())
         m.pointee.mPrimitiveTypes = aiPrimitiveType_TRIANGLE.rawValue
         m.pointee.mNumVertices = UInt32(n)
-        let verts = alloc(aiVector3D.self, n, aiVector3D())
-        let norms = alloc(aiVector3D.self, n, aiVector3D())
+        let verts = blocks.alloc(aiVector3D.self, n, aiVector3D())
+        let norms = blocks.alloc(aiVector3D.self, n, aiVector3D())
         let normals = mesh.vertexNormals()
         for i in 0..<n {
             let p = mesh.positions[i], q = normals[i]
@@ -467,13 +520,13 @@ struct SceneBuilder {
         m.pointee.mVertices = verts
         m.pointee.mNormals = norms
         if let uvs = mesh.uvs {
-            let tc = alloc(aiVector3D.self, n, aiVector3D())
+            let tc = blocks.alloc(aiVector3D.self, n, aiVector3D())
             for i in 0..<n { tc[i] = aiVector3D(x: uvs[i].x, y: uvs[i].y, z: 0) }
             m.pointee.mTextureCoords.0 = tc
             m.pointee.mNumUVComponents.0 = 2
         }
-        let faces = alloc(aiFace.self, tn, aiFace())
-        let indices = alloc(UInt32.self, 3 * tn, 0)
+        let faces = blocks.alloc(aiFace.self, tn, aiFace())
+        let indices = blocks.alloc(UInt32.self, 3 * tn, 0)
         for t in 0..<tn {
             for k in 0..<3 { indices[3 * t + k] = mesh.triangles[3 * t + k] }
             faces[t] = aiFace(mNumIndices: 3, mIndices: indices + 3 * t)
@@ -482,16 +535,19 @@ struct SceneBuilder {
         m.pointee.mFaces = faces
         m.pointee.mMaterialIndex = 0
         AssimpIO.setString(&m.pointee.mName, "face")
+        return m
+    }
 
-        // Material: name and diffuse colour (a clay tone).
+    /// The material: name and diffuse colour (a clay tone).
+    static func clayMaterial(_ blocks: inout Blocks) -> UnsafeMutablePointer<aiMaterial> {
         func property(_ key: String, _ type: aiPropertyTypeInfo, _ data: [UInt8])
             -> UnsafeMutablePointer<aiMaterialProperty>
         {
-            let p = alloc(aiMaterialProperty.self, 1, aiMaterialProperty())
+            let p = blocks.alloc(aiMaterialProperty.self, 1, aiMaterialProperty())
             AssimpIO.setString(&p.pointee.mKey, key)
             p.pointee.mType = type
             p.pointee.mDataLength = UInt32(data.count)
-            let d = alloc(CChar.self, data.count, 0)
+            let d = blocks.alloc(CChar.self, data.count, 0)
             for (i, b) in data.enumerated() { d[i] = CChar(bitPattern: b) }
             p.pointee.mData = d
             return p
@@ -503,33 +559,14 @@ struct SceneBuilder {
         for c: Float in [0.8, 0.65, 0.55, 1] {
             colorData += withUnsafeBytes(of: c.bitPattern.littleEndian) { Array($0) }
         }
-        let props = alloc(Optional<UnsafeMutablePointer<aiMaterialProperty>>.self, 2, nil)
+        let props = blocks.alloc(Optional<UnsafeMutablePointer<aiMaterialProperty>>.self, 2, nil)
         props[0] = property("?mat.name", aiPTI_String, nameData)
         props[1] = property("$clr.diffuse", aiPTI_Float, colorData)
-        let material = alloc(aiMaterial.self, 1, aiMaterial())
+        let material = blocks.alloc(aiMaterial.self, 1, aiMaterial())
         material.pointee.mProperties = props
         material.pointee.mNumProperties = 2
         material.pointee.mNumAllocated = 2
-
-        // Root node: identity transform, mesh 0.
-        let node = alloc(aiNode.self, 1, aiNode())
-        AssimpIO.setString(&node.pointee.mName, "facescan")
-        node.pointee.mTransformation = AssimpIO.identity
-        let nodeMeshes = alloc(UInt32.self, 1, 0)
-        node.pointee.mNumMeshes = 1
-        node.pointee.mMeshes = nodeMeshes
-
-        let s = alloc(aiScene.self, 1, aiScene())
-        let meshList = alloc(Optional<UnsafeMutablePointer<aiMesh>>.self, 1, m)
-        let materialList = alloc(Optional<UnsafeMutablePointer<aiMaterial>>.self, 1, material)
-        s.pointee.mRootNode = node
-        s.pointee.mNumMeshes = 1
-        s.pointee.mMeshes = meshList
-        s.pointee.mNumMaterials = 1
-        s.pointee.mMaterials = materialList
-        s.pointee.mFlags = UInt32(AI_SCENE_FLAGS_NON_VERBOSE_FORMAT)
-        scene = s
-        self.blocks = blocks
+        return material
     }
 
     /// Frees every block (the structs hold only trivially copyable fields).

@@ -38,30 +38,17 @@ enum PLYCheck {
         var properties: [Property] = []
     }
 
-    /// Throws when `bytes` is a binary PLY whose body does not hold what its header declares,
-    /// naming the element, record and byte. Anything that is not a binary PLY passes.
-    package static func check(_ bytes: [UInt8], name: String) throws(InputError) {
-        guard bytes.starts(with: Array("ply".utf8)),
-            let end = bytes.firstRange(of: Array("end_header".utf8))
-        else { return }
-        // `end_header` ends its line (assimp reads garbage headers out of bounds).
-        var bodyStart = end.upperBound
-        if bodyStart < bytes.count && bytes[bodyStart] == 0x0D { bodyStart += 1 }
-        guard bodyStart >= bytes.count || bytes[bodyStart] == 0x0A else {
-            throw InputError(file: name, "PLY header: 'end_header' is not followed by a line end (byte \(bodyStart))")
-        }
-        bodyStart += 1
-        let header = String(decoding: bytes[..<end.lowerBound], as: UTF8.self)
-        var littleEndian = true, binary = false
+    /// What a PLY header declares: its format and its elements.
+    struct Header {
+        var littleEndian = true
+        var binary = false
         var elements: [Element] = []
-        // "\r\n" is one Character in a Swift string: a CRLF header's lines end there too.
-        for (n, raw) in header.split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }).enumerated() {
-            let w = raw.split(whereSeparator: { $0 == " " || $0 == "\t" })
-            guard let head = w.first else { continue }
-            let line = n + 1
-            switch head {
+
+        /// Takes header line `line` (1-based), split into words `w` (the first is its keyword).
+        mutating func read(_ w: [Substring], line: Int, name: String) throws(InputError) {
+            switch w[0] {
             case "ply", "comment", "obj_info":
-                continue
+                return
             case "format":
                 guard w.count == 3, ["ascii", "binary_little_endian", "binary_big_endian"].contains(w[1]) else {
                     throw InputError(
@@ -93,71 +80,113 @@ enum PLYCheck {
             default:
                 throw InputError(
                     file: name,
-                    "header line \(line): unknown keyword '\(head.prefix(32))' (a PLY header holds format, element, property, comment and obj_info lines)"
+                    "header line \(line): unknown keyword '\(w[0].prefix(32))' (a PLY header holds format, element, property, comment and obj_info lines)"
                 )
             }
         }
-        guard elements.contains(where: { $0.name == "vertex" }) else {
+    }
+
+    /// Throws when `bytes` is a binary PLY whose body does not hold what its header declares,
+    /// naming the element, record and byte. Anything that is not a binary PLY passes.
+    package static func check(_ bytes: [UInt8], name: String) throws(InputError) {
+        guard bytes.starts(with: Array("ply".utf8)),
+            let end = bytes.firstRange(of: Array("end_header".utf8))
+        else { return }
+        // `end_header` ends its line (assimp reads garbage headers out of bounds).
+        var bodyStart = end.upperBound
+        if bodyStart < bytes.count && bytes[bodyStart] == 0x0D { bodyStart += 1 }
+        guard bodyStart >= bytes.count || bytes[bodyStart] == 0x0A else {
+            throw InputError(file: name, "PLY header: 'end_header' is not followed by a line end (byte \(bodyStart))")
+        }
+        bodyStart += 1
+        let header = try readHeader(String(decoding: bytes[..<end.lowerBound], as: UTF8.self), name: name)
+        guard header.elements.contains(where: { $0.name == "vertex" }) else {
             throw InputError(file: name, "PLY header declares no 'vertex' element")
         }
-        guard binary else { return }
+        guard header.binary else { return }
         var at = bodyStart
+        for e in header.elements {
+            try walk(e, in: bytes, at: &at, littleEndian: header.littleEndian, name: name)
+        }
+    }
+
+    /// The header's lines, read in order.
+    static func readHeader(_ text: String, name: String) throws(InputError) -> Header {
+        var header = Header()
+        // "\r\n" is one Character in a Swift string: a CRLF header's lines end there too.
+        for (n, raw) in text.split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }).enumerated() {
+            let w = raw.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard !w.isEmpty else { continue }
+            try header.read(w, line: n + 1, name: name)
+        }
+        return header
+    }
+
+    /// Walks the records of element `e` in binary body `bytes` from byte `at` (left after them):
+    /// fixed-size records by arithmetic, records with lists one by one.
+    static func walk(
+        _ e: Element, in bytes: [UInt8], at: inout Int, littleEndian: Bool, name: String
+    ) throws(InputError) {
         let total = bytes.count
-        for e in elements {
-            if e.properties.allSatisfy({ $0.countSize == nil }) {
-                let record = e.properties.reduce(0) { $0 + $1.size }
-                let (need, overflow) = e.count.multipliedReportingOverflow(by: record)
-                guard !overflow, need <= total - at else {
-                    throw InputError(
-                        file: name,
-                        "element '\(e.name)': \(e.count) records of \(record) bytes run past the end of the file (byte \(total))"
-                    )
-                }
-                at += need
-                continue
-            }
-            // At least one byte per list count: a count beyond what is left is refused at once.
-            guard e.count <= total - at else {
+        if e.properties.allSatisfy({ $0.countSize == nil }) {
+            let record = e.properties.reduce(0) { $0 + $1.size }
+            let (need, overflow) = e.count.multipliedReportingOverflow(by: record)
+            guard !overflow, need <= total - at else {
                 throw InputError(
-                    file: name, "element '\(e.name)': \(e.count) records cannot fit in the \(total - at) bytes left")
+                    file: name,
+                    "element '\(e.name)': \(e.count) records of \(record) bytes run past the end of the file (byte \(total))"
+                )
             }
-            for r in 0..<e.count {
-                for p in e.properties {
-                    if let cs = p.countSize {
-                        guard cs <= total - at else {
-                            throw InputError(
-                                file: name,
-                                "element '\(e.name)' record \(r): list count past the end of the file (byte \(at))")
-                        }
-                        var c = 0
-                        for k in 0..<cs {
-                            let b = Int(bytes[at + (littleEndian ? k : cs - 1 - k)])
-                            c |= b << (8 * k)
-                        }
-                        if cs > 1, c >> (8 * cs - 1) == 1, cs < 8 { c = -1 }  // a negative signed count
-                        guard c >= 0 else {
-                            throw InputError(
-                                file: name, "element '\(e.name)' record \(r): negative list count (byte \(at))")
-                        }
-                        at += cs
-                        guard c <= (total - at) / p.size else {
-                            throw InputError(
-                                file: name,
-                                "element '\(e.name)' record \(r): list of \(c) values runs past the end of the file (byte \(at))"
-                            )
-                        }
-                        at += c * p.size
-                    } else {
-                        guard p.size <= total - at else {
-                            throw InputError(
-                                file: name,
-                                "element '\(e.name)' record \(r): runs past the end of the file (byte \(at))")
-                        }
-                        at += p.size
+            at += need
+            return
+        }
+        // At least one byte per list count: a count beyond what is left is refused at once.
+        guard e.count <= total - at else {
+            throw InputError(
+                file: name, "element '\(e.name)': \(e.count) records cannot fit in the \(total - at) bytes left")
+        }
+        for r in 0..<e.count {
+            for p in e.properties {
+                let place = "element '\(e.name)' record \(r)"
+                if let cs = p.countSize {
+                    try walkList(p, countSize: cs, in: bytes, at: &at, littleEndian: littleEndian, name: name) {
+                        place
                     }
+                } else {
+                    guard p.size <= total - at else {
+                        throw InputError(file: name, "\(place): runs past the end of the file (byte \(at))")
+                    }
+                    at += p.size
                 }
             }
         }
+    }
+
+    /// Walks one list property (a count of `countSize` bytes, then that many items) at byte `at`
+    /// (left after it); `place` names the element and record for a message.
+    static func walkList(
+        _ p: Property, countSize cs: Int, in bytes: [UInt8], at: inout Int, littleEndian: Bool, name: String,
+        place: () -> String
+    ) throws(InputError) {
+        let total = bytes.count
+        guard cs <= total - at else {
+            throw InputError(file: name, "\(place()): list count past the end of the file (byte \(at))")
+        }
+        var c = 0
+        for k in 0..<cs {
+            let b = Int(bytes[at + (littleEndian ? k : cs - 1 - k)])
+            c |= b << (8 * k)
+        }
+        if cs > 1, c >> (8 * cs - 1) == 1, cs < 8 { c = -1 }  // a negative signed count
+        guard c >= 0 else {
+            throw InputError(file: name, "\(place()): negative list count (byte \(at))")
+        }
+        at += cs
+        guard c <= (total - at) / p.size else {
+            throw InputError(
+                file: name, "\(place()): list of \(c) values runs past the end of the file (byte \(at))")
+        }
+        at += c * p.size
     }
 }
 

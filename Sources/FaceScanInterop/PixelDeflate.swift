@@ -20,91 +20,133 @@ enum PixelDeflate {
         var literalCounts = [Int](repeating: 0, count: 286)
         let tokens = UnsafeMutablePointer<UInt16>.allocate(capacity: max(n, 1))
         defer { tokens.deallocate() }
-        var tokenCount = 0
-        if let d = data.baseAddress {
-            literalCounts.withUnsafeMutableBufferPointer { counts in
-                lengthSymbol.withUnsafeBufferPointer { symbol in
-                    var i = 0
-                    while i < n {
-                        if i >= 4 && d[i] == d[i - 4] {
-                            let limit = min(n, i + 258)
-                            var j = i + 1
-                            var open = true
-                            while open && j + 8 <= limit {
-                                let x = load8(d + j) ^ load8(d + j - 4)
-                                if x != 0 {
-                                    j += x.trailingZeroBitCount >> 3
-                                    open = false
-                                } else {
-                                    j += 8
-                                }
-                            }
-                            if open { while j < limit && d[j] == d[j - 4] { j += 1 } }
-                            let run = j - i
-                            if run >= minimumRun {
-                                tokens[tokenCount] = UInt16(256 + run - 3)
-                                tokenCount &+= 1
-                                counts[Int(symbol[run])] &+= 1
-                                i = j
-                                continue
-                            }
-                        }
-                        tokens[tokenCount] = UInt16(d[i])
-                        tokenCount &+= 1
-                        counts[Int(d[i])] &+= 1
-                        i &+= 1
-                    }
-                }
-            }
-        }
+        let tokenCount = literalCounts.withUnsafeMutableBufferPointer { tokenize(data, into: tokens, counts: $0) }
         literalCounts[256] = 1  // end of block
-
-        // The block's codes: literals/lengths from the counts; distances 0 and 3 one bit each
-        // (3, distance 4, is the only one used; two codes make the code complete).
-        let literalLengths = codeLengths(literalCounts, limit: 15)
-        let distanceLengths: [UInt8] = [1, 0, 0, 1]
-        let literalCodes = canonicalCodes(literalLengths)
-        let distanceCodes = canonicalCodes(distanceLengths)
-        var literals = 286
-        while literals > 257 && literalLengths[literals - 1] == 0 { literals -= 1 }
-        let lengths = Array(literalLengths[0..<literals]) + distanceLengths
-        var lengthCounts = [Int](repeating: 0, count: 19)
-        for l in lengths { lengthCounts[Int(l)] += 1 }
-        let clLengths = codeLengths(lengthCounts, limit: 7)
-        let clCodes = canonicalCodes(clLengths)
-        var clCount = 19
-        while clCount > 4 && clLengths[Int(clOrder[clCount - 1])] == 0 { clCount -= 1 }
-
-        // A run of length L as one write: its length code, extra bits and the distance code.
-        var runBits = [UInt64](repeating: 0, count: 259), runWidth = [UInt8](repeating: 0, count: 259)
-        for run in 3...258 {
-            let s = Int(lengthSymbol[run]), extra = Int(lengthExtra[s - 257])
-            let codeWidth = Int(literalLengths[s])
-            guard codeWidth > 0 else { continue }
-            var bits = UInt64(literalCodes[s])
-            bits |= UInt64(run - Int(lengthBase[s - 257])) << codeWidth
-            bits |= UInt64(distanceCodes[3]) << (codeWidth + extra)
-            runBits[run] = bits
-            runWidth[run] = UInt8(codeWidth + extra + Int(distanceLengths[3]))
-        }
-
-        // At most 15 bits a byte, and the block's header.
+        let codes = BlockCodes(literalCounts)
+        // Pass 2: at most 15 bits a byte, and the block's header.
         return [UInt8](unsafeUninitializedCapacity: 2 * n + 4096) { o, written in
             var w = BitWriter(o.baseAddress!)
             w.byte(0x78)  // deflate, 32 KiB window
             w.byte(0x01)  // fastest compression, no dictionary; (0x78 · 256 + 0x01) % 31 == 0
+            codes.writeHeader(&w)
+            codes.writeTokens(tokens, tokenCount, &w)
+            w.alignToByte()
+            let adler = PNGEncoder.zlibChecksum(data, CZlib.adler32)
+            for shift in [24, 16, 8, 0] { w.byte(UInt8(truncatingIfNeeded: adler >> UInt32(shift))) }
+            written = w.position
+        }
+    }
+
+    /// Cuts `data` into tokens (a literal byte, or 256 + length − 3 for a run at distance 4 of at
+    /// least ``minimumRun``), counting their literal/length symbols into `counts`. Returns how many.
+    static func tokenize(
+        _ data: UnsafeBufferPointer<UInt8>, into tokens: UnsafeMutablePointer<UInt16>,
+        counts: UnsafeMutableBufferPointer<Int>
+    ) -> Int {
+        guard let d = data.baseAddress else { return 0 }
+        let n = data.count
+        var tokenCount = 0
+        lengthSymbol.withUnsafeBufferPointer { symbol in
+            var i = 0
+            while i < n {
+                if i >= 4 && d[i] == d[i - 4] {
+                    let run = repeatLength(d, i, n)
+                    if run >= minimumRun {
+                        tokens[tokenCount] = UInt16(256 + run - 3)
+                        tokenCount &+= 1
+                        counts[Int(symbol[run])] &+= 1
+                        i += run
+                        continue
+                    }
+                }
+                tokens[tokenCount] = UInt16(d[i])
+                tokenCount &+= 1
+                counts[Int(d[i])] &+= 1
+                i &+= 1
+            }
+        }
+        return tokenCount
+    }
+
+    /// How many bytes from `i` (at most 258, not past `n`) repeat the byte 4 before them, given that
+    /// `d[i]` does: 8 bytes at a time, then byte by byte.
+    @inline(__always)
+    static func repeatLength(_ d: UnsafePointer<UInt8>, _ i: Int, _ n: Int) -> Int {
+        let limit = min(n, i + 258)
+        var j = i + 1
+        while j + 8 <= limit {
+            let x = load8(d + j) ^ load8(d + j - 4)
+            if x != 0 { return j + (x.trailingZeroBitCount >> 3) - i }
+            j += 8
+        }
+        while j < limit && d[j] == d[j - 4] { j += 1 }
+        return j - i
+    }
+
+    /// The Huffman codes of one block, built from its literal/length counts: literals/lengths from
+    /// the counts; distances 0 and 3 one bit each (3, distance 4, is the only one used; two codes
+    /// make the code complete); the code-length code that sends them.
+    struct BlockCodes {
+        let literalLengths: [UInt8]
+        let literalCodes: [UInt16]
+        static let distanceLengths: [UInt8] = [1, 0, 0, 1]
+        /// Literal/length codes sent (257…286).
+        let literals: Int
+        /// The code lengths sent: the literals' then the distances'.
+        let lengths: [UInt8]
+        let clLengths: [UInt8]
+        let clCodes: [UInt16]
+        /// Code-length code lengths sent (4…19, in ``PixelDeflate/clOrder``).
+        let clCount: Int
+        /// A run of length L as one write: its length code, extra bits and the distance code.
+        var runBits = [UInt64](repeating: 0, count: 259)
+        var runWidth = [UInt8](repeating: 0, count: 259)
+
+        init(_ literalCounts: [Int]) {
+            literalLengths = codeLengths(literalCounts, limit: 15)
+            literalCodes = canonicalCodes(literalLengths)
+            var literals = 286
+            while literals > 257 && literalLengths[literals - 1] == 0 { literals -= 1 }
+            self.literals = literals
+            lengths = Array(literalLengths[0..<literals]) + Self.distanceLengths
+            var lengthCounts = [Int](repeating: 0, count: 19)
+            for l in lengths { lengthCounts[Int(l)] += 1 }
+            clLengths = codeLengths(lengthCounts, limit: 7)
+            clCodes = canonicalCodes(clLengths)
+            var clCount = 19
+            while clCount > 4 && clLengths[Int(clOrder[clCount - 1])] == 0 { clCount -= 1 }
+            self.clCount = clCount
+            let distanceCode = UInt64(canonicalCodes(Self.distanceLengths)[3])
+            for run in 3...258 {
+                let s = Int(lengthSymbol[run]), extra = Int(lengthExtra[s - 257])
+                let codeWidth = Int(literalLengths[s])
+                guard codeWidth > 0 else { continue }
+                var bits = UInt64(literalCodes[s])
+                bits |= UInt64(run - Int(lengthBase[s - 257])) << codeWidth
+                bits |= distanceCode << (codeWidth + extra)
+                runBits[run] = bits
+                runWidth[run] = UInt8(codeWidth + extra + Int(Self.distanceLengths[3]))
+            }
+        }
+
+        /// The block's header: last block, Huffman codes of its own, and the code lengths.
+        func writeHeader(_ w: inout BitWriter) {
             w.put(1, 1)  // the last block
             w.put(2, 2)  // Huffman codes of its own
             w.put(UInt64(literals - 257), 5)
-            w.put(UInt64(distanceLengths.count - 1), 5)
+            w.put(UInt64(Self.distanceLengths.count - 1), 5)
             w.put(UInt64(clCount - 4), 4)
             for k in 0..<clCount { w.put(UInt64(clLengths[Int(clOrder[k])]), 3) }
             for l in lengths { w.put(UInt64(clCodes[Int(l)]), Int(clLengths[Int(l)])) }
+        }
+
+        /// The codes of `tokens[0..<count]`, then the end of the block.
+        func writeTokens(_ tokens: UnsafeMutablePointer<UInt16>, _ count: Int, _ w: inout BitWriter) {
             literalCodes.withUnsafeBufferPointer { code in
                 literalLengths.withUnsafeBufferPointer { width in
                     runBits.withUnsafeBufferPointer { rb in
                         runWidth.withUnsafeBufferPointer { rw in
-                            for t in 0..<tokenCount {
+                            for t in 0..<count {
                                 let token = Int(tokens[t])
                                 if token < 256 {
                                     w.put(UInt64(code[token]), Int(width[token]))
@@ -118,10 +160,6 @@ enum PixelDeflate {
                     w.put(UInt64(code[256]), Int(width[256]))
                 }
             }
-            w.alignToByte()
-            let adler = PNGEncoder.zlibChecksum(data, CZlib.adler32)
-            for shift in [24, 16, 8, 0] { w.byte(UInt8(truncatingIfNeeded: adler >> UInt32(shift))) }
-            written = w.position
         }
     }
 

@@ -53,18 +53,38 @@ public struct MeshCheck: Sendable, Equatable {
     /// - Complexity: O(t · log valence) for t triangles.
     public init(_ mesh: Mesh) {
         let n = mesh.vertexCount
-        let tc = mesh.triangleCount
         vertexCount = n
-        triangleCount = tc
+        triangleCount = mesh.triangleCount
         var nonFinite = 0
         for p in mesh.positions where !(p.x.isFinite && p.y.isFinite && p.z.isFinite) { nonFinite += 1 }
         nonFiniteVertices = nonFinite
-        // Bucket of a triangle: its smallest corner; entry `mid << 32 | max`.
-        var faceStart = [Int](repeating: 0, count: n + 1)
+        let scan = Self.scanTriangles(mesh)
+        outOfRangeTriangles = scan.outOfRange
+        repeatedCornerTriangles = scan.repeated
+        degenerateTriangles = scan.repeated + scan.zeroArea
+        unreferencedVertices = scan.unreferenced
+        // The triangles the other counts look at: those with every index in range.
+        let valid = scan.outOfRange == 0 ? mesh.triangles : Self.inRange(mesh.triangles, vertexCount: n)
+        duplicateTriangles = Self.duplicateCount(valid, bucketSizes: scan.bucketSizes, vertexCount: n)
+        // Edges: a run of half-edges per undirected edge (degenerate half-edges v → v are none).
+        let edges = MeshTopology(triangles: valid, vertexCount: n)
+        (nonManifoldEdges, inconsistentEdges) = Self.edgeFaults(valid, edges)
+        boundaryEdges = edges.boundaryEdgeCount
+        boundaryLoops = edges.boundaryPartCount()
+    }
+
+    /// The first pass over the triangles: those with an index out of range, with a repeated
+    /// corner, with zero area (or non-finite corners); the vertices no triangle uses; and per
+    /// vertex the in-range triangles whose smallest corner it is (at `v + 1`, a bucket size).
+    static func scanTriangles(
+        _ mesh: Mesh
+    ) -> (outOfRange: Int, repeated: Int, zeroArea: Int, unreferenced: Int, bucketSizes: [Int]) {
+        let n = mesh.vertexCount
+        var bucketSizes = [Int](repeating: 0, count: n + 1)
         var used = [Bool](repeating: false, count: n)
         var outOfRange = 0, repeated = 0, zeroArea = 0
         mesh.triangles.withUnsafeBufferPointer { t in
-            for f in 0..<tc {
+            for f in 0..<mesh.triangleCount {
                 let a = t[3 * f], b = t[3 * f + 1], c = t[3 * f + 2]
                 guard Int(a) < n, Int(b) < n, Int(c) < n else {
                     outOfRange += 1
@@ -78,17 +98,18 @@ public struct MeshCheck: Sendable, Equatable {
                 } else if mesh.faceNormal(f) == .zero {
                     zeroArea += 1
                 }
-                faceStart[Int(min(a, b, c)) + 1] += 1
+                bucketSizes[Int(min(a, b, c)) + 1] += 1
             }
         }
-        outOfRangeTriangles = outOfRange
-        repeatedCornerTriangles = repeated
-        degenerateTriangles = repeated + zeroArea
-        unreferencedVertices = used.reduce(0) { $0 + ($1 ? 0 : 1) }
-        // The triangles the other counts look at: those with every index in range.
-        let valid = outOfRange == 0 ? mesh.triangles : Self.inRange(mesh.triangles, vertexCount: n)
+        let unreferenced = used.reduce(0) { $0 + ($1 ? 0 : 1) }
+        return (outOfRange, repeated, zeroArea, unreferenced, bucketSizes)
+    }
 
-        // Repeated triangles.
+    /// Triangles of `valid` using the same three vertices as an earlier one: bucketed by smallest
+    /// corner (`bucketSizes` from ``scanTriangles(_:)``), entry `mid << 32 | max`, each bucket
+    /// sorted on its own so equal triangles sit side by side.
+    static func duplicateCount(_ valid: [UInt32], bucketSizes: [Int], vertexCount n: Int) -> Int {
+        var faceStart = bucketSizes
         for v in 0..<n { faceStart[v + 1] += faceStart[v] }
         var faces = [UInt64](repeating: 0, count: faceStart[n])
         var faceFill = faceStart
@@ -110,10 +131,12 @@ public struct MeshCheck: Sendable, Equatable {
                 }
             }
         }
-        duplicateTriangles = duplicates
+        return duplicates
+    }
 
-        // Edges: a run of half-edges per undirected edge (degenerate half-edges v → v are none).
-        let edges = MeshTopology(triangles: valid, vertexCount: n)
+    /// Edges of `edges` (the topology of `valid`) used by more than two triangles, and interior
+    /// edges whose two triangles traverse them in the same direction.
+    static func edgeFaults(_ valid: [UInt32], _ edges: MeshTopology) -> (nonManifold: Int, inconsistent: Int) {
         var nonManifold = 0, inconsistent = 0
         valid.withUnsafeBufferPointer { t in
             edges.low.withUnsafeBufferPointer { lows in
@@ -134,10 +157,7 @@ public struct MeshCheck: Sendable, Equatable {
                 }
             }
         }
-        nonManifoldEdges = nonManifold
-        inconsistentEdges = inconsistent
-        boundaryEdges = edges.boundaryEdgeCount
-        boundaryLoops = edges.boundaryPartCount()
+        return (nonManifold, inconsistent)
     }
 
     /// `triangles` without those that have an index `>= vertexCount`.

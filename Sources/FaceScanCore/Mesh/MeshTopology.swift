@@ -47,58 +47,106 @@ package struct MeshTopology: Sendable {
     package init(triangles: [UInt32], vertexCount n: Int) {
         let corners = triangles.count
         precondition(corners % 3 == 0, "triangle index count must be a multiple of 3")
-        let c = max(1, corners)
         self.triangles = triangles
         vertexCount = n
-        // Per vertex: bucket starts (the counting passes advance them to bucket ends).
-        let byHighStart = UnsafeMutablePointer<Int32>.allocate(capacity: n + 1)
-        defer { byHighStart.deallocate() }
-        byHighStart.initialize(repeating: 0, count: n + 1)
-        let byLowStart = UnsafeMutablePointer<Int32>.allocate(capacity: n + 1)
-        defer { byLowStart.deallocate() }
-        byLowStart.initialize(repeating: 0, count: n + 1)
-        // Half-edges by high end: their low end and the half-edge.
-        let byHighLow = UnsafeMutablePointer<UInt32>.allocate(capacity: c)
-        defer { byHighLow.deallocate() }
-        let byHighHalf = UnsafeMutablePointer<UInt32>.allocate(capacity: c)
-        defer { byHighHalf.deallocate() }
-        // Half-edges by low end, then high end: their high end (the half-edge is in `halves`).
-        let byLowHigh = UnsafeMutablePointer<UInt32>.allocate(capacity: c)
-        defer { byLowHigh.deallocate() }
-
+        let sort = HalfEdgeSort(vertexCount: n, corners: corners)
+        defer { sort.deallocate() }
         triangles.withUnsafeBufferPointer { t in
-            var f = 0
-            while f < corners {
-                let a = t[f], b = t[f + 1], c = t[f + 2]
-                precondition(Int(max(a, max(b, c))) < n, "triangle index out of range")
-                byLowStart[Int(min(a, b)) + 1] &+= 1
-                byHighStart[Int(max(a, b)) + 1] &+= 1
-                byLowStart[Int(min(b, c)) + 1] &+= 1
-                byHighStart[Int(max(b, c)) + 1] &+= 1
-                byLowStart[Int(min(c, a)) + 1] &+= 1
-                byHighStart[Int(max(c, a)) + 1] &+= 1
-                f += 3
-            }
-            for v in 0..<n {
-                byLowStart[v + 1] &+= byLowStart[v]
-                byHighStart[v + 1] &+= byHighStart[v]
-            }
-            f = 0
-            while f < corners {
-                for k in 0..<3 {
-                    let h = f + k
-                    let a = t[h], b = t[k == 2 ? f : h + 1]
-                    let hi = Int(max(a, b))
-                    let at = byHighStart[hi]
-                    byHighLow[Int(at)] = min(a, b)
-                    byHighHalf[Int(at)] = UInt32(truncatingIfNeeded: h)
-                    byHighStart[hi] = at &+ 1
-                }
-                f += 3
-            }
+            sort.countEnds(t)
+            sort.placeByHigh(t)
         }
-        // byHighStart[v] is now the end of v's bucket, i.e. the start of v + 1's.
-        let halves = [UInt32](unsafeUninitializedCapacity: corners) { halves, halvesCount in
+        let halves = sort.placeByLow()
+        let runs = sort.edgeRuns(halves)
+        edgeOfHalf = runs.edgeOfHalf
+        twin = runs.twin
+        low = runs.low
+        high = runs.high
+        halfStart = runs.halfStart
+        uses = runs.uses
+        self.halves = halves
+        edgeCount = runs.count
+        boundaryEdgeCount = runs.boundaryCount
+    }
+}
+
+/// The two stable counting sorts of `MeshTopology.init(triangles:vertexCount:)` over one
+/// triangle list: its scratch buffers (allocated once, freed by ``deallocate()``) and its passes,
+/// in the order they run.
+private struct HalfEdgeSort {
+    let n: Int
+    let corners: Int
+    /// Per vertex: bucket starts (the counting passes advance them to bucket ends).
+    let byHighStart: UnsafeMutablePointer<Int32>
+    let byLowStart: UnsafeMutablePointer<Int32>
+    /// Half-edges by high end: their low end and the half-edge.
+    let byHighLow: UnsafeMutablePointer<UInt32>
+    let byHighHalf: UnsafeMutablePointer<UInt32>
+    /// Half-edges by low end, then high end: their high end (the half-edge is in `halves`).
+    let byLowHigh: UnsafeMutablePointer<UInt32>
+
+    init(vertexCount n: Int, corners: Int) {
+        self.n = n
+        self.corners = corners
+        let c = max(1, corners)
+        byHighStart = .allocate(capacity: n + 1)
+        byHighStart.initialize(repeating: 0, count: n + 1)
+        byLowStart = .allocate(capacity: n + 1)
+        byLowStart.initialize(repeating: 0, count: n + 1)
+        byHighLow = .allocate(capacity: c)
+        byHighHalf = .allocate(capacity: c)
+        byLowHigh = .allocate(capacity: c)
+    }
+
+    func deallocate() {
+        byHighStart.deallocate()
+        byLowStart.deallocate()
+        byHighLow.deallocate()
+        byHighHalf.deallocate()
+        byLowHigh.deallocate()
+    }
+
+    /// Counts the half-edges by low and by high end and turns the counts into bucket starts.
+    func countEnds(_ t: UnsafeBufferPointer<UInt32>) {
+        var f = 0
+        while f < corners {
+            let a = t[f], b = t[f + 1], c = t[f + 2]
+            precondition(Int(max(a, max(b, c))) < n, "triangle index out of range")
+            byLowStart[Int(min(a, b)) + 1] &+= 1
+            byHighStart[Int(max(a, b)) + 1] &+= 1
+            byLowStart[Int(min(b, c)) + 1] &+= 1
+            byHighStart[Int(max(b, c)) + 1] &+= 1
+            byLowStart[Int(min(c, a)) + 1] &+= 1
+            byHighStart[Int(max(c, a)) + 1] &+= 1
+            f += 3
+        }
+        for v in 0..<n {
+            byLowStart[v + 1] &+= byLowStart[v]
+            byHighStart[v + 1] &+= byHighStart[v]
+        }
+    }
+
+    /// First pass: every half-edge into its high end's bucket, in half-edge order (afterwards
+    /// `byHighStart[v]` is the end of v's bucket, i.e. the start of v + 1's).
+    func placeByHigh(_ t: UnsafeBufferPointer<UInt32>) {
+        var f = 0
+        while f < corners {
+            for k in 0..<3 {
+                let h = f + k
+                let a = t[h], b = t[k == 2 ? f : h + 1]
+                let hi = Int(max(a, b))
+                let at = byHighStart[hi]
+                byHighLow[Int(at)] = min(a, b)
+                byHighHalf[Int(at)] = UInt32(truncatingIfNeeded: h)
+                byHighStart[hi] = at &+ 1
+            }
+            f += 3
+        }
+    }
+
+    /// Second pass: the half-edges, taken by high end, into their low end's bucket; returns them
+    /// in (low, high, half-edge) order (`byLowHigh` holds their high ends).
+    func placeByLow() -> [UInt32] {
+        [UInt32](unsafeUninitializedCapacity: corners) { halves, halvesCount in
             var q = 0
             for hi in 0..<n {
                 let end = Int(byHighStart[hi])
@@ -113,9 +161,20 @@ package struct MeshTopology: Sendable {
             }
             halvesCount = corners
         }
-        // Runs of equal high end within each low vertex's bucket: the edges, in (low, high) order
-        // (at most one per half-edge: the per-edge arrays are sized so, and hold `count`).
-        var count = 0
+    }
+
+    /// The per-half-edge and per-edge arrays of `MeshTopology`, the edge count and the boundary
+    /// edges' count.
+    typealias Runs = (
+        edgeOfHalf: [UInt32], twin: [Int32], low: [UInt32], high: [UInt32], halfStart: [Int32], uses: [Int32],
+        count: Int, boundaryCount: Int
+    )
+
+    /// Runs of equal high end within each low vertex's bucket of `halves` (sorted by
+    /// ``placeByLow()``): the edges, in (low, high) order (at most one per half-edge: the
+    /// per-edge arrays are sized so, and hold `count`).
+    func edgeRuns(_ halves: [UInt32]) -> Runs {
+        var count = 0, boundaryCount = 0
         var twin: [Int32] = [], low: [UInt32] = [], high: [UInt32] = []
         var halfStart: [Int32] = [], uses: [Int32] = []
         let edgeOfHalf = [UInt32](unsafeUninitializedCapacity: corners) { eoh, eohCount in
@@ -125,34 +184,9 @@ package struct MeshTopology: Sendable {
                         halfStart = [Int32](unsafeUninitializedCapacity: corners) { hs, hsCount in
                             uses = [Int32](unsafeUninitializedCapacity: corners) { us, usCount in
                                 halves.withUnsafeBufferPointer { hv in
-                                    var q = 0
-                                    for v in 0..<n {
-                                        let end = Int(byLowStart[v])
-                                        while q < end {
-                                            let hi = byLowHigh[q]
-                                            let runStart = q
-                                            q += 1
-                                            while q < end && byLowHigh[q] == hi { q += 1 }
-                                            // Twins: the run's half-edges paired in order (an
-                                            // odd one out has none).
-                                            var r = runStart
-                                            while r + 1 < q {
-                                                tw[Int(hv[r])] = Int32(truncatingIfNeeded: hv[r + 1])
-                                                tw[Int(hv[r + 1])] = Int32(truncatingIfNeeded: hv[r])
-                                                r += 2
-                                            }
-                                            if r < q { tw[Int(hv[r])] = -1 }
-                                            let degenerate = Int(hi) == v
-                                            let e = degenerate ? 0 : UInt32(truncatingIfNeeded: count)
-                                            for r in runStart..<q { eoh[Int(hv[r])] = e }
-                                            if degenerate { continue }
-                                            lo[count] = UInt32(truncatingIfNeeded: v)
-                                            hg[count] = hi
-                                            hs[count] = Int32(truncatingIfNeeded: runStart)
-                                            us[count] = Int32(truncatingIfNeeded: q - runStart)
-                                            count += 1
-                                        }
-                                    }
+                                    let out = RunOutput(
+                                        edgeOfHalf: eoh, twin: tw, low: lo, high: hg, halfStart: hs, uses: us)
+                                    (count, boundaryCount) = scanRuns(hv, into: out)
                                 }
                                 usCount = count
                             }
@@ -166,17 +200,54 @@ package struct MeshTopology: Sendable {
             }
             eohCount = corners
         }
-        self.edgeOfHalf = edgeOfHalf
-        self.twin = twin
-        self.low = low
-        self.high = high
-        self.halfStart = halfStart
-        self.uses = uses
-        self.halves = halves
-        edgeCount = count
-        var boundary = 0
-        for e in 0..<count where uses[e] == 1 { boundary += 1 }
-        boundaryEdgeCount = boundary
+        return (edgeOfHalf, twin, low, high, halfStart, uses, count, boundaryCount)
+    }
+
+    /// Where ``scanRuns(_:into:)`` writes: the uninitialised storage of the arrays of ``Runs``.
+    struct RunOutput {
+        let edgeOfHalf: UnsafeMutableBufferPointer<UInt32>
+        let twin: UnsafeMutableBufferPointer<Int32>
+        let low: UnsafeMutableBufferPointer<UInt32>
+        let high: UnsafeMutableBufferPointer<UInt32>
+        let halfStart: UnsafeMutableBufferPointer<Int32>
+        let uses: UnsafeMutableBufferPointer<Int32>
+    }
+
+    /// Walks the runs of `hv` (one per undirected edge, or per degenerate v → v): pairs each run's
+    /// half-edges as twins, numbers its edge and records its ends and uses. Returns the edge count
+    /// and how many of them are boundary edges (a run of one).
+    @inline(__always)
+    func scanRuns(_ hv: UnsafeBufferPointer<UInt32>, into out: RunOutput) -> (edges: Int, boundary: Int) {
+        var count = 0, boundary = 0
+        var q = 0
+        for v in 0..<n {
+            let end = Int(byLowStart[v])
+            while q < end {
+                let hi = byLowHigh[q]
+                let runStart = q
+                q += 1
+                while q < end && byLowHigh[q] == hi { q += 1 }
+                // Twins: the run's half-edges paired in order (an odd one out has none).
+                var r = runStart
+                while r + 1 < q {
+                    out.twin[Int(hv[r])] = Int32(truncatingIfNeeded: hv[r + 1])
+                    out.twin[Int(hv[r + 1])] = Int32(truncatingIfNeeded: hv[r])
+                    r += 2
+                }
+                if r < q { out.twin[Int(hv[r])] = -1 }
+                let degenerate = Int(hi) == v
+                let e = degenerate ? 0 : UInt32(truncatingIfNeeded: count)
+                for r in runStart..<q { out.edgeOfHalf[Int(hv[r])] = e }
+                if degenerate { continue }
+                out.low[count] = UInt32(truncatingIfNeeded: v)
+                out.high[count] = hi
+                out.halfStart[count] = Int32(truncatingIfNeeded: runStart)
+                out.uses[count] = Int32(truncatingIfNeeded: q - runStart)
+                if q - runStart == 1 { boundary += 1 }
+                count += 1
+            }
+        }
+        return (count, boundary)
     }
 }
 

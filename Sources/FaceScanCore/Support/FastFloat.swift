@@ -259,39 +259,12 @@ package enum FastFloat {
             }
             var exp = 0
             if r[0] == 0x2E {
-                // Fraction: up to 16 digits, in one or two runs (a branch on the second run
-                // measured faster than computing it always and selecting).
                 r += 1
-                let lo = load8(r)
-                let k2 = digitCount(lo)
-                if k2 == 0 { break }
-                m = m &* pow10u(k2) &+ eightDigits(lo &<< UInt64(8 * (8 - k2)))
-                r += k2
-                exp = -k2
-                digits += k2
-                if k2 == 8 {
-                    let hi = load8(r)
-                    let k3 = digitCount(hi)
-                    if k3 == 8 { break }
-                    if k3 > 0 {
-                        m = m &* pow10u(k3) &+ eightDigits(hi &<< UInt64(8 * (8 - k3)))
-                        r += k3
-                        exp -= k3
-                        digits += k3
-                    }
-                }
+                guard fractionDigits(&r, &m, &exp, &digits) else { break }
             }
             if (r[0] | 0x20) == 0x65 {
                 r += 1
-                let sign = r[0]
-                let minus = sign == 0x2D
-                r += (minus || sign == 0x2B) ? 1 : 0
-                let x = load8(r)
-                let ke = digitCount(x)
-                if ke == 0 || ke > 3 { break }
-                let e = Int(eightDigits(x &<< UInt64(8 * (8 - ke))))
-                r += ke
-                exp += minus ? -e : e
+                guard exponentDigits(&r, &exp) else { break }
             }
             if digits > 19 { break }
             var v: Float
@@ -318,6 +291,51 @@ package enum FastFloat {
             if separator == 0x5D { return (p.distance(to: q), count, true) }
         }
         return (p.distance(to: q), count, false)
+    }
+
+    /// The fraction digits of ``parseFloats(_:_:_:_:)`` at `r` (after the point): up to 16
+    /// digits, in one or two runs (a branch on the second run measured faster than computing it
+    /// always and selecting), appended to `m`, with `exp` and `digits` following. False (stop) for
+    /// no digit or more than 16.
+    @inline(__always)
+    static func fractionDigits(
+        _ r: inout UnsafePointer<UInt8>, _ m: inout UInt64, _ exp: inout Int, _ digits: inout Int
+    ) -> Bool {
+        let lo = load8(r)
+        let k2 = digitCount(lo)
+        if k2 == 0 { return false }
+        m = m &* pow10u(k2) &+ eightDigits(lo &<< UInt64(8 * (8 - k2)))
+        r += k2
+        exp = -k2
+        digits += k2
+        if k2 == 8 {
+            let hi = load8(r)
+            let k3 = digitCount(hi)
+            if k3 == 8 { return false }
+            if k3 > 0 {
+                m = m &* pow10u(k3) &+ eightDigits(hi &<< UInt64(8 * (8 - k3)))
+                r += k3
+                exp -= k3
+                digits += k3
+            }
+        }
+        return true
+    }
+
+    /// The exponent of ``parseFloats(_:_:_:_:)`` at `r` (after the `e`): an optional sign and 1–3
+    /// digits, added to `exp`. False (stop) otherwise.
+    @inline(__always)
+    static func exponentDigits(_ r: inout UnsafePointer<UInt8>, _ exp: inout Int) -> Bool {
+        let sign = r[0]
+        let minus = sign == 0x2D
+        r += (minus || sign == 0x2B) ? 1 : 0
+        let x = load8(r)
+        let ke = digitCount(x)
+        if ke == 0 || ke > 3 { return false }
+        let e = Int(eightDigits(x &<< UInt64(8 * (8 - ke))))
+        r += ke
+        exp += minus ? -e : e
+        return true
     }
 
     /// `m` (at most 2²⁴) as `Float`, exactly, through its bit pattern: `Float(m)` compiles to a
