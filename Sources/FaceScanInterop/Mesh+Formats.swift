@@ -87,6 +87,6 @@ extension Mesh {
                 ))
         }
         let bytes = try encoded(as: format, unit: unit)
-        try lift { () throws in try OutputTransaction.write(bytes, to: path) }
+        try lift { () throws in try AtomicFile.write(bytes, to: path) }
     }
 }

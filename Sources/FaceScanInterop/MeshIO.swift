@@ -36,7 +36,7 @@ package enum MeshIO {
     /// comes back in `unit`; a unit-less file is taken to be in `unit` already. A file without a
     /// triangle is an error. Throws ``IOFailure`` or ``InputError``.
     package static func read(path: String, unit: LengthUnit = .mm) throws -> Mesh {
-        if path != "-" && OutputTransaction.isDirectoryFollowingLinks(path) {
+        if path != "-" && AtomicFile.isDirectoryFollowingLinks(path) {
             throw IOFailure(path: path, "is a directory")
         }
         if path == "-" || MeshFormat(path: path)?.isNative == true {
@@ -82,12 +82,19 @@ package enum MeshIO {
     /// Writes `mesh` (coordinates in `unit`) to `path` atomically in `format` (default: from the
     /// path's extension); `-` writes to standard output (OBJ unless `format` says otherwise).
     package static func write(_ mesh: Mesh, to path: String, format: String? = nil, unit: LengthUnit = .mm) throws {
+        try AtomicFile.write(try fileBytes(mesh, for: path, format: format, unit: unit), to: path)
+    }
+
+    /// The bytes ``write(_:to:format:unit:)`` writes to `path`, for a caller that writes them itself.
+    package static func fileBytes(_ mesh: Mesh, for path: String, format: String? = nil, unit: LengthUnit = .mm) throws
+        -> [UInt8]
+    {
         guard let format = format ?? (path == "-" ? "obj" : fileExtension(path)) else {
             throw UsageError(
                 "\(path): cannot tell the mesh format from the name; use one of \(writableExtensions.joined(separator: ", "))"
             )
         }
-        try OutputTransaction.write(try bytes(mesh, format: format, unit: unit, name: path), to: path)
+        return try bytes(mesh, format: format, unit: unit, name: path)
     }
 
     /// How much of an FBX file is searched for its `UnitScaleFactor` (it is in `GlobalSettings`,
