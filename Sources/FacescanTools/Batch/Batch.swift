@@ -312,12 +312,14 @@ package enum Batch {
         return FileTime(seconds: Int(st.modificationTime.tv_sec), nanoseconds: Int(st.modificationTime.tv_nsec))
     }
 
-    /// The identity of a file now (device, inode, change time), nil when there is none: a report
-    /// replaced while this batch waited for a claim is another batch's work.
+    /// The identity of a file now (device, inode, modification time), nil when there is none: a
+    /// report replaced since this batch started is another batch's work.
     private static func identity(_ path: String) -> [Int]? {
         var st = stat()
         guard lstat(path, &st) == 0 else { return nil }
-        return [Int(st.st_dev), Int(st.st_ino), Int(st.st_ctim.tv_sec), Int(st.st_ctim.tv_nsec)]
+        return [
+            Int(st.st_dev), Int(st.st_ino), Int(st.modificationTime.tv_sec), Int(st.modificationTime.tv_nsec),
+        ]
     }
 
     /// Processes `inputs` with up to `jobs` at a time. Outputs are named by ``outputNames(_:)``;

@@ -1,3 +1,4 @@
+import CProcess
 import FaceScanKit
 import Synchronization
 
@@ -15,13 +16,14 @@ import Darwin
 ///
 /// ``stage(_:to:)`` writes each file to a temporary `N-K` inside this process's
 /// ``StagingArea`` for the file's directory (created only with ``Interrupts/state`` locked, so a
-/// signal at any instant finds it), leaving it open. ``commit(_:)`` then, for one set
+/// signal at any instant finds it), leaving it open, and starts its write-back
+/// (`sync_file_range`). ``commit(_:)`` then, for one set
 /// or several at once (batch hands them over in groups):
 ///
 /// 1. writes each set's record `N.set` into the staging directory (of more than one file: the
 ///    temporary and final names, sizes and CRC-32s, an end mark);
-/// 2. `fdatasync`s every temporary and record, then `fsync`s each staging directory: the bytes
-///    and their names are on disk;
+/// 2. `fdatasync`s every temporary and record, then `fsync`s each staging directory holding a
+///    record: the bytes, and the record by its name, are on disk;
 /// 3. renames every temporary into place (`renameat`), in staging order;
 /// 4. `fsync`s each output directory: the new names are on disk;
 /// 5. unlinks the records.
@@ -85,6 +87,8 @@ package final class OutputSet: @unchecked Sendable {
         var err = AtomicFile.writeAll(bytes, to: fd)
         if err == nil && fchmod(fd, 0o644) != 0 { err = systemErrorText() }
         if let err { throw IOFailure(path: path, "write failed: \(err)") }
+        // The bytes start for the disk now; the commit's fdatasync then mostly finds them written.
+        _ = facescan_start_writeback(fd)
         return crc
     }
 
@@ -122,8 +126,9 @@ package final class OutputSet: @unchecked Sendable {
                 if fd >= 0 { records.append((area, name, fd)) }
             }
         }
-        // 2. Bytes and names on disk.
+        // 2. Bytes on disk, and the records' names (the staging directories that hold one).
         var areas: [StagingArea] = []
+        for (area, _, _) in records where !areas.contains(where: { $0 === area }) { areas.append(area) }
         for (k, set) in sets.enumerated() {
             for i in set.staged.indices {
                 let s = set.staged[i]
@@ -134,7 +139,6 @@ package final class OutputSet: @unchecked Sendable {
                     failures[k] = IOFailure(path: s.final, "write failed: \(systemErrorText())")
                 }
                 set.staged[i].fd = -1
-                if !areas.contains(where: { $0 === s.area }) { areas.append(s.area) }
             }
         }
         for (_, _, fd) in records {

@@ -15,7 +15,7 @@ import Darwin
 /// it had committed, ``recover(_:)``). No age, no guess.
 ///
 /// Made, listed and removed only with ``Interrupts/state`` locked (see there).
-final class StagingArea: @unchecked Sendable {
+final class StagingArea: Sendable {
     /// The output directory.
     let directory: String
     /// `directory/.facescan-XXXXXX`.
