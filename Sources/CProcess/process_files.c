@@ -3,7 +3,7 @@
 #include <fcntl.h>
 #endif
 
-#include "process_files.h"
+#include "process_memory.h"
 
 int facescan_start_writeback(int fd) {
 #if defined(__linux__)

@@ -343,6 +343,8 @@ package enum Batch {
     ) throws {
         let names = try outputNames(inputs)
         try AtomicFile.prepareDirectory(options.outputDirectory)
+        // What killed runs left: their staging directories (finished or removed) and claims.
+        StagingArea.recover(options.outputDirectory)
         BatchClaim.sweep(options.outputDirectory)
         struct State: ~Copyable {
             var next = 0

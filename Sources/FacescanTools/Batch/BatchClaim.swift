@@ -50,7 +50,7 @@ package struct BatchClaim: Sendable {
             if fd < 0 { continue }  // removed since: try again
             let locked = flock(fd, wait ? LOCK_EX : LOCK_EX | LOCK_NB) == 0
             let ours = locked && StagingArea.sameFile(fd, path)
-            let listed = try? Interrupts.creating(path) { (s) throws(IOFailure) -> Bool in
+            let listed = try Interrupts.creating(path) { (s) throws(IOFailure) -> Bool in
                 if ours {
                     s.claims[path] = fd
                     return true
@@ -58,9 +58,8 @@ package struct BatchClaim: Sendable {
                 if created { s.claims[path] = nil }
                 return false
             }
-            if listed == true { return BatchClaim(path: path, fd: fd) }
+            if listed { return BatchClaim(path: path, fd: fd) }
             close(fd)
-            if listed == nil { throw Interrupts.stoppingFailure(path) }
             if !locked && !wait { return nil }
         }
     }

@@ -17,7 +17,8 @@ import Darwin
 /// created while ``state`` is locked and only when the process is not stopping, and every
 /// staging directory and claim is listed in ``state`` in that same locked step. A signal only
 /// writes its number to a pipe; a thread of its own then stops the process: it locks ``state``,
-/// marks the process stopping (nothing is created from then on), waits for the commits under
+/// marks the process stopping (nothing is created from then on: a thread that would create a
+/// file or start a commit waits for the end of the process instead), waits for the commits under
 /// way to end (a commit is short: syncs and renames, see ``OutputSet``), removes every staging
 /// directory with whatever it holds and every claim, and only then lets the command print its
 /// summary and exit. So a signal at any instant leaves no temporary: what exists is listed, and
@@ -42,25 +43,31 @@ package enum Interrupts {
 
     package static let state = Mutex(State())
 
-    /// The error of a file operation refused because the process is stopping.
-    static func stoppingFailure(_ path: String) -> IOFailure { IOFailure(path: path, "interrupted") }
-
     /// Runs `body` (which creates a file and lists it) with ``state`` locked, unless the process
-    /// is stopping: then throws without running it.
+    /// is stopping: then the calling thread waits for the end of the process instead (it must
+    /// neither create a file nor report a failure the signal caused).
     static func creating<T>(_ path: String, _ body: (inout State) throws(IOFailure) -> T) throws(IOFailure) -> T {
-        try state.withLock { (s) throws(IOFailure) -> T in
-            guard !s.stopping else { throw stoppingFailure(path) }
+        let result = try state.withLock { (s) throws(IOFailure) -> T? in
+            guard !s.stopping else { return nil }
             return try body(&s)
         }
+        guard let result else { waitForTheEnd() }
+        return result
     }
 
-    /// Marks a commit as under way; false (and nothing marked) when the process is stopping.
-    static func beginCommit() -> Bool {
-        state.withLock { s in
+    /// Marks a commit as under way; when the process is stopping, waits for its end instead.
+    static func beginCommit() {
+        let started = state.withLock { s in
             guard !s.stopping else { return false }
             s.activeCommits += 1
             return true
         }
+        if !started { waitForTheEnd() }
+    }
+
+    /// Parks the calling thread until the stopping thread ends the process.
+    static func waitForTheEnd() -> Never {
+        while true { pause() }
     }
 
     static func endCommit() { state.withLock { $0.activeCommits -= 1 } }

@@ -32,8 +32,8 @@ import Darwin
 /// directory renames the temporaries still there into place (roll forward), provided each still
 /// has the size and CRC-32 its record gives, and removes everything else (``StagingArea/recover(_:)``).
 /// Killed before, it leaves only temporaries in an unlocked staging directory, which that run
-/// removes. A commit is not started once the process is stopping, and a stop waits for the
-/// commits under way (``Interrupts``).
+/// removes. A commit is not started once the process is stopping (the thread waits for the end
+/// of the process instead), and a stop waits for the commits under way (``Interrupts``).
 ///
 /// Only a regular file (or nothing) at an output path is replaced. Owned by one thread at a time
 /// (a batch worker stages, the committing thread commits).
@@ -101,10 +101,7 @@ package final class OutputSet: @unchecked Sendable {
     /// success), in order; a set that fails is removed whole, the others are committed.
     package static func commit(_ sets: [OutputSet]) -> [IOFailure?] {
         var failures = [IOFailure?](repeating: nil, count: sets.count)
-        guard Interrupts.beginCommit() else {
-            for s in sets { s.abort() }
-            return sets.map { Interrupts.stoppingFailure($0.staged.first?.final ?? "-") }
-        }
+        Interrupts.beginCommit()
         defer { Interrupts.endCommit() }
         var records: [(StagingArea, String, Int32)] = []
         // 1. The records.
@@ -123,7 +120,10 @@ package final class OutputSet: @unchecked Sendable {
                 if fd < 0 || AtomicFile.writeAll(bytes + endMark, to: fd) != nil {
                     failures[k] = IOFailure(path: area.path, "cannot write the output record: \(systemErrorText())")
                 }
-                if fd >= 0 { records.append((area, name, fd)) }
+                if fd >= 0 {
+                    _ = facescan_start_writeback(fd)
+                    records.append((area, name, fd))
+                }
             }
         }
         // 2. Bytes on disk, and the records' names (the staging directories that hold one).
