@@ -11,7 +11,7 @@ import Glibc
 /// line on a terminal, and the summary; on a signal, the summary of what finished.
 final class BatchReporter: Sendable {
     private struct State {
-        var done = 0, failed = 0, skipped = 0, processed = 0
+        var done = 0, failed = 0, skipped = 0, skippedByOther = 0, processed = 0
         var firstFailure: Int32?
         var writeError: String?
         var progressShown = false
@@ -48,7 +48,13 @@ final class BatchReporter: Sendable {
         state.withLock { s in
             guard !s.stopped else { return }
             s.done += 1
-            if o.skipped { s.skipped += 1 } else { s.processed += 1 }
+            if o.doneByOther {
+                s.skippedByOther += 1
+            } else if o.skipped {
+                s.skipped += 1
+            } else {
+                s.processed += 1
+            }
             if o.exitStatus != 0 {
                 s.failed += 1
                 if s.firstFailure == nil { s.firstFailure = o.exitStatus }
@@ -114,8 +120,9 @@ final class BatchReporter: Sendable {
     }
 
     private func counts(_ s: State) -> String {
-        var parts = ["\(s.done - s.failed - s.skipped) done", "\(s.failed) failed"]
+        var parts = ["\(s.done - s.failed - s.skipped - s.skippedByOther) done", "\(s.failed) failed"]
         if s.skipped > 0 { parts.append("\(s.skipped) skipped (--resume)") }
+        if s.skippedByOther > 0 { parts.append("\(s.skippedByOther) done by another batch") }
         return parts.joined(separator: ", ")
     }
 

@@ -29,7 +29,9 @@ public enum Pipeline {
         progress: ((Progress) -> Void)? = nil
     ) throws(FaceScanError) -> Report {
         var files: [(path: String, bytes: [UInt8])] = []
-        var report = try encode(input: input, options: options, progress: progress) { files.append(($0.path, $0.bytes)) }
+        var report = try encode(input: input, options: options, progress: progress) {
+            files.append(($0.path, $0.bytes))
+        }
         var clock = Stopwatch()
         try lift { () throws(IOFailure) in try AtomicFile.writeSet(files) }
         files.removeAll()

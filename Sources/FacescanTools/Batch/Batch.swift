@@ -437,7 +437,8 @@ package enum Batch {
             }
             for k in r.outputs.indices { r.outputs[k].crc32 = crcs[k] }
             try set.stage(
-                Array((r.json.serialized() + "\n").utf8), to: reportPath(outputDirectory: o.outputDirectory, name: name))
+                Array((r.json.serialized() + "\n").utf8), to: reportPath(outputDirectory: o.outputDirectory, name: name)
+            )
             return (Outcome(input: input, name: name, report: r, failure: nil), set)
         } catch {
             set.abort()
