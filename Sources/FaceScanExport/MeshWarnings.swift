@@ -1,3 +1,4 @@
+import FaceScanCore
 import Synchronization
 
 /// Where readers report what they forgave in an input (an OBJ whose faces name texture

@@ -1,3 +1,6 @@
+import FaceScanCore
+import FaceScanExport
+
 /// Meshes in and out of every ``MeshFormat``: bytes in memory first, files as a separate step.
 ///
 /// ```swift

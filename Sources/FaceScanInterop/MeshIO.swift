@@ -1,3 +1,6 @@
+import FaceScanCore
+import FaceScanExport
+
 /// The one entry point for mesh files: OBJ, STL and GLB go through facescan's own readers and
 /// writers, 3MF through ``Lib3MFIO`` (lib3mf), everything else through ``AssimpIO`` (binary FBX
 /// is written by facescan, ``Mesh/fbxBytes(centimetresPerUnit:)``, and read through assimp).

@@ -1,4 +1,6 @@
 import CZlib
+import FaceScanCore
+import FaceScanRender
 
 #if PNG
 import CLibPNG

@@ -1,3 +1,9 @@
+import FaceScanCapture
+import FaceScanCore
+import FaceScanInterop
+import FaceScanRender
+import FaceScanSolid
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

@@ -190,7 +190,8 @@ extension HTMLReport {
             ? .skipped(
                 reason: o.doneByOther
                     ? "done by another facescan batch into the same directory while this one waited"
-                    : "done earlier (--resume): \(o.name).report.json and its outputs are whole (sizes and CRC-32s checked)")
+                    : "done earlier (--resume): \(o.name).report.json and its outputs are whole (sizes and CRC-32s checked)"
+            )
             : exitCode == 0 ? .done : .failed(exitCode: exitCode, message: message)
         var links: [Link] = []
         var thumb: Image?
