@@ -108,7 +108,7 @@ let package = Package(
             ]),
         // The command line's machinery (batch runs, the regression check, the HTML report): used
         // by the facescan command and the tests, not part of the embeddable library.
-        .target(name: "FacescanTools", dependencies: ["FaceScanKit"]),
+        .target(name: "FacescanTools", dependencies: ["FaceScanKit", "CProcess"]),
         // The command's own process settings (the allocator's), not part of the library.
         .target(name: "CProcess", path: "Sources/CProcess"),
         .executableTarget(

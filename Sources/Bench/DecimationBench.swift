@@ -63,8 +63,8 @@ public func runDecimationBench() {
         )
         if let outDir {
             let slug = w.name.split(separator: " ").joined(separator: "-")
-            try? OutputTransaction.write(w.mesh.objBytes(), to: "\(outDir)/\(slug)-input.obj")
-            try? OutputTransaction.write(r.objBytes(), to: "\(outDir)/\(slug)-output.obj")
+            try? AtomicFile.write(w.mesh.objBytes(), to: "\(outDir)/\(slug)-input.obj")
+            try? AtomicFile.write(r.objBytes(), to: "\(outDir)/\(slug)-output.obj")
         }
     }
 }

@@ -18,6 +18,6 @@ public enum MeshWarnings {
             return
         }
         let bytes = Array("facescan: warning: \(line)\n".utf8)
-        _ = OutputTransaction.writeAll(bytes, to: 2)
+        _ = AtomicFile.writeAll(bytes, to: 2)
     }
 }

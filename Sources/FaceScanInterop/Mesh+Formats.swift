@@ -1,4 +1,5 @@
 import FaceScanCore
+import FaceScanExport
 import FaceScanRender
 
 /// Meshes in and out of every ``MeshFormat``: bytes in memory first, files as a separate step.
@@ -95,6 +96,6 @@ extension Mesh {
                 ))
         }
         let bytes = try encoded(as: format, unit: unit)
-        try lift { () throws in try OutputTransaction.write(bytes, to: path) }
+        try lift { () throws in try AtomicFile.write(bytes, to: path) }
     }
 }

@@ -1,5 +1,5 @@
 import FaceScanCore
-import FaceScanRender
+        return try bytes(mesh, format: format, unit: unit, name: path, printingPosition: printingPosition)
 
 /// The one entry point for mesh files: OBJ, STL and GLB go through facescan's own readers and
 /// writers, 3MF through ``Lib3MFIO`` (lib3mf), everything else through ``AssimpIO`` (binary FBX
@@ -39,7 +39,7 @@ package enum MeshIO {
     /// comes back in `unit`; a unit-less file is taken to be in `unit` already. A file without a
     /// triangle is an error. Throws ``IOFailure`` or ``InputError``.
     package static func read(path: String, unit: LengthUnit = .mm) throws -> Mesh {
-        if path != "-" && OutputTransaction.isDirectoryFollowingLinks(path) {
+        if path != "-" && AtomicFile.isDirectoryFollowingLinks(path) {
             throw IOFailure(path: path, "is a directory")
         }
         if path == "-" || MeshFormat(path: path)?.isNative == true {
@@ -90,13 +90,25 @@ package enum MeshIO {
     package static func write(
         _ mesh: Mesh, to path: String, format: String? = nil, unit: LengthUnit = .mm, printingPosition: Bool = false
     ) throws {
+        try AtomicFile.write(
+            try fileBytes(mesh, for: path, format: format, unit: unit, printingPosition: printingPosition), to: path)
+    }
+
+    /// The bytes ``write(_:to:format:unit:printingPosition:)`` writes to `path`, for a caller that writes them itself.
+    package static func fileBytes(
+        _ mesh: Mesh, for path: String, format: String? = nil, unit: LengthUnit = .mm, printingPosition: Bool = false
+    ) throws -> [UInt8] {
         guard let format = format ?? (path == "-" ? "obj" : fileExtension(path)) else {
             throw UsageError(
                 "\(path): cannot tell the mesh format from the name; use one of \(writableExtensions.joined(separator: ", "))"
             )
         }
+<<<<<<< HEAD
         try OutputTransaction.write(
             try bytes(mesh, format: format, unit: unit, name: path, printingPosition: printingPosition), to: path)
+=======
+        return try bytes(mesh, format: format, unit: unit, name: path)
+>>>>>>> issue-batch
     }
 
     /// How much of an FBX file is searched for its `UnitScaleFactor` (it is in `GlobalSettings`,

@@ -28,7 +28,7 @@ public enum PNGEncoder {
     /// Encodes `image` and writes it atomically to `path`.
     public static func write(_ image: RGBAImage, to path: String) throws(FaceScanError) {
         let bytes = try encode(image, name: path)
-        do { try OutputTransaction.write(bytes, to: path) } catch {
+        do { try AtomicFile.write(bytes, to: path) } catch {
             throw FaceScanError(any: error, path: path)
         }
     }

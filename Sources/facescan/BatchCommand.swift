@@ -103,7 +103,7 @@ struct BatchCommand: ParsableCommand {
         let options = pipeline.options()
         let reporter = BatchReporter(
             total: list.count, json: json, verbosity: verbosity, skippedInputs: found.ignored.count)
-        BatchSignals.watch(reporter)
+        Interrupts.onStop { sig in reporter.stop(signal: sig) }
         reporter.start()
         let collector = HTMLReportCollector()
         try Batch.run(list, options: options, jobs: jobs, resume: resume) { o in

@@ -11,7 +11,7 @@ import Glibc
 /// line on a terminal, and the summary; on a signal, the summary of what finished.
 final class BatchReporter: Sendable {
     private struct State {
-        var done = 0, failed = 0, skipped = 0, processed = 0
+        var done = 0, failed = 0, skipped = 0, skippedByOther = 0, processed = 0
         var firstFailure: Int32?
         var writeError: String?
         var progressShown = false
@@ -48,13 +48,19 @@ final class BatchReporter: Sendable {
         state.withLock { s in
             guard !s.stopped else { return }
             s.done += 1
-            if o.skipped { s.skipped += 1 } else { s.processed += 1 }
+            if o.doneByOther {
+                s.skippedByOther += 1
+            } else if o.skipped {
+                s.skipped += 1
+            } else {
+                s.processed += 1
+            }
             if o.exitStatus != 0 {
                 s.failed += 1
                 if s.firstFailure == nil { s.firstFailure = o.exitStatus }
             }
             if s.progressShown && stdoutIsTerminal { clearProgress(&s) }
-            if s.writeError == nil, let e = OutputTransaction.writeAll(Array(line.utf8), to: 1) { s.writeError = e }
+            if s.writeError == nil, let e = AtomicFile.writeAll(Array(line.utf8), to: 1) { s.writeError = e }
             if verbosity.verbose, let r = o.report, o.exitStatus == 0 {
                 if s.progressShown { clearProgress(&s) }
                 Console.error(Summary.text(r))
@@ -75,7 +81,11 @@ final class BatchReporter: Sendable {
             }
             return JSONValue.object(members).serialized()
         }
-        if o.skipped { return "SKIP \(o.input): done earlier (\(o.name).report.json and its outputs are up to date)" }
+        if o.skipped {
+            return o.doneByOther
+                ? "SKIP \(o.input): done by another facescan batch into the same directory"
+                : "SKIP \(o.input): done earlier (\(o.name).report.json and its outputs are whole)"
+        }
         if let r = o.report, o.exitStatus == 0 {
             return
                 "OK   \(o.input): \(r.frames.accepted)/\(r.frames.read) frames, \(r.mesh.outputVertices) vertices, \(Summary.ms(r.timingsMs.total))"
@@ -94,8 +104,9 @@ final class BatchReporter: Sendable {
         if let failure { throw ExitCode(failure) }
     }
 
-    /// On SIGINT, SIGTERM or SIGHUP (from the signal thread): no line after this one, the
-    /// outputs of unfinished captures removed, the summary printed; the process exits 128 + signal.
+    /// On SIGINT, SIGTERM or SIGHUP (from the stopping thread, ``Interrupts``, once the outputs
+    /// of unfinished captures are removed): no line after this one, the summary printed; the
+    /// process exits 128 + signal.
     func stop(signal: Int32) -> Never {
         let text = state.withLock { s in
             s.stopped = true
@@ -104,14 +115,14 @@ final class BatchReporter: Sendable {
                 + counts(s)
                 + (s.done < total ? "; outputs of unfinished captures removed" : "")
         }
-        Batch.discardUnfinishedOutputs()
         if !verbosity.quiet { Console.error(text) }
         _exit(128 + signal)
     }
 
     private func counts(_ s: State) -> String {
-        var parts = ["\(s.done - s.failed - s.skipped) done", "\(s.failed) failed"]
+        var parts = ["\(s.done - s.failed - s.skipped - s.skippedByOther) done", "\(s.failed) failed"]
         if s.skipped > 0 { parts.append("\(s.skipped) skipped (--resume)") }
+        if s.skippedByOther > 0 { parts.append("\(s.skippedByOther) done by another batch") }
         return parts.joined(separator: ", ")
     }
 
@@ -160,50 +171,6 @@ final class BatchReporter: Sendable {
         case SIGTERM: "SIGTERM"
         case SIGHUP: "SIGHUP"
         default: "signal \(sig)"
-        }
-    }
-}
-
-/// Batch's signal handling: the handler only writes the signal number to a pipe; a thread of its
-/// own reads it and stops the reporter (which may lock, allocate and write).
-enum BatchSignals {
-    nonisolated(unsafe) static var pipeFDs: [Int32] = [-1, -1]
-    nonisolated(unsafe) static var reporter: BatchReporter?
-
-    static func watch(_ r: BatchReporter) {
-        reporter = r
-        guard pipe(&pipeFDs) == 0 else { return }
-        var thread = pthread_t()
-        let started = pthread_create(
-            &thread, nil,
-            { _ in
-                var byte: UInt8 = 0
-                while true {
-                    let n = read(BatchSignals.pipeFDs[0], &byte, 1)
-                    if n == 1 { break }
-                    if n < 0 && errno == EINTR { continue }
-                    return nil
-                }
-                BatchSignals.reporter?.stop(signal: Int32(byte))
-                return nil
-            }, nil)
-        guard started == 0 else { return }
-        pthread_detach(thread)
-        var action = sigaction()
-        action.handler = { sig in
-            var byte = UInt8(truncatingIfNeeded: sig)
-            _ = write(BatchSignals.pipeFDs[1], &byte, 1)
-        }
-        sigemptyset(&action.sa_mask)
-        action.sa_flags = SA_RESTART
-        for sig in [SIGINT, SIGTERM, SIGHUP] {
-            var old = sigaction()
-            guard sigaction(sig, nil, &old) == 0 else { continue }
-            // A signal the parent ignores (nohup) stays ignored.
-            if let h = old.handler, unsafeBitCast(h, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) {
-                continue
-            }
-            sigaction(sig, &action, nil)
         }
     }
 }

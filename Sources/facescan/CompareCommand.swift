@@ -1,5 +1,6 @@
 import ArgumentParser
 import FaceScanKit
+import FacescanTools
 
 #if canImport(Glibc)
 import Glibc
@@ -86,9 +87,10 @@ struct CompareCommand: ParsableCommand {
                 "A (coloured): \(a)", "B: \(b)",
                 "RMS \(Self.fixed1(e.rms)) µm, max \(Self.fixed1(e.max)) µm, mean \(Self.fixed1(e.mean)) µm",
             ]
-            try PNGEncoder.write(
-                Heatmap.render(meshA.atWorkingMagnitude, valuesUm: d, maxUm: heatmapMaxUm, caption: caption).image,
-                to: heatmap)
+            let image = try Heatmap.render(
+                meshA.atWorkingMagnitude, valuesUm: d, maxUm: heatmapMaxUm, caption: caption
+            ).image
+            try OutputSet.write(PNGEncoder.encode(image, name: heatmap), to: heatmap)
         }
         if json {
             let rounded = { (x: Double) in JSONValue.double((x * 1000).rounded() / 1000) }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FaceScanKit
+import FacescanTools
 
 struct ConvertCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -32,7 +33,7 @@ struct ConvertCommand: ParsableCommand {
         let unit = units ?? .mm
         let mesh = try MeshInput.read(
             input, command: "convert", units: units, output: output, format: format, verbosity: verbosity)
-        try MeshIO.write(mesh, to: output, format: format, unit: unit)
+        try OutputSet.write(MeshIO.fileBytes(mesh, for: output, format: format, unit: unit), to: output)
         verbosity.note("\(input): \(mesh.vertexCount) vertices, \(mesh.triangleCount) triangles written to \(output)")
     }
 }

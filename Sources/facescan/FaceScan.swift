@@ -24,9 +24,9 @@ struct FaceScan: ParsableCommand {
     /// Runs the command line and maps every failure to facescan's exit codes (usage errors → 2).
     /// Every error is one line on standard error; `--help` and `--version` print in full on
     /// standard output. SIGINT, SIGTERM and SIGHUP remove the temporary files of unfinished
-    /// outputs before the process dies.
+    /// outputs before the process dies (``Interrupts``).
     static func main() {
-        OutputTransaction.removeTemporaryFilesOnSignal()
+        Interrupts.install()
         if let script = Completions.fishScriptRequested(CommandLine.arguments) {
             print(script)
             return

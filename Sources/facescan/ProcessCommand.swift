@@ -1,5 +1,6 @@
 import ArgumentParser
 import FaceScanKit
+import FacescanTools
 
 #if canImport(Glibc)
 import Glibc
@@ -51,7 +52,7 @@ struct ProcessCommand: ParsableCommand {
         let showProgress = !verbosity.quiet && Console.stderrIsTerminal
         let report: Report
         do throws(FaceScanError) {
-            report = try Pipeline.process(
+            report = try ProcessOutputs.process(
                 input: input, options: options,
                 progress: showProgress
                     ? { p in

@@ -102,7 +102,7 @@ struct RegressCommand: ParsableCommand {
             }
         }
         if let junit {
-            try OutputTransaction.write(
+            try OutputSet.write(
                 Array(Regression.junitXML(all, allowChanged: allowChanged, attachments: attachments).utf8), to: junit)
         }
         if let page = report.path {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FaceScanKit
+import FacescanTools
 
 extension RenderView: ExpressibleByArgument {}
 
@@ -33,7 +34,7 @@ struct RenderCommand: ParsableCommand {
         let m = try MeshInput.read(mesh, command: "render")
         let image = try Rasterizer.render(
             m.atWorkingMagnitude, options: RenderOptions(size: size, view: view, supersample: supersample))
-        try PNGEncoder.write(image, to: output)
+        try OutputSet.write(PNGEncoder.encode(image, name: output), to: output)
         verbosity.note(
             "\(mesh): \(m.vertexCount) vertices, \(m.triangleCount) triangles rendered to \(output) (\(size)×\(size))")
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FaceScanKit
+import FacescanTools
 
 /// `facescan simplify IN OUT --target-vertices N [--json]`: decimate (or refine) one mesh file to an
 /// exact vertex count. All the work is ``Decimation/simplify(_:targetVertices:)``.
@@ -56,7 +57,7 @@ struct SimplifyCommand: ParsableCommand {
             throw error.naming(input: input)
         }
         let decimateMs = clock.lap()
-        try MeshIO.write(result, to: output, format: format, unit: unit)
+        try OutputSet.write(MeshIO.fileBytes(result, for: output, format: format, unit: unit), to: output)
         let exportMs = clock.lap()
         verbosity.note(
             "\(input): \(mesh.vertexCount) vertices, \(mesh.triangleCount) triangles -> \(result.vertexCount) vertices, \(result.triangleCount) triangles in \(Summary.ms(total.elapsed))"
@@ -74,7 +75,7 @@ struct SimplifyCommand: ParsableCommand {
         report.timingsMs.export = exportMs
         report.timingsMs.total = total.elapsed
         let text = JSONValue.object([("mesh", report.meshJSON), ("timingsMs", report.timingsJSON)]).serialized() + "\n"
-        if let e = OutputTransaction.writeAll(Array(text.utf8), to: output == "-" ? 2 : 1) {
+        if let e = AtomicFile.writeAll(Array(text.utf8), to: output == "-" ? 2 : 1) {
             throw IOFailure(path: output == "-" ? "(standard error)" : "-", "write failed: \(e)")
         }
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FaceScanKit
+import FacescanTools
 
 /// `facescan solidify IN OUT`: close a face surface into a part in printing position. All the work
 /// is ``Solidify``'s; the options are `process`'s (``SolidFlags``).
@@ -62,7 +63,8 @@ struct SolidifyCommand: ParsableCommand {
         } catch {
             throw UsageError(SolidFlags.inFlags(error.message)).naming(input: input)
         }
-        try MeshIO.write(part.mesh, to: output, format: format, unit: unit, printingPosition: true)
+        try OutputSet.write(
+            MeshIO.fileBytes(part.mesh, for: output, format: format, unit: unit, printingPosition: true), to: output)
         // The report's depthMm and scale (process --json), in words.
         if !part.cutAsAsked { verbosity.warn("\(input): \(Solidify.movedCutWarning(part))") }
         let t = part.turn

@@ -183,7 +183,7 @@ import Testing
         let dir = FileManager.default.temporaryDirectory.path + "/facescan-fbx7500-\(getpid())"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        try OutputTransaction.write(bytes, to: dir + "/box.fbx")
+        try AtomicFile.write(bytes, to: dir + "/box.fbx")
         let back = try MeshIO.read(path: dir + "/box.fbx")
         #expect(back.triangleCount == 12)
         #expect(abs(Self.bounds(back).1.y - 110) < 1e-3)

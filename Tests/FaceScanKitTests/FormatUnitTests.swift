@@ -53,7 +53,7 @@ private func glbJSON(_ b: [UInt8]) throws -> [String: Any] {
         let (lo, hi) = bounds(mm)
         for (mesh, unit) in [(mm, LengthUnit.mm), (m, .m)] {
             let path = dir + "/box-\(unit.rawValue).\(format)"
-            try OutputTransaction.write(try MeshIO.bytes(mesh, format: format, unit: unit), to: path)
+            try AtomicFile.write(try MeshIO.bytes(mesh, format: format, unit: unit), to: path)
             for readUnit in LengthUnit.allCases {
                 let back = try MeshIO.read(path: path, unit: readUnit)
                 #expect(back.triangleCount == 12, "\(format)")
@@ -73,7 +73,7 @@ private func glbJSON(_ b: [UInt8]) throws -> [String: Any] {
         let dir = scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = dir + "/box.\(format)"
-        try OutputTransaction.write(try MeshIO.bytes(m, format: format, unit: .m), to: path)
+        try AtomicFile.write(try MeshIO.bytes(m, format: format, unit: .m), to: path)
         let back = try MeshIO.read(path: path, unit: .mm)  // no unit in the file: numbers as they are
         #expect(bounds(back) == bounds(m), "\(format)")
         #expect(MeshIO.statedUnitMillimetres(format: format) == nil)
@@ -148,7 +148,7 @@ private func glbJSON(_ b: [UInt8]) throws -> [String: Any] {
         let dir = scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = dir + "/bad.3mf"
-        try OutputTransaction.write(Array("PK not really a zip".utf8), to: path)
+        try AtomicFile.write(Array("PK not really a zip".utf8), to: path)
         do {
             _ = try MeshIO.read(path: path)
             Issue.record("expected an error")
@@ -202,7 +202,7 @@ private func glbJSON(_ b: [UInt8]) throws -> [String: Any] {
         #expect(MeshIO.fbxUnitScaleFactor(Array(dm.utf8)) == 10)
         let dir = scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        try OutputTransaction.write(Array(dm.utf8), to: dir + "/dm.fbx")
+        try AtomicFile.write(Array(dm.utf8), to: dir + "/dm.fbx")
         let (lo, hi) = bounds(try MeshIO.read(path: dir + "/dm.fbx"))
         let (blo, bhi) = bounds(box)
         #expect(max(maxDiff(lo, blo * 10), maxDiff(hi, bhi * 10)) < 1e-2, "\(lo)…\(hi)")

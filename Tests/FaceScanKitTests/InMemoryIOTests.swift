@@ -16,7 +16,7 @@ import Testing
     @Test func captureBytesReadLikeTheFile() throws {
         let bytes = Self.capture(frames: [CaptureBuilder.square, CaptureBuilder.square.map { $0 + 0.25 }])
         let path = makeTempDir() + "/c.json"
-        try OutputTransaction.write(bytes, to: path)
+        try AtomicFile.write(bytes, to: path)
         func frames(_ r: CaptureReader) throws -> [Frame] {
             try r.readHeader()
             var out: [Frame] = []

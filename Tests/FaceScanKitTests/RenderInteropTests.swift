@@ -128,7 +128,7 @@ private func sortedPositions(_ m: Mesh) -> [SIMD3<Float>] {
     @Test func garbageFileGivesAnInputErrorNamingIt() throws {
         let path = tempPath("garbage.ply")
         defer { unlink(path) }
-        try OutputTransaction.write(Array("ply\nthis is not really a ply file\nend_header\n\u{1}\u{2}".utf8), to: path)
+        try AtomicFile.write(Array("ply\nthis is not really a ply file\nend_header\n\u{1}\u{2}".utf8), to: path)
         do {
             _ = try MeshIO.read(path: path)
             Issue.record("expected an error")

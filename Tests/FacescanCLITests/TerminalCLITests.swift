@@ -153,21 +153,28 @@ final class TerminalChild: @unchecked Sendable {
             ),
             "\(terminal.debugDescription)")
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: out)) ?? []).sorted()
-        // Only a commit caught midway may leave its journal and temporaries (for the next run).
-        #expect(names.filter { $0.hasPrefix(".") && !$0.hasPrefix(".facescan-") }.isEmpty, "left behind: \(names)")
-        let reports = names.filter { !$0.hasPrefix(".") && $0.hasSuffix(".report.json") }
-        #expect(reports.count == records.count, "\(names)")
+        // Nothing hidden: the stop removes the staging directory and the claims it holds.
+        #expect(names.filter { $0.hasPrefix(".") }.isEmpty, "left behind: \(names)")
+        let reports = names.filter { $0.hasSuffix(".report.json") }
+        // Every capture with a line is committed; a capture committed after one still in
+        // progress (lines are in input order) has its outputs but no line.
+        for r in records {
+            let input = try #require(r["input"] as? String)
+            let name = ((input as NSString).lastPathComponent as NSString).deletingPathExtension
+            #expect(reports.contains(name + ".report.json"), "\(name): \(names)")
+        }
+        #expect(reports.count >= records.count && reports.count < 20, "\(names)")
         for r in reports {
             let name = String(r.dropLast(".report.json".count))
             #expect(names.contains(name + ".stl") && names.contains(name + ".png"), "\(name): \(names)")
         }
-        // A later --resume run does the rest: the finished ones are skipped.
+        // A later --resume run does the rest: exactly the committed ones are skipped.
         let rest = try runFacescan([
             "batch", dir, "-o", out, "--formats", "stl,png", "-n", "144", "--json", "--resume", "-q",
         ])
         #expect(rest.status == 0, "\(rest.stderr)")
         let skipped = rest.stdout.split(separator: "\n").filter { $0.contains("\"skipped\":true") }.count
-        #expect(skipped == records.count)
+        #expect(skipped == reports.count)
         #expect(rest.stdout.split(separator: "\n").count == 20)
         let after = ((try? FileManager.default.contentsOfDirectory(atPath: out)) ?? []).sorted()
         #expect(after.filter { $0.hasPrefix(".") }.isEmpty, "left behind: \(after)")

@@ -79,7 +79,7 @@ let inputPath: String = {
 func writeInput(_ bytes: [UInt8]) {
     let fd = open(inputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
     precondition(fd >= 0, "cannot write \(inputPath)")
-    precondition(OutputTransaction.writeAll(bytes, to: fd) == nil)
+    precondition(AtomicFile.writeAll(bytes, to: fd) == nil)
     close(fd)
 }
 
@@ -129,7 +129,7 @@ func fuzzCapture(_ bytes: [UInt8]) {
     guard bytes.count <= 60_000 else { return }
     var p: [Int32] = [0, 0]
     precondition(pipe(&p) == 0)
-    precondition(OutputTransaction.writeAll(bytes, to: p[1]) == nil)
+    precondition(AtomicFile.writeAll(bytes, to: p[1]) == nil)
     close(p[1])
     let saved = dup(0)
     dup2(p[0], 0)
@@ -166,7 +166,7 @@ func fuzzSettings(_ bytes: [UInt8]) {
 let selectedTarget: FuzzTarget = {
     let name = getenv("FACESCAN_FUZZ_TARGET").map { String(cString: $0) } ?? "capture"
     guard let t = FuzzTarget(rawValue: name) else {
-        _ = OutputTransaction.writeAll(
+        _ = AtomicFile.writeAll(
             Array(
                 "facescan-fuzz: unknown target '\(name)' (one of \(FuzzTarget.allCases.map(\.rawValue).joined(separator: ", ")))\n"
                     .utf8), to: 2)

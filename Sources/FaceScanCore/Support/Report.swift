@@ -47,6 +47,9 @@ public struct Report: Sendable, Equatable {
         public var path: String
         /// Size of the file, bytes.
         public var bytes: Int
+        /// CRC-32 of the file's bytes, recorded by `facescan batch` when it commits the file
+        /// (what `batch --resume` checks before it skips the capture); nil elsewhere.
+        public var crc32: UInt32? = nil
 
         package init(format: String, path: String, bytes: Int) {
             self.format = format
@@ -243,10 +246,11 @@ public struct Report: Sendable, Equatable {
                         "outputs",
                         .array(
                             outputs.map {
-                                .object([
-                                    ("format", .string($0.format)), ("path", .string($0.path)),
-                                    ("bytes", .int($0.bytes)),
-                                ])
+                                .object(
+                                    [
+                                        ("format", .string($0.format)), ("path", .string($0.path)),
+                                        ("bytes", .int($0.bytes)),
+                                    ] + ($0.crc32.map { [("crc32", JSONValue.int(Int($0)))] } ?? []))
                             })
                     ),
                 ] + (scale.map { [("scale", JSONValue.ms($0))] } ?? [])

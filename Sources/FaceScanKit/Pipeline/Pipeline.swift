@@ -1,3 +1,9 @@
+import FaceScanCapture
+import FaceScanCore
+import FaceScanInterop
+import FaceScanRender
+import FaceScanSolid
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -17,14 +23,46 @@ public enum Pipeline {
     }
 
     /// Runs the whole job on the capture at `input` (`-` for standard input) and writes the
-    /// outputs atomically into `options.outputDirectory`: a ``FaceScanSession`` fed from the
-    /// file, then every format encoded and written.
+    /// outputs into `options.outputDirectory`: a ``FaceScanSession`` fed from the file, then
+    /// every format encoded in memory, then the files written (each to a temporary beside it,
+    /// synced, renamed into place, then the directory synced: see the notes of `AtomicFile`).
     ///
     /// Throws `.badInput` or `.badSetting`, `.noAcceptedFrames` (carrying the report), `.io`.
-    /// On any error no output file is created or replaced.
+    /// On any error before the files are renamed into place no output file is created or
+    /// replaced; the library installs no signal handler (the command line does).
     public static func process(
         input: String, options: PipelineOptions,
         progress: ((Progress) -> Void)? = nil
+    ) throws(FaceScanError) -> Report {
+        var files: [(path: String, bytes: [UInt8])] = []
+        var report = try encode(input: input, options: options, progress: progress) {
+            files.append(($0.path, $0.bytes))
+        }
+        var clock = Stopwatch()
+        try lift { () throws(IOFailure) in try AtomicFile.writeSet(files) }
+        files.removeAll()
+        let written = clock.lap()
+        report.timingsMs.export += written
+        report.timingsMs.total += written
+        return report
+    }
+
+    /// One output of ``encode(input:options:progress:)``: where it goes and its bytes.
+    package struct EncodedOutput: Sendable {
+        /// `options.outputDirectory/NAME.FORMAT`.
+        package var path: String
+        /// The file's bytes.
+        package var bytes: [UInt8]
+    }
+
+    /// ``process(input:options:progress:)`` without the writing: each output's bytes are handed
+    /// to `output` as soon as they are encoded, in the report's order, and the report (its
+    /// `outputs` listing those files) is returned. The output directory is created (or checked)
+    /// where `process` does it, before encoding.
+    package static func encode(
+        input: String, options: PipelineOptions,
+        progress: ((Progress) -> Void)? = nil,
+        output: (EncodedOutput) throws(FaceScanError) -> Void
     ) throws(FaceScanError) -> Report {
         var clock = Stopwatch()
         let total = Stopwatch()
@@ -54,12 +92,11 @@ public enum Pipeline {
         let settings = ingested.settings
         _ = clock.lap()
 
-        // 4. Encode and write every output atomically.
+        // 4. Encode every output (the caller writes them).
         var formats: [String] = []
         for f in settings.formats.map(\.rawValue) where !formats.contains(f) { formats.append(f) }
         let outputName = options.name ?? defaultName(for: input)
-        try lift { () throws(IOFailure) in try OutputTransaction.prepareDirectory(options.outputDirectory) }
-        let transaction = OutputTransaction()
+        try lift { () throws(IOFailure) in try AtomicFile.prepareDirectory(options.outputDirectory) }
         var renderMs = 0.0
         var thumbnail: [UInt8]?  // rendered once, for the PNG and the 3MF package thumbnail
         for format in formats {
@@ -83,10 +120,10 @@ public enum Pipeline {
                     }
             if format == "uncertainty.png" { renderMs += formatClock.lap() }
             let path = options.outputDirectory + "/" + outputName + "." + format
-            try lift { () throws(IOFailure) in try transaction.stage(bytes, to: path) }
+            try lift { () throws(IOFailure) in try AtomicFile.checkTarget(path) }
+            try output(EncodedOutput(path: path, bytes: bytes))
             report.outputs.append(.init(format: format, path: path, bytes: bytes.count))
         }
-        try lift { () throws(IOFailure) in try transaction.commit() }
         report.timingsMs.render = renderMs
         report.timingsMs.export = clock.lap() - renderMs
         report.timingsMs.total = total.elapsed

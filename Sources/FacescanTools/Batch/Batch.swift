@@ -26,6 +26,9 @@ package enum Batch {
         /// was skipped because they are already there (``completedReport(input:name:options:)``).
         package var storedReport: JSONValue?
         package var skipped: Bool { storedReport != nil }
+        /// With ``storedReport``: true when another batch into the same directory made the
+        /// outputs while this one waited for its claim, false when an earlier run did (`resume`).
+        package var doneByOther = false
     }
 
     /// What ``collect(_:recursive:)`` found.
@@ -266,10 +269,11 @@ package enum Batch {
     }
 
     /// The report stored for `input` by an earlier batch run into `options.outputDirectory`
-    /// when that run's work is still valid: `NAME.report.json` and every output it lists
-    /// (`NAME.FORMAT`, all of `options.formats` when given) exist and none is older than the
-    /// capture file. nil otherwise (also for `-` and an unreadable report). Settings other than
-    /// the formats are not compared.
+    /// when that run's work can be shown to be whole: `NAME.report.json` parses, is not older
+    /// than the capture file, lists every format `options.formats` asks for, and every output it
+    /// lists (`NAME.FORMAT`) has the size and the CRC-32 the report recorded at commit (a
+    /// report without them, from an older facescan, vouches for nothing). nil otherwise (also
+    /// for `-`). Settings other than the formats are not compared.
     package static func completedReport(input: String, name: String, options: PipelineOptions) -> JSONValue? {
         guard input != "-", let captureTime = modificationTime(input) else { return nil }
         let dir = options.outputDirectory
@@ -285,8 +289,12 @@ package enum Batch {
         {
             return nil
         }
-        for f in formats {
-            guard let ot = modificationTime(dir + "/" + name + "." + f), !(ot < captureTime) else { return nil }
+        for o in outputs {
+            guard let f = o["format"]?.stringValue, case .int(let size)? = o["bytes"],
+                case .int(let crc)? = o["crc32"],
+                let bytes = try? FileBytes.read(dir + "/" + name + "." + f, upTo: size + 1),
+                bytes.count == size, Int(CRC32.checksum(bytes)) == crc
+            else { return nil }
         }
         return stored
     }
@@ -304,75 +312,210 @@ package enum Batch {
         return FileTime(seconds: Int(st.modificationTime.tv_sec), nanoseconds: Int(st.modificationTime.tv_nsec))
     }
 
+    /// The identity of a file now (device, inode, modification time), nil when there is none: a
+    /// report replaced since this batch started is another batch's work.
+    private static func identity(_ path: String) -> [Int]? {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return nil }
+        return [
+            Int(st.st_dev), Int(st.st_ino), Int(st.modificationTime.tv_sec), Int(st.modificationTime.tv_nsec),
+        ]
+    }
+
     /// Processes `inputs` with up to `jobs` at a time. Outputs are named by ``outputNames(_:)``;
-    /// after a capture's outputs are in place, its report goes to `NAME.report.json` (``reportPath(outputDirectory:name:)``).
-    /// With `resume`, a capture whose earlier outputs are still valid (``completedReport(input:name:options:)``)
+    /// each capture's outputs and its report (`NAME.report.json`, ``reportPath(outputDirectory:name:)``,
+    /// listing each output's size and CRC-32) are one ``OutputSet``, committed by one committing
+    /// thread in groups (its syncs overlap the workers' next captures), the report renamed last.
+    /// With `resume`, a capture whose earlier outputs can be vouched for (``completedReport(input:name:options:)``)
     /// is not processed again: its outcome carries the stored report.
+    ///
+    /// Each capture is claimed (``BatchClaim``) before it is looked at: a capture another batch
+    /// into the same directory holds is left for later, and once the fresh ones are done this
+    /// batch waits for it. A claimed capture whose report was replaced since this batch started
+    /// and can be vouched for was committed meanwhile by another batch: it counts as done
+    /// (skipped, by another batch); else it is processed here. So two batches started at once
+    /// share the work, and no capture is written by both.
+    ///
     /// `emit` receives the outcomes in input order (each as soon as it and all before it are done).
     package static func run(
         _ inputs: [String], options: PipelineOptions, jobs: Int, resume: Bool = false,
         emit: @escaping @Sendable (Outcome) -> Void
     ) throws {
         let names = try outputNames(inputs)
-        try OutputTransaction.prepareDirectory(options.outputDirectory)
+        try AtomicFile.prepareDirectory(options.outputDirectory)
+        // What killed runs left: their staging directories (finished or removed) and claims.
+        StagingArea.recover(options.outputDirectory)
+        BatchClaim.sweep(options.outputDirectory)
         struct State: ~Copyable {
             var next = 0
             var emitted = 0
             var done: [Int: Outcome] = [:]
+            /// Captures another batch held when first reached.
+            var deferred: [Int] = []
         }
         let state = Mutex(State())
+        // Each report as this batch found it: one replaced since is another batch's work.
+        let found = names.map { identity(reportPath(outputDirectory: options.outputDirectory, name: $0)) }
         let workers = max(1, min(jobs, inputs.count))
         // Parallel jobs already keep the cores busy: one ingest thread each (same outputs).
         var options = options
         if workers > 1 && options.ingestThreads == nil { options.ingestThreads = 1 }
         let jobOptions = options
+        let deliver: @Sendable (Int, Outcome) -> Void = { i, outcome in
+            state.withLock { s in
+                s.done[i] = outcome
+                while let o = s.done.removeValue(forKey: s.emitted) {
+                    emit(o)
+                    s.emitted += 1
+                }
+            }
+        }
+        let committer = Committer(capacity: 2 * workers, deliver: deliver)
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             while true {
-                let i: Int = state.withLock { s in
-                    defer { s.next += 1 }
-                    return s.next
-                }
-                guard i < inputs.count else { return }
-                let outcome: Outcome
-                if resume, let stored = completedReport(input: inputs[i], name: names[i], options: jobOptions) {
-                    outcome = Outcome(input: inputs[i], name: names[i], report: nil, failure: nil, storedReport: stored)
-                } else {
-                    outcome = processOne(inputs[i], name: names[i], options: jobOptions)
-                }
-                state.withLock { s in
-                    s.done[i] = outcome
-                    while let o = s.done.removeValue(forKey: s.emitted) {
-                        emit(o)
-                        s.emitted += 1
+                let picked: (index: Int, wait: Bool)? = state.withLock { s in
+                    if s.next < inputs.count {
+                        defer { s.next += 1 }
+                        return (s.next, false)
                     }
+                    guard !s.deferred.isEmpty else { return nil }
+                    return (s.deferred.removeFirst(), true)
+                }
+                guard let (i, wait) = picked else { return }
+                let input = inputs[i], name = names[i]
+                let reportFile = reportPath(outputDirectory: jobOptions.outputDirectory, name: name)
+                let claim: BatchClaim
+                do throws(IOFailure) {
+                    guard let c = try BatchClaim.take(directory: jobOptions.outputDirectory, name: name, wait: wait)
+                    else {
+                        state.withLock { $0.deferred.append(i) }
+                        continue
+                    }
+                    claim = c
+                } catch {
+                    deliver(i, Outcome(input: input, name: name, report: nil, failure: .io(error)))
+                    continue
+                }
+                if identity(reportFile) != found[i],
+                    let stored = completedReport(input: input, name: name, options: jobOptions)
+                {
+                    claim.release()
+                    deliver(
+                        i,
+                        Outcome(
+                            input: input, name: name, report: nil, failure: nil, storedReport: stored,
+                            doneByOther: true))
+                    continue
+                }
+                if resume, let stored = completedReport(input: input, name: name, options: jobOptions) {
+                    claim.release()
+                    deliver(i, Outcome(input: input, name: name, report: nil, failure: nil, storedReport: stored))
+                    continue
+                }
+                let (outcome, set) = prepareOne(input, name: name, options: jobOptions)
+                if let set {
+                    committer.submit(i, outcome, set, claim)
+                } else {
+                    claim.release()
+                    deliver(i, outcome)
                 }
             }
         }
+        committer.finish()
     }
 
-    static func processOne(_ input: String, name: String, options: PipelineOptions) -> Outcome {
+    /// Processes one capture and stages its outputs and report (a set for ``Committer``); the
+    /// outcome alone when it failed.
+    static func prepareOne(_ input: String, name: String, options: PipelineOptions) -> (Outcome, OutputSet?) {
         var o = options
         o.name = name
+        let set = OutputSet()
         do {
-            let r = try Pipeline.process(input: input, options: o)
-            try OutputTransaction.write(
-                Array((r.json.serialized() + "\n").utf8),
-                to: reportPath(outputDirectory: o.outputDirectory, name: name))
-            return Outcome(input: input, name: name, report: r, failure: nil)
+            var crcs: [UInt32] = []
+            var r = try Pipeline.encode(input: input, options: o) { (f) throws(FaceScanError) in
+                do throws(IOFailure) { crcs.append(try set.stage(f.bytes, to: f.path)) } catch { throw .io(error) }
+            }
+            for k in r.outputs.indices { r.outputs[k].crc32 = crcs[k] }
+            try set.stage(
+                Array((r.json.serialized() + "\n").utf8), to: reportPath(outputDirectory: o.outputDirectory, name: name)
+            )
+            return (Outcome(input: input, name: name, report: r, failure: nil), set)
         } catch {
+            set.abort()
             let failure = FaceScanError(any: error, path: input)
             if case .noAcceptedFrames(let e) = failure {
-                return Outcome(input: input, name: name, report: e.report, failure: failure)
+                return (Outcome(input: input, name: name, report: e.report, failure: failure), nil)
             }
-            return Outcome(input: input, name: name, report: nil, failure: failure)
+            return (Outcome(input: input, name: name, report: nil, failure: failure), nil)
         }
     }
+}
 
-    /// For a batch stopped by a signal: removes the temporary files of every output not yet
-    /// renamed into place (the finished captures' outputs stay). The caller ends the process
-    /// right after, so the captures in progress never rename theirs.
-    package static func discardUnfinishedOutputs() {
-        for path in OutputTransaction.pendingTemporaryFiles() { unlink(path) }
+/// Batch's committing thread: takes the staged sets of finished captures as the workers hand
+/// them over, commits whatever is waiting in one go (``OutputSet/commit(_:)``: one round of
+/// syncs for the group), then releases each capture's claim and delivers its outcome. At most
+/// `capacity` sets wait; a worker that finds it full waits for room (its memory is on disk
+/// already: the sets hold names, not bytes).
+final class Committer: Sendable {
+    private struct Item: Sendable {
+        var index: Int
+        var outcome: Batch.Outcome
+        var set: OutputSet
+        var claim: BatchClaim
+    }
+
+    private let pending = Mutex<(items: [Item], closed: Bool)>(([], false))
+    private let ready = DispatchSemaphore(value: 0)
+    private let room: DispatchSemaphore
+    private let done = DispatchSemaphore(value: 0)
+    private let deliver: @Sendable (Int, Batch.Outcome) -> Void
+
+    init(capacity: Int, deliver: @escaping @Sendable (Int, Batch.Outcome) -> Void) {
+        room = DispatchSemaphore(value: capacity)
+        self.deliver = deliver
+        DispatchQueue(label: "facescan.batch.commit").async { [self] in loop() }
+    }
+
+    func submit(_ index: Int, _ outcome: Batch.Outcome, _ set: OutputSet, _ claim: BatchClaim) {
+        room.wait()
+        pending.withLock { $0.items.append(Item(index: index, outcome: outcome, set: set, claim: claim)) }
+        ready.signal()
+    }
+
+    /// Commits what is left and returns once the thread has ended.
+    func finish() {
+        pending.withLock { $0.closed = true }
+        ready.signal()
+        done.wait()
+    }
+
+    private func loop() {
+        while true {
+            ready.wait()
+            let (items, closed) = pending.withLock { p in
+                defer { p.items.removeAll() }
+                return (p.items, p.closed)
+            }
+            // Every item signalled once: take the extra signals of this group.
+            for _ in 0..<max(0, items.count - 1) { ready.wait() }
+            if !items.isEmpty {
+                let failures = OutputSet.commit(items.map(\.set))
+                for (item, failure) in zip(items, failures) {
+                    item.claim.release()
+                    var outcome = item.outcome
+                    if let failure {
+                        outcome.report = nil
+                        outcome.failure = .io(failure)
+                    }
+                    deliver(item.index, outcome)
+                    room.signal()
+                }
+            }
+            if closed && pending.withLock({ $0.items.isEmpty }) {
+                done.signal()
+                return
+            }
+        }
     }
 }
 

@@ -117,9 +117,9 @@ extension Regression {
     ) throws -> [String] {
         let sample = sampleDir.split(separator: "/").last.map(String.init) ?? sampleDir
         let out = dir + "/" + sample
-        try OutputTransaction.prepareDirectory(dir)
-        try OutputTransaction.prepareDirectory(out)
-        let t = OutputTransaction()
+        try AtomicFile.prepareDirectory(dir)
+        try AtomicFile.prepareDirectory(out)
+        let t = OutputSet()
         var written: [String] = []
         try t.stage(Array(lines.map { $0.text + "\n" }.joined().utf8), to: out + "/report.txt")
         written.append(out + "/report.txt")

@@ -68,7 +68,7 @@ package enum Regression {
     /// Processes the sample into `workDir` (default formats) and measures the result.
     package static func measure(sampleDir: String, workDir: String) throws -> Metrics {
         guard let capture = captureFile(in: sampleDir) else {
-            if !OutputTransaction.isDirectoryFollowingLinks(sampleDir) {
+            if !AtomicFile.isDirectoryFollowingLinks(sampleDir) {
                 throw IOFailure(path: sampleDir, "not a directory")  // a missing input: exit 1
             }
             throw UsageError("\(sampleDir): no capture.json or capture.ndjson")
@@ -77,7 +77,7 @@ package enum Regression {
         options.outputDirectory = workDir
         options.name = "output"
         options.formats = ["stl", "obj", "png"]
-        var report = try Pipeline.process(input: capture, options: options)
+        var report = try ProcessOutputs.process(input: capture, options: options)
         report.timingsMs = Report.Timings()
         var hashes: [(String, String)] = []
         var stl: [UInt8] = []
@@ -139,7 +139,7 @@ package enum Regression {
         let expectedPath = sampleDir + "/expected.json"
         let expectedMeshPath = sampleDir + "/expected.stl"
         if update {
-            let t = OutputTransaction()
+            let t = OutputSet()
             try t.stage(Array((expectedJSON(m).serialized() + "\n").utf8), to: expectedPath)
             try t.stage(m.stl, to: expectedMeshPath)
             try t.commit()

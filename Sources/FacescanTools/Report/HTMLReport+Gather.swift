@@ -27,18 +27,18 @@ extension HTMLReport {
             throw .badSetting(
                 UsageError("--report needs a file name, got '\(path)' (the page is not written to standard output)"))
         }
-        let dir = OutputTransaction.directory(of: path)
-        if let outputDirectory, !OutputTransaction.isDirectoryFollowingLinks(dir),
+        let dir = AtomicFile.directory(of: path)
+        if let outputDirectory, !AtomicFile.isDirectoryFollowingLinks(dir),
             absolute(dir) == absolute(outputDirectory)
         {
             return
         }
-        do { try OutputTransaction.checkTarget(path) } catch { throw .io(error) }
+        do { try AtomicFile.checkTarget(path) } catch { throw .io(error) }
     }
 
     /// Writes the page atomically (an existing page at `path` is replaced in one step).
     package static func write(_ page: Page, to path: String) throws(IOFailure) {
-        try OutputTransaction.write(html(page), to: path)
+        try OutputSet.write(html(page), to: path)
     }
 
     // MARK: Images
@@ -187,7 +187,11 @@ extension HTMLReport {
         let report = o.report ?? o.storedReport.map(Report.init(stored:))
         let verdict: Verdict =
             o.skipped
-            ? .skipped(reason: "done earlier (--resume): \(o.name).report.json and its outputs are up to date")
+            ? .skipped(
+                reason: o.doneByOther
+                    ? "done by another facescan batch into the same directory while this one waited"
+                    : "done earlier (--resume): \(o.name).report.json and its outputs are whole (sizes and CRC-32s checked)"
+            )
             : exitCode == 0 ? .done : .failed(exitCode: exitCode, message: message)
         var links: [Link] = []
         var thumb: Image?
@@ -214,7 +218,7 @@ extension HTMLReport {
 
     /// The page entry of an input that is not a capture (``Batch/Ignored``).
     package static func capture(ignored i: Batch.Ignored) -> Capture {
-        let name = OutputTransaction.baseName(of: i.path)
+        let name = AtomicFile.baseName(of: i.path)
         return Capture(name: name, input: i.path, verdict: .skipped(reason: "not processed: \(i.reason)"))
     }
 
