@@ -1,5 +1,6 @@
 import FaceScanCore
-        return try bytes(mesh, format: format, unit: unit, name: path, printingPosition: printingPosition)
+import FaceScanExport
+import FaceScanRender
 
 /// The one entry point for mesh files: OBJ, STL and GLB go through facescan's own readers and
 /// writers, 3MF through ``Lib3MFIO`` (lib3mf), everything else through ``AssimpIO`` (binary FBX
@@ -103,12 +104,7 @@ package enum MeshIO {
                 "\(path): cannot tell the mesh format from the name; use one of \(writableExtensions.joined(separator: ", "))"
             )
         }
-<<<<<<< HEAD
-        try OutputTransaction.write(
-            try bytes(mesh, format: format, unit: unit, name: path, printingPosition: printingPosition), to: path)
-=======
-        return try bytes(mesh, format: format, unit: unit, name: path)
->>>>>>> issue-batch
+        return try bytes(mesh, format: format, unit: unit, name: path, printingPosition: printingPosition)
     }
 
     /// How much of an FBX file is searched for its `UnitScaleFactor` (it is in `GlobalSettings`,
