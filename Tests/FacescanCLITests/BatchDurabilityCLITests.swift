@@ -59,10 +59,17 @@ import Glibc
             ["batch", caps, "-o", out, "--formats", "stl", "-n", "144", "-j", "2", "--resume", "-q"]
         }
         let started = Date()
-        let reference = try runProgram(fastFacescanBinary, args(root + "/ref"))
-        let runTime = Date().timeIntervalSince(started)
-        #expect(reference.status == 0, "\(reference.stderr)")
-        let expected = outputs(root + "/ref", count: count, formats: formats)
+        // Three uninterrupted runs: the same bytes each time; the quickest sets the time scale.
+        var runTime = Double.infinity
+        for k in 0..<3 {
+            let t = Date()
+            let reference = try runProgram(fastFacescanBinary, args(root + "/ref\(k)"))
+            runTime = min(runTime, Date().timeIntervalSince(t))
+            #expect(reference.status == 0, "\(reference.stderr)")
+        }
+        let expected = outputs(root + "/ref0", count: count, formats: formats)
+        #expect(outputs(root + "/ref1", count: count, formats: formats) == expected)
+        #expect(outputs(root + "/ref2", count: count, formats: formats) == expected)
         #expect(expected.values.count == count * formats.count && Set(expected.values).count == count * formats.count)
 
         let out = root + "/out"
@@ -83,7 +90,7 @@ import Glibc
             let pid = try Spawn.start(fastFacescanBinary, args(out))
             // Anywhere in a whole run, early instants more often (a resumed run has less to do).
             let u = Double.random(in: 0...1, using: &g)
-            usleep(UInt32(runTime * 1.1e6 * u * u))
+            usleep(UInt32(runTime * 1e6 * u * u))
             kill(pid, sig)
             let status = Spawn.rawWait(pid)
             let killed = status & 0x7f, code = (status >> 8) & 0xff
