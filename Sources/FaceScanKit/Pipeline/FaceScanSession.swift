@@ -117,7 +117,9 @@ public struct FaceScanSession: Sendable {
     /// averaged (outliers and the first frames still being judged are not averaged yet).
     /// O(vertices · log vertices) per call.
     public var medianStandardError: Double? {
-        guard let se = accumulator?.accumulator.standardErrors() else { return nil }
+        guard let acc = accumulator else { return nil }
+        // With varying blend shapes, what the expression model leaves unexplained counts too.
+        guard let se = acc.resting(triangles: topology.triangles)?.standardErrors else { return nil }
         return Report.Noise(standardErrors: se).medianStandardErrorUm * 1e-6
     }
 
@@ -151,7 +153,7 @@ public struct FaceScanSession: Sendable {
                     vertexCount: frame.xyz.count / 3, rejectOutliers: settings.rejectOutliers,
                     weighting: settings.frameWeighting)
             }
-            let found = accumulator!.add(frame.xyz, index: verdict.frameIndex)
+            let found = accumulator!.add(frame.xyz, index: verdict.frameIndex, blendShapes: frame.metadata.blendShapes)
             if found > 0 { verdict.newOutliers = Array(accumulator!.outlierIndices.suffix(found)) }
             report.frames.rejected.outlier = accumulator!.outliers
         }
@@ -227,10 +229,12 @@ public struct FaceScanSession: Sendable {
         var accumulator = self.accumulator
         accumulator?.finish()
         report.frames.rejected.outlier = accumulator?.outliers ?? 0
-        guard let acc = accumulator?.accumulator, let positions = acc.mean() else {
+        guard let resting = accumulator?.resting(triangles: topology.triangles) else {
             report.mesh.inputVertices = vertexCount ?? 0
             throw .noAcceptedFrames(NoAcceptedFrames(file: name, report: report))
         }
+        let positions = resting.mean
+        report.expression = resting.expression
         var uvs: [SIMD2<Float>]?
         if let t = topology.textureCoordinates {
             uvs = [SIMD2<Float>](unsafeUninitializedCapacity: positions.count) { out, initialized in
@@ -243,7 +247,8 @@ public struct FaceScanSession: Sendable {
         report.mesh.inputTriangles = mesh.triangleCount
         return (
             Pipeline.Ingested(
-                mesh: mesh, settings: settings, standardErrors: acc.standardErrors(), noiseSamples: acc.noiseSamples()),
+                mesh: mesh, settings: settings, standardErrors: resting.standardErrors,
+                noiseSamples: resting.noiseSamples, expression: resting.expression),
             report
         )
     }
@@ -286,6 +291,7 @@ public struct FaceScanSession: Sendable {
         var clock = Stopwatch()
         let settings = ingested.settings
         var mesh = ingested.mesh
+        report.expression = ingested.expression
         let solid = settings.solid != nil
         try control.enter(.smoothing, solid: solid)
         // 1. Smooth: the passes asked for, or those with the least estimated error (`AutoSmoothing`).
