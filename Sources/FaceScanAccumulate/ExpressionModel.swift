@@ -58,6 +58,16 @@ package struct ExpressionStatistics: Sendable {
         return d
     }
 
+    /// The median over the gated frames so far of each coefficient in `keys` (known ones only).
+    package func typical<S: Sequence>(of keys: S) -> [String: Double] where S.Element == String {
+        var out: [String: Double] = [:]
+        for key in keys {
+            guard let k = index[key], !offered.isEmpty else { continue }
+            out[key] = Self.median(offered.map { k < $0.count ? $0[k] : 0 - origin[k] }) + origin[k]
+        }
+        return out
+    }
+
     /// Adds an averaged frame: its flat xyz, the offsets `d` that ``offer(_:)`` returned for it,
     /// its weight and its ``Accumulator`` group.
     package mutating func add(_ xyz: UnsafeBufferPointer<Float>, _ d: [Double], weight: Double, group: Int) {
@@ -85,8 +95,9 @@ package struct ExpressionStatistics: Sendable {
     package static let restQuantile = 0.1
     /// Umbrella passes that smooth the correction field over the mesh.
     package static let smoothingPasses = 8
-    /// How much the passes cut the variance of independent per-vertex noise (at most; about
-    /// 1/20 for 8 passes on a regular triangle mesh, measured).
+    /// The least share of the noise variance the smoothed correction is assumed to keep (about
+    /// what 8 passes leave of independent per-vertex noise on a regular triangle mesh); the
+    /// share is measured on the capture's own noise samples and never taken below this.
     package static let smoothedVarianceRatio = 1.0 / 20
     /// A vertex is corrected when its smoothed correction's χ² (3 degrees of freedom) exceeds this.
     package static let significance = 9.0
@@ -193,22 +204,46 @@ package struct ExpressionStatistics: Sendable {
             sigma2[x] = max(m2[x] - explained, 0) / dof
         }
         // 5. Smooth every field over the mesh (expression fields are smooth, sensor noise is not).
+        //    How much the smoothing cuts the noise is measured, not assumed: the noise samples
+        //    (the groups' means, each group's own expression taken out by the raw responses) are
+        //    smoothed alike, and the ratio of their variances after and before is the share of the
+        //    noise the smoothed correction keeps (near 1/20 for independent per-vertex noise, more
+        //    when the tracker's noise is itself smooth).
+        var noise = acc.noiseSamples()
+        let scales = filled.map { (gw[$0] / (Double(filled.count - 1) * w)).squareRoot() }
+        var probes: [Double] = []
+        if let samples = noise, samples.count == filled.count {
+            for (sIndex, sample) in samples.enumerated() {
+                let f = (1 + regionCount + sIndex) * n
+                for x in 0..<n { probes.append(sample[x] - fields[f + x] * scales[sIndex]) }
+            }
+        }
+        let probeCount = probes.count / n
         let adjacency = Adjacency(triangles: triangles, vertexCount: nv)
-        fields = Self.smoothed(fields, fieldCount: fieldCount, adjacency: adjacency, passes: Self.smoothingPasses)
+        let all = Self.smoothed(
+            fields + probes, fieldCount: fieldCount + probeCount, adjacency: adjacency, passes: Self.smoothingPasses)
+        fields = Array(all[0..<(fieldCount * n)])
+        var ratio = Self.smoothedVarianceRatio
+        if probeCount > 0 {
+            var before = 0.0, after = 0.0
+            for x in 0..<(probeCount * n) {
+                before += probes[x] * probes[x]
+                after += all[fieldCount * n + x] * all[fieldCount * n + x]
+            }
+            if before > 0 { ratio = min(1, max(Self.smoothedVarianceRatio, after / before)) }
+        }
         // 6. Correct the vertices where the smoothed correction is significant.
         var mean = acc.mean()!
         var se = acc.standardErrors()
-        var noise = acc.noiseSamples()
-        let scales = filled.map { (gw[$0] / (Double(filled.count - 1) * w)).squareRoot() }
         var removed = [Double](repeating: 0, count: regionCount + 1)
         var modelled = 0
-        let inflation = 1 / w + g * Self.smoothedVarianceRatio
+        let inflation = 1 / w + g * ratio
         for v in 0..<nv {
             var chi2 = 0.0
             for i in 0..<3 {
                 let x = 3 * v + i
                 guard sigma2[x] > 0 else { chi2 = 0; break }
-                chi2 += fields[x] * fields[x] / (sigma2[x] * g * Self.smoothedVarianceRatio)
+                chi2 += fields[x] * fields[x] / (sigma2[x] * g * ratio)
             }
             guard chi2 > Self.significance else { continue }
             modelled += 1

@@ -7,11 +7,13 @@ public struct FrameVerdict: Sendable, Hashable, Codable {
     /// was complete).
     public var rejection: Rejection?
     /// What to tell the user about a rejected frame (too close, too far, …), for an app's own
-    /// text; nil when the frame was accepted or ignored.
+    /// text; for an accepted frame whose expression strays from the capture's typical one (a
+    /// blink, a smile: ``Guidance/holdStill(_:typical:)``), the hold-still notice; nil otherwise.
     public var guidance: Guidance?
-    /// The short instruction the FaceScanner app shows for a rejected frame
-    /// (``Guidance/defaultText``): "Move back — too close", "Move closer", "Keep face steady",
-    /// "Need better lighting" or "Relax your face".
+    /// The short instruction the FaceScanner app shows (``Guidance/defaultText``): for a rejected
+    /// frame "Move back — too close", "Move closer", "Keep face steady", "Need better lighting"
+    /// or "Relax your face"; for an accepted one that blinked or moved, "Hold still: you
+    /// blinked" (smiled, moved your mouth, moved your brows).
     public var instruction: String? { guidance?.defaultText }
     /// The frame passed the gate and counts toward ``maxFrames``.
     public var isAccepted: Bool
@@ -153,7 +155,11 @@ public struct FaceScanSession: Sendable {
                     vertexCount: frame.xyz.count / 3, rejectOutliers: settings.rejectOutliers,
                     weighting: settings.frameWeighting)
             }
-            let found = accumulator!.add(frame.xyz, index: verdict.frameIndex, blendShapes: frame.metadata.blendShapes)
+            let shapes = frame.metadata.blendShapes
+            if !shapes.isEmpty, let a = accumulator {
+                verdict.guidance = Guidance.holdStill(shapes, typical: a.expression.typical(of: shapes.keys))
+            }
+            let found = accumulator!.add(frame.xyz, index: verdict.frameIndex, blendShapes: shapes)
             if found > 0 { verdict.newOutliers = Array(accumulator!.outlierIndices.suffix(found)) }
             report.frames.rejected.outlier = accumulator!.outliers
         }
