@@ -101,6 +101,9 @@ package struct ExpressionStatistics: Sendable {
     package static let smoothedVarianceRatio = 1.0 / 20
     /// A vertex is corrected when its smoothed correction's χ² (3 degrees of freedom) exceeds this.
     package static let significance = 9.0
+    /// The 99.9th percentile over the coordinates of the F ratio (explained variance per
+    /// coefficient over residual variance) the coefficients must reach to be used at all.
+    package static let minimumF = 15.0
     /// Ridge on the coefficients' covariance, relative to its diagonal (collinear coefficients).
     package static let ridge = 1e-3
 
@@ -181,7 +184,7 @@ package struct ExpressionStatistics: Sendable {
         // 4. Each vertex: the fields (3 coordinates each) and the residual variance of the fit.
         let means = acc.means, m2 = acc.m2
         var fields = [Double](repeating: 0, count: fieldCount * n)
-        var sigma2 = [Double](repeating: 0, count: n)
+        var sigma2 = [Double](repeating: 0, count: n), explainedSS = sigma2
         let dof = Double(count - 1 - p)
         var centred = [Double](repeating: 0, count: p)
         for x in 0..<n {
@@ -202,7 +205,17 @@ package struct ExpressionStatistics: Sendable {
                 explained += centred[a] * s
             }
             sigma2[x] = max(m2[x] - explained, 0) / dof
+            explainedSS[x] = explained
         }
+        // The coefficients must explain much more of some vertices' spread than chance would:
+        // the F ratio (explained variance per coefficient over the residual variance) of the
+        // coordinates, at its 99.9th percentile, must exceed ``minimumF`` (chance: F(p, N − 1 − p),
+        // whose 99.9th percentile is below 8 for any p ≤ 52 from 14 residual degrees of freedom on);
+        // else the plain mean stands, bit for bit.
+        var ratios: [Double] = []
+        ratios.reserveCapacity(n)
+        for x in 0..<n where sigma2[x] > 0 { ratios.append(explainedSS[x] / (Double(p) * sigma2[x])) }
+        guard !ratios.isEmpty, Self.quantile(ratios, 0.999) > Self.minimumF else { return nil }
         // 5. Smooth every field over the mesh (expression fields are smooth, sensor noise is not).
         //    How much the smoothing cuts the noise is measured, not assumed: the noise samples
         //    (the groups' means, each group's own expression taken out by the raw responses) are
