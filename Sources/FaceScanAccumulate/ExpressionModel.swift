@@ -226,7 +226,7 @@ package struct ExpressionStatistics: Sendable {
         let scales = filled.map { (gw[$0] / (Double(filled.count - 1) * w)).squareRoot() }
         var probes: [Double] = []
         if let samples = noise, samples.count == filled.count {
-            for (sIndex, sample) in samples.enumerated() {
+            for (sIndex, sample) in samples.enumerated().prefix(2) {
                 let f = (1 + regionCount + sIndex) * n
                 for x in 0..<n { probes.append(sample[x] - fields[f + x] * scales[sIndex]) }
             }
@@ -292,27 +292,35 @@ package struct ExpressionStatistics: Sendable {
     static func smoothed(_ fields: [Double], fieldCount: Int, adjacency: Adjacency, passes: Int) -> [Double] {
         var a = fields, b = fields
         let nv = adjacency.vertexCount, n = 3 * nv
-        for _ in 0..<passes {
-            a.withUnsafeBufferPointer { src in
-                b.withUnsafeMutableBufferPointer { dst in
-                    for f in 0..<fieldCount {
-                        let o = f * n
-                        for v in 0..<nv {
-                            let lo = Int(adjacency.offsets[v]), hi = Int(adjacency.offsets[v + 1])
-                            var s = SIMD3(src[o + 3 * v], src[o + 3 * v + 1], src[o + 3 * v + 2])
-                            for e in lo..<hi {
-                                let u = o + 3 * Int(adjacency.neighbors[e])
-                                s += SIMD3(src[u], src[u + 1], src[u + 2])
+        adjacency.offsets.withUnsafeBufferPointer { offsets in
+            adjacency.neighbors.withUnsafeBufferPointer { neighbors in
+                for _ in 0..<passes {
+                    a.withUnsafeBufferPointer { src in
+                        b.withUnsafeMutableBufferPointer { dst in
+                            let s0 = src.baseAddress!, d0 = dst.baseAddress!
+                            for v in 0..<nv {
+                                let lo = Int(offsets[v]), hi = Int(offsets[v + 1])
+                                let scale = 1 / Double(1 + hi - lo)
+                                for f in 0..<fieldCount {
+                                    let o = s0 + f * n
+                                    var x = o[3 * v], y = o[3 * v + 1], z = o[3 * v + 2]
+                                    for e in lo..<hi {
+                                        let u = 3 * Int(neighbors[e])
+                                        x += o[u]
+                                        y += o[u + 1]
+                                        z += o[u + 2]
+                                    }
+                                    let d = d0 + f * n + 3 * v
+                                    d[0] = x * scale
+                                    d[1] = y * scale
+                                    d[2] = z * scale
+                                }
                             }
-                            s /= Double(1 + hi - lo)
-                            dst[o + 3 * v] = s.x
-                            dst[o + 3 * v + 1] = s.y
-                            dst[o + 3 * v + 2] = s.z
                         }
                     }
+                    swap(&a, &b)
                 }
             }
-            swap(&a, &b)
         }
         return a
     }

@@ -1,8 +1,8 @@
 import FaceScanAccumulate
-import Foundation
 import FaceScanCapture
 import FaceScanCore
 import FaceScanGate
+import Foundation
 import Testing
 
 @testable import FaceScanKit
@@ -90,7 +90,8 @@ private struct HeldStill {
 private func largestError(_ mesh: [SIMD3<Float>], _ truth: [Float], _ vertices: [Int]) -> Double {
     vertices.map { v in
         let d = SIMD3<Double>(
-            Double(mesh[v].x - truth[3 * v]), Double(mesh[v].y - truth[3 * v + 1]), Double(mesh[v].z - truth[3 * v + 2]))
+            Double(mesh[v].x - truth[3 * v]), Double(mesh[v].y - truth[3 * v + 1]), Double(mesh[v].z - truth[3 * v + 2])
+        )
         return (d * d).sum().squareRoot()
     }.max() ?? 0
 }
