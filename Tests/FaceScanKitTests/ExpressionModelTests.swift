@@ -46,7 +46,7 @@ private struct HeldStill {
         return r
     }
 
-    var blinkResponse: [Double] { bump(10, 28, radius: 2, peak: blinkMm * 1e-3, direction: [0, -1, 0.3]) }
+    var blinkResponse: [Double] { bump(10, 28, radius: 3, peak: blinkMm * 1e-3, direction: [0, -1, 0.3]) }
     var smileResponse: [Double] { bump(28, 10, radius: 3, peak: 3e-3, direction: [1, 0.5, 0]) }
 
     /// The eyelid patch: vertices the blink moves by more than 1 mm.
@@ -121,16 +121,19 @@ private func scan(_ capture: HeldStill, _ frames: [Frame]) throws -> ScanResult 
         let modelled = try scan(capture, capture.make())
         let plainError = largestError(plain.averagedFace!.positions, truth, lid)
         let modelError = largestError(modelled.averagedFace!.positions, truth, lid)
-        // The plain mean: blink share (1/8) × mean blink (0.75) × 8 mm ≈ 0.75 mm at the peak.
-        #expect(plainError > 0.5e-3)
-        // The resting face: within a few standard errors (0.3 mm / √90 ≈ 32 µm per coordinate).
-        #expect(modelError < 0.15e-3, "eyelid off by \(modelError * 1e6) µm (plain mean \(plainError * 1e6) µm)")
-        // Everywhere: no vertex worse than the noise allows.
+        // The plain mean: up to blink share (1/8) × mean blink (0.75) × 8 mm ≈ 0.75 mm at the peak
+        // (less where the strongest blinks are left out as outliers).
+        #expect(plainError > 0.35e-3)
+        // The resting face: within a few standard errors (0.3 mm / √90 ≈ 32 µm per coordinate)
+        // plus what the smoothing of the correction blurs at the peak.
+        #expect(modelError < 0.2e-3, "eyelid off by \(modelError * 1e6) µm (plain mean \(plainError * 1e6) µm)")
+        #expect(modelError < 0.5 * plainError)
+        // Everywhere: no vertex worse than that.
         let all = Array(0..<(capture.side * capture.side))
         #expect(largestError(modelled.averagedFace!.positions, truth, all) < 0.2e-3)
         let e = try #require(modelled.report.expression)
         #expect(e.coefficients.contains("eyeBlinkLeft"))
-        #expect(e.removedUm.eyes > 300 && e.removedUm.eyes < 1200)
+        #expect(e.removedUm.eyes > 200 && e.removedUm.eyes < 1200)
         #expect(e.removedUm.brows == 0)
         #expect(e.verticesModelled >= lid.count)
         #expect(plain.report.expression == nil)
