@@ -36,6 +36,9 @@ package struct Accumulator: Sendable {
 
     package var vertexCount: Int { means.count / 3 }
 
+    /// Σ w of each interleaved group (frame k went to group k mod ``groups``).
+    package var groupWeightSums: [Double] { groupWeights }
+
     /// Adds one frame's flat xyz coordinates (`3 × vertexCount` values) with `weight` (> 0).
     package mutating func add(_ xyz: UnsafeBufferPointer<Float>, weight: Double = 1) {
         precondition(xyz.count == means.count, "frame size must match the accumulator")

@@ -40,7 +40,11 @@ package struct RobustAccumulator: Sendable {
     /// the order they were found (warm-up frames are judged together, in capture order).
     package private(set) var outlierIndices: [Int] = []
     package let weighting: FrameWeighting
+    /// The expression model's statistics, fed the frames and weights the average is; its
+    /// ``ExpressionStatistics/resting(_:triangles:)`` corrects the average when coefficients vary.
+    package private(set) var expression: ExpressionStatistics
     private var buffer: [[Float]] = []
+    private var bufferOffsets: [[Double]] = []
     private var bufferIndices: [Int] = []
     /// Frames offered so far (the default index of the next one).
     private var offered = 0
@@ -53,6 +57,7 @@ package struct RobustAccumulator: Sendable {
     /// With `rejectOutliers` false every frame is averaged with equal weight (the plain mean).
     package init(vertexCount: Int, rejectOutliers: Bool = true, weighting: FrameWeighting = .residual) {
         accumulator = Accumulator(vertexCount: vertexCount)
+        expression = ExpressionStatistics(vertexCount: vertexCount)
         warm = !rejectOutliers
         plain = !rejectOutliers
         self.weighting = rejectOutliers ? weighting : .equal
@@ -61,20 +66,23 @@ package struct RobustAccumulator: Sendable {
     private let plain: Bool
 
     /// Offers one frame (flat xyz) known as `index` (default: how many frames were offered
-    /// before it). Returns the number of frames newly found to be outliers: this one, or some of
-    /// the warm-up frames (their indices end ``outlierIndices``).
+    /// before it), with its blend-shape coefficients by name (none: empty). Returns the number
+    /// of frames newly found to be outliers: this one, or some of the warm-up frames (their
+    /// indices end ``outlierIndices``).
     @discardableResult
-    package mutating func add(_ xyz: [Float], index: Int? = nil) -> Int {
+    package mutating func add(_ xyz: [Float], index: Int? = nil, blendShapes: [String: Double] = [:]) -> Int {
         let index = index ?? offered
         offered += 1
+        let d = expression.offer(blendShapes)
         if !warm {
             buffer.append(xyz)
             bufferIndices.append(index)
+            bufferOffsets.append(d)
             if buffer.count == Self.warmUp { return flushWarmUp() }
             return 0
         }
         if plain {
-            accumulator.add(xyz)
+            average(xyz, d, weight: 1)
             return 0
         }
         let s = Self.score(xyz, accumulator.means)
@@ -85,8 +93,29 @@ package struct RobustAccumulator: Sendable {
             return 1
         }
         let own = accumulator.weightSum > 0 ? referenceVariance / accumulator.weightSum : 0
-        accumulator.add(xyz, weight: weight(score: s, referenceNoise: own))
+        average(xyz, d, weight: weight(score: s, referenceNoise: own))
         return 0
+    }
+
+    /// Adds a kept frame to the average and to the expression statistics (same weight, same group).
+    private mutating func average(_ xyz: [Float], _ d: [Double], weight: Double) {
+        let group = accumulator.count % Accumulator.groups
+        if d.contains(where: { $0 != 0 }) {
+            xyz.withUnsafeBufferPointer { expression.add($0, d, weight: weight, group: group) }
+        }
+        accumulator.add(xyz, weight: weight)
+    }
+
+    /// The average to output, on the mesh of `triangles`: the resting face of
+    /// ``ExpressionStatistics/resting(_:triangles:)`` when blend-shape coefficients varied, else
+    /// exactly the plain weighted mean, its standard errors and noise samples. Nil when no frame
+    /// was averaged. Call after ``finish()``.
+    package func resting(triangles: [UInt32]) -> RestingFace? {
+        if let r = expression.resting(accumulator, triangles: triangles) { return r }
+        guard let mean = accumulator.mean() else { return nil }
+        return RestingFace(
+            mean: mean, standardErrors: accumulator.standardErrors(), noiseSamples: accumulator.noiseSamples(),
+            expression: nil)
     }
 
     /// Judges any frames still in the warm-up buffer. Call once after the last frame.
@@ -109,9 +138,10 @@ package struct RobustAccumulator: Sendable {
 
     private mutating func flushWarmUp() -> Int {
         warm = true
-        let frames = buffer, indices = bufferIndices
+        let frames = buffer, indices = bufferIndices, offsets = bufferOffsets
         buffer = []
         bufferIndices = []
+        bufferOffsets = []
         guard !frames.isEmpty else { return 0 }
         let reference = Self.coordinateMedians(frames)
         let s = frames.map { Self.score($0, reference) }
@@ -122,7 +152,7 @@ package struct RobustAccumulator: Sendable {
         let c = Double.pi / (2 * Double(frames.count))
         let medianNoise = c * Self.median(kept.map { s[$0] * s[$0] }) / (1 + c)
         referenceVariance = Self.median(kept.map { Self.frameVariance(score: s[$0], referenceNoise: medianNoise) })
-        for k in kept { accumulator.add(frames[k], weight: weight(score: s[k], referenceNoise: medianNoise)) }
+        for k in kept { average(frames[k], offsets[k], weight: weight(score: s[k], referenceNoise: medianNoise)) }
         let rejected = frames.count - kept.count
         if rejected > 0 {
             let keptSet = Set(kept)

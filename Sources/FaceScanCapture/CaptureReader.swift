@@ -718,6 +718,7 @@ package final class FrameParser {
             try json.expect(UInt8(ascii: ":"), "':'")
             let v = try json.readDouble()
             guard v >= 0 && v <= 1 else { throw InputError(file: name, "coefficient \(v) is outside 0…1") }
+            meta.blendShapes[key] = v
             switch key {
             case "jawOpen": meta.jawOpen = v
             case "mouthSmileLeft": meta.mouthSmileLeft = v

@@ -59,7 +59,8 @@ extension FrameMetadata {
     /// Metadata from the face anchor's transform (anchor → world), the camera's transform
     /// (camera → world; nil when the anchor's transform is already relative to the camera) as 16
     /// floats each, column-major as simd stores a 4×4 matrix, and the blend shapes by ARKit's
-    /// names (`mouthSmile_L`, … or the capture format's `mouthSmileLeft`, …; others ignored).
+    /// names (`mouthSmile_L`, … or the capture format's `mouthSmileLeft`, …), every one kept in
+    /// ``FrameMetadata/blendShapes`` for the expression model.
     ///
     /// The distance is computed as the capture reader computes it from a frame's `transform`:
     /// the length of the anchor's translation (elements 12, 13, 14), relative to the camera's
@@ -93,12 +94,16 @@ extension FrameMetadata {
             }
             return nil
         }
+        // Every coefficient for the expression model; those the gate does not read stay as lenient
+        // as before (a value that is not a number is left out, one outside 0…1 clamped).
+        var all: [String: Double] = [:]
+        for (name, v) in blendShapes where !v.isNaN { all[name] = Double(min(max(v, 0), 1)) }
         self.init(
             distance: distance, tracking: tracking, ambientIntensity: ambientIntensity,
             jawOpen: try coefficient([BlendShapeName.jawOpen]),
             mouthSmileLeft: try coefficient([BlendShapeName.mouthSmileLeft, "mouthSmileLeft"]),
             mouthSmileRight: try coefficient([BlendShapeName.mouthSmileRight, "mouthSmileRight"]),
-            browInnerUp: try coefficient([BlendShapeName.browInnerUp]))
+            browInnerUp: try coefficient([BlendShapeName.browInnerUp]), blendShapes: all)
     }
 
     #if canImport(simd)

@@ -36,12 +36,18 @@ public struct FrameMetadata: Sendable, Hashable, Codable {
     public var mouthSmileRight: Double?
     /// Blend-shape coefficient `browInnerUp`, 0…1.
     public var browInnerUp: Double?
+    /// Every blend-shape coefficient the frame carries (0…1), by the name it was given under
+    /// (ARKit's `eyeBlink_L` or the capture format's `eyeBlinkLeft`), the four above included;
+    /// empty when the frame has none. The expression model (`RobustAccumulator`) uses the ones
+    /// that vary over a capture.
+    public var blendShapes: [String: Double] = [:]
 
-    /// Frame metadata; every fact not given is nil (not checked) and tracking is `.normal`.
+    /// Frame metadata; every fact not given is nil (not checked) and tracking is `.normal`;
+    /// `blendShapes` holds every coefficient by name (the four the gate reads are given apart).
     public init(
         distance: Double? = nil, tracking: TrackingState = .normal, ambientIntensity: Double? = nil,
         jawOpen: Double? = nil, mouthSmileLeft: Double? = nil, mouthSmileRight: Double? = nil,
-        browInnerUp: Double? = nil
+        browInnerUp: Double? = nil, blendShapes: [String: Double] = [:]
     ) {
         self.distance = distance
         self.tracking = tracking
@@ -50,6 +56,7 @@ public struct FrameMetadata: Sendable, Hashable, Codable {
         self.mouthSmileLeft = mouthSmileLeft
         self.mouthSmileRight = mouthSmileRight
         self.browInnerUp = browInnerUp
+        self.blendShapes = blendShapes
     }
 }
 

@@ -27,6 +27,14 @@ public enum Guidance: String, Sendable, Hashable, Codable, CaseIterable {
     case needMoreLight
     /// Expression not neutral: "Relax your face".
     case relaxFace
+    /// An accepted frame in which the eyes closed: "Hold still: you blinked".
+    case blinked
+    /// An accepted frame with a smile: "Hold still: you smiled".
+    case smiled
+    /// An accepted frame in which the jaw or lips moved: "Hold still: you moved your mouth".
+    case movedMouth
+    /// An accepted frame in which the brows moved: "Hold still: you moved your brows".
+    case movedBrows
 
     /// FaceScanner's English instruction for this guidance.
     public var defaultText: String {
@@ -37,17 +45,57 @@ public enum Guidance: String, Sendable, Hashable, Codable, CaseIterable {
         case .keepSteady: "Keep face steady"
         case .needMoreLight: "Need better lighting"
         case .relaxFace: "Relax your face"
+        case .blinked: "Hold still: you blinked"
+        case .smiled: "Hold still: you smiled"
+        case .movedMouth: "Hold still: you moved your mouth"
+        case .movedBrows: "Hold still: you moved your brows"
         }
     }
 
-    /// The rejection this guidance answers.
+    /// The rejection this guidance answers (the hold-still notices of accepted frames —
+    /// ``blinked``, ``smiled``, ``movedMouth``, ``movedBrows`` — are about the expression too,
+    /// though their frames are not rejected).
     public var rejection: Rejection {
         switch self {
         case .tooClose, .tooFar, .distanceUnknown: .distance
         case .keepSteady: .tracking
         case .needMoreLight: .lighting
-        case .relaxFace: .expression
+        case .relaxFace, .blinked, .smiled, .movedMouth, .movedBrows: .expression
         }
+    }
+
+    /// How far a blend-shape coefficient of an accepted frame may stray from its typical value
+    /// (its median over the frames accepted so far) before ``holdStill(_:typical:)`` speaks up:
+    /// an eyelid closed this far moves by several millimetres, which the expression model has to
+    /// undo from few frames and which costs the average accuracy there.
+    public static let holdStillDeviation = 0.3
+
+    /// The hold-still notice for an accepted frame whose `blendShapes` stray from `typical` (each
+    /// coefficient's usual value so far; missing ones count as 0) by more than
+    /// ``holdStillDeviation``: the coefficient that strays most decides — `eyeBlink…` →
+    /// ``blinked``, `mouthSmile…` → ``smiled``, other `jaw…`/`mouth…` → ``movedMouth``, `brow…` →
+    /// ``movedBrows``; nil when none strays that far (or only others, such as gaze, do).
+    public static func holdStill(_ blendShapes: [String: Double], typical: [String: Double]) -> Guidance? {
+        var best: (deviation: Double, name: String, guidance: Guidance)?
+        for (name, value) in blendShapes {
+            let kind: Guidance
+            if name.hasPrefix("eyeBlink") {
+                kind = .blinked
+            } else if name.hasPrefix("mouthSmile") {
+                kind = .smiled
+            } else if name.hasPrefix("jaw") || name.hasPrefix("mouth") {
+                kind = .movedMouth
+            } else if name.hasPrefix("brow") {
+                kind = .movedBrows
+            } else {
+                continue
+            }
+            let d = abs(value - (typical[name] ?? 0))
+            guard d > holdStillDeviation else { continue }
+            if let b = best, b.deviation > d || (b.deviation == d && b.name < name) { continue }
+            best = (d, name, kind)
+        }
+        return best?.guidance
     }
 }
 

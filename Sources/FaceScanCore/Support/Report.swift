@@ -141,10 +141,41 @@ public struct Report: Sendable, Equatable {
         }
     }
 
+    /// What the expression model removed from the average (docs/ALGORITHMS.md, "Expressions"):
+    /// the blend-shape coefficients it modelled and the largest displacement it undid, per region.
+    public struct Expression: Sendable, Equatable {
+        /// The largest displacement undone at any vertex, µm, by the coefficients of each region:
+        /// eyes (`eye…`), brows (`brow…`), mouth (`jaw…`, `mouth…`, `tongue…`), the rest; and by
+        /// all together.
+        public struct Regions: Sendable, Equatable {
+            /// Per region and in all, µm.
+            public var eyes: Double, brows: Double, mouth: Double, rest: Double, largest: Double
+
+            package init(eyes: Double, brows: Double, mouth: Double, rest: Double, largest: Double) {
+                (self.eyes, self.brows, self.mouth, self.rest, self.largest) = (eyes, brows, mouth, rest, largest)
+            }
+        }
+        /// The coefficients that varied enough to be modelled, by name.
+        public var coefficients: [String]
+        /// Vertices whose average the model moved (a response was significant there).
+        public var verticesModelled: Int
+        /// The largest displacement undone, per region.
+        public var removedUm: Regions
+
+        package init(coefficients: [String], verticesModelled: Int, removedUm: Regions) {
+            self.coefficients = coefficients
+            self.verticesModelled = verticesModelled
+            self.removedUm = removedUm
+        }
+    }
+
     /// The capture's path as given (`-` for standard input).
     public var input: String
     /// Per-vertex standard error of the averaged face; nil with fewer than two averaged frames.
     public var noise: Noise?
+    /// What the expression model removed; nil when no blend-shape coefficient varied (the plain
+    /// average).
+    public var expression: Expression?
     /// The smoothing applied; nil before the smoothing stage ran.
     public var smoothing: Smoothing?
     /// Estimated per-vertex noise before and after smoothing; nil with fewer than two accepted frames.
@@ -225,6 +256,25 @@ public struct Report: Sendable, Equatable {
                             JSONValue.object([
                                 ("medianStandardErrorUm", .ms(n.medianStandardErrorUm)),
                                 ("p95StandardErrorUm", .ms(n.p95StandardErrorUm)),
+                            ])
+                        )
+                    ]
+                } ?? [])
+                + (expression.map { e in
+                    [
+                        (
+                            "expression",
+                            JSONValue.object([
+                                ("coefficients", .array(e.coefficients.map { .string($0) })),
+                                ("verticesModelled", .int(e.verticesModelled)),
+                                (
+                                    "removedUm",
+                                    .object([
+                                        ("eyes", .ms(e.removedUm.eyes)), ("brows", .ms(e.removedUm.brows)),
+                                        ("mouth", .ms(e.removedUm.mouth)), ("rest", .ms(e.removedUm.rest)),
+                                        ("largest", .ms(e.removedUm.largest)),
+                                    ])
+                                ),
                             ])
                         )
                     ]

@@ -7,11 +7,13 @@ public struct FrameVerdict: Sendable, Hashable, Codable {
     /// was complete).
     public var rejection: Rejection?
     /// What to tell the user about a rejected frame (too close, too far, …), for an app's own
-    /// text; nil when the frame was accepted or ignored.
+    /// text; for an accepted frame whose expression strays from the capture's typical one (a
+    /// blink, a smile: ``Guidance/holdStill(_:typical:)``), the hold-still notice; nil otherwise.
     public var guidance: Guidance?
-    /// The short instruction the FaceScanner app shows for a rejected frame
-    /// (``Guidance/defaultText``): "Move back — too close", "Move closer", "Keep face steady",
-    /// "Need better lighting" or "Relax your face".
+    /// The short instruction the FaceScanner app shows (``Guidance/defaultText``): for a rejected
+    /// frame "Move back — too close", "Move closer", "Keep face steady", "Need better lighting"
+    /// or "Relax your face"; for an accepted one that blinked or moved, "Hold still: you
+    /// blinked" (smiled, moved your mouth, moved your brows).
     public var instruction: String? { guidance?.defaultText }
     /// The frame passed the gate and counts toward ``maxFrames``.
     public var isAccepted: Bool
@@ -117,7 +119,9 @@ public struct FaceScanSession: Sendable {
     /// averaged (outliers and the first frames still being judged are not averaged yet).
     /// O(vertices · log vertices) per call.
     public var medianStandardError: Double? {
-        guard let se = accumulator?.accumulator.standardErrors() else { return nil }
+        guard let acc = accumulator else { return nil }
+        // With varying blend shapes, what the expression model leaves unexplained counts too.
+        guard let se = acc.resting(triangles: topology.triangles)?.standardErrors else { return nil }
         return Report.Noise(standardErrors: se).medianStandardErrorUm * 1e-6
     }
 
@@ -151,7 +155,11 @@ public struct FaceScanSession: Sendable {
                     vertexCount: frame.xyz.count / 3, rejectOutliers: settings.rejectOutliers,
                     weighting: settings.frameWeighting)
             }
-            let found = accumulator!.add(frame.xyz, index: verdict.frameIndex)
+            let shapes = frame.metadata.blendShapes
+            if !shapes.isEmpty, let a = accumulator {
+                verdict.guidance = Guidance.holdStill(shapes, typical: a.expression.typical(of: shapes.keys))
+            }
+            let found = accumulator!.add(frame.xyz, index: verdict.frameIndex, blendShapes: shapes)
             if found > 0 { verdict.newOutliers = Array(accumulator!.outlierIndices.suffix(found)) }
             report.frames.rejected.outlier = accumulator!.outliers
         }
@@ -227,10 +235,12 @@ public struct FaceScanSession: Sendable {
         var accumulator = self.accumulator
         accumulator?.finish()
         report.frames.rejected.outlier = accumulator?.outliers ?? 0
-        guard let acc = accumulator?.accumulator, let positions = acc.mean() else {
+        guard let resting = accumulator?.resting(triangles: topology.triangles) else {
             report.mesh.inputVertices = vertexCount ?? 0
             throw .noAcceptedFrames(NoAcceptedFrames(file: name, report: report))
         }
+        let positions = resting.mean
+        report.expression = resting.expression
         var uvs: [SIMD2<Float>]?
         if let t = topology.textureCoordinates {
             uvs = [SIMD2<Float>](unsafeUninitializedCapacity: positions.count) { out, initialized in
@@ -243,7 +253,8 @@ public struct FaceScanSession: Sendable {
         report.mesh.inputTriangles = mesh.triangleCount
         return (
             Pipeline.Ingested(
-                mesh: mesh, settings: settings, standardErrors: acc.standardErrors(), noiseSamples: acc.noiseSamples()),
+                mesh: mesh, settings: settings, standardErrors: resting.standardErrors,
+                noiseSamples: resting.noiseSamples, expression: resting.expression),
             report
         )
     }
@@ -286,6 +297,7 @@ public struct FaceScanSession: Sendable {
         var clock = Stopwatch()
         let settings = ingested.settings
         var mesh = ingested.mesh
+        report.expression = ingested.expression
         let solid = settings.solid != nil
         try control.enter(.smoothing, solid: solid)
         // 1. Smooth: the passes asked for, or those with the least estimated error (`AutoSmoothing`).

@@ -18,7 +18,7 @@ struct FrameFold: Sendable {
             accumulator = RobustAccumulator(
                 vertexCount: frame.xyz.count / 3, rejectOutliers: rejectOutliers, weighting: weighting)
         }
-        accumulator!.add(frame.xyz)
+        accumulator!.add(frame.xyz, blendShapes: frame.metadata.blendShapes)
     }
 }
 

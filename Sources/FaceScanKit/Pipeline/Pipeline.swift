@@ -171,6 +171,8 @@ public enum Pipeline {
         public var standardErrors: [Double]?
         /// Samples of the mean's noise (`Accumulator/noiseSamples()`), for the automatic smoothing.
         package var noiseSamples: [[Double]]? = nil
+        /// What the expression model removed from the average (nil: it did nothing).
+        package var expression: Report.Expression? = nil
     }
 
     /// Reads the capture, gating and averaging its frames. Fills `report.frames`.

@@ -1,0 +1,386 @@
+import FaceScanCore
+
+/// The sufficient statistics, gathered in the one streaming pass, of each vertex's linear
+/// response to the blend-shape coefficients that vary in a capture (docs/ALGORITHMS.md,
+/// "Expressions"): for each coefficient k, its offset from an origin dₖ = cₖ − c⁰ₖ; for each
+/// coordinate i, Σ w·xᵢ·dₖ; and, shared by every vertex, Σ w·dₖ, Σ w·dₖ·dₗ and the same Σ w·dₖ per
+/// interleaved group of ``Accumulator``. Each frame's coefficients are kept (a few numbers a
+/// frame), never its vertices.
+///
+/// The origin c⁰ₖ is the coefficient's value in the first frame (0 for a coefficient first seen
+/// later: a frame without it counts as 0). A coefficient's column of Σ w·x·d is allocated when it
+/// first differs from its origin — every earlier frame had dₖ = 0 and added nothing to it — so a
+/// capture whose coefficients never change (or that has none) costs nothing and changes nothing.
+package struct ExpressionStatistics: Sendable {
+    /// Coefficient names in the order they were first seen (a frame's new names sorted).
+    package private(set) var names: [String] = []
+    private var index: [String: Int] = [:]
+    private var origin: [Double] = []
+    /// For each name: its column of `cross`, or −1 while the coefficient has not varied.
+    private var column: [Int] = []
+    /// Σ w·x·d, one column of 3·vertices per varying coefficient.
+    private var cross: [Double] = []
+    private var sumWD: [Double] = []
+    /// Σ w·dₖ·dₗ, row k holding l ≤ k.
+    private var sumWDD: [[Double]] = []
+    private var groupWD = [[Double]](repeating: [], count: Accumulator.groups)
+    /// Every offered frame's d (by name index; a frame's vector is as long as the names were then).
+    private var offered: [[Double]] = []
+    private let width: Int
+
+    /// Statistics for frames of `vertexCount` vertices.
+    package init(vertexCount: Int) { width = 3 * vertexCount }
+
+    /// Frames offered so far (gated frames, outliers included).
+    package var offeredCount: Int { offered.count }
+
+    /// The offsets d of a frame's coefficients, registering names not seen before, and keeps
+    /// them among the gated frames' coefficients (their medians make the resting face).
+    package mutating func offer(_ blendShapes: [String: Double]) -> [Double] {
+        var fresh: [String] = []
+        for key in blendShapes.keys where index[key] == nil { fresh.append(key) }
+        if !fresh.isEmpty {
+            fresh.sort()
+            let first = offered.isEmpty
+            for key in fresh {
+                index[key] = names.count
+                names.append(key)
+                origin.append(first ? blendShapes[key]! : 0)
+                column.append(-1)
+                sumWD.append(0)
+                sumWDD.append([Double](repeating: 0, count: names.count))
+                for g in 0..<groupWD.count { groupWD[g].append(0) }
+            }
+        }
+        var d = [Double](repeating: 0, count: names.count)
+        for k in 0..<names.count { d[k] = (blendShapes[names[k]] ?? 0) - origin[k] }
+        offered.append(d)
+        return d
+    }
+
+    /// The median over the gated frames so far of each coefficient in `keys` (known ones only).
+    package func typical<S: Sequence>(of keys: S) -> [String: Double] where S.Element == String {
+        var out: [String: Double] = [:]
+        for key in keys {
+            guard let k = index[key], !offered.isEmpty else { continue }
+            out[key] = Self.median(offered.map { k < $0.count ? $0[k] : 0 - origin[k] }) + origin[k]
+        }
+        return out
+    }
+
+    /// Adds an averaged frame: its flat xyz, the offsets `d` that ``offer(_:)`` returned for it,
+    /// its weight and its ``Accumulator`` group.
+    package mutating func add(_ xyz: UnsafeBufferPointer<Float>, _ d: [Double], weight: Double, group: Int) {
+        let n = width
+        for k in 0..<d.count where d[k] != 0 {
+            if column[k] < 0 {
+                column[k] = cross.count / n
+                cross.append(contentsOf: repeatElement(0, count: n))
+            }
+            let a = weight * d[k]
+            sumWD[k] += a
+            groupWD[group][k] += a
+            for l in 0...k where d[l] != 0 { sumWDD[k][l] += a * d[l] }
+            cross.withUnsafeMutableBufferPointer { c in
+                let col = c.baseAddress! + column[k] * n
+                for i in 0..<n { col[i] += a * Double(xyz[i]) }
+            }
+        }
+    }
+
+    /// A coefficient must spread at least this much (weighted standard deviation over the
+    /// averaged frames) to be modelled.
+    package static let minimumSpread = 0.005
+    /// The resting level of a coefficient: this quantile of its values over the gated frames.
+    package static let restQuantile = 0.1
+    /// Umbrella passes that smooth the correction field over the mesh.
+    package static let smoothingPasses = 8
+    /// The least share of the noise variance the smoothed correction is assumed to keep (about
+    /// what 8 passes leave of independent per-vertex noise on a regular triangle mesh); the
+    /// share is measured on the capture's own noise samples and never taken below this.
+    package static let smoothedVarianceRatio = 1.0 / 20
+    /// A vertex is corrected when its smoothed correction's χ² (3 degrees of freedom) exceeds this.
+    package static let significance = 9.0
+    /// The 99.9th percentile over the coordinates of the F ratio (explained variance per
+    /// coefficient over residual variance) the coefficients must reach to be used at all.
+    package static let minimumF = 15.0
+    /// Ridge on the coefficients' covariance, relative to its diagonal (collinear coefficients).
+    package static let ridge = 1e-3
+
+    /// Which region a coefficient's name belongs to (ARKit's names, either spelling): eyes
+    /// (`eye…`), brows (`brow…`), mouth (`jaw…`, `mouth…`, `tongue…`) or the rest (cheeks, nose).
+    package static func region(_ name: String) -> Int {
+        let s = name.lowercased()
+        if s.hasPrefix("eye") { return 0 }
+        if s.hasPrefix("brow") { return 1 }
+        if s.hasPrefix("jaw") || s.hasPrefix("mouth") || s.hasPrefix("tongue") { return 2 }
+        return 3
+    }
+
+    /// The resting face from the plain weighted statistics `acc` (the same frames, weights and
+    /// groups) and these, on the mesh of `triangles`: each vertex's mean moved by its (smoothed,
+    /// significant) response to the shift from the frames' mean expression to the resting one,
+    /// with its standard error and the noise samples to match. Nil when no coefficient varies
+    /// enough (the plain mean is the answer, unchanged).
+    package func resting(_ acc: Accumulator, triangles: [UInt32]) -> RestingFace? {
+        let count = acc.count, w = acc.weightSum, n = width, nv = n / 3
+        guard count >= 8, w > 0, acc.means.count == n else { return nil }
+        // 1. The coefficients that vary over the averaged frames, widest spread first, at most
+        //    a third of the frames.
+        var candidates: [(k: Int, spread: Double)] = []
+        for k in 0..<names.count where column[k] >= 0 {
+            let m = sumWD[k] / w
+            let v = sumWDD[k][k] / w - m * m
+            if v > Self.minimumSpread * Self.minimumSpread { candidates.append((k, v.squareRoot())) }
+        }
+        candidates.sort { $0.spread != $1.spread ? $0.spread > $1.spread : $0.k < $1.k }
+        let chosen = candidates.prefix(max(0, (count - 2) / 3)).map(\.k).sorted()
+        let p = chosen.count
+        guard p > 0, count - 1 - p >= 4 else { return nil }
+        // 2. Their weighted covariance C over the averaged frames, with a small ridge (both eyes
+        //    blink together: collinear), inverted.
+        var cov = [Double](repeating: 0, count: p * p)
+        for a in 0..<p {
+            for b in 0...a {
+                let (ka, kb) = (chosen[a], chosen[b])
+                let c = sumWDD[ka][kb] - sumWD[ka] * sumWD[kb] / w
+                cov[a * p + b] = c
+                cov[b * p + a] = c
+            }
+        }
+        var ridged = cov
+        for a in 0..<p { ridged[a * p + a] *= 1 + Self.ridge }
+        guard let inverse = Self.inverted(ridged, p) else { return nil }
+        // 3. The shift from the frames' weighted mean expression to the resting one, in all and
+        //    by region, mapped through C⁻¹ (a vertex's correction is Sᵥ·C⁻¹·shift, Sᵥ its centred
+        //    cross products); g = shiftᵀ C⁻¹ C C⁻¹ shift scales its noise.
+        var shift = [Double](repeating: 0, count: p)
+        for a in 0..<p {
+            let k = chosen[a]
+            let values = offered.map { k < $0.count ? $0[k] : 0 - origin[k] }
+            shift[a] = Self.quantile(values, Self.restQuantile) - sumWD[k] / w
+        }
+        let regionCount = 4
+        let gw = acc.groupWeightSums
+        let filled = (0..<gw.count).filter { gw[$0] > 0 }
+        // The fields to map: the whole shift, each region's share, each group's mean expression
+        // against the whole (for the noise samples).
+        var shifts: [[Double]] = [shift]
+        for r in 0..<regionCount {
+            shifts.append((0..<p).map { Self.region(names[chosen[$0]]) == r ? shift[$0] : 0 })
+        }
+        for g in filled { shifts.append((0..<p).map { groupWD[g][chosen[$0]] / gw[g] - sumWD[chosen[$0]] / w }) }
+        let fieldCount = shifts.count
+        var mapped = [Double](repeating: 0, count: fieldCount * p)
+        for f in 0..<fieldCount {
+            for a in 0..<p {
+                var s = 0.0
+                for b in 0..<p { s += inverse[a * p + b] * shifts[f][b] }
+                mapped[f * p + a] = s
+            }
+        }
+        var g = 0.0
+        for a in 0..<p { for b in 0..<p { g += mapped[a] * cov[a * p + b] * mapped[b] } }
+        // 4. Each vertex: the fields (3 coordinates each) and the residual variance of the fit.
+        let means = acc.means, m2 = acc.m2
+        var fields = [Double](repeating: 0, count: fieldCount * n)
+        var sigma2 = [Double](repeating: 0, count: n), explainedSS = sigma2
+        let dof = Double(count - 1 - p)
+        var centred = [Double](repeating: 0, count: p)
+        for x in 0..<n {
+            for a in 0..<p {
+                let k = chosen[a]
+                centred[a] = cross[column[k] * n + x] - means[x] * sumWD[k]
+            }
+            for f in 0..<fieldCount {
+                var s = 0.0
+                for a in 0..<p { s += centred[a] * mapped[f * p + a] }
+                fields[f * n + x] = s
+            }
+            // Explained sum of squares Sᵀ C⁻¹ S.
+            var explained = 0.0
+            for a in 0..<p {
+                var s = 0.0
+                for b in 0..<p { s += inverse[a * p + b] * centred[b] }
+                explained += centred[a] * s
+            }
+            sigma2[x] = max(m2[x] - explained, 0) / dof
+            explainedSS[x] = explained
+        }
+        // The coefficients must explain much more of some vertices' spread than chance would:
+        // the F ratio (explained variance per coefficient over the residual variance) of the
+        // coordinates, at its 99.9th percentile, must exceed ``minimumF`` (chance: F(p, N − 1 − p),
+        // whose 99.9th percentile is below 8 for any p ≤ 52 from 14 residual degrees of freedom on);
+        // else the plain mean stands, bit for bit.
+        var ratios: [Double] = []
+        ratios.reserveCapacity(n)
+        for x in 0..<n where sigma2[x] > 0 { ratios.append(explainedSS[x] / (Double(p) * sigma2[x])) }
+        guard !ratios.isEmpty, Self.quantile(ratios, 0.999) > Self.minimumF else { return nil }
+        // 5. Smooth every field over the mesh (expression fields are smooth, sensor noise is not).
+        //    How much the smoothing cuts the noise is measured, not assumed: the noise samples
+        //    (the groups' means, each group's own expression taken out by the raw responses) are
+        //    smoothed alike, and the ratio of their variances after and before is the share of the
+        //    noise the smoothed correction keeps (near 1/20 for independent per-vertex noise, more
+        //    when the tracker's noise is itself smooth).
+        var noise = acc.noiseSamples()
+        let scales = filled.map { (gw[$0] / (Double(filled.count - 1) * w)).squareRoot() }
+        var probes: [Double] = []
+        if let samples = noise, samples.count == filled.count {
+            for (sIndex, sample) in samples.enumerated().prefix(2) {
+                let f = (1 + regionCount + sIndex) * n
+                for x in 0..<n { probes.append(sample[x] - fields[f + x] * scales[sIndex]) }
+            }
+        }
+        let probeCount = probes.count / n
+        let adjacency = Adjacency(triangles: triangles, vertexCount: nv)
+        let all = Self.smoothed(
+            fields + probes, fieldCount: fieldCount + probeCount, adjacency: adjacency, passes: Self.smoothingPasses)
+        fields = Array(all[0..<(fieldCount * n)])
+        var ratio = Self.smoothedVarianceRatio
+        if probeCount > 0 {
+            var before = 0.0, after = 0.0
+            for x in 0..<(probeCount * n) {
+                before += probes[x] * probes[x]
+                after += all[fieldCount * n + x] * all[fieldCount * n + x]
+            }
+            if before > 0 { ratio = min(1, max(Self.smoothedVarianceRatio, after / before)) }
+        }
+        // 6. Correct the vertices where the smoothed correction is significant.
+        var mean = acc.mean()!
+        var se = acc.standardErrors()
+        var removed = [Double](repeating: 0, count: regionCount + 1)
+        var modelled = 0
+        let inflation = 1 / w + g * ratio
+        for v in 0..<nv {
+            var chi2 = 0.0
+            for i in 0..<3 {
+                let x = 3 * v + i
+                guard sigma2[x] > 0 else { chi2 = 0; break }
+                chi2 += fields[x] * fields[x] / (sigma2[x] * g * ratio)
+            }
+            guard chi2 > Self.significance else { continue }
+            modelled += 1
+            let delta = SIMD3(fields[3 * v], fields[3 * v + 1], fields[3 * v + 2])
+            let moved = SIMD3(means[3 * v], means[3 * v + 1], means[3 * v + 2]) + delta
+            mean[v] = SIMD3(Float(moved.x), Float(moved.y), Float(moved.z))
+            if se != nil {
+                se![v] = ((sigma2[3 * v] + sigma2[3 * v + 1] + sigma2[3 * v + 2]) / 3 * inflation).squareRoot()
+            }
+            if noise != nil {
+                for s in 0..<filled.count {
+                    let f = (1 + regionCount + s) * n
+                    for i in 0..<3 { noise![s][3 * v + i] -= fields[f + 3 * v + i] * scales[s] }
+                }
+            }
+            removed[regionCount] = max(removed[regionCount], (delta * delta).sum().squareRoot())
+            for r in 0..<regionCount {
+                let f = (1 + r) * n + 3 * v
+                let d = SIMD3(fields[f], fields[f + 1], fields[f + 2])
+                removed[r] = max(removed[r], (d * d).sum().squareRoot())
+            }
+        }
+        let summary = Report.Expression(
+            coefficients: chosen.map { names[$0] }, verticesModelled: modelled,
+            removedUm: Report.Expression.Regions(
+                eyes: removed[0] * 1e6, brows: removed[1] * 1e6, mouth: removed[2] * 1e6, rest: removed[3] * 1e6,
+                largest: removed[regionCount] * 1e6))
+        return RestingFace(mean: mean, standardErrors: se, noiseSamples: noise, expression: summary)
+    }
+
+    /// `fieldCount` fields of 3 values per vertex (field after field), each replaced `passes`
+    /// times by the mean of the vertex and its neighbours.
+    static func smoothed(_ fields: [Double], fieldCount: Int, adjacency: Adjacency, passes: Int) -> [Double] {
+        var a = fields, b = fields
+        let nv = adjacency.vertexCount, n = 3 * nv
+        adjacency.offsets.withUnsafeBufferPointer { offsets in
+            adjacency.neighbors.withUnsafeBufferPointer { neighbors in
+                for _ in 0..<passes {
+                    a.withUnsafeBufferPointer { src in
+                        b.withUnsafeMutableBufferPointer { dst in
+                            let s0 = src.baseAddress!, d0 = dst.baseAddress!
+                            for v in 0..<nv {
+                                let lo = Int(offsets[v]), hi = Int(offsets[v + 1])
+                                let scale = 1 / Double(1 + hi - lo)
+                                for f in 0..<fieldCount {
+                                    let o = s0 + f * n
+                                    var x = o[3 * v], y = o[3 * v + 1], z = o[3 * v + 2]
+                                    for e in lo..<hi {
+                                        let u = 3 * Int(neighbors[e])
+                                        x += o[u]
+                                        y += o[u + 1]
+                                        z += o[u + 2]
+                                    }
+                                    let d = d0 + f * n + 3 * v
+                                    d[0] = x * scale
+                                    d[1] = y * scale
+                                    d[2] = z * scale
+                                }
+                            }
+                        }
+                    }
+                    swap(&a, &b)
+                }
+            }
+        }
+        return a
+    }
+
+    /// The inverse of the symmetric positive-definite `p × p` matrix `a` (Gauss–Jordan with
+    /// partial pivoting), or nil when it is singular.
+    static func inverted(_ a: [Double], _ p: Int) -> [Double]? {
+        var m = a
+        var inv = [Double](repeating: 0, count: p * p)
+        for i in 0..<p { inv[i * p + i] = 1 }
+        for c in 0..<p {
+            var pivot = c
+            for r in c..<p where abs(m[r * p + c]) > abs(m[pivot * p + c]) { pivot = r }
+            let d = m[pivot * p + c]
+            guard d != 0, d.isFinite else { return nil }
+            if pivot != c {
+                for k in 0..<p {
+                    m.swapAt(c * p + k, pivot * p + k)
+                    inv.swapAt(c * p + k, pivot * p + k)
+                }
+            }
+            for k in 0..<p {
+                m[c * p + k] /= d
+                inv[c * p + k] /= d
+            }
+            for r in 0..<p where r != c {
+                let f = m[r * p + c]
+                guard f != 0 else { continue }
+                for k in 0..<p {
+                    m[r * p + k] -= f * m[c * p + k]
+                    inv[r * p + k] -= f * inv[c * p + k]
+                }
+            }
+        }
+        return inv
+    }
+
+    /// The `q` quantile of `x` (linear between order statistics, as numpy's default); 0 when empty.
+    static func quantile(_ x: [Double], _ q: Double) -> Double {
+        guard !x.isEmpty else { return 0 }
+        let s = x.sorted()
+        let h = q * Double(s.count - 1)
+        let lo = Int(h.rounded(.down)), hi = min(lo + 1, s.count - 1)
+        return s[lo] + (h - Double(lo)) * (s[hi] - s[lo])
+    }
+
+    static func median(_ x: [Double]) -> Double { RobustAccumulator.median(x) }
+}
+
+/// The averaged face with the expression model applied: the resting face, each vertex's standard
+/// error (what the model leaves unexplained included), the noise samples for the automatic
+/// smoothing, and what the model did.
+package struct RestingFace: Sendable {
+    /// The resting face, one position per vertex (float32, the frames' unit).
+    package var mean: [SIMD3<Float>]
+    /// Per-vertex standard error; nil with fewer than two averaged frames.
+    package var standardErrors: [Double]?
+    /// Samples of the noise left in `mean` (``Accumulator/noiseSamples()``, with the model's
+    /// share of the groups' differences taken out).
+    package var noiseSamples: [[Double]]?
+    /// What the expression model did; nil when it did nothing (no coefficient varied).
+    package var expression: Report.Expression?
+}
