@@ -1,3 +1,15 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import FaceScanCore
+import FaceScanCapture
+import FaceScanTexture
+import FaceScanInterop
+
 /// What ``FaceScanSession/add(_:)`` decided about one frame, at once.
 public struct FrameVerdict: Sendable, Hashable, Codable {
     /// The frame's position among the frames added to the session, from 0 (for a capture: its
@@ -84,9 +96,14 @@ public struct FaceScanSession: Sendable {
     /// The colour fused from the accepted frames' images, created by the first one.
     var fusion: TextureFusion?
     var fusionScratch = TextureFusion.Scratch()
-    /// The texture's side, texels (a power of two from 16 to 4096): 1024 keeps a texel finer than
-    /// a 1440 × 1080 camera's pixel on the face at 0.3 m.
-    public var textureSize = 1024
+    /// The texture side a session starts with (`FACESCAN_TEXTURE_SIZE` overrides it, for measuring).
+    static let defaultTextureSize: Int = {
+        if let s = getenv("FACESCAN_TEXTURE_SIZE"), let n = Int(String(cString: s)), (16...4096).contains(n) { return n }
+        return 512
+    }()
+    /// The texture's side, texels (16 to 4096; 512 by default: on a face in ARKit's UVs a texel
+    /// is about 0.6 mm, a 640 × 480 camera's pixel at 0.4 m).
+    public var textureSize = defaultTextureSize
     /// How messages name the frames' source (a capture's file name).
     let name: String
 
