@@ -43,7 +43,9 @@ package enum Exporter {
             case "obj": return mesh.objBytes(materialLibrary: materialLibrary)
             case "glb": return mesh.glbBytes(metresPerUnit: unit.millimetres / 1000, texturePNG: colour.png)
             case "ply":
-                if let c = TexturedMesh.vertexColours(mesh, texture: colour.texture) { return mesh.plyBytes(colours: c) }
+                if let c = TexturedMesh.vertexColours(mesh, texture: colour.texture) {
+                    return mesh.plyBytes(colours: c)
+                }
             case "png":
                 return try PNGEncoder.encode(
                     TexturedMesh.render(mesh.atWorkingMagnitude, texture: colour.texture, options: render),

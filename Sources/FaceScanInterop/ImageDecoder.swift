@@ -1,5 +1,5 @@
-import FaceScanCore
 import FaceScanCapture
+import FaceScanCore
 import FaceScanTexture
 
 #if JPEG
@@ -60,7 +60,8 @@ package enum ImageDecoder {
         }
         guard w == camera.width, h == camera.height else {
             throw InputError(
-                file: "", "\(kind) is \(w) × \(h) pixels, but camera.imageResolution says \(camera.width) × \(camera.height)")
+                file: "",
+                "\(kind) is \(w) × \(h) pixels, but camera.imageResolution says \(camera.width) × \(camera.height)")
         }
     }
 

@@ -1,3 +1,7 @@
+import FaceScanCapture
+import FaceScanCore
+import FaceScanRender
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,9 +9,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import FaceScanCore
-import FaceScanCapture
-import FaceScanRender
 
 /// The fused colour of a scan: the texture and how it was made.
 public struct FusedTexture: Sendable {
@@ -307,7 +308,8 @@ public struct TextureFusion: Sendable {
         // Depth of the nearest front-facing surface, one cell per pixel up to 1024 wide, coarser above.
         let pixelsPerCell = max(1, (camera.width + 1023) / 1024)
         let s = 1 / Float(pixelsPerCell)
-        let gw = (camera.width + pixelsPerCell - 1) / pixelsPerCell, gh = (camera.height + pixelsPerCell - 1) / pixelsPerCell
+        let gw = (camera.width + pixelsPerCell - 1) / pixelsPerCell,
+            gh = (camera.height + pixelsPerCell - 1) / pixelsPerCell
         DepthRaster.draw(
             triangles: triangles, u: scratch.u, v: scratch.v, z: scratch.z, draw: scratch.front, cellsPerPixel: s,
             width: gw, height: gh, depth: &scratch.depth)
@@ -322,78 +324,84 @@ public struct TextureFusion: Sendable {
         let w = image.width, h = image.height
         image.rgb.withUnsafeBufferPointer { px in
             Self.toLinear.withUnsafeBufferPointer { lut in
-              Self.tapWeights.withUnsafeBufferPointer { gauss in
-                tri.withUnsafeBufferPointer { tri in
-                    bary.withUnsafeBufferPointer { bary in
-                        triangles.withUnsafeBufferPointer { tris in
-                            scratch.u.withUnsafeBufferPointer { pu in
-                                scratch.v.withUnsafeBufferPointer { pv in
-                                    scratch.z.withUnsafeBufferPointer { pz in
-                                        scratch.weight.withUnsafeBufferPointer { wt in
-                                            scratch.depth.withUnsafeBufferPointer { depth in
-                                                scratch.sample.withUnsafeMutableBufferPointer { out in
-                                                    for e in 0..<count {
-                                                        let t = Int(tri[e])
-                                                        let weight = wt[t]
-                                                        guard weight > 0 else {
-                                                            out[e] = .zero
-                                                            continue
+                Self.tapWeights.withUnsafeBufferPointer { gauss in
+                    tri.withUnsafeBufferPointer { tri in
+                        bary.withUnsafeBufferPointer { bary in
+                            triangles.withUnsafeBufferPointer { tris in
+                                scratch.u.withUnsafeBufferPointer { pu in
+                                    scratch.v.withUnsafeBufferPointer { pv in
+                                        scratch.z.withUnsafeBufferPointer { pz in
+                                            scratch.weight.withUnsafeBufferPointer { wt in
+                                                scratch.depth.withUnsafeBufferPointer { depth in
+                                                    scratch.sample.withUnsafeMutableBufferPointer { out in
+                                                        for e in 0..<count {
+                                                            let t = Int(tri[e])
+                                                            let weight = wt[t]
+                                                            guard weight > 0 else {
+                                                                out[e] = .zero
+                                                                continue
+                                                            }
+                                                            let a = Int(tris[3 * t]), b = Int(tris[3 * t + 1]),
+                                                                c = Int(tris[3 * t + 2])
+                                                            let q = bary[e]
+                                                            let q0 = 1 - q.x - q.y
+                                                            let x = q0 * pu[a] + q.x * pu[b] + q.y * pu[c]
+                                                            let y = q0 * pv[a] + q.x * pv[b] + q.y * pv[c]
+                                                            let d = q0 * pz[a] + q.x * pz[b] + q.y * pz[c]
+                                                            // Pixel centres at +0.5: bilinear between the four around.
+                                                            let sx = x - 0.5, sy = y - 0.5
+                                                            guard sx >= 0, sy >= 0, sx < Float(w - 1), sy < Float(h - 1)
+                                                            else {
+                                                                out[e] = .zero
+                                                                continue
+                                                            }
+                                                            let cell = Int(y * s) * gw + Int(x * s)
+                                                            guard d <= depth[cell] + Self.depthTolerance else {
+                                                                out[e] = .zero
+                                                                continue
+                                                            }
+                                                            let ix = Int(sx), iy = Int(sy)
+                                                            let fx = sx - Float(ix), fy = sy - Float(iy)
+                                                            let o = 3 * (iy * w + ix), o2 = o + 3 * w
+                                                            let p00 = SIMD3<Float>(
+                                                                Float(px[o]), Float(px[o + 1]), Float(px[o + 2]))
+                                                            let p10 = SIMD3<Float>(
+                                                                Float(px[o + 3]), Float(px[o + 4]), Float(px[o + 5]))
+                                                            let p01 = SIMD3<Float>(
+                                                                Float(px[o2]), Float(px[o2 + 1]), Float(px[o2 + 2]))
+                                                            let p11 = SIMD3<Float>(
+                                                                Float(px[o2 + 3]), Float(px[o2 + 4]), Float(px[o2 + 5]))
+                                                            // A clipped pixel says nothing of the skin.
+                                                            let brightest = max(
+                                                                max(p00.max(), p10.max()), max(p01.max(), p11.max()))
+                                                            guard brightest < 250 else {
+                                                                out[e] = .zero
+                                                                continue
+                                                            }
+                                                            // Shift and add: each of the four pixels around the point
+                                                            // counts by a narrow Gaussian of its distance (σ =
+                                                            // Self.tapSigma px), normalised over all frames, not per
+                                                            // frame: frames that saw the point at different sub-pixel
+                                                            // offsets resolve detail finer than bilinear sampling would.
+                                                            let gi = Int(fx * 255), gj = Int(fy * 255)
+                                                            let gx0 = gauss[gi], gx1 = gauss[255 - gi]
+                                                            let gy0 = gauss[gj], gy1 = gauss[255 - gj]
+                                                            let g00 = gx0 * gy0, g10 = gx1 * gy0, g01 = gx0 * gy1,
+                                                                g11 = gx1 * gy1
+                                                            @inline(__always) func lin(_ p: SIMD3<Float>) -> SIMD3<
+                                                                Float
+                                                            > {
+                                                                SIMD3(
+                                                                    lut[4 * Int(p.x)], lut[4 * Int(p.y)],
+                                                                    lut[4 * Int(p.z)])
+                                                            }
+                                                            let colour =
+                                                                lin(p00) * g00 + lin(p10) * g10 + lin(p01) * g01
+                                                                + lin(p11) * g11
+                                                            out[e] =
+                                                                SIMD4(colour, g00 + g10 + g01 + g11) * undo * weight
+                                                            painted += 1
                                                         }
-                                                        let a = Int(tris[3 * t]), b = Int(tris[3 * t + 1]),
-                                                            c = Int(tris[3 * t + 2])
-                                                        let q = bary[e]
-                                                        let q0 = 1 - q.x - q.y
-                                                        let x = q0 * pu[a] + q.x * pu[b] + q.y * pu[c]
-                                                        let y = q0 * pv[a] + q.x * pv[b] + q.y * pv[c]
-                                                        let d = q0 * pz[a] + q.x * pz[b] + q.y * pz[c]
-                                                        // Pixel centres at +0.5: bilinear between the four around.
-                                                        let sx = x - 0.5, sy = y - 0.5
-                                                        guard sx >= 0, sy >= 0, sx < Float(w - 1), sy < Float(h - 1)
-                                                        else {
-                                                            out[e] = .zero
-                                                            continue
-                                                        }
-                                                        let cell = Int(y * s) * gw + Int(x * s)
-                                                        guard d <= depth[cell] + Self.depthTolerance else {
-                                                            out[e] = .zero
-                                                            continue
-                                                        }
-                                                        let ix = Int(sx), iy = Int(sy)
-                                                        let fx = sx - Float(ix), fy = sy - Float(iy)
-                                                        let o = 3 * (iy * w + ix), o2 = o + 3 * w
-                                                        let p00 = SIMD3<Float>(
-                                                            Float(px[o]), Float(px[o + 1]), Float(px[o + 2]))
-                                                        let p10 = SIMD3<Float>(
-                                                            Float(px[o + 3]), Float(px[o + 4]), Float(px[o + 5]))
-                                                        let p01 = SIMD3<Float>(
-                                                            Float(px[o2]), Float(px[o2 + 1]), Float(px[o2 + 2]))
-                                                        let p11 = SIMD3<Float>(
-                                                            Float(px[o2 + 3]), Float(px[o2 + 4]), Float(px[o2 + 5]))
-                                                        // A clipped pixel says nothing of the skin.
-                                                        let brightest = max(
-                                                            max(p00.max(), p10.max()), max(p01.max(), p11.max()))
-                                                        guard brightest < 250 else {
-                                                            out[e] = .zero
-                                                            continue
-                                                        }
-                                                        // Shift and add: each of the four pixels around the point
-                                                        // counts by a narrow Gaussian of its distance (σ =
-                                                        // Self.tapSigma px), normalised over all frames, not per
-                                                        // frame: frames that saw the point at different sub-pixel
-                                                        // offsets resolve detail finer than bilinear sampling would.
-                                                        let gi = Int(fx * 255), gj = Int(fy * 255)
-                                                        let gx0 = gauss[gi], gx1 = gauss[255 - gi]
-                                                        let gy0 = gauss[gj], gy1 = gauss[255 - gj]
-                                                        let g00 = gx0 * gy0, g10 = gx1 * gy0, g01 = gx0 * gy1,
-                                                            g11 = gx1 * gy1
-                                                        @inline(__always) func lin(_ p: SIMD3<Float>) -> SIMD3<Float> {
-                                                            SIMD3(lut[4 * Int(p.x)], lut[4 * Int(p.y)], lut[4 * Int(p.z)])
-                                                        }
-                                                        let colour =
-                                                            lin(p00) * g00 + lin(p10) * g10 + lin(p01) * g01
-                                                            + lin(p11) * g11
-                                                        out[e] = SIMD4(colour, g00 + g10 + g01 + g11) * undo * weight
-                                                        painted += 1
                                                     }
                                                 }
                                             }
@@ -406,7 +414,6 @@ public struct TextureFusion: Sendable {
                 }
             }
         }
-        }
         guard painted > 0 else { return false }
         // A robust gain per channel: the median ratio of the running mean to this frame's colour
         // over the texels both saw (every texel when few), applied before the frame is added.
@@ -415,7 +422,8 @@ public struct TextureFusion: Sendable {
             for ch in 0..<3 {
                 scratch.ratios.removeAll(keepingCapacity: true)
                 // About 4 000 texels, evenly spread: plenty for a median.
-                for e in stride(from: 0, to: count, by: max(1, count / 4000)) where scratch.sample[e].w > 0 && sum[e].w > 0 {
+                for e in stride(from: 0, to: count, by: max(1, count / 4000))
+                where scratch.sample[e].w > 0 && sum[e].w > 0 {
                     let mine = scratch.sample[e][ch] / scratch.sample[e].w
                     let mean = sum[e][ch] / sum[e].w
                     if mine > 1e-3 { scratch.ratios.append(mean / mine) }

@@ -1,3 +1,6 @@
+import FaceScanCore
+import FaceScanRender
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,8 +8,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import FaceScanCore
-import FaceScanRender
 
 /// What the outputs need of a textured mesh: its colour per vertex (PLY, 3MF, the thumbnail),
 /// read from the texture at each vertex's UV, and a colour rendering.
@@ -21,7 +22,8 @@ public enum TexturedMesh {
     /// The sRGB colour of `texture` at `uv` (bilinear, clamped at the edges).
     public static func sample(_ texture: RGBAImage, _ uv: SIMD2<Float>) -> SIMD3<UInt8> {
         let w = texture.width, h = texture.height
-        let x = min(max(uv.x * Float(w) - 0.5, 0), Float(w - 1)), y = min(max((1 - uv.y) * Float(h) - 0.5, 0), Float(h - 1))
+        let x = min(max(uv.x * Float(w) - 0.5, 0), Float(w - 1)),
+            y = min(max((1 - uv.y) * Float(h) - 0.5, 0), Float(h - 1))
         let x0 = Int(x), y0 = Int(y), x1 = min(x0 + 1, w - 1), y1 = min(y0 + 1, h - 1)
         let fx = x - Float(x0), fy = y - Float(y0)
         func at(_ xx: Int, _ yy: Int) -> SIMD3<Float> {

@@ -28,7 +28,9 @@ private func colourCapture(image: String, camera: String = camera64, imageFrames
         let dir = tempDir()
         try colourCapture(image: pngBase64(64, 48, skin)).write(
             toFile: dir + "/c.json", atomically: false, encoding: .utf8)
-        let r = try runFacescan(["process", dir + "/c.json", "-o", dir + "/out", "--formats", "obj,glb,ply,png", "-n", "100"])
+        let r = try runFacescan([
+            "process", dir + "/c.json", "-o", dir + "/out", "--formats", "obj,glb,ply,png", "-n", "100",
+        ])
         #expect(r.status == 0, "\(r.stderr)")
         let obj = try String(contentsOfFile: dir + "/out/c.obj", encoding: .utf8)
         #expect(obj.contains("mtllib c.mtl\nusemtl skin\n"))
@@ -38,7 +40,8 @@ private func colourCapture(image: String, camera: String = camera64, imageFrames
         let texture = try PNGEncoder.decode(png, name: "texture")
         #expect(texture.width == 512 && texture.height == 512)
         let centre = texture[256, 256]
-        #expect(abs(Int(centre.x) - 200) <= 4 && abs(Int(centre.y) - 60) <= 4 && abs(Int(centre.z) - 40) <= 4, "\(centre)")
+        #expect(
+            abs(Int(centre.x) - 200) <= 4 && abs(Int(centre.y) - 60) <= 4 && abs(Int(centre.z) - 40) <= 4, "\(centre)")
         let glb = try Data(contentsOf: URL(fileURLWithPath: dir + "/out/c.glb"))
         #expect(String(decoding: glb.prefix(4000), as: UTF8.self).contains("\"mimeType\":\"image/png\""))
         #expect(glb.range(of: Data(png)) != nil, "the GLB embeds the texture's bytes")
@@ -61,8 +64,14 @@ private func colourCapture(image: String, camera: String = camera64, imageFrames
         let truncated = Data(Data(base64Encoded: good)!.prefix(60)).base64EncodedString()
         let cases: [(String, [String])] = [
             (colourCapture(image: truncated, imageFrames: [1]), ["frame 1", "field 'image'", "PNG"]),
-            (colourCapture(image: try pngBase64(32, 24, skin), imageFrames: [2]), ["frame 2", "field 'image'", "32 × 24"]),
-            (colourCapture(image: "bm90IGFuIGltYWdl", imageFrames: [0]), ["frame 0", "field 'image'", "neither JPEG nor PNG"]),
+            (
+                colourCapture(image: try pngBase64(32, 24, skin), imageFrames: [2]),
+                ["frame 2", "field 'image'", "32 × 24"]
+            ),
+            (
+                colourCapture(image: "bm90IGFuIGltYWdl", imageFrames: [0]),
+                ["frame 0", "field 'image'", "neither JPEG nor PNG"]
+            ),
             (colourCapture(image: "@@@@", imageFrames: [0]), ["frame 0", "field 'image'", "base64"]),
             (
                 colourCapture(image: good, camera: "\"camera\":{\"imageResolution\":[64,48]}", imageFrames: [3]),
@@ -70,11 +79,13 @@ private func colourCapture(image: String, camera: String = camera64, imageFrames
             ),
             (
                 colourCapture(
-                    image: good, camera: "\"camera\":{\"intrinsics\":[60,0,0,0,60,0,32,24,1],\"imageResolution\":[100000,100000]}",
+                    image: good,
+                    camera: "\"camera\":{\"intrinsics\":[60,0,0,0,60,0,32,24,1],\"imageResolution\":[100000,100000]}",
                     imageFrames: [0]), ["frame 0", "field 'camera.imageResolution'"]
             ),
             (
-                smallCapture(frames: [goodMeta + ",\"image\":\"\(good)\""]), ["frame 0", "field 'camera'", "needs the 'camera'"]
+                smallCapture(frames: [goodMeta + ",\"image\":\"\(good)\""]),
+                ["frame 0", "field 'camera'", "needs the 'camera'"]
             ),
         ]
         for (i, (text, expected)) in cases.enumerated() {
@@ -90,7 +101,10 @@ private func colourCapture(image: String, camera: String = camera64, imageFrames
     }
 
     static let blenderScript = #"""
-        import bpy, sys, json
+        import bpy, sys, json, numpy
+        # Debian's Blender 3.4 glTF importer uses np.bool, gone in numpy 2 (as ClientImportTests).
+        if not hasattr(numpy, "bool"):
+            numpy.bool = numpy.bool_
         out, paths = sys.argv[sys.argv.index("--") + 1], sys.argv[sys.argv.index("--") + 2:]
         res = {}
         for p in paths:

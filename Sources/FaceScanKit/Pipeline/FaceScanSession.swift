@@ -1,3 +1,8 @@
+import FaceScanCapture
+import FaceScanCore
+import FaceScanInterop
+import FaceScanTexture
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,10 +10,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import FaceScanCore
-import FaceScanCapture
-import FaceScanTexture
-import FaceScanInterop
 
 /// What ``FaceScanSession/add(_:)`` decided about one frame, at once.
 public struct FrameVerdict: Sendable, Hashable, Codable {
@@ -98,7 +99,9 @@ public struct FaceScanSession: Sendable {
     var fusionScratch = TextureFusion.Scratch()
     /// The texture side a session starts with (`FACESCAN_TEXTURE_SIZE` overrides it, for measuring).
     static let defaultTextureSize: Int = {
-        if let s = getenv("FACESCAN_TEXTURE_SIZE"), let n = Int(String(cString: s)), (16...4096).contains(n) { return n }
+        if let s = getenv("FACESCAN_TEXTURE_SIZE"), let n = Int(String(cString: s)), (16...4096).contains(n) {
+            return n
+        }
         return 512
     }()
     /// The texture's side, texels (16 to 4096; 512 by default: on a face in ARKit's UVs a texel
