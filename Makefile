@@ -2,7 +2,7 @@
 SWIFT     ?= swift
 # What building and running facescan needs (make deps, so make run): pkg-config and the libraries it
 # links. The Swift toolchain brings its own needs.
-RUN_PKGS  := pkg-config zlib1g-dev libpng-dev libassimp-dev lib3mf-dev
+RUN_PKGS  := pkg-config zlib1g-dev libpng-dev libturbojpeg0-dev libassimp-dev lib3mf-dev
 # The programs the tests drive (make test-deps, so make test): slicer, Blender, admesh, GNU parallel,
 # Slurm, shells for the completions, man, Chromium for the HTML report, numpy for the Python tools.
 TEST_PKGS := parallel prusa-slicer blender python3-numpy admesh man-db slurm-wlm munge zsh fish chromium
@@ -30,7 +30,7 @@ apt_install = @missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || miss
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
 
-## deps: install what building and running facescan needs (RUN_PKGS: the libraries it links, libpng,
+## deps: install what building and running facescan needs (RUN_PKGS: the libraries it links, libpng, libturbojpeg,
 ## assimp, lib3mf, zlib, and pkg-config) when missing; nothing the tests alone use.
 deps:
 	$(call apt_install,$(RUN_PKGS))

@@ -11,7 +11,7 @@ import PackageDescription
 // `FaceScanError.unavailable`. SwiftPM passes each enabled trait to the compiler as a
 // compilation condition (`#if PNG`, `#if Assimp`, `#if Lib3MF`).
 #if os(Linux)
-let defaultTraits: Set<String> = ["PNG", "Assimp", "Lib3MF"]
+let defaultTraits: Set<String> = ["PNG", "Assimp", "Lib3MF", "JPEG"]
 #else
 let defaultTraits: Set<String> = []
 #endif
@@ -29,6 +29,11 @@ let package = Package(
             name: "PNG",
             description:
                 "PNG reading through libpng. Off: decoding throws FaceScanError.unavailable; PNG is written by FaceScanKit whatever the traits."
+        ),
+        .trait(
+            name: "JPEG",
+            description:
+                "JPEG reading through libturbojpeg (a capture's camera images). Off: a capture's JPEG images throw FaceScanError.unavailable."
         ),
         .trait(
             name: "Assimp",
@@ -50,6 +55,10 @@ let package = Package(
         .systemLibrary(
             name: "CLibPNG", path: "Sources/CLibPNG", pkgConfig: "libpng",
             providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
+        // libjpeg-turbo's TurboJPEG API (apt: libturbojpeg0-dev): a capture's JPEG camera images.
+        .systemLibrary(
+            name: "CTurboJPEG", path: "Sources/CTurboJPEG", pkgConfig: "libturbojpeg",
+            providers: [.apt(["libturbojpeg0-dev"]), .brew(["jpeg-turbo"])]),
         // assimp (apt: libassimp-dev for the headers, found in the default include path): opened
         // with dlopen on the first assimp call (Sources/CAssimp/lazy.c), not linked, so a run
         // without an assimp format does not load libassimp, libdraco and libminizip at start-up.
@@ -86,13 +95,16 @@ let package = Package(
         .target(name: "FaceScanMeasure", dependencies: ["FaceScanCore"]),
         .target(name: "FaceScanSolid", dependencies: ["FaceScanCore", "FaceScanDecimate", "FaceScanMeasure"]),
         .target(name: "FaceScanRender", dependencies: ["FaceScanCore"]),
+        // The colour of the face: the camera's images fused into one texture.
+        .target(name: "FaceScanTexture", dependencies: ["FaceScanCore", "FaceScanCapture", "FaceScanRender"]),
         .target(name: "FaceScanExport", dependencies: ["FaceScanCore"]),
         // The C adapters: the only target that imports the system C libraries.
         .target(
             name: "FaceScanInterop",
             dependencies: [
-                "FaceScanCore", "FaceScanExport", "FaceScanRender",
+                "FaceScanCore", "FaceScanCapture", "FaceScanExport", "FaceScanRender", "FaceScanTexture",
                 .target(name: "CLibPNG", condition: .when(traits: ["PNG"])),
+                .target(name: "CTurboJPEG", condition: .when(traits: ["JPEG"])),
                 .target(name: "CAssimp", condition: .when(traits: ["Assimp"])),
                 .target(name: "CLib3MF", condition: .when(traits: ["Lib3MF"])),
                 "CZlib",
@@ -103,8 +115,8 @@ let package = Package(
             name: "FaceScanKit",
             dependencies: [
                 "FaceScanCore", "FaceScanCapture", "FaceScanGate", "FaceScanAccumulate", "FaceScanSmooth",
-                "FaceScanDecimate", "FaceScanMeasure", "FaceScanSolid", "FaceScanRender", "FaceScanExport",
-                "FaceScanInterop",
+                "FaceScanDecimate", "FaceScanMeasure", "FaceScanSolid", "FaceScanRender", "FaceScanTexture",
+                "FaceScanExport", "FaceScanInterop",
             ]),
         // The command line's machinery (batch runs, the regression check, the HTML report): used
         // by the facescan command and the tests, not part of the embeddable library.
@@ -128,8 +140,8 @@ let package = Package(
             name: "FaceScanKitTests",
             dependencies: [
                 "FaceScanCore", "FaceScanCapture", "FaceScanGate", "FaceScanAccumulate", "FaceScanSmooth",
-                "FaceScanDecimate", "FaceScanMeasure", "FaceScanSolid", "FaceScanRender", "FaceScanExport",
-                "FaceScanInterop", "FaceScanKit", "FacescanTools", "CZlib",
+                "FaceScanDecimate", "FaceScanMeasure", "FaceScanSolid", "FaceScanRender", "FaceScanTexture",
+                "FaceScanExport", "FaceScanInterop", "FaceScanKit", "FacescanTools", "CZlib",
             ], exclude: ["Fixtures"]),
         .testTarget(
             name: "FacescanCLITests", dependencies: ["FaceScanKit", "FacescanTools", "facescan"],

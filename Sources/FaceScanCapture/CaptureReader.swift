@@ -564,6 +564,9 @@ package final class FrameParser {
     package func parse(_ frame: inout Frame, index: Int) throws(InputError) -> String {
         frame.index = index
         frame.metadata = FrameMetadata()
+        frame.anchorTransform = nil
+        frame.camera = nil
+        frame.encodedImage = nil
         // frame.xyz keeps its storage: the vertex readers replace its contents.
         var verticesField: String?
         var transformDistance: Double?
@@ -602,6 +605,7 @@ package final class FrameParser {
                             throw InputError(file: name, "has \(m.count) numbers, expected 16 (column-major 4×4)")
                         }
                         transformDistance = (m[12] * m[12] + m[13] * m[13] + m[14] * m[14]).squareRoot()
+                        frame.anchorTransform = m
                     case "distance":
                         let d = try json.readDouble()
                         guard d >= 0 else { throw InputError(file: name, "negative distance \(d)") }
@@ -624,6 +628,17 @@ package final class FrameParser {
                         try parseBlendShapes(&frame.metadata, &field)
                     case "timestamp":
                         _ = try json.readDouble()
+                    case "ambientColorTemperature":
+                        let v = try json.readDouble()
+                        guard v >= 1000, v <= 40000 else {
+                            throw InputError(file: name, "colour temperature \(v) K is outside 1000…40000")
+                        }
+                        frame.metadata.ambientColorTemperature = v
+                    case "image":
+                        guard try json.peek() == UInt8(ascii: "\"") else { throw json.badValue("a base64 string") }
+                        frame.encodedImage = try readBase64Image()
+                    case "camera":
+                        frame.camera = try parseCamera(&field)
                     default:
                         try json.skipValue()
                     }
@@ -631,6 +646,10 @@ package final class FrameParser {
             }
             field = nil
             if frame.metadata.distance == nil { frame.metadata.distance = transformDistance }
+            if frame.encodedImage != nil, frame.camera == nil {
+                field = "camera"
+                throw InputError(file: name, "missing: a frame with an 'image' needs the 'camera' that took it")
+            }
             guard let vf = verticesField else {
                 field = "vertices"
                 throw InputError(file: name, "missing: one of 'vertices' or 'verticesBase64' is required")
@@ -708,6 +727,62 @@ package final class FrameParser {
         }
     }
 
+    /// Largest `image` string accepted (base64 characters): 64 MiB, far above any camera frame's JPEG.
+    static let maxImageBase64 = 64 << 20
+
+    /// Reads an `image` string (base64) into its bytes; the image itself is decoded later.
+    private func readBase64Image() throws(InputError) -> [UInt8] {
+        try json.expect(UInt8(ascii: "\""), "a string")
+        scratchText.removeAll(keepingCapacity: true)
+        try json.readStringBody(into: &scratchText, limit: Self.maxImageBase64)
+        var bytes: [UInt8] = []
+        if let problem = Base64.decode(scratchText, into: &bytes) {
+            throw InputError(file: name, "invalid base64: \(problem)")
+        }
+        guard !bytes.isEmpty else { throw InputError(file: name, "is empty") }
+        return bytes
+    }
+
+    /// Reads a `camera` object (`intrinsics`, `imageResolution`, `transform`), checked.
+    private func parseCamera(_ field: inout String?) throws(InputError) -> FrameCamera {
+        guard try json.peek() == UInt8(ascii: "{") else { throw json.badValue("a camera object") }
+        try json.expect(UInt8(ascii: "{"), "'{'")
+        var intrinsics: [Double]?
+        var resolution: [Double]?
+        var transform: [Double]?
+        if !(try json.consume(UInt8(ascii: "}"))) {
+            repeat {
+                let key = try json.readString(limit: 256)
+                field = "camera.\(key)"
+                try json.expect(UInt8(ascii: ":"), "':'")
+                switch key {
+                case "intrinsics":
+                    guard try json.peek() == UInt8(ascii: "[") else { throw json.badValue("an array of 9 numbers") }
+                    intrinsics = try json.readDoubleArray(limit: 9)
+                case "imageResolution":
+                    guard try json.peek() == UInt8(ascii: "[") else { throw json.badValue("an array of 2 numbers") }
+                    resolution = try json.readDoubleArray(limit: 2)
+                case "transform":
+                    guard try json.peek() == UInt8(ascii: "[") else { throw json.badValue("an array of 16 numbers") }
+                    transform = try json.readDoubleArray(limit: 16)
+                default:
+                    try json.skipValue()
+                }
+            } while !(try json.nextOrClose(UInt8(ascii: "}")))
+        }
+        guard let intrinsics else {
+            field = "camera.intrinsics"
+            throw InputError(file: name, "missing: the camera's intrinsics (9 numbers) are required with an image")
+        }
+        guard let r = resolution, r.count == 2, r.allSatisfy({ $0 == $0.rounded() && $0 >= 1 && $0 <= 1e6 }) else {
+            field = "camera.imageResolution"
+            throw InputError(file: name, "missing or not two whole numbers [width, height]")
+        }
+        let camera = try FrameCamera(checking: intrinsics, Int(r[0]), Int(r[1]), transform, file: name)
+        field = "camera"
+        return camera
+    }
+
     private func parseBlendShapes(_ meta: inout FrameMetadata, _ field: inout String?) throws(InputError) {
         guard try json.peek() == UInt8(ascii: "{") else { throw json.badValue("an object of blend-shape coefficients") }
         try json.expect(UInt8(ascii: "{"), "'{'")
@@ -724,6 +799,8 @@ package final class FrameParser {
             case "mouthSmileLeft": meta.mouthSmileLeft = v
             case "mouthSmileRight": meta.mouthSmileRight = v
             case "browInnerUp": meta.browInnerUp = v
+            case "eyeBlinkLeft", "eyeBlink_L": meta.eyeBlinkLeft = v
+            case "eyeBlinkRight", "eyeBlink_R": meta.eyeBlinkRight = v
             default: break
             }
         } while !(try json.nextOrClose(UInt8(ascii: "}")))

@@ -41,6 +41,13 @@ public struct FrameMetadata: Sendable, Hashable, Codable {
     /// empty when the frame has none. The expression model (`RobustAccumulator`) uses the ones
     /// that vary over a capture.
     public var blendShapes: [String: Double] = [:]
+    /// Blend-shape coefficient `eyeBlinkLeft` (ARKit's `eyeBlink_L`), 0…1 (also in `blendShapes`):
+    /// colour fusion keeps a blinking frame off the eyelids.
+    public var eyeBlinkLeft: Double? = nil
+    /// Blend-shape coefficient `eyeBlinkRight` (ARKit's `eyeBlink_R`), 0…1.
+    public var eyeBlinkRight: Double? = nil
+    /// ARKit's `ambientColorTemperature`, kelvin (6500 is neutral white; nil: taken as 6500).
+    public var ambientColorTemperature: Double? = nil
 
     /// Frame metadata; every fact not given is nil (not checked) and tracking is `.normal`;
     /// `blendShapes` holds every coefficient by name (the four the gate reads are given apart).
@@ -60,6 +67,69 @@ public struct FrameMetadata: Sendable, Hashable, Codable {
     }
 }
 
+/// The camera that took a frame's colour image, as ARKit's `ARCamera` gives it (FORMAT.md, "The
+/// image and its camera"): pinhole intrinsics in pixels, the image's size, and the camera's pose.
+public struct FrameCamera: Sendable, Hashable {
+    /// Focal lengths in pixels (`intrinsics[0]`, `intrinsics[4]` of ARKit's column-major 3×3).
+    public var fx: Double
+    /// Vertical focal length in pixels.
+    public var fy: Double
+    /// Principal point in pixels, origin at the top-left corner (`intrinsics[6]`, `intrinsics[7]`).
+    public var cx: Double
+    /// Vertical principal point in pixels (v downwards).
+    public var cy: Double
+    /// The image's width in pixels (`imageResolution[0]`).
+    public var width: Int
+    /// The image's height in pixels (`imageResolution[1]`).
+    public var height: Int
+    /// Camera → world, 16 numbers column-major (identity when the capture gives none).
+    public var transform: [Double]
+
+    /// Largest image side accepted, pixels: larger claims are refused before any pixel is allocated.
+    public static let maximumSide = 16_384
+
+    /// A camera from ARKit's column-major 3×3 `intrinsics` (9 numbers), `imageResolution` and
+    /// `transform` (camera → world, 16 numbers column-major; nil is the identity).
+    ///
+    /// - Throws: ``FaceScanError/badInput(_:)`` naming the field: intrinsics not 9 finite numbers
+    ///   with positive focal lengths, a resolution outside 1…``maximumSide``, a transform not 16
+    ///   finite numbers.
+    public init(intrinsics: [Double], width: Int, height: Int, transform: [Double]? = nil) throws(FaceScanError) {
+        do throws(InputError) {
+            try self.init(checking: intrinsics, width, height, transform, file: "camera")
+        } catch {
+            throw .badInput(error)
+        }
+    }
+
+    package init(checking k: [Double], _ width: Int, _ height: Int, _ transform: [Double]?, file: String)
+        throws(InputError)
+    {
+        guard k.count == 9, k.allSatisfy({ $0.isFinite }), k[0] > 0, k[4] > 0 else {
+            throw InputError(
+                file: file, field: "camera.intrinsics",
+                "has \(k.count) numbers, expected 9 finite (column-major 3×3, positive focal lengths)")
+        }
+        guard (1...Self.maximumSide).contains(width), (1...Self.maximumSide).contains(height) else {
+            throw InputError(
+                file: file, field: "camera.imageResolution",
+                "\(width) × \(height): each side must be from 1 to \(Self.maximumSide) pixels")
+        }
+        let t = transform ?? [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]
+        guard t.count == 16, t.allSatisfy({ $0.isFinite }) else {
+            throw InputError(
+                file: file, field: "camera.transform", "has \(t.count) numbers, expected 16 finite (column-major 4×4)")
+        }
+        fx = k[0]
+        fy = k[4]
+        cx = k[6]
+        cy = k[7]
+        self.width = width
+        self.height = height
+        self.transform = t
+    }
+}
+
 /// One frame: flat xyz positions (metres, face-anchor space) plus what the gate judges.
 public struct Frame: Sendable {
     /// Zero-based position of the frame in the capture.
@@ -68,6 +138,15 @@ public struct Frame: Sendable {
     public var xyz: [Float]
     /// What the quality gate judges: distance, tracking, light, expression.
     public var metadata: FrameMetadata
+    /// The face anchor's `transform` (face anchor → world), 16 numbers column-major, when the
+    /// capture gives it: where the face was, for colour fusion.
+    public var anchorTransform: [Double]? = nil
+    /// The camera's colour image of this frame as the capture stores it (JPEG or PNG bytes,
+    /// base64-decoded), nil when the frame has none. The pipeline decodes it and fuses it into
+    /// the texture; it is not kept beyond this frame.
+    public var encodedImage: [UInt8]? = nil
+    /// The camera that took ``encodedImage`` (present whenever the image is).
+    public var camera: FrameCamera? = nil
 
     /// A frame from its index, flat xyz positions (metres) and metadata.
     public init(index: Int = 0, xyz: [Float] = [], metadata: FrameMetadata = FrameMetadata()) {

@@ -12,14 +12,21 @@ extension Mesh {
     /// without area gets +z), TEXCOORD_0 when the mesh has UVs (v flipped: glTF's origin is the
     /// top left), UNSIGNED_INT indices, one clay-coloured metallic-roughness material. No
     /// extensions. Same mesh, same bytes.
-    public func glbBytes(metresPerUnit: Double = 0.001) -> [UInt8] {
+    ///
+    /// With `texturePNG` (and UVs) the material's base colour is that image, embedded in the
+    /// buffer after the indices (`images`, `textures`, `samplers`), its factor white.
+    public func glbBytes(metresPerUnit: Double = 0.001, texturePNG: [UInt8]? = nil) -> [UInt8] {
         let n = vertexCount
         let normals = vertexNormals()
         let positionBytes = 12 * n, normalBytes = 12 * n, uvBytes = uvs?.count == n ? 8 * n : 0
         let indexOffset = positionBytes + normalBytes + uvBytes, indexBytes = 4 * triangles.count
         var lo = SIMD3<Float>(repeating: .infinity), hi = SIMD3<Float>(repeating: -.infinity)
         // One buffer, 4-byte aligned: POSITION (metres), NORMAL, TEXCOORD_0, indices.
-        var bin = [UInt8](repeating: 0, count: (indexOffset + indexBytes + 3) & ~3)
+        let png = uvBytes > 0 ? texturePNG : nil
+        let imageOffset = (indexOffset + indexBytes + 3) & ~3
+        let binCount = png.map { (imageOffset + $0.count + 3) & ~3 } ?? imageOffset
+        var bin = [UInt8](repeating: 0, count: binCount)
+        if let png { bin.replaceSubrange(imageOffset..<(imageOffset + png.count), with: png) }
         bin.withUnsafeMutableBytes { raw in
             let base = raw.baseAddress!
             func store(_ f: Float, _ off: Int) {
@@ -80,11 +87,20 @@ extension Mesh {
         views.append(#"{"buffer":0,"byteOffset":\#(indexOffset),"byteLength":\#(indexBytes),"target":34963}"#)
         accessors.append(
             #"{"bufferView":\#(views.count - 1),"componentType":5125,"count":\#(triangles.count),"type":"SCALAR"}"#)
+        var material =
+            #"{"name":"clay","pbrMetallicRoughness":{"baseColorFactor":[0.8,0.65,0.55,1],"metallicFactor":0,"roughnessFactor":0.8}}]"#
+        if let png {
+            views.append(#"{"buffer":0,"byteOffset":\#(imageOffset),"byteLength":\#(png.count)}"#)
+            material =
+                #"{"name":"skin","pbrMetallicRoughness":{"baseColorTexture":{"index":0},"metallicFactor":0,"roughnessFactor":0.8}}],"#
+                + #""textures":[{"sampler":0,"source":0}],"samplers":[{"magFilter":9729,"minFilter":9729,"wrapS":33071,"wrapT":33071}],"#
+                + #""images":[{"name":"texture","mimeType":"image/png","bufferView":\#(views.count - 1)}]"#
+        }
         let json = """
             {"asset":{"version":"2.0","generator":"facescan"},"scene":0,"scenes":[{"nodes":[0]}],\
             "nodes":[{"mesh":0,"name":"face"}],\
             "meshes":[{"name":"face","primitives":[{"attributes":{\(attributes)},"indices":\(accessors.count - 1),"material":0,"mode":4}]}],\
-            "materials":[{"name":"clay","pbrMetallicRoughness":{"baseColorFactor":[0.8,0.65,0.55,1],"metallicFactor":0,"roughnessFactor":0.8}}],\
+            "materials":[\(material),\
             "accessors":[\(accessors.joined(separator: ","))],\
             "bufferViews":[\(views.joined(separator: ","))],\
             "buffers":[{"byteLength":\(bin.count)}]}

@@ -4,9 +4,14 @@ extension Mesh {
     /// Wavefront OBJ text: `v`, `vn` (area-weighted vertex normals), `vt` when the mesh has UVs, and
     /// `f v/vt/vn` (or `f v//vn`). Numbers are written in shortest round-trip form (the text reads
     /// back to the same float32), independent of the locale; indices are one-based.
-    public func objBytes(comment: String = "facescan") -> [UInt8] {
+    ///
+    /// With `materialLibrary` (the MTL file's name beside the OBJ) the text also says
+    /// `mtllib NAME` and `usemtl skin` before the faces: the texture the MTL names colours them.
+    public func objBytes(comment: String = "facescan", materialLibrary: String? = nil) -> [UInt8] {
         let normals = vertexNormals()
-        let header = Array("# \(comment)\n# \(vertexCount) vertices, \(triangleCount) triangles\n".utf8)
+        var headerText = "# \(comment)\n# \(vertexCount) vertices, \(triangleCount) triangles\n"
+        if let materialLibrary { headerText += "mtllib \(materialLibrary)\nusemtl skin\n" }
+        let header = Array(headerText.utf8)
         // Each line's longest text: "vn " and three floats, "vt " and two, "f" and three corners of
         // three indices of at most 10 digits.
         let floatRoom = TextWriter.floatRoom
@@ -56,6 +61,71 @@ extension Mesh {
             precondition(out.count <= capacity)
             count = out.count
         }
+    }
+}
+
+extension Mesh {
+    /// The MTL file beside a textured OBJ: one material `skin`, white, unlit by the file's own
+    /// terms (`illum 1`), its diffuse colour the image `texture` (a file name beside it).
+    public static func mtlBytes(texture: String) -> [UInt8] {
+        Array(
+            """
+            # facescan
+            newmtl skin
+            Ka 1 1 1
+            Kd 1 1 1
+            Ks 0 0 0
+            d 1
+            illum 1
+            map_Kd \(texture)
+
+            """.utf8)
+    }
+
+    /// Binary little-endian PLY with a colour per vertex (`red`, `green`, `blue` bytes, sRGB):
+    /// what a PLY can hold of a textured face. `colours` has one entry per vertex.
+    public func plyBytes(colours: [SIMD3<UInt8>]) -> [UInt8] {
+        precondition(colours.count == vertexCount, "one colour per vertex")
+        var out = Array(
+            """
+            ply
+            format binary_little_endian 1.0
+            comment facescan
+            element vertex \(vertexCount)
+            property float x
+            property float y
+            property float z
+            property uchar red
+            property uchar green
+            property uchar blue
+            element face \(triangleCount)
+            property list uchar int vertex_indices
+            end_header
+
+            """.utf8)
+        out.reserveCapacity(out.count + 15 * vertexCount + 13 * triangleCount)
+        func u32(_ x: UInt32) {
+            out.append(UInt8(x & 0xFF))
+            out.append(UInt8((x >> 8) & 0xFF))
+            out.append(UInt8((x >> 16) & 0xFF))
+            out.append(UInt8(x >> 24))
+        }
+        for v in 0..<vertexCount {
+            let p = positions[v]
+            u32(p.x.bitPattern)
+            u32(p.y.bitPattern)
+            u32(p.z.bitPattern)
+            out.append(colours[v].x)
+            out.append(colours[v].y)
+            out.append(colours[v].z)
+        }
+        for t in 0..<triangleCount {
+            out.append(3)
+            u32(triangles[3 * t])
+            u32(triangles[3 * t + 1])
+            u32(triangles[3 * t + 2])
+        }
+        return out
     }
 }
 

@@ -5,6 +5,22 @@ import FaceScanRender
 /// formats of ``MeshIO/writableExtensions`` (GLB written by facescan, 3MF through lib3mf, the
 /// rest through assimp).
 package enum Exporter {
+    /// A textured mesh's colour: the texture and its PNG bytes (encoded once per run).
+    package struct Colour: Sendable {
+        /// The fused texture.
+        package var texture: RGBAImage
+        /// Its PNG bytes.
+        package var png: [UInt8]
+        /// The colour of a run from its texture and PNG bytes.
+        package init(texture: RGBAImage, png: [UInt8]) {
+            self.texture = texture
+            self.png = png
+        }
+    }
+
+    /// What follows the output's base name in the texture file beside an OBJ: `face.texture.png`.
+    package static let textureSuffix = ".texture.png"
+
     /// Every format name `process` accepts (``FileFormat/processOutputNames``: OFF, which
     /// `convert` and `simplify` write, is not one).
     package static var supportedFormats: [String] { FileFormat.processOutputNames }
@@ -17,10 +33,37 @@ package enum Exporter {
     /// (front view); `3mf` embeds `thumbnail` (PNG bytes), or such a rendering when nil.
     /// `printingPosition`: the mesh is a solid part standing on z = 0 (USDZ turns it y up).
     /// Throws ``UsageError`` or ``IOFailure``.
+    ///
+    /// With `colour` (a textured mesh: UVs and the fused texture) the formats that hold colour
+    /// carry it: OBJ names `materialLibrary` (the caller writes the MTL and texture beside it),
+    /// GLB and USDZ embed the texture, PLY gets a colour per vertex, the PNG thumbnail is rendered in
+    /// the face's colours. Without it the bytes are those of a mesh without colour.
     package static func bytes(
         _ mesh: Mesh, format: String, unit: LengthUnit = .mm, render: RenderOptions = RenderOptions(),
-        thumbnail: [UInt8]? = nil, printingPosition: Bool = false
+        thumbnail: [UInt8]? = nil, colour: Colour? = nil, materialLibrary: String = "face.mtl",
+        printingPosition: Bool = false
     ) throws -> [UInt8] {
+        if let colour, mesh.uvs != nil {
+            switch format {
+            case "obj": return mesh.objBytes(materialLibrary: materialLibrary)
+            case "glb": return mesh.glbBytes(metresPerUnit: unit.millimetres / 1000, texturePNG: colour.png)
+            case "usdz":
+                if let bytes = mesh.usdzBytes(
+                    metresPerUnit: unit.millimetres / 1000, printingPosition: printingPosition, texturePNG: colour.png)
+                {
+                    return bytes
+                }
+            case "ply":
+                if let c = TexturedMesh.vertexColours(mesh, texture: colour.texture) {
+                    return mesh.plyBytes(colours: c)
+                }
+            case "png":
+                return try PNGEncoder.encode(
+                    TexturedMesh.render(mesh.atWorkingMagnitude, texture: colour.texture, options: render),
+                    name: "thumbnail")
+            default: break
+            }
+        }
         switch format {
         case "stl": return mesh.stlBytes()
         case "obj": return mesh.objBytes()

@@ -12,3 +12,4 @@
 @_exported import FaceScanRender
 @_exported import FaceScanSmooth
 @_exported import FaceScanSolid
+@_exported import FaceScanTexture

@@ -2,6 +2,10 @@ import ArgumentParser
 import FaceScanKit
 import FacescanTools
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 extension RenderView: ExpressibleByArgument {}
 
 struct RenderCommand: ParsableCommand {
@@ -18,6 +22,11 @@ struct RenderCommand: ParsableCommand {
         RenderView = .front
     @Option(parsing: .unconditional, help: "Samples per pixel along each axis (2 = 4 samples per pixel).")
     var supersample: Int = 2
+    @Option(
+        help:
+            "Texture PNG for a mesh with UVs (default: NAME.texture.png beside a NAME.obj or NAME.glb, as process writes it); the render is in its colours.",
+        completion: Completions.pngFile)
+    var texture: String?
 
     @OptionGroup var verbosity: Verbosity
 
@@ -32,8 +41,19 @@ struct RenderCommand: ParsableCommand {
 
     func run() throws {
         let m = try MeshInput.read(mesh, command: "render")
-        let image = try Rasterizer.render(
-            m.atWorkingMagnitude, options: RenderOptions(size: size, view: view, supersample: supersample))
+        let options = RenderOptions(size: size, view: view, supersample: supersample)
+        var texturePath = texture
+        if texturePath == nil, mesh != "-", let dot = mesh.lastIndex(of: ".") {
+            let beside = String(mesh[..<dot]) + ".texture.png"
+            if access(beside, R_OK) == 0 { texturePath = beside }
+        }
+        let image: RGBAImage
+        if let texturePath, m.uvs != nil {
+            let tex = try PNGEncoder.decode(FileBytes.read(texturePath, upTo: 1 << 28), name: texturePath)
+            image = try TexturedMesh.render(m.atWorkingMagnitude, texture: tex, options: options)
+        } else {
+            image = try Rasterizer.render(m.atWorkingMagnitude, options: options)
+        }
         try OutputSet.write(PNGEncoder.encode(image, name: output), to: output)
         verbosity.note(
             "\(mesh): \(m.vertexCount) vertices, \(m.triangleCount) triangles rendered to \(output) (\(size)×\(size))")

@@ -103,6 +103,18 @@ func checkFrame(_ reader: CaptureReader, _ frame: Frame) {
     }
 }
 
+/// A frame's camera image: decoded (JPEG through libturbojpeg, PNG through libpng) as the
+/// pipeline decodes it, or refused; a decoded image has the camera's size.
+func checkImage(_ frame: Frame) {
+    guard let bytes = frame.encodedImage else { return }
+    guard let camera = frame.camera else { preconditionFailure("image without camera accepted") }
+    precondition(camera.fx > 0 && camera.fy > 0, "camera without focal length accepted")
+    if let image = try? ImageDecoder.decode(bytes, camera: camera, file: "fuzz", frame: frame.index) {
+        precondition(image.width == camera.width && image.height == camera.height, "image size not the camera's")
+        precondition(image.rgb.count == 3 * image.width * image.height, "image pixel count")
+    }
+}
+
 func readCapture(_ path: String, maxFrames: Int) {
     do {
         let reader = try CaptureReader(path: path)
@@ -112,6 +124,7 @@ func readCapture(_ path: String, maxFrames: Int) {
         while n < maxFrames, try reader.nextFrame(&frame) {
             precondition(frame.index == n, "frame index \(frame.index), expected \(n)")
             checkFrame(reader, frame)
+            checkImage(frame)
             n += 1
         }
         _ = try reader.skipRemainingFrames()

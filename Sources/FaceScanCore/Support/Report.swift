@@ -125,6 +125,28 @@ public struct Report: Sendable, Equatable {
         }
     }
 
+    /// The colour a run fused from the capture's camera images (nil: the capture had none).
+    public struct Colour: Sendable, Equatable {
+        /// Frames whose image was fused into the texture.
+        public var framesFused: Int
+        /// The texture's side, texels.
+        public var textureSize: Int
+        /// Texels a triangle of the topology covers.
+        public var coveredTexels: Int
+        /// Covered texels no frame saw, filled from their neighbours.
+        public var filledTexels: Int
+        /// Whether facescan made the UVs (the topology had none).
+        public var madeUVs: Bool
+
+        package init(framesFused: Int, textureSize: Int, coveredTexels: Int, filledTexels: Int, madeUVs: Bool) {
+            self.framesFused = framesFused
+            self.textureSize = textureSize
+            self.coveredTexels = coveredTexels
+            self.filledTexels = filledTexels
+            self.madeUVs = madeUVs
+        }
+    }
+
     /// The smoothing a run applied.
     public struct Smoothing: Sendable, Equatable {
         /// Taubin passes applied.
@@ -178,6 +200,8 @@ public struct Report: Sendable, Equatable {
     public var expression: Expression?
     /// The smoothing applied; nil before the smoothing stage ran.
     public var smoothing: Smoothing?
+    /// The colour fused from the capture's camera images; nil when it had none.
+    public var colour: Colour?
     /// Estimated per-vertex noise before and after smoothing; nil with fewer than two accepted frames.
     public var accuracy: Accuracy?
     /// Frames read, accepted and rejected.

@@ -115,6 +115,7 @@ extension FaceScanSession {
         let parallel = threads > 1 ? ParallelFrames(reader) : nil
         defer { parallel?.stop() }
         var cancelled = false
+        var imageError: FaceScanError?
         do throws(InputError) {
             while !isComplete {
                 let more = if let parallel { try parallel.next(&frame) } else { try reader.nextFrame(&frame) }
@@ -123,12 +124,24 @@ extension FaceScanSession {
                     cancelled = true
                     break
                 }
-                if judge(frame).isAccepted {
+                let accepted = judge(frame).isAccepted
+                if frame.encodedImage != nil {
+                    do throws(FaceScanError) {
+                        try fuseEncodedImage(of: frame, accepted: accepted)
+                    } catch {
+                        imageError = error
+                        break
+                    }
+                    frame.encodedImage = nil  // not kept beyond this frame
+                } else if accepted, fusion != nil {
+                    fusion!.observe(frame.xyz)  // the running mean the next images are laid on
+                }
+                if accepted {
                     if let threaded { threaded.submit(&frame) } else { fold.add(frame) }
                 }
                 progress?(Pipeline.Progress(framesRead: report.frames.read, accepted: report.frames.accepted))
             }
-            if !cancelled {
+            if !cancelled && imageError == nil {
                 try parallel?.skipInFlight()
                 _ = try reader.skipRemainingFrames()
                 try reader.finish()
@@ -140,6 +153,10 @@ extension FaceScanSession {
         if cancelled {
             threaded?.cancel()
             throw .cancelled
+        }
+        if let imageError {
+            threaded?.cancel()
+            throw imageError
         }
         if let threaded { fold = threaded.finish() }
         accumulator = fold.accumulator

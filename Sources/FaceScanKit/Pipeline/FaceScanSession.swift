@@ -1,3 +1,16 @@
+import FaceScanCapture
+import FaceScanCore
+import FaceScanInterop
+import FaceScanTexture
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// What ``FaceScanSession/add(_:)`` decided about one frame, at once.
 public struct FrameVerdict: Sendable, Hashable, Codable {
     /// The frame's position among the frames added to the session, from 0 (for a capture: its
@@ -46,6 +59,10 @@ public struct ScanResult: Sendable {
     /// (isotropic, one standard deviation of the mean). Largest where tracking is least sure —
     /// the rim, the eyes. Nil with fewer than two averaged frames.
     public var standardErrors: [Double]?
+    /// The face's colour, fused from the frames' camera images: an sRGB texture in the mesh's
+    /// ``Mesh/uvs`` (row 0 is v = 1). Nil when no accepted frame had an image: the mesh is clay.
+    /// `PNGEncoder.encode(texture)` gives the PNG bytes a USDZ, OBJ or glTF writer embeds.
+    public var texture: RGBAImage? = nil
 }
 
 /// A live scan: frames go in one at a time, as an app receives them from ARKit, each judged at
@@ -79,6 +96,19 @@ public struct FaceScanSession: Sendable {
     private let gate: QualityGate
     /// The average of the accepted frames, created by the first one.
     var accumulator: RobustAccumulator?
+    /// The colour fused from the accepted frames' images, created by the first one.
+    var fusion: TextureFusion?
+    var fusionScratch = TextureFusion.Scratch()
+    /// The texture side a session starts with (`FACESCAN_TEXTURE_SIZE` overrides it, for measuring).
+    static let defaultTextureSize: Int = {
+        if let s = getenv("FACESCAN_TEXTURE_SIZE"), let n = Int(String(cString: s)), (16...4096).contains(n) {
+            return n
+        }
+        return 512
+    }()
+    /// The texture's side, texels (16 to 4096; 512 by default: on a face in ARKit's UVs a texel
+    /// is about 0.6 mm, a 640 × 480 camera's pixel at 0.4 m).
+    public var textureSize = defaultTextureSize
     /// How messages name the frames' source (a capture's file name).
     let name: String
 
@@ -160,10 +190,69 @@ public struct FaceScanSession: Sendable {
                 verdict.guidance = Guidance.holdStill(shapes, typical: a.expression.typical(of: shapes.keys))
             }
             let found = accumulator!.add(frame.xyz, index: verdict.frameIndex, blendShapes: shapes)
+            fusion?.observe(frame.xyz)
             if found > 0 { verdict.newOutliers = Array(accumulator!.outlierIndices.suffix(found)) }
             report.frames.rejected.outlier = accumulator!.outliers
         }
         return verdict
+    }
+
+    /// Judges and adds `frame` as ``add(_:)`` does and, when it is accepted, fuses `image` — the
+    /// camera's colour picture of this frame, as ARKit gives it (``CameraImage``: YCbCr 4:2:0
+    /// planes or RGB) — taken by `camera` into the scan's texture (``ScanResult/texture``). The
+    /// frame's ``Frame/anchorTransform`` places the face for that camera, and its metadata's
+    /// `ambientIntensity`, `ambientColorTemperature` and `eyeBlinkLeft`/`Right` say how the light
+    /// and a blink changed the picture. The image is not kept.
+    ///
+    /// Throws as ``add(_:)`` does, and `.badInput` when the image's size is not the camera's.
+    public mutating func add(_ frame: Frame, image: CameraImage, camera: FrameCamera) throws(FaceScanError)
+        -> FrameVerdict
+    {
+        guard image.width == camera.width, image.height == camera.height else {
+            throw .badInput(
+                InputError(
+                    file: name, frame: report.frames.read, field: "image",
+                    "is \(image.width) × \(image.height) pixels, but the camera's resolution is \(camera.width) × \(camera.height)"
+                ))
+        }
+        let verdict = try add(frame)
+        if verdict.isAccepted {
+            let fresh = fusion == nil
+            try startFusion(frame)
+            if fresh { fusion!.observe(frame.xyz) }  // else add(_:) did
+            try fuse(frame, image: image, camera: camera)
+        }
+        return verdict
+    }
+
+    /// Fuses the image of an accepted frame (creating the fusion with the first one).
+    mutating func fuse(_ frame: Frame, image: CameraImage, camera: FrameCamera) throws(FaceScanError) {
+        try startFusion(frame)
+        let m = frame.metadata
+        fusion!.add(
+            xyz: frame.xyz, anchorTransform: frame.anchorTransform, camera: camera, image: image,
+            ambientIntensity: m.ambientIntensity, colorTemperature: m.ambientColorTemperature,
+            blink: max(m.eyeBlinkLeft ?? 0, m.eyeBlinkRight ?? 0), scratch: &fusionScratch)
+    }
+
+    /// Creates the fusion with the first frame that needs it.
+    mutating func startFusion(_ frame: Frame) throws(FaceScanError) {
+        if fusion == nil {
+            fusion = try TextureFusion(
+                topology: topology, vertexCount: frame.xyz.count / 3, size: textureSize, rest: frame.xyz)
+        }
+    }
+
+    /// Decodes a capture frame's own `image` (every frame that has one: a broken image is an
+    /// error wherever it is) and fuses it when the frame was accepted.
+    mutating func fuseEncodedImage(of frame: Frame, accepted: Bool) throws(FaceScanError) {
+        guard let bytes = frame.encodedImage, let camera = frame.camera else { return }
+        let image = try ImageDecoder.decode(bytes, camera: camera, file: name, frame: frame.index)
+        if accepted {
+            try startFusion(frame)
+            fusion!.observe(frame.xyz)
+            try fuse(frame, image: image, camera: camera)
+        }
     }
 
     /// The gate's verdict on `frame`, counted in the report; the frame is not averaged (the
@@ -242,7 +331,9 @@ public struct FaceScanSession: Sendable {
         let positions = resting.mean
         report.expression = resting.expression
         var uvs: [SIMD2<Float>]?
-        if let t = topology.textureCoordinates {
+        if let fused = fusion, fused.madeUVs {
+            uvs = fused.uvs
+        } else if let t = topology.textureCoordinates {
             uvs = [SIMD2<Float>](unsafeUninitializedCapacity: positions.count) { out, initialized in
                 for v in 0..<positions.count { out[v] = SIMD2(t[2 * v], t[2 * v + 1]) }
                 initialized = positions.count
@@ -282,11 +373,22 @@ public struct FaceScanSession: Sendable {
         let total = Stopwatch()
         try control.enter(.averaging, solid: settings.solid != nil)
         var (ingested, report) = try mean()
+        let texture = fusedTexture(report: &report)
         let mesh = try Self.shape(ingested, report: &report, name: name, control: control)
         try control.enter(.done, solid: settings.solid != nil)
         report.timingsMs.total = total.elapsed
         return ScanResult(
-            mesh: mesh, report: report, averagedFace: ingested.mesh, standardErrors: ingested.standardErrors)
+            mesh: mesh, report: report, averagedFace: ingested.mesh, standardErrors: ingested.standardErrors,
+            texture: texture?.image)
+    }
+
+    /// The texture fused so far (nil when no accepted frame had an image), its figures in `report`.
+    func fusedTexture(report: inout Report) -> FusedTexture? {
+        guard let fused = fusion?.finish() else { return nil }
+        report.colour = Report.Colour(
+            framesFused: fused.framesFused, textureSize: fused.image.width, coveredTexels: fused.coveredTexels,
+            filledTexels: fused.filledTexels, madeUVs: fused.madeUVs)
+        return fused
     }
 
     /// Smooth → decimate/refine (or solid) → unit and scale: the stages after ingest. Fills the

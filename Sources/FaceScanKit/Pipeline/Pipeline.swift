@@ -71,10 +71,12 @@ public enum Pipeline {
         let ingested: Ingested
         var report: Report
         let name: String
+        var texture: RGBAImage?
         do throws(FaceScanError) {
             let session = try Self.read(input: input, options: options, progress: progress)
             name = session.name
             (ingested, report) = try session.mean()
+            texture = session.fusedTexture(report: &report)?.image
         } catch .noAcceptedFrames(var failure) {
             failure.report.input = input
             failure.report.timingsMs.ingest = clock.lap()
@@ -99,11 +101,16 @@ public enum Pipeline {
         try lift { () throws(IOFailure) in try AtomicFile.prepareDirectory(options.outputDirectory) }
         var renderMs = 0.0
         var thumbnail: [UInt8]?  // rendered once, for the PNG and the 3MF package thumbnail
+        // The texture's PNG (encoded once) when the capture had colour and the mesh kept its UVs.
+        let colour = try texture.flatMap { (t) throws(FaceScanError) -> Exporter.Colour? in
+            mesh.uvs == nil ? nil : Exporter.Colour(texture: t, png: try PNGEncoder.encode(t, name: "texture"))
+        }
         for format in formats {
             var formatClock = Stopwatch()
             if format == "png" || format == "3mf", thumbnail == nil {
                 thumbnail = try lift {
-                    try Exporter.bytes(mesh, format: "png", render: RenderOptions(size: options.thumbnailSize))
+                    try Exporter.bytes(
+                        mesh, format: "png", render: RenderOptions(size: options.thumbnailSize), colour: colour)
                 }
                 renderMs = formatClock.lap()
             }
@@ -115,14 +122,26 @@ public enum Pipeline {
                     ? lift { try uncertaintyPicture(ingested, size: options.thumbnailSize) }
                     : lift {
                         try Exporter.bytes(
-                            mesh, format: format, unit: settings.units, thumbnail: thumbnail,
-                            printingPosition: settings.solid != nil)
+                            mesh, format: format, unit: settings.units, thumbnail: thumbnail, colour: colour,
+                            materialLibrary: outputName + ".mtl", printingPosition: settings.solid != nil)
                     }
             if format == "uncertainty.png" { renderMs += formatClock.lap() }
             let path = options.outputDirectory + "/" + outputName + "." + format
             try lift { () throws(IOFailure) in try AtomicFile.checkTarget(path) }
             try output(EncodedOutput(path: path, bytes: bytes))
             report.outputs.append(.init(format: format, path: path, bytes: bytes.count))
+            if format == "obj", let colour {
+                // The OBJ's material and its texture beside it, in the same transaction.
+                let texturePath = options.outputDirectory + "/" + outputName + Exporter.textureSuffix
+                let mtl = Mesh.mtlBytes(texture: outputName + Exporter.textureSuffix)
+                let mtlPath = options.outputDirectory + "/" + outputName + ".mtl"
+                try lift { () throws(IOFailure) in try AtomicFile.checkTarget(mtlPath) }
+                try output(EncodedOutput(path: mtlPath, bytes: mtl))
+                try lift { () throws(IOFailure) in try AtomicFile.checkTarget(texturePath) }
+                try output(EncodedOutput(path: texturePath, bytes: colour.png))
+                report.outputs.append(.init(format: "mtl", path: mtlPath, bytes: mtl.count))
+                report.outputs.append(.init(format: "texture.png", path: texturePath, bytes: colour.png.count))
+            }
         }
         report.timingsMs.render = renderMs
         report.timingsMs.export = clock.lap() - renderMs

@@ -1,0 +1,121 @@
+import FaceScanCapture
+import FaceScanCore
+import FaceScanTexture
+
+#if JPEG
+import CTurboJPEG
+#endif
+#if PNG
+import CLibPNG
+#endif
+
+/// Decodes a capture's camera image (a frame's `image`: JPEG through libjpeg-turbo, PNG through
+/// libpng) into a ``CameraImage``, checked against the camera that took it.
+///
+/// The header is read first: a size other than the camera's `imageResolution`, or one above
+/// ``FrameCamera/maximumSide``, is refused before any pixel is allocated, so a file declaring
+/// 100 000 × 100 000 pixels costs nothing. JPEG is decoded with `TJFLAG_STOPONWARNING` (a
+/// truncated or corrupt stream is an error, not a grey half) and `TJFLAG_LIMITSCANS` (a
+/// progressive file with thousands of scans is refused): time and memory are bounded by the
+/// declared size.
+package enum ImageDecoder {
+    /// The image in `bytes`, which must be `camera.width × camera.height`. Errors name `file`,
+    /// `frame` and the field `image`.
+    package static func decode(_ bytes: [UInt8], camera: FrameCamera, file: String, frame: Int)
+        throws(FaceScanError) -> CameraImage
+    {
+        func bad(_ message: String) -> FaceScanError {
+            .badInput(InputError(file: file, frame: frame, field: "image", message))
+        }
+        if bytes.count >= 3, bytes[0] == 0xFF, bytes[1] == 0xD8, bytes[2] == 0xFF {
+            #if JPEG
+            do throws(InputError) {
+                return try jpeg(bytes, camera: camera)
+            } catch {
+                throw bad(error.message)
+            }
+            #else
+            throw .withoutTrait("\(file): frame \(frame): reading a JPEG image", library: "libturbojpeg", trait: "JPEG")
+            #endif
+        }
+        if bytes.count >= 8, Array(bytes[0..<8]) == PNGEncoder.signature {
+            #if PNG
+            do throws(InputError) {
+                return try png(bytes, camera: camera)
+            } catch {
+                throw bad(error.message)
+            }
+            #else
+            throw .withoutTrait("\(file): frame \(frame): reading a PNG image", library: "libpng", trait: "PNG")
+            #endif
+        }
+        let head = bytes.prefix(4).map { String($0, radix: 16) }.joined(separator: " ")
+        throw bad("neither JPEG nor PNG (\(bytes.count) bytes, starting \(head))")
+    }
+
+    static func checkSize(_ w: Int, _ h: Int, _ camera: FrameCamera, _ kind: String) throws(InputError) {
+        guard w > 0, h > 0, w <= FrameCamera.maximumSide, h <= FrameCamera.maximumSide else {
+            throw InputError(
+                file: "", "\(kind) declares \(w) × \(h) pixels (at most \(FrameCamera.maximumSide) a side)")
+        }
+        guard w == camera.width, h == camera.height else {
+            throw InputError(
+                file: "",
+                "\(kind) is \(w) × \(h) pixels, but camera.imageResolution says \(camera.width) × \(camera.height)")
+        }
+    }
+
+    #if JPEG
+    static func jpeg(_ bytes: [UInt8], camera: FrameCamera) throws(InputError) -> CameraImage {
+        guard let handle = tjInitDecompress() else { throw InputError(file: "", "libturbojpeg could not start") }
+        defer { tjDestroy(handle) }
+        var w: Int32 = 0, h: Int32 = 0, sub: Int32 = 0, space: Int32 = 0
+        let header = bytes.withUnsafeBufferPointer { b in
+            tjDecompressHeader3(handle, b.baseAddress, UInt(b.count), &w, &h, &sub, &space)
+        }
+        guard header == 0 else {
+            throw InputError(file: "", "not a readable JPEG: \(String(cString: tjGetErrorStr2(handle)))")
+        }
+        try checkSize(Int(w), Int(h), camera, "JPEG")
+        let width = Int(w), height = Int(h)
+        var rgb = [UInt8](repeating: 0, count: 3 * width * height)
+        let flags = Int32(TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS | TJFLAG_FASTDCT)
+        let done = bytes.withUnsafeBufferPointer { b in
+            rgb.withUnsafeMutableBufferPointer { out in
+                tjDecompress2(
+                    handle, b.baseAddress, UInt(b.count), out.baseAddress, w, Int32(3 * width), h,
+                    Int32(TJPF_RGB.rawValue), flags)
+            }
+        }
+        guard done == 0 else {
+            throw InputError(file: "", "JPEG decoding failed: \(String(cString: tjGetErrorStr2(handle)))")
+        }
+        return CameraImage(uncheckedRGB: rgb, width: width, height: height)
+    }
+    #endif
+
+    #if PNG
+    static func png(_ bytes: [UInt8], camera: FrameCamera) throws(InputError) -> CameraImage {
+        var png = png_image()
+        png.version = png_uint_32(PNG_IMAGE_VERSION)
+        let begun = bytes.withUnsafeBytes { raw in png_image_begin_read_from_memory(&png, raw.baseAddress, raw.count) }
+        guard begun != 0 else { throw InputError(file: "", "not a readable PNG: \(message(png))") }
+        defer { png_image_free(&png) }
+        png.format = png_uint_32(PNG_FORMAT_FLAG_COLOR)  // PNG_FORMAT_RGB
+        let width = Int(png.width), height = Int(png.height)
+        try checkSize(width, height, camera, "PNG")
+        var rgb = [UInt8](repeating: 0, count: 3 * width * height)
+        let finished = bytes.withUnsafeBytes { _ in
+            rgb.withUnsafeMutableBytes { buf in
+                png_image_finish_read(&png, nil, buf.baseAddress, Int32(width * 3), nil)
+            }
+        }
+        guard finished != 0 else { throw InputError(file: "", "PNG decoding failed: \(message(png))") }
+        return CameraImage(uncheckedRGB: rgb, width: width, height: height)
+    }
+
+    private static func message(_ png: png_image) -> String {
+        withUnsafeBytes(of: png.message) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+    #endif
+}

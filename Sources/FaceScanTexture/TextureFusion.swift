@@ -1,0 +1,608 @@
+import FaceScanCapture
+import FaceScanCore
+import FaceScanRender
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The fused colour of a scan: the texture and how it was made.
+public struct FusedTexture: Sendable {
+    /// The texture, `size × size`, sRGB, opaque; row 0 is v = 1 (the top), as OBJ, glTF and PNG
+    /// viewers expect.
+    public var image: RGBAImage
+    /// The texture coordinates of the topology's vertices it belongs to (the topology's own, or
+    /// facescan's when the topology had none).
+    public var uvs: [SIMD2<Float>]
+    /// Texels that a triangle of the topology covers.
+    public var coveredTexels: Int
+    /// Covered texels no frame saw, filled from their neighbours.
+    public var filledTexels: Int
+    /// Frames whose image was fused.
+    public var framesFused: Int
+    /// Whether the UVs were made by facescan (the topology had none).
+    public var madeUVs: Bool
+}
+
+/// Fuses camera images of a face into one texture, one image at a time (docs/ALGORITHMS.md,
+/// "Colour"). The topology is fixed, so each texel is a fixed point of it (a triangle and
+/// barycentric coordinates, found once from the UVs); in each frame that point is where the
+/// frame's own vertices put it. Per frame: the face projected by the frame's camera, its depth
+/// drawn (`DepthRaster`), and each texel in sight weighted by how squarely (cos² of the view
+/// angle) and how closely (1/distance²) the camera saw it, its colour read from the image
+/// (bilinear) and turned back to the skin's colour under neutral light (FORMAT.md: exposure
+/// ambientIntensity / 1000 and the blackbody tint of ambientColorTemperature undone in linear
+/// light), then scaled by a robust gain per channel (the median ratio of the running mean to
+/// this frame over the texels both saw) before it is added. A blinking frame paints nothing
+/// where its vertices moved from the open-eyed mean. Nothing of an image is kept.
+///
+/// A value type; memory O(texture size²), whatever the number of frames.
+public struct TextureFusion: Sendable {
+    /// The texture's side in texels.
+    public let size: Int
+    let triangles: [UInt32]
+    /// The UVs the texture is made in: the topology's, or facescan's own when it had none.
+    public let uvs: [SIMD2<Float>]
+    /// Whether ``uvs`` were made by facescan.
+    public let madeUVs: Bool
+    let vertexCount: Int
+    /// Per covered texel (in texel order): its index `y · size + x`, triangle, barycentrics of corners 1 and 2.
+    let texel: [Int32]
+    let tri: [Int32]
+    let bary: [SIMD2<Float>]
+    /// Per covered texel: Σ weight · linear RGB, and Σ weight.
+    var sum: [SIMD4<Float>]
+    /// Frames fused so far.
+    public private(set) var framesFused = 0
+    /// Σ of the open-eyed fused frames' positions and their count (the blink test's reference).
+    var restSum: [Double]
+    var restCount = 0
+    /// Σ of every accepted frame's positions so far and their count (``observe(_:)``): where a
+    /// frame's image is laid on the face.
+    var meanSum: [Double]
+    var meanCount = 0
+
+    /// Blink coefficient above which a frame's moved vertices do not paint.
+    static let blinkThreshold = 0.2
+    /// How far (metres) a blinking frame's vertex must have moved from the open-eyed mean not to paint.
+    static let blinkMotion: Float = 0.0015
+    /// Depth tolerance of the visibility test, metres.
+    static let depthTolerance: Float = 0.004
+    /// Texels with a cosine of the view angle below this are not painted.
+    static let minimumCosine: Float = 0.2
+
+    /// A fusion for `topology` (frames of `vertexCount` vertices) into a `size × size` texture;
+    /// `rest` (the first frame's positions, flat xyz) makes UVs when the topology has none.
+    ///
+    /// - Throws: ``FaceScanError/badSetting(_:)`` for a size outside 16…4096.
+    public init(topology: Topology, vertexCount: Int, size: Int = 1024, rest: [Float]) throws(FaceScanError) {
+        guard (16...4096).contains(size) else {
+            throw .badSetting(UsageError("texture size \(size) is outside 16…4096"))
+        }
+        self.size = size
+        triangles = topology.triangles
+        self.vertexCount = vertexCount
+        if let t = topology.textureCoordinates, t.count == 2 * vertexCount {
+            uvs = (0..<vertexCount).map { SIMD2(t[2 * $0], t[2 * $0 + 1]) }
+            madeUVs = false
+        } else {
+            uvs = Self.planarUVs(rest: rest, triangles: topology.triangles, vertexCount: vertexCount)
+            madeUVs = true
+        }
+        (texel, tri, bary) = Self.texels(uvs: uvs, triangles: triangles, size: size)
+        sum = [SIMD4<Float>](repeating: .zero, count: texel.count)
+        restSum = [Double](repeating: 0, count: 3 * vertexCount)
+        meanSum = restSum
+    }
+
+    /// Adds an accepted frame's positions (flat xyz, metres) to the running mean the images are
+    /// laid on: the mean of the frames so far is the face without their noise and jitter, closer
+    /// to what the camera saw than one frame's own vertices. Call it for every accepted frame,
+    /// with or without an image, before ``add(xyz:anchorTransform:camera:image:ambientIntensity:colorTemperature:blink:scratch:)``.
+    public mutating func observe(_ xyz: [Float]) {
+        guard xyz.count == meanSum.count else { return }
+        for i in 0..<xyz.count { meanSum[i] += Double(xyz[i]) }
+        meanCount += 1
+    }
+
+    /// How far (metres) a frame's vertex may be from the running mean and still be placed at the
+    /// mean (noise, jitter); from there to twice as far it moves over to its own position (an
+    /// expression the mean does not have, a blink).
+    static let ownMotion: Float = 0.0015
+
+    // MARK: UVs
+
+    /// UVs of facescan's own for a topology without any: the face seen from the front (+z),
+    /// its x, y mapped into 0.02…0.98 keeping the aspect ratio. Triangles that this projection
+    /// folds (seen from behind: the sides under the jaw, inside the lips) keep their corners'
+    /// UVs; a face mesh's front is one chart.
+    static func planarUVs(rest: [Float], triangles: [UInt32], vertexCount n: Int) -> [SIMD2<Float>] {
+        guard n > 0, rest.count >= 3 * n else { return [SIMD2<Float>](repeating: .zero, count: n) }
+        var lo = SIMD2<Float>(repeating: .infinity), hi = SIMD2<Float>(repeating: -.infinity)
+        for v in 0..<n {
+            let p = SIMD2(rest[3 * v], rest[3 * v + 1])
+            lo = pointwiseMin(lo, p)
+            hi = pointwiseMax(hi, p)
+        }
+        let side = max(hi.x - lo.x, hi.y - lo.y, 1e-9)
+        let scale = 0.96 / side
+        let offset = (SIMD2<Float>(1, 1) - (hi - lo) * scale) / 2
+        return (0..<n).map { v in (SIMD2(rest[3 * v], rest[3 * v + 1]) - lo) * scale + offset }
+    }
+
+    /// Every texel whose centre a triangle covers in UV space (the first triangle that covers
+    /// it), in texel order.
+    static func texels(uvs: [SIMD2<Float>], triangles: [UInt32], size: Int)
+        -> ([Int32], [Int32], [SIMD2<Float>])
+    {
+        var owner = [Int32](repeating: -1, count: size * size)
+        var b1 = [Float](repeating: 0, count: size * size), b2 = b1
+        let s = Float(size)
+        for t in 0..<(triangles.count / 3) {
+            // Texel space: x = u · size, y = (1 − v) · size; centres at +0.5.
+            let a = uvs[Int(triangles[3 * t])], b = uvs[Int(triangles[3 * t + 1])], c = uvs[Int(triangles[3 * t + 2])]
+            let x0 = a.x * s, y0 = (1 - a.y) * s, x1 = b.x * s, y1 = (1 - b.y) * s, x2 = c.x * s, y2 = (1 - c.y) * s
+            let area = (x1 - x0) * (y2 - y0) - (x2 - x0) * (y1 - y0)
+            guard area != 0, area.isFinite else { continue }
+            let inv = 1 / area
+            let lx = max(0, Int((min(x0, x1, x2) - 0.5).rounded(.up)))
+            let hx = min(size - 1, Int((max(x0, x1, x2) - 0.5).rounded(.down)))
+            let ly = max(0, Int((min(y0, y1, y2) - 0.5).rounded(.up)))
+            let hy = min(size - 1, Int((max(y0, y1, y2) - 0.5).rounded(.down)))
+            guard lx <= hx, ly <= hy else { continue }
+            for py in ly...hy {
+                let cy = Float(py) + 0.5
+                for px in lx...hx where owner[py * size + px] < 0 {
+                    let cx = Float(px) + 0.5
+                    let w1 = ((x2 - x0) * (cy - y0) - (cx - x0) * (y2 - y0)) * -inv
+                    let w2 = ((x1 - x0) * (cy - y0) - (cx - x0) * (y1 - y0)) * inv
+                    guard w1 >= -1e-5, w2 >= -1e-5, w1 + w2 <= 1 + 1e-5 else { continue }
+                    owner[py * size + px] = Int32(t)
+                    b1[py * size + px] = w1
+                    b2[py * size + px] = w2
+                }
+            }
+        }
+        var texel: [Int32] = [], tri: [Int32] = [], bary: [SIMD2<Float>] = []
+        for k in 0..<(size * size) where owner[k] >= 0 {
+            texel.append(Int32(k))
+            tri.append(owner[k])
+            bary.append(SIMD2(b1[k], b2[k]))
+        }
+        return (texel, tri, bary)
+    }
+
+    // MARK: light
+
+    /// Linear RGB of a blackbody at `kelvin` relative to one at 6500 K (FORMAT.md, "The image and
+    /// its camera": Tanner Helland's fit of the Planckian locus in sRGB, linearised).
+    public static func blackbody(_ kelvin: Double) -> SIMD3<Double> {
+        func fit(_ k: Double) -> SIMD3<Double> {
+            let t = k / 100
+            let r = t <= 66 ? 255 : 329.698727446 * pow(t - 60, -0.1332047592)
+            let g = t <= 66 ? 99.4708025861 * log(t) - 161.1195681661 : 288.1221695283 * pow(t - 60, -0.0755148492)
+            let b = t >= 66 ? 255 : (t <= 19 ? 0 : 138.5177312231 * log(t - 10) - 305.0447927307)
+            return SIMD3(linear(r / 255), linear(g / 255), linear(b / 255))
+        }
+        let q = fit(kelvin), n = fit(6500)
+        return SIMD3(q.x / n.x, q.y / n.y, max(q.z, 1e-6) / n.z)
+    }
+
+    static func linear(_ s: Double) -> Double {
+        let c = min(1, max(0, s))
+        return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)
+    }
+
+    /// The width of the sampling kernel, pixels (see the fusing loop).
+    static let tapSigma: Float = 0.45
+    /// exp(−d² / 2σ²) at d = i / 255, i = 0…255.
+    static let tapWeights: [Float] = (0...255).map { i in
+        let d = Float(i) / 255
+        return exp(-d * d / (2 * tapSigma * tapSigma))
+    }
+
+    /// sRGB byte value (0…255, fractional) → linear light, tabulated every 1/4.
+    static let toLinear: [Float] = (0...1024).map { Float(linear(Double($0) / 1020)) }
+
+    // MARK: fusing
+
+    /// Scratch a frame's fusion reuses (per vertex, per triangle, the depth grid, the samples).
+    public struct Scratch: Sendable {
+        var u: [Float] = [], v: [Float] = [], z: [Float] = []
+        var weight: [Float] = []
+        var front: [Bool] = []
+        var depth: [Float] = []
+        var sample: [SIMD4<Float>] = []
+        var ratios: [Float] = []
+        var moved: [Bool] = []
+        /// Empty scratch.
+        public init() {}
+    }
+
+    /// Fuses one frame's image: `xyz` the frame's vertices (face-anchor space, metres),
+    /// `anchorTransform` face anchor → world (16, column-major; nil: identity), the camera that
+    /// took `image`, the light estimate (`ambientIntensity` lumens, nil 1000;
+    /// `colorTemperature` kelvin, nil 6500) and the blink coefficients. Returns whether
+    /// anything was painted.
+    @discardableResult
+    public mutating func add(
+        xyz: [Float], anchorTransform: [Double]?, camera: FrameCamera, image: CameraImage,
+        ambientIntensity: Double?, colorTemperature: Double?, blink: Double = 0, scratch: inout Scratch
+    ) -> Bool {
+        let n = vertexCount
+        guard xyz.count == 3 * n, image.width == camera.width, image.height == camera.height else { return false }
+        // Face anchor → camera: inverse(camera.transform) · anchorTransform.
+        let m = Self.faceToCamera(anchor: anchorTransform, camera: camera.transform)
+        let blinking = blink > Self.blinkThreshold
+        if blinking && restCount == 0 { return false }  // no open-eyed reference yet
+        scratch.u.resize(n)
+        scratch.v.resize(n)
+        scratch.z.resize(n)
+        let fx = Float(camera.fx), fy = Float(camera.fy), cx = Float(camera.cx), cy = Float(camera.cy)
+        var cam = [SIMD3<Float>](repeating: .zero, count: n)
+        let meanScale = meanCount > 0 ? 1 / Double(meanCount) : 0
+        for i in 0..<n {
+            var p = SIMD3<Double>(Double(xyz[3 * i]), Double(xyz[3 * i + 1]), Double(xyz[3 * i + 2]))
+            if meanCount > 0 {
+                let mean = SIMD3<Double>(meanSum[3 * i], meanSum[3 * i + 1], meanSum[3 * i + 2]) * meanScale
+                let d = p - mean
+                let len = Float(norm3(d))
+                let t = min(1, max(0, (len - Self.ownMotion) / Self.ownMotion))
+                let s = Double(t * t * (3 - 2 * t))
+                p = mean + d * s
+            }
+            let c = m.0 * p.x + m.1 * p.y + m.2 * p.z + m.3
+            let cf = SIMD3<Float>(c)
+            cam[i] = cf
+            let d = -cf.z
+            scratch.z[i] = d
+            scratch.u[i] = d > 1e-3 ? fx * cf.x / d + cx : -1e9
+            scratch.v[i] = d > 1e-3 ? cy - fy * cf.y / d : -1e9
+        }
+        // Per triangle: facing, weight.
+        let tcount = triangles.count / 3
+        scratch.weight.resize(tcount)
+        if scratch.front.count != tcount { scratch.front = [Bool](repeating: false, count: tcount) }
+        for t in 0..<tcount {
+            let a = cam[Int(triangles[3 * t])], b = cam[Int(triangles[3 * t + 1])], c = cam[Int(triangles[3 * t + 2])]
+            let nrm = cross3f(b - a, c - a)
+            let centre = (a + b + c) / 3
+            let ln = (nrm * nrm).sum().squareRoot(), lc = (centre * centre).sum().squareRoot()
+            var w: Float = 0
+            var front = false
+            if ln > 0, lc > 0, -centre.z > 1e-3, -a.z > 1e-3, -b.z > 1e-3, -c.z > 1e-3 {
+                let cosine = -(nrm * centre).sum() / (ln * lc)
+                front = cosine > 0
+                if cosine > Self.minimumCosine {
+                    let closeness = 0.16 / max(lc * lc, 1e-4)
+                    w = cosine * cosine * closeness
+                }
+            }
+            scratch.weight[t] = w
+            scratch.front[t] = front
+        }
+        // A blinking frame: no paint on triangles whose vertices moved from the open-eyed mean.
+        if blinking {
+            if scratch.moved.count != n { scratch.moved = [Bool](repeating: false, count: n) }
+            let k = 1 / Double(restCount)
+            for i in 0..<n {
+                let dx = Float(Double(xyz[3 * i]) - restSum[3 * i] * k)
+                let dy = Float(Double(xyz[3 * i + 1]) - restSum[3 * i + 1] * k)
+                let dz = Float(Double(xyz[3 * i + 2]) - restSum[3 * i + 2] * k)
+                scratch.moved[i] = dx * dx + dy * dy + dz * dz > Self.blinkMotion * Self.blinkMotion
+            }
+            for t in 0..<tcount
+            where scratch.moved[Int(triangles[3 * t])] || scratch.moved[Int(triangles[3 * t + 1])]
+                || scratch.moved[Int(triangles[3 * t + 2])]
+            {
+                scratch.weight[t] = 0
+            }
+        } else {
+            for i in 0..<(3 * n) { restSum[i] += Double(xyz[i]) }
+            restCount += 1
+        }
+        // Depth of the nearest front-facing surface, one cell per pixel up to 1024 wide, coarser above.
+        let pixelsPerCell = max(1, (camera.width + 1023) / 1024)
+        let s = 1 / Float(pixelsPerCell)
+        let gw = (camera.width + pixelsPerCell - 1) / pixelsPerCell,
+            gh = (camera.height + pixelsPerCell - 1) / pixelsPerCell
+        DepthRaster.draw(
+            triangles: triangles, u: scratch.u, v: scratch.v, z: scratch.z, draw: scratch.front, cellsPerPixel: s,
+            width: gw, height: gh, depth: &scratch.depth)
+        // Exposure and white balance undone (linear light).
+        let bb = Self.blackbody(colorTemperature ?? 6500)
+        let exposure = max(ambientIntensity ?? 1000, 1) / 1000
+        let undo = SIMD4<Float>(
+            Float(1 / (exposure * bb.x)), Float(1 / (exposure * bb.y)), Float(1 / (exposure * bb.z)), 1)
+        let count = texel.count
+        if scratch.sample.count != count { scratch.sample = [SIMD4<Float>](repeating: .zero, count: count) }
+        var painted = 0
+        let w = image.width, h = image.height
+        image.rgb.withUnsafeBufferPointer { px in
+            Self.toLinear.withUnsafeBufferPointer { lut in
+                Self.tapWeights.withUnsafeBufferPointer { gauss in
+                    tri.withUnsafeBufferPointer { tri in
+                        bary.withUnsafeBufferPointer { bary in
+                            triangles.withUnsafeBufferPointer { tris in
+                                scratch.u.withUnsafeBufferPointer { pu in
+                                    scratch.v.withUnsafeBufferPointer { pv in
+                                        scratch.z.withUnsafeBufferPointer { pz in
+                                            scratch.weight.withUnsafeBufferPointer { wt in
+                                                scratch.depth.withUnsafeBufferPointer { depth in
+                                                    scratch.sample.withUnsafeMutableBufferPointer { out in
+                                                        for e in 0..<count {
+                                                            let t = Int(tri[e])
+                                                            let weight = wt[t]
+                                                            guard weight > 0 else {
+                                                                out[e] = .zero
+                                                                continue
+                                                            }
+                                                            let a = Int(tris[3 * t]), b = Int(tris[3 * t + 1]),
+                                                                c = Int(tris[3 * t + 2])
+                                                            let q = bary[e]
+                                                            let q0 = 1 - q.x - q.y
+                                                            let x = q0 * pu[a] + q.x * pu[b] + q.y * pu[c]
+                                                            let y = q0 * pv[a] + q.x * pv[b] + q.y * pv[c]
+                                                            let d = q0 * pz[a] + q.x * pz[b] + q.y * pz[c]
+                                                            // Pixel centres at +0.5: bilinear between the four around.
+                                                            let sx = x - 0.5, sy = y - 0.5
+                                                            guard sx >= 0, sy >= 0, sx < Float(w - 1), sy < Float(h - 1)
+                                                            else {
+                                                                out[e] = .zero
+                                                                continue
+                                                            }
+                                                            let cell = Int(y * s) * gw + Int(x * s)
+                                                            guard d <= depth[cell] + Self.depthTolerance else {
+                                                                out[e] = .zero
+                                                                continue
+                                                            }
+                                                            let ix = Int(sx), iy = Int(sy)
+                                                            let fx = sx - Float(ix), fy = sy - Float(iy)
+                                                            let o = 3 * (iy * w + ix), o2 = o + 3 * w
+                                                            let p00 = SIMD3<Float>(
+                                                                Float(px[o]), Float(px[o + 1]), Float(px[o + 2]))
+                                                            let p10 = SIMD3<Float>(
+                                                                Float(px[o + 3]), Float(px[o + 4]), Float(px[o + 5]))
+                                                            let p01 = SIMD3<Float>(
+                                                                Float(px[o2]), Float(px[o2 + 1]), Float(px[o2 + 2]))
+                                                            let p11 = SIMD3<Float>(
+                                                                Float(px[o2 + 3]), Float(px[o2 + 4]), Float(px[o2 + 5]))
+                                                            // A clipped pixel says nothing of the skin.
+                                                            let brightest = max(
+                                                                max(p00.max(), p10.max()), max(p01.max(), p11.max()))
+                                                            guard brightest < 250 else {
+                                                                out[e] = .zero
+                                                                continue
+                                                            }
+                                                            // Shift and add: each of the four pixels around the point
+                                                            // counts by a narrow Gaussian of its distance (σ =
+                                                            // Self.tapSigma px), normalised over all frames, not per
+                                                            // frame: frames that saw the point at different sub-pixel
+                                                            // offsets resolve detail finer than bilinear sampling would.
+                                                            let gi = Int(fx * 255), gj = Int(fy * 255)
+                                                            let gx0 = gauss[gi], gx1 = gauss[255 - gi]
+                                                            let gy0 = gauss[gj], gy1 = gauss[255 - gj]
+                                                            let g00 = gx0 * gy0, g10 = gx1 * gy0, g01 = gx0 * gy1,
+                                                                g11 = gx1 * gy1
+                                                            @inline(__always) func lin(_ p: SIMD3<Float>) -> SIMD3<
+                                                                Float
+                                                            > {
+                                                                SIMD3(
+                                                                    lut[4 * Int(p.x)], lut[4 * Int(p.y)],
+                                                                    lut[4 * Int(p.z)])
+                                                            }
+                                                            let colour =
+                                                                lin(p00) * g00 + lin(p10) * g10 + lin(p01) * g01
+                                                                + lin(p11) * g11
+                                                            out[e] =
+                                                                SIMD4(colour, g00 + g10 + g01 + g11) * undo * weight
+                                                            painted += 1
+                                                        }
+                                                    }
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        guard painted > 0 else { return false }
+        // A robust gain per channel: the median ratio of the running mean to this frame's colour
+        // over the texels both saw (every texel when few), applied before the frame is added.
+        var gain = SIMD4<Float>(1, 1, 1, 1)
+        if framesFused > 0 {
+            for ch in 0..<3 {
+                scratch.ratios.removeAll(keepingCapacity: true)
+                // About 4 000 texels, evenly spread: plenty for a median.
+                for e in stride(from: 0, to: count, by: max(1, count / 4000))
+                where scratch.sample[e].w > 0 && sum[e].w > 0 {
+                    let mine = scratch.sample[e][ch] / scratch.sample[e].w
+                    let mean = sum[e][ch] / sum[e].w
+                    if mine > 1e-3 { scratch.ratios.append(mean / mine) }
+                }
+                if scratch.ratios.count >= 64 {
+                    gain[ch] = min(1.5, max(1 / 1.5, Self.median(&scratch.ratios)))
+                }
+            }
+        }
+        if debugFusion {
+            print("fusion: frame \(framesFused) painted \(painted) gain \(gain) blink \(blink) mean of \(meanCount)")
+        }
+        sum.withUnsafeMutableBufferPointer { acc in
+            scratch.sample.withUnsafeBufferPointer { smp in
+                for e in 0..<count where smp[e].w > 0 { acc[e] += smp[e] * gain }
+            }
+        }
+        framesFused += 1
+        return true
+    }
+
+    /// The median of `values` (reordered).
+    static func median(_ values: inout [Float]) -> Float {
+        // Hoare's selection: the element of rank count / 2.
+        let k = values.count / 2
+        var lo = 0, hi = values.count - 1
+        while lo < hi {
+            let pivot = values[(lo + hi) / 2]
+            var i = lo, j = hi
+            while i <= j {
+                while values[i] < pivot { i += 1 }
+                while values[j] > pivot { j -= 1 }
+                if i <= j {
+                    values.swapAt(i, j)
+                    i += 1
+                    j -= 1
+                }
+            }
+            if k <= j { hi = j } else if k >= i { lo = i } else { break }
+        }
+        return values[k]
+    }
+
+    /// inverse(camera) · anchor as three columns and a translation (double precision).
+    static func faceToCamera(anchor: [Double]?, camera: [Double])
+        -> (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>, SIMD3<Double>)
+    {
+        let a = anchor ?? [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]
+        func col(_ m: [Double], _ j: Int) -> SIMD3<Double> { SIMD3(m[4 * j], m[4 * j + 1], m[4 * j + 2]) }
+        // Camera's 3×3 part inverted (general: a camera transform may carry a scale), then its translation.
+        let c0 = col(camera, 0), c1 = col(camera, 1), c2 = col(camera, 2), ct = col(camera, 3)
+        let det = dot3(c0, cross3(c1, c2))
+        let r0 = cross3(c1, c2) / det, r1 = cross3(c2, c0) / det, r2 = cross3(c0, c1) / det  // rows of the inverse
+        func apply(_ v: SIMD3<Double>) -> SIMD3<Double> { SIMD3(dot3(r0, v), dot3(r1, v), dot3(r2, v)) }
+        return (apply(col(a, 0)), apply(col(a, 1)), apply(col(a, 2)), apply(col(a, 3) - ct))
+    }
+
+    // MARK: finishing
+
+    /// The texture so far: each covered texel's weighted mean in sRGB, the covered texels no
+    /// frame saw filled from their neighbours (counted), and every texel outside the triangles
+    /// dilated from the nearest coloured ones (the seams do not show; the rest of the square
+    /// takes the nearest colour). Nil before any frame was fused.
+    public func finish() -> FusedTexture? {
+        guard framesFused > 0 else { return nil }
+        let total = size * size
+        var colour = [SIMD3<Float>](repeating: .zero, count: total)
+        var known = [Bool](repeating: false, count: total)
+        var covered = [Bool](repeating: false, count: total)
+        for e in 0..<texel.count {
+            let k = Int(texel[e])
+            covered[k] = true
+            let s = sum[e]
+            if s.w > 0 {
+                colour[k] = SIMD3(s.x, s.y, s.z) / s.w
+                known[k] = true
+            }
+        }
+        let filled = TextureFill.fill(&colour, known: &known, covered: covered, size: size)
+        var pixels = [UInt8](repeating: 255, count: 4 * total)
+        for k in 0..<total {
+            let c = colour[k]
+            pixels[4 * k] = Self.srgbByte(c.x)
+            pixels[4 * k + 1] = Self.srgbByte(c.y)
+            pixels[4 * k + 2] = Self.srgbByte(c.z)
+        }
+        return FusedTexture(
+            image: RGBAImage(uncheckedWidth: size, height: size, pixels: pixels), uvs: uvs,
+            coveredTexels: texel.count, filledTexels: filled, framesFused: framesFused, madeUVs: madeUVs)
+    }
+
+    static func srgbByte(_ c: Float) -> UInt8 {
+        let x = Double(min(1, max(0, c.isFinite ? c : 0)))
+        let s = x <= 0.0031308 ? 12.92 * x : 1.055 * pow(x, 1 / 2.4) - 0.055
+        return UInt8(max(0, min(255, (s * 255).rounded())))
+    }
+}
+
+let debugFusion = getenv("FACESCAN_DEBUG_FUSION") != nil
+
+@inline(__always)
+func cross3f(_ a: SIMD3<Float>, _ b: SIMD3<Float>) -> SIMD3<Float> {
+    SIMD3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
+}
+
+extension Array where Element == Float {
+    mutating func resize(_ n: Int) {
+        if count != n { self = [Float](repeating: 0, count: n) }
+    }
+}
+
+/// Filling a texture's unknown texels from the known ones: breadth first, layer by layer, each
+/// unknown texel taking the mean of its already known 8-neighbours (deterministic order).
+enum TextureFill {
+    /// Fills every texel of `colour` (`size²`) that `known` does not mark; returns how many of
+    /// the `covered` texels were filled.
+    static func fill(_ colour: inout [SIMD3<Float>], known: inout [Bool], covered: [Bool], size: Int) -> Int {
+        var frontier: [Int32] = []
+        var queued = known
+        func neighbours(_ k: Int, _ body: (Int) -> Void) {
+            let x = k % size, y = k / size
+            for dy in -1...1 {
+                let yy = y + dy
+                guard yy >= 0, yy < size else { continue }
+                for dx in -1...1 where dx != 0 || dy != 0 {
+                    let xx = x + dx
+                    guard xx >= 0, xx < size else { continue }
+                    body(yy * size + xx)
+                }
+            }
+        }
+        for k in 0..<(size * size) where !known[k] {
+            var touches = false
+            neighbours(k) { if known[$0] { touches = true } }
+            if touches {
+                frontier.append(Int32(k))
+                queued[k] = true
+            }
+        }
+        if frontier.isEmpty {
+            // Nothing known: a neutral grey everywhere.
+            let unknownCovered = (0..<covered.count).filter { covered[$0] && !known[$0] }.count
+            for k in 0..<colour.count where !known[k] { colour[k] = SIMD3(repeating: 0.2) }
+            return unknownCovered
+        }
+        var filled = 0
+        var next: [Int32] = []
+        while !frontier.isEmpty {
+            // Colours of this layer from the known texels only, then all marked known together.
+            var values = [SIMD3<Float>](repeating: .zero, count: frontier.count)
+            for (i, k32) in frontier.enumerated() {
+                let k = Int(k32)
+                var s = SIMD3<Float>.zero
+                var c: Float = 0
+                neighbours(k) { j in
+                    if known[j] {
+                        s += colour[j]
+                        c += 1
+                    }
+                }
+                values[i] = c > 0 ? s / c : .zero
+            }
+            next.removeAll(keepingCapacity: true)
+            for (i, k32) in frontier.enumerated() {
+                let k = Int(k32)
+                colour[k] = values[i]
+                known[k] = true
+                if covered[k] { filled += 1 }
+            }
+            for k32 in frontier {
+                neighbours(Int(k32)) { j in
+                    if !queued[j] {
+                        queued[j] = true
+                        next.append(Int32(j))
+                    }
+                }
+            }
+            swap(&frontier, &next)
+        }
+        return filled
+    }
+}
