@@ -16,7 +16,7 @@ private struct HeldStill {
     let side = 40
     var frames = 90
     var noiseMm = 0.3
-    var blinkMm = 8.0
+    var blinkMm = 4.0
     var withBlendShapes = true
 
     var topology: Topology { Topology(triangles: gridTriangles(side: side)) }
@@ -121,9 +121,9 @@ private func scan(_ capture: HeldStill, _ frames: [Frame]) throws -> ScanResult 
         let modelled = try scan(capture, capture.make())
         let plainError = largestError(plain.averagedFace!.positions, truth, lid)
         let modelError = largestError(modelled.averagedFace!.positions, truth, lid)
-        // The plain mean: up to blink share (1/8) × mean blink (0.75) × 8 mm ≈ 0.75 mm at the peak
+        // The plain mean: up to blink share (1/8) × mean blink (0.75) × 4 mm ≈ 0.37 mm at the peak
         // (less where the strongest blinks are left out as outliers).
-        #expect(plainError > 0.35e-3)
+        #expect(plainError > 0.25e-3)
         // The resting face: within a few standard errors (0.3 mm / √90 ≈ 32 µm per coordinate)
         // plus what the smoothing of the correction blurs at the peak.
         #expect(modelError < 0.2e-3, "eyelid off by \(modelError * 1e6) µm (plain mean \(plainError * 1e6) µm)")
@@ -133,7 +133,7 @@ private func scan(_ capture: HeldStill, _ frames: [Frame]) throws -> ScanResult 
         #expect(largestError(modelled.averagedFace!.positions, truth, all) < 0.2e-3)
         let e = try #require(modelled.report.expression)
         #expect(e.coefficients.contains("eyeBlinkLeft"))
-        #expect(e.removedUm.eyes > 200 && e.removedUm.eyes < 1200)
+        #expect(e.removedUm.eyes > 150 && e.removedUm.eyes < 1200)
         #expect(e.removedUm.brows == 0)
         #expect(e.verticesModelled >= lid.count)
         #expect(plain.report.expression == nil)
