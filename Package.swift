@@ -89,7 +89,7 @@ let package = Package(
         .target(name: "FaceScanCore", dependencies: ["CSIMD"]),
         .target(name: "FaceScanCapture", dependencies: ["FaceScanCore", "CSIMD"]),
         .target(name: "FaceScanGate", dependencies: ["FaceScanCore", "FaceScanCapture"]),
-        .target(name: "FaceScanAccumulate"),
+        .target(name: "FaceScanAccumulate", dependencies: ["FaceScanCore"]),
         .target(name: "FaceScanSmooth", dependencies: ["FaceScanCore", "CSIMD"]),
         .target(name: "FaceScanDecimate", dependencies: ["FaceScanCore", "CSIMD"]),
         .target(name: "FaceScanMeasure", dependencies: ["FaceScanCore"]),
