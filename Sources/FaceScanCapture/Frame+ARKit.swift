@@ -104,6 +104,9 @@ extension FrameMetadata {
             mouthSmileLeft: try coefficient([BlendShapeName.mouthSmileLeft, "mouthSmileLeft"]),
             mouthSmileRight: try coefficient([BlendShapeName.mouthSmileRight, "mouthSmileRight"]),
             browInnerUp: try coefficient([BlendShapeName.browInnerUp]), blendShapes: all)
+        // Colour fusion keeps a blinking frame off the eyelids (as the capture reader fills them).
+        eyeBlinkLeft = all["eyeBlink_L"] ?? all["eyeBlinkLeft"]
+        eyeBlinkRight = all["eyeBlink_R"] ?? all["eyeBlinkRight"]
     }
 
     #if canImport(simd)

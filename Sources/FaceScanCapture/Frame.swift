@@ -1,3 +1,5 @@
+import FaceScanCore
+
 /// The fixed part of a capture: triangle indices (and optional UVs) shared by every frame.
 public struct Topology: Sendable, Hashable, Codable {
     /// Flat, three per triangle, counter-clockwise seen from outside.

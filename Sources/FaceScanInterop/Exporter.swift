@@ -1,5 +1,6 @@
 import FaceScanCore
 import FaceScanRender
+import FaceScanTexture
 
 /// Output formats of `process`: `stl`, `obj`, `png` (the thumbnail) and the other single-file
 /// formats of ``MeshIO/writableExtensions`` (GLB written by facescan, 3MF through lib3mf, the

@@ -1,3 +1,4 @@
+import FaceScanCapture
 import FaceScanCore
 
 /// A camera's colour image in portable types, as an app receives it from ARKit: the planar
