@@ -304,7 +304,7 @@ struct DecimationErrorTests {
             Issue.record("a tetrahedron cannot lose a vertex")
         } catch .badSetting(let e) {
             // Below the smallest count any mesh reaches, the range check answers first.
-            #expect(e.message == "targetVertices must be from 4 to 1000000, found 3")
+            #expect(e.message == "targetVertices must be from 4 to \(Decimation.maximumTargetVertices), found 3")
         } catch {
             Issue.record("expected badSetting, got \(error)")
         }
