@@ -84,7 +84,8 @@ examples: deps
 ## FaceScanKit re-exports the lower layers' targets (docs/ARCHITECTURE.md), so its symbol graph is
 ## extracted here with those modules allowed in (the plugin's would hold the Pipeline layer only) and
 ## DocC converts the catalog with it.
-LIBRARY_LAYERS := FaceScanCore,FaceScanCapture,FaceScanGate,FaceScanAccumulate,FaceScanSmooth,FaceScanDecimate,FaceScanMeasure,FaceScanSolid,FaceScanRender,FaceScanExport,FaceScanInterop
+# Every library target but the umbrella (Sources/FaceScan*), so a new stage needs no edit here.
+LIBRARY_LAYERS := $(shell ls -d Sources/FaceScan* | sed 's|Sources/||' | grep -vx FaceScanKit | paste -sd, -)
 DOCS_ARCHIVE := .build/plugins/Swift-DocC/outputs/FaceScanKit.doccarchive
 docs: deps
 	scripts/check-docs
