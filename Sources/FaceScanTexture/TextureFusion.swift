@@ -26,6 +26,11 @@ public struct FusedTexture: Sendable {
     public var framesFused: Int
     /// Whether the UVs were made by facescan (the topology had none).
     public var madeUVs: Bool
+    /// The directional light fitted to the images and undone (world space, unit, towards the
+    /// light); nil when the images showed ambient light only.
+    public var lightDirection: SIMD3<Double>?
+    /// That light's share of the light on a point facing it; 0 when none.
+    public var lightShare: Double
 }
 
 /// Fuses camera images of a face into one texture, one image at a time (docs/ALGORITHMS.md,
@@ -65,6 +70,9 @@ public struct TextureFusion: Sendable {
     /// frame's image is laid on the face.
     var meanSum: [Double]
     var meanCount = 0
+    /// Per triangle: Σ weight · its unit normal in world space over the fused frames (the
+    /// normals the scene's light is fitted on, ``Shading``).
+    var normalSum: [SIMD3<Float>]
 
     /// Blink coefficient above which a frame's moved vertices do not paint.
     static let blinkThreshold = 0.2
@@ -97,6 +105,7 @@ public struct TextureFusion: Sendable {
         sum = [SIMD4<Float>](repeating: .zero, count: texel.count)
         restSum = [Double](repeating: 0, count: 3 * vertexCount)
         meanSum = restSum
+        normalSum = [SIMD3<Float>](repeating: .zero, count: topology.triangles.count / 3)
     }
 
     /// Adds an accepted frame's positions (flat xyz, metres) to the running mean the images are
@@ -197,8 +206,10 @@ public struct TextureFusion: Sendable {
         return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)
     }
 
+    /// A pixel with a channel at or above this (sRGB byte) is taken as clipped.
+    static let clipLevel: Float = 250
     /// The width of the sampling kernel, pixels (see the fusing loop).
-    static let tapSigma: Float = 0.45
+    static let tapSigma: Float = 0.3
     /// exp(−d² / 2σ²) at d = i / 255, i = 0…255.
     static let tapWeights: [Float] = (0...255).map { i in
         let d = Float(i) / 255
@@ -305,6 +316,18 @@ public struct TextureFusion: Sendable {
             for i in 0..<(3 * n) { restSum[i] += Double(xyz[i]) }
             restCount += 1
         }
+        // The triangles' world normals, for the light (camera → world: camera.transform's 3×3).
+        let ct = camera.transform
+        let r0 = SIMD3<Float>(Float(ct[0]), Float(ct[1]), Float(ct[2]))
+        let r1 = SIMD3<Float>(Float(ct[4]), Float(ct[5]), Float(ct[6]))
+        let r2 = SIMD3<Float>(Float(ct[8]), Float(ct[9]), Float(ct[10]))
+        for t in 0..<tcount where scratch.weight[t] > 0 {
+            let a = cam[Int(triangles[3 * t])], b = cam[Int(triangles[3 * t + 1])], c = cam[Int(triangles[3 * t + 2])]
+            let nc = cross3f(b - a, c - a)
+            let nw = r0 * nc.x + r1 * nc.y + r2 * nc.z
+            let len = (nw * nw).sum().squareRoot()
+            if len > 0 { normalSum[t] += nw * (scratch.weight[t] / len) }
+        }
         // Depth of the nearest front-facing surface, one cell per pixel up to 1024 wide, coarser above.
         let pixelsPerCell = max(1, (camera.width + 1023) / 1024)
         let s = 1 / Float(pixelsPerCell)
@@ -374,7 +397,7 @@ public struct TextureFusion: Sendable {
                                                             // A clipped pixel says nothing of the skin.
                                                             let brightest = max(
                                                                 max(p00.max(), p10.max()), max(p01.max(), p11.max()))
-                                                            guard brightest < 250 else {
+                                                            guard brightest < Self.clipLevel else {
                                                                 out[e] = .zero
                                                                 continue
                                                             }
@@ -502,6 +525,8 @@ public struct TextureFusion: Sendable {
                 known[k] = true
             }
         }
+        let shading = Shading.fit(fusion: self, colour: colour, known: known)
+        shading?.undo(fusion: self, colour: &colour, known: known)
         let filled = TextureFill.fill(&colour, known: &known, covered: covered, size: size)
         var pixels = [UInt8](repeating: 255, count: 4 * total)
         for k in 0..<total {
@@ -512,7 +537,8 @@ public struct TextureFusion: Sendable {
         }
         return FusedTexture(
             image: RGBAImage(uncheckedWidth: size, height: size, pixels: pixels), uvs: uvs,
-            coveredTexels: texel.count, filledTexels: filled, framesFused: framesFused, madeUVs: madeUVs)
+            coveredTexels: texel.count, filledTexels: filled, framesFused: framesFused, madeUVs: madeUVs,
+            lightDirection: shading?.direction, lightShare: shading?.share ?? 0)
     }
 
     static func srgbByte(_ c: Float) -> UInt8 {

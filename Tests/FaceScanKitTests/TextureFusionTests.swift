@@ -246,3 +246,123 @@ let tinyJPEG = Array(
         }
     }
 }
+
+/// The scene's light fitted and undone: a cap of a sphere of uniform skin colour, lit by an
+/// ambient light and a distant light from the upper right, gives one colour all over, and the
+/// report names the light.
+@Suite struct TextureShadingTests {
+    static let radius: Float = 0.08, half: Float = 0.055
+    static let light = SIMD3<Double>(0.5, 0.3, 0.8) / (0.25 + 0.09 + 0.64).squareRoot()
+
+    /// A `side × side` grid over the cap (apex at the origin, facing +z, 2 · half square seen from
+    /// the front), UVs over the unit square.
+    static func cap(_ side: Int = 31) -> (Topology, [Float]) {
+        var xyz: [Float] = [], uv: [Float] = []
+        for y in 0..<side {
+            for x in 0..<side {
+                let u = Float(x) / Float(side - 1), v = Float(y) / Float(side - 1)
+                let px = (u - 0.5) * 2 * half, py = (v - 0.5) * 2 * half
+                xyz += [px, py, (radius * radius - px * px - py * py).squareRoot() - radius]
+                uv += [u, v]
+            }
+        }
+        return (Topology(triangles: gridTriangles(side: side), textureCoordinates: uv), xyz)
+    }
+
+    /// The cap seen by the test's camera (320 × 240, f = 800, 0.4 m away), each pixel the skin's
+    /// colour `albedo` (linear) shaded by `(1 − share) + share · max(0, N · light)`.
+    static func image(albedo: SIMD3<Double>, share: Double) throws -> CameraImage {
+        let w = 320, h = 240, f = 800.0
+        let centre = SIMD3<Double>(0, 0, -0.4 - Double(radius))
+        var rgb = [UInt8](repeating: 40, count: 3 * w * h)
+        func byte(_ lin: Double) -> UInt8 {
+            let c = min(1, max(0, lin))
+            let s = c <= 0.0031308 ? 12.92 * c : 1.055 * pow(c, 1 / 2.4) - 0.055
+            return UInt8((s * 255).rounded())
+        }
+        for py in 0..<h {
+            for px in 0..<w {
+                let d = SIMD3((Double(px) + 0.5 - Double(w) / 2) / f, -(Double(py) + 0.5 - Double(h) / 2) / f, -1)
+                // |t d − centre|² = r²: the nearer root.
+                let a = (d * d).sum(), b = -2 * (d * centre).sum()
+                let c = (centre * centre).sum() - Double(radius * radius)
+                let disc = b * b - 4 * a * c
+                guard disc > 0 else { continue }
+                let p = d * ((-b - disc.squareRoot()) / (2 * a))
+                guard abs(p.x) <= Double(half), abs(p.y) <= Double(half) else { continue }
+                let n = (p - centre) / Double(radius)
+                let shade = 1 - share + share * max(0, (n * light).sum())
+                let o = 3 * (py * w + px)
+                rgb[o] = byte(albedo.x * shade)
+                rgb[o + 1] = byte(albedo.y * shade)
+                rgb[o + 2] = byte(albedo.z * shade)
+            }
+        }
+        return try CameraImage(rgb: rgb, width: w, height: h)
+    }
+
+    static func fused(share: Double) throws -> (RGBAImage, Report) {
+        let (topology, xyz) = cap()
+        var session = try FaceScanSession(topology: topology, settings: ScanSettings(targetVertices: 900))
+        session.textureSize = 128
+        let camera = try FrameCamera(intrinsics: [800, 0, 0, 0, 800, 0, 160, 120, 1], width: 320, height: 240)
+        var m = FrameMetadata(distance: 0.4, ambientIntensity: 1000)
+        m.ambientColorTemperature = 6500
+        var f = Frame(xyz: xyz, metadata: m)
+        f.anchorTransform = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, -0.4, 1]
+        let image = try image(albedo: SIMD3(0.55, 0.30, 0.20), share: share)
+        _ = try session.add(f, image: image, camera: camera)
+        let result = try session.finish()
+        return (try #require(result.texture), result.report)
+    }
+
+    /// Luminance (0…255 bytes, sRGB) of the texture at `uv`.
+    static func luma(_ tex: RGBAImage, _ uv: SIMD2<Float>) -> Double {
+        let c = TexturedMesh.sample(tex, uv)
+        return 0.2126 * Double(c.x) + 0.7152 * Double(c.y) + 0.0722 * Double(c.z)
+    }
+
+    /// Points of the cap from the side towards the light to the side away from it.
+    static let across: [SIMD2<Float>] = [SIMD2(0.8, 0.72), SIMD2(0.5, 0.5), SIMD2(0.3, 0.35), SIMD2(0.22, 0.25)]
+
+    @Test func directionalLightIsFittedAndUndone() throws {
+        let (tex, report) = try Self.fused(share: 0.25)
+        let colour = try #require(report.colour)
+        let direction = try #require(colour.lightDirection)
+        let angle = acos(min(1, (direction * Self.light).sum())) * 180 / .pi
+        #expect(angle < 5, "fitted light \(direction), \(angle)° from the true one")
+        #expect(abs(colour.lightShare - 0.25) < 0.03, "share \(colour.lightShare)")
+        // One colour all over: what the light brightened towards it and left darker away from it is gone.
+        let l = Self.across.map { Self.luma(tex, $0) }
+        #expect(l.max()! - l.min()! < 4, "luminance across the cap \(l)")
+        // And it is the skin's colour, as the light on a point facing it squarely shows it.
+        let skin = SIMD3<Double>(0.55, 0.30, 0.20)
+        let want =
+            0.2126 * Double(TextureFusion.srgbByte(Float(skin.x))) + 0.7152
+            * Double(TextureFusion.srgbByte(Float(skin.y))) + 0.0722 * Double(TextureFusion.srgbByte(Float(skin.z)))
+        #expect(abs(l[1] - want) < 4, "centre \(l[1]), skin \(want)")
+    }
+
+    /// The same cap lit without a directional light: nothing to undo, and the report says so.
+    @Test func ambientLightOnlyIsLeftAlone() throws {
+        let (tex, report) = try Self.fused(share: 0)
+        let colour = try #require(report.colour)
+        #expect(colour.lightDirection == nil)
+        #expect(colour.lightShare == 0)
+        let l = Self.across.map { Self.luma(tex, $0) }
+        #expect(l.max()! - l.min()! < 4, "luminance across the cap \(l)")
+    }
+
+    /// The light's shading is really there to undo: the image's own brightness differs across the
+    /// cap by far more than the tolerance above.
+    @Test func theImageIsShaded() throws {
+        let image = try Self.image(albedo: SIMD3(0.55, 0.30, 0.20), share: 0.25)
+        func g(_ x: Int, _ y: Int) -> Int { Int(image.rgb[3 * (y * 320 + x) + 1]) }
+        // Pixels of the points `across` (u to the right, v up; the cap 2 · half across at 0.4 m, f = 800).
+        let px = Self.across.map { uv in
+            (Int(160 + (uv.x - 0.5) * 2 * Self.half / 0.4 * 800), Int(120 - (uv.y - 0.5) * 2 * Self.half / 0.4 * 800))
+        }
+        let towards = g(px[0].0, px[0].1), away = g(px[3].0, px[3].1)
+        #expect(towards - away > 8, "towards the light \(towards), away \(away)")
+    }
+}

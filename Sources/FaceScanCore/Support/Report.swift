@@ -137,13 +137,35 @@ public struct Report: Sendable, Equatable {
         public var filledTexels: Int
         /// Whether facescan made the UVs (the topology had none).
         public var madeUVs: Bool
+        /// The scene's directional light the images showed and that was undone (world space,
+        /// unit, towards the light); nil when they showed none (ambient light only).
+        public var lightDirection: SIMD3<Double>?
+        /// That light's share of the light on a point facing it (0…0.5); 0 when none.
+        public var lightShare: Double
 
-        package init(framesFused: Int, textureSize: Int, coveredTexels: Int, filledTexels: Int, madeUVs: Bool) {
+        package init(
+            framesFused: Int, textureSize: Int, coveredTexels: Int, filledTexels: Int, madeUVs: Bool,
+            lightDirection: SIMD3<Double>? = nil, lightShare: Double = 0
+        ) {
             self.framesFused = framesFused
             self.textureSize = textureSize
             self.coveredTexels = coveredTexels
             self.filledTexels = filledTexels
             self.madeUVs = madeUVs
+            self.lightDirection = lightDirection
+            self.lightShare = lightShare
+        }
+
+        var json: JSONValue {
+            .object(
+                [
+                    ("framesFused", .int(framesFused)), ("textureSize", .int(textureSize)),
+                    ("coveredTexels", .int(coveredTexels)), ("filledTexels", .int(filledTexels)),
+                    ("madeUVs", .bool(madeUVs)), ("lightShare", .ms(lightShare)),
+                ]
+                    + (lightDirection.map { d in
+                        [("lightDirection", JSONValue.array([.ms(d.x), .ms(d.y), .ms(d.z)]))]
+                    } ?? []))
         }
     }
 
@@ -246,6 +268,14 @@ public struct Report: Sendable, Equatable {
 
     /// The whole report as `--json` prints it, keys in a fixed order.
     public var json: JSONValue {
+        guard case .object(var fields) = jsonWithoutColour, let colour else { return jsonWithoutColour }
+        // After the expression model's figures, before the smoothing's.
+        let at = fields.firstIndex { $0.0 == "smoothing" || $0.0 == "timingsMs" } ?? fields.endIndex
+        fields.insert(("colour", colour.json), at: at)
+        return .object(fields)
+    }
+
+    var jsonWithoutColour: JSONValue {
         let r = frames.rejected
         return .object(
             [

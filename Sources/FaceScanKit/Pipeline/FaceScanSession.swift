@@ -387,7 +387,8 @@ public struct FaceScanSession: Sendable {
         guard let fused = fusion?.finish() else { return nil }
         report.colour = Report.Colour(
             framesFused: fused.framesFused, textureSize: fused.image.width, coveredTexels: fused.coveredTexels,
-            filledTexels: fused.filledTexels, madeUVs: fused.madeUVs)
+            filledTexels: fused.filledTexels, madeUVs: fused.madeUVs,
+            lightDirection: fused.lightDirection, lightShare: fused.lightShare)
         return fused
     }
 
