@@ -52,6 +52,12 @@ import Testing
         ])
         #expect(solid.status == 0, "\(solid.stderr)")
         try expectValid("process-report", save(solid.stdout, "solid.json"))
+        // With camera images: the report's `colour` object.
+        let coloured = try save(colourCapture(image: pngBase64(64, 48, [200, 60, 40])), "colour.json")
+        let c = try runFacescan(["process", coloured, "-o", out, "-n", "100", "--formats", "obj", "--json", "-q"])
+        #expect(c.status == 0, "\(c.stderr)")
+        #expect(c.stdout.contains("\"colour\":{\"framesFused\":"), "\(c.stdout)")
+        try expectValid("process-report", save(c.stdout, "colour-report.json"))
         let three = try runFacescan(["process", rejected, "-o", out, "--json", "-q"])
         #expect(three.status == 3)
         try expectValid("process-report", save(three.stdout, "three.json"))
