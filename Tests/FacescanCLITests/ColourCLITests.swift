@@ -2,17 +2,21 @@ import FaceScanKit
 import Foundation
 import Testing
 
-/// A PNG of one colour, `w × h`, base64, for a capture's `image`.
-private func pngBase64(_ w: Int, _ h: Int, _ c: [UInt8]) throws -> String {
+/// A PNG `w × h`, base64, for a capture's `image`: of one colour `c`, or `pixel(x, y)` (r, g, b)
+/// when given (ColourClientTests paints a gradient, so that a texture read the wrong way round
+/// shows).
+func pngBase64(_ w: Int, _ h: Int, _ c: [UInt8], pixel: ((Int, Int) -> [UInt8])? = nil) throws -> String {
     var px: [UInt8] = []
-    for _ in 0..<(w * h) { px += c + [255] }
+    for y in 0..<h {
+        for x in 0..<w { px += (pixel?(x, y) ?? c) + [255] }
+    }
     return Data(try PNGEncoder.encode(RGBAImage(width: w, height: h, pixels: px))).base64EncodedString()
 }
 
-private let camera64 = "\"camera\":{\"intrinsics\":[60,0,0,0,60,0,32,24,1],\"imageResolution\":[64,48]}"
+let camera64 = "\"camera\":{\"intrinsics\":[60,0,0,0,60,0,32,24,1],\"imageResolution\":[64,48]}"
 
 /// The small patch capture, five good frames, the first two with a camera image of `image`.
-private func colourCapture(image: String, camera: String = camera64, imageFrames: Set<Int> = [0, 1]) -> String {
+func colourCapture(image: String, camera: String = camera64, imageFrames: Set<Int> = [0, 1]) -> String {
     let frames = (0..<5).map { i in
         goodMeta + (imageFrames.contains(i) ? ",\(camera),\"ambientColorTemperature\":6500,\"image\":\"\(image)\"" : "")
     }
