@@ -21,7 +21,7 @@ MANPAGE   := .build/man/facescan.1
 # The man page is dated by the last commit, so the same sources give the same page.
 MANDATE   := $(shell git log -1 --format=%cs 2>/dev/null || echo 1970-01-01)
 
-.PHONY: deps test-deps build release run test regress bench clean fuzz man install uninstall lint format examples docs pictures schema-venv usd-venv bpy-venv
+.PHONY: deps test-deps build release run test regress bench clean fuzz man install uninstall lint format examples docs pictures schema-venv usd-venv bpy-venv lib3mf-venv trimesh-venv
 
 # Installs the packages of $(1) that are missing (apt-get, with sudo when not root).
 apt_install = @missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -61,7 +61,7 @@ run: release
 ## which is handed its consumer binary) and the fuzz build (ASan). The fuzz targets run two at a time.
 ## Last, make docs (a debug build of FaceScanKit, its symbol graph, DocC).
 test: test-deps
-	$(MAKE) release man schema-venv usd-venv bpy-venv
+	$(MAKE) release man schema-venv usd-venv bpy-venv lib3mf-venv trimesh-venv
 	$(MAKE) examples
 	FACESCAN_CONSUMER_BIN="$(CURDIR)/Examples/.build/debug/consumer" $(SWIFT) test
 	$(MAKE) regress
@@ -192,6 +192,24 @@ bpy-venv:
 	  python3 -m venv .venv-bpy && printf '*\n' > .venv-bpy/.gitignore && \
 	  .venv-bpy/bin/pip install -q bpy \
 	  || { rm -rf .venv-bpy; echo "could not create .venv-bpy: the USDZ Blender test is skipped"; }; }
+
+## lib3mf-venv: .venv-lib3mf, the 3MF Consortium's lib3mf 2.x as a Python module (PyPI's lib3mf, about 35 MB installed, once),
+## a 3MF reader other than the lib3mf 1.8 facescan writes with, which the colour tests use to read the 3MF's texture
+## and texture coordinates back (Tests/colour/check-3mf.py); without it that test says skipped.
+lib3mf-venv:
+	@[ -x .venv-lib3mf/bin/python ] || { echo "creating .venv-lib3mf (PyPI: lib3mf)"; \
+	  python3 -m venv .venv-lib3mf && printf '*\n' > .venv-lib3mf/.gitignore && \
+	  .venv-lib3mf/bin/pip install -q 'lib3mf>=2.3' \
+	  || { rm -rf .venv-lib3mf; echo "could not create .venv-lib3mf: the lib3mf colour test is skipped"; }; }
+
+## trimesh-venv: .venv-trimesh, trimesh with numpy, Pillow and rtree from PyPI (about 130 MB installed, once), which the colour
+## tests use to load the coloured OBJ, GLB and PLY and sample their colours (Tests/colour/sample-colours.py); without
+## it that test says skipped.
+trimesh-venv:
+	@[ -x .venv-trimesh/bin/python ] || { echo "creating .venv-trimesh (PyPI: trimesh numpy pillow rtree)"; \
+	  python3 -m venv .venv-trimesh && printf '*\n' > .venv-trimesh/.gitignore && \
+	  .venv-trimesh/bin/pip install -q 'trimesh>=4' numpy pillow rtree \
+	  || { rm -rf .venv-trimesh; echo "could not create .venv-trimesh: the trimesh colour test is skipped"; }; }
 
 ## pictures: docs/images/parts/, every sample's shell and relief rendered by facescan from the front
 ## and at three-quarter view (what docs/PRINTING.md shows); run it after a change to the solid parts.

@@ -54,7 +54,15 @@
     X(lib3mf_object_setuuidutf8, (L3Handle object, const char *uuid), (object, uuid)) \
     X(lib3mf_builditem_setuuidutf8, (L3Handle item, const char *uuid), (item, uuid)) \
     X(lib3mf_model_setbuilduuidutf8, (L3Handle model, const char *uuid), (model, uuid)) \
-    X(lib3mf_getspecversion, (unsigned int *major, unsigned int *minor), (major, minor))
+    X(lib3mf_getspecversion, (unsigned int *major, unsigned int *minor), (major, minor)) \
+    X(lib3mf_model_addattachmentutf8, (L3Handle model, const char *uri, const char *relationshipType, L3Handle *attachment), (model, uri, relationshipType, attachment)) \
+    X(lib3mf_model_addtexture2dfromattachment, (L3Handle model, L3Handle attachment, L3Handle *texture), (model, attachment, texture)) \
+    X(lib3mf_texture2d_setcontenttype, (L3Handle texture, int contentType), (texture, contentType)) \
+    X(lib3mf_resource_getresourceid, (L3Handle resource, unsigned int *resourceID), (resource, resourceID)) \
+    X(lib3mf_meshobject_createpropertyhandler, (L3Handle mesh, L3Handle *handler), (mesh, handler)) \
+    X(lib3mf_propertyhandler_settexturearray, (L3Handle handler, const L3TriangleTexture *textures), (handler, textures)) \
+    X(lib3mf_object_createdefaultpropertyhandler, (L3Handle object, L3Handle *handler), (object, handler)) \
+    X(lib3mf_defaultpropertyhandler_settexture, (L3Handle handler, unsigned int textureID, float u, float v), (handler, textureID, u, v))
 
 #define POINTER(name, params, args) static int(*p_##name) params;
 #define SYMBOL(name, params, args) {#name, &p_##name},

@@ -315,8 +315,13 @@ package final class CaptureReader {
     public func nextFrame(_ frame: inout Frame) throws(InputError) -> Bool {
         guard try advanceToFrame() else { return false }
         try parseFrame(&frame)
+        if !deferImageProblems, let problem = frame.imageProblem { throw problem.error }
         return true
     }
+
+    /// Whether ``nextFrame(_:)`` leaves a frame's image problem in ``Frame/imageProblem`` (the
+    /// pipeline's choice: it throws it, or skips the image) instead of throwing it.
+    package var deferImageProblems = false
 
     /// Moves past the separator before the next frame; false (the frames ended, the trailer or
     /// end of input checked) when none follows.
@@ -567,6 +572,16 @@ package final class FrameParser {
         frame.anchorTransform = nil
         frame.camera = nil
         frame.encodedImage = nil
+        frame.imageProblem = nil
+        var imageProblem: ImageProblem?
+        /// Keeps the frame's first image problem (its field named), to be thrown or skipped later.
+        func record(_ reason: BadImageReason, _ error: InputError, field f: String) {
+            guard imageProblem == nil else { return }
+            var e = error
+            e.frame = index
+            if e.field == nil { e.field = f }
+            imageProblem = ImageProblem(reason: reason, error: e)
+        }
         // frame.xyz keeps its storage: the vertex readers replace its contents.
         var verticesField: String?
         var transformDistance: Double?
@@ -636,9 +651,13 @@ package final class FrameParser {
                         frame.metadata.ambientColorTemperature = v
                     case "image":
                         guard try json.peek() == UInt8(ascii: "\"") else { throw json.badValue("a base64 string") }
-                        frame.encodedImage = try readBase64Image()
+                        let (bytes, problem) = try readBase64Image()
+                        frame.encodedImage = bytes
+                        if let problem { record(.corrupt, problem, field: "image") }
                     case "camera":
-                        frame.camera = try parseCamera(&field)
+                        let (camera, problem) = try parseCamera(&field)
+                        frame.camera = camera
+                        if let problem { record(problem.reason, problem.error, field: "camera") }
                     default:
                         try json.skipValue()
                     }
@@ -647,8 +666,14 @@ package final class FrameParser {
             field = nil
             if frame.metadata.distance == nil { frame.metadata.distance = transformDistance }
             if frame.encodedImage != nil, frame.camera == nil {
-                field = "camera"
-                throw InputError(file: name, "missing: a frame with an 'image' needs the 'camera' that took it")
+                record(
+                    .camera, InputError(file: name, "missing: a frame with an 'image' needs the 'camera' that took it"),
+                    field: "camera")
+            }
+            if let imageProblem {
+                frame.encodedImage = nil
+                frame.camera = nil
+                frame.imageProblem = imageProblem
             }
             guard let vf = verticesField else {
                 field = "vertices"
@@ -731,20 +756,26 @@ package final class FrameParser {
     static let maxImageBase64 = 64 << 20
 
     /// Reads an `image` string (base64) into its bytes; the image itself is decoded later.
-    private func readBase64Image() throws(InputError) -> [UInt8] {
+    /// Throws what is wrong with the JSON; returns what is wrong with the base64 (the frame's
+    /// image problem) instead of the bytes.
+    private func readBase64Image() throws(InputError) -> (bytes: [UInt8]?, problem: InputError?) {
         try json.expect(UInt8(ascii: "\""), "a string")
         scratchText.removeAll(keepingCapacity: true)
         try json.readStringBody(into: &scratchText, limit: Self.maxImageBase64)
         var bytes: [UInt8] = []
         if let problem = Base64.decode(scratchText, into: &bytes) {
-            throw InputError(file: name, "invalid base64: \(problem)")
+            return (nil, InputError(file: name, "invalid base64: \(problem)"))
         }
-        guard !bytes.isEmpty else { throw InputError(file: name, "is empty") }
-        return bytes
+        guard !bytes.isEmpty else { return (nil, InputError(file: name, "is empty")) }
+        return (bytes, nil)
     }
 
-    /// Reads a `camera` object (`intrinsics`, `imageResolution`, `transform`), checked.
-    private func parseCamera(_ field: inout String?) throws(InputError) -> FrameCamera {
+    /// Reads a `camera` object (`intrinsics`, `imageResolution`, `transform`), checked: throws
+    /// what is wrong with the JSON; returns what is wrong with the camera (its field named: the
+    /// frame's image problem) instead of the camera.
+    private func parseCamera(_ field: inout String?) throws(InputError) -> (
+        FrameCamera?, (reason: BadImageReason, error: InputError)?
+    ) {
         guard try json.peek() == UInt8(ascii: "{") else { throw json.badValue("a camera object") }
         try json.expect(UInt8(ascii: "{"), "'{'")
         var intrinsics: [Double]?
@@ -770,17 +801,37 @@ package final class FrameParser {
                 }
             } while !(try json.nextOrClose(UInt8(ascii: "}")))
         }
+        field = "camera"
+        // A resolution of whole numbers beyond the largest side is an oversized image; any other
+        // fault is the camera's.
+        let oversized = resolution.map { r in r.contains { $0 == $0.rounded() && $0 > Double(FrameCamera.maximumSide) }
+        }
         guard let intrinsics else {
-            field = "camera.intrinsics"
-            throw InputError(file: name, "missing: the camera's intrinsics (9 numbers) are required with an image")
+            return (
+                nil,
+                (
+                    .camera,
+                    InputError(
+                        file: name, field: "camera.intrinsics",
+                        "missing: the camera's intrinsics (9 numbers) are required with an image")
+                )
+            )
         }
         guard let r = resolution, r.count == 2, r.allSatisfy({ $0 == $0.rounded() && $0 >= 1 && $0 <= 1e6 }) else {
-            field = "camera.imageResolution"
-            throw InputError(file: name, "missing or not two whole numbers [width, height]")
+            return (
+                nil,
+                (
+                    oversized == true ? .oversized : .camera,
+                    InputError(
+                        file: name, field: "camera.imageResolution", "missing or not two whole numbers [width, height]")
+                )
+            )
         }
-        let camera = try FrameCamera(checking: intrinsics, Int(r[0]), Int(r[1]), transform, file: name)
-        field = "camera"
-        return camera
+        do throws(InputError) {
+            return (try FrameCamera(checking: intrinsics, Int(r[0]), Int(r[1]), transform, file: name), nil)
+        } catch {
+            return (nil, (oversized == true ? .oversized : .camera, error))
+        }
     }
 
     private func parseBlendShapes(_ meta: inout FrameMetadata, _ field: inout String?) throws(InputError) {

@@ -149,6 +149,11 @@ public struct Frame: Sendable {
     public var encodedImage: [UInt8]? = nil
     /// The camera that took ``encodedImage`` (present whenever the image is).
     public var camera: FrameCamera? = nil
+    /// What is wrong with this frame's image or camera, when something is (the image and camera
+    /// are then nil): the capture reader's finding, which it throws from
+    /// ``CaptureReader/nextFrame(_:)`` unless the pipeline reads the frames, which throws it or,
+    /// with ``ScanSettings/skipBadImages``, uses the frame for its geometry alone.
+    public var imageProblem: ImageProblem? = nil
 
     /// A frame from its index, flat xyz positions (metres) and metadata.
     public init(index: Int = 0, xyz: [Float] = [], metadata: FrameMetadata = FrameMetadata()) {
@@ -167,5 +172,33 @@ public struct Frame: Sendable {
             xyz.append(p.z)
         }
         self.init(index: index, xyz: xyz, metadata: metadata)
+    }
+}
+
+/// Why a frame's camera image cannot be used (``ImageProblem``), as the report counts skipped
+/// images (``Report/SkippedImages``).
+public enum BadImageReason: String, Sendable, CaseIterable {
+    /// Not decodable: invalid base64, empty, neither JPEG nor PNG, truncated or corrupt.
+    case corrupt
+    /// The image's size is not the camera's `imageResolution`.
+    case wrongSize
+    /// The image or the camera's `imageResolution` declares more than
+    /// ``FrameCamera/maximumSide`` pixels a side.
+    case oversized
+    /// The camera is missing, has no or invalid intrinsics, or an invalid transform.
+    case camera
+}
+
+/// A frame's unusable image: why, and the one-line error (file, frame, field) that names it.
+public struct ImageProblem: Error, Sendable {
+    /// The kind of problem.
+    public var reason: BadImageReason
+    /// The error a run without ``ScanSettings/skipBadImages`` stops with.
+    public var error: InputError
+
+    /// A problem of `reason`, described by `error`.
+    public init(reason: BadImageReason, error: InputError) {
+        self.reason = reason
+        self.error = error
     }
 }

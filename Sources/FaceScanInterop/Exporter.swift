@@ -37,7 +37,7 @@ package enum Exporter {
     ///
     /// With `colour` (a textured mesh: UVs and the fused texture) the formats that hold colour
     /// carry it: OBJ names `materialLibrary` (the caller writes the MTL and texture beside it),
-    /// GLB and USDZ embed the texture, PLY gets a colour per vertex, the PNG thumbnail is rendered in
+    /// GLB, USDZ and 3MF embed the texture (3MF: a texture2d and per-triangle texture coordinates), PLY gets a colour per vertex, the PNG thumbnail is rendered in
     /// the face's colours. Without it the bytes are those of a mesh without colour.
     package static func bytes(
         _ mesh: Mesh, format: String, unit: LengthUnit = .mm, render: RenderOptions = RenderOptions(),
@@ -62,6 +62,13 @@ package enum Exporter {
                 return try PNGEncoder.encode(
                     TexturedMesh.render(mesh.atWorkingMagnitude, texture: colour.texture, options: render),
                     name: "thumbnail")
+            case "3mf":
+                let png =
+                    try thumbnail
+                    ?? PNGEncoder.encode(
+                        TexturedMesh.render(mesh.atWorkingMagnitude, texture: colour.texture, options: render),
+                        name: "thumbnail")
+                return try MeshIO.bytes(mesh, format: format, unit: unit, thumbnail: png, texturePNG: colour.png)
             default: break
             }
         }

@@ -24,15 +24,30 @@ package enum ImageDecoder {
     package static func decode(_ bytes: [UInt8], camera: FrameCamera, file: String, frame: Int)
         throws(FaceScanError) -> CameraImage
     {
-        func bad(_ message: String) -> FaceScanError {
-            .badInput(InputError(file: file, frame: frame, field: "image", message))
+        switch try decodeChecked(bytes, camera: camera, file: file, frame: frame) {
+        case .success(let image): return image
+        case .failure(let problem): throw .badInput(problem.error)
+        }
+    }
+
+    /// The image in `bytes`, as ``decode(_:camera:file:frame:)`` reads it, or what is wrong with
+    /// it (why, and the error naming `file`, `frame` and the field `image`); throws only for a
+    /// build without the decoder (``FaceScanError/withoutTrait(_:library:trait:)``).
+    package static func decodeChecked(_ bytes: [UInt8], camera: FrameCamera, file: String, frame: Int)
+        throws(FaceScanError) -> Result<CameraImage, ImageProblem>
+    {
+        func bad(_ failure: BadImage) -> Result<CameraImage, ImageProblem> {
+            .failure(
+                ImageProblem(
+                    reason: failure.reason,
+                    error: InputError(file: file, frame: frame, field: "image", failure.message)))
         }
         if bytes.count >= 3, bytes[0] == 0xFF, bytes[1] == 0xD8, bytes[2] == 0xFF {
             #if JPEG
-            do throws(InputError) {
-                return try jpeg(bytes, camera: camera)
+            do throws(BadImage) {
+                return .success(try jpeg(bytes, camera: camera))
             } catch {
-                throw bad(error.message)
+                return bad(error)
             }
             #else
             throw .withoutTrait("\(file): frame \(frame): reading a JPEG image", library: "libturbojpeg", trait: "JPEG")
@@ -40,41 +55,51 @@ package enum ImageDecoder {
         }
         if bytes.count >= 8, Array(bytes[0..<8]) == PNGEncoder.signature {
             #if PNG
-            do throws(InputError) {
-                return try png(bytes, camera: camera)
+            do throws(BadImage) {
+                return .success(try png(bytes, camera: camera))
             } catch {
-                throw bad(error.message)
+                return bad(error)
             }
             #else
             throw .withoutTrait("\(file): frame \(frame): reading a PNG image", library: "libpng", trait: "PNG")
             #endif
         }
         let head = bytes.prefix(4).map { String($0, radix: 16) }.joined(separator: " ")
-        throw bad("neither JPEG nor PNG (\(bytes.count) bytes, starting \(head))")
+        return bad(BadImage(.corrupt, "neither JPEG nor PNG (\(bytes.count) bytes, starting \(head))"))
     }
 
-    static func checkSize(_ w: Int, _ h: Int, _ camera: FrameCamera, _ kind: String) throws(InputError) {
+    /// A decoder's refusal: why (the report's reason) and the message.
+    struct BadImage: Error {
+        var reason: BadImageReason
+        var message: String
+        init(_ reason: BadImageReason, _ message: String) {
+            self.reason = reason
+            self.message = message
+        }
+    }
+
+    static func checkSize(_ w: Int, _ h: Int, _ camera: FrameCamera, _ kind: String) throws(BadImage) {
         guard w > 0, h > 0, w <= FrameCamera.maximumSide, h <= FrameCamera.maximumSide else {
-            throw InputError(
-                file: "", "\(kind) declares \(w) × \(h) pixels (at most \(FrameCamera.maximumSide) a side)")
+            throw BadImage(
+                .oversized, "\(kind) declares \(w) × \(h) pixels (at most \(FrameCamera.maximumSide) a side)")
         }
         guard w == camera.width, h == camera.height else {
-            throw InputError(
-                file: "",
+            throw BadImage(
+                .wrongSize,
                 "\(kind) is \(w) × \(h) pixels, but camera.imageResolution says \(camera.width) × \(camera.height)")
         }
     }
 
     #if JPEG
-    static func jpeg(_ bytes: [UInt8], camera: FrameCamera) throws(InputError) -> CameraImage {
-        guard let handle = tjInitDecompress() else { throw InputError(file: "", "libturbojpeg could not start") }
+    static func jpeg(_ bytes: [UInt8], camera: FrameCamera) throws(BadImage) -> CameraImage {
+        guard let handle = tjInitDecompress() else { throw BadImage(.corrupt, "libturbojpeg could not start") }
         defer { tjDestroy(handle) }
         var w: Int32 = 0, h: Int32 = 0, sub: Int32 = 0, space: Int32 = 0
         let header = bytes.withUnsafeBufferPointer { b in
             tjDecompressHeader3(handle, b.baseAddress, UInt(b.count), &w, &h, &sub, &space)
         }
         guard header == 0 else {
-            throw InputError(file: "", "not a readable JPEG: \(String(cString: tjGetErrorStr2(handle)))")
+            throw BadImage(.corrupt, "not a readable JPEG: \(String(cString: tjGetErrorStr2(handle)))")
         }
         try checkSize(Int(w), Int(h), camera, "JPEG")
         let width = Int(w), height = Int(h)
@@ -88,18 +113,18 @@ package enum ImageDecoder {
             }
         }
         guard done == 0 else {
-            throw InputError(file: "", "JPEG decoding failed: \(String(cString: tjGetErrorStr2(handle)))")
+            throw BadImage(.corrupt, "JPEG decoding failed: \(String(cString: tjGetErrorStr2(handle)))")
         }
         return CameraImage(uncheckedRGB: rgb, width: width, height: height)
     }
     #endif
 
     #if PNG
-    static func png(_ bytes: [UInt8], camera: FrameCamera) throws(InputError) -> CameraImage {
+    static func png(_ bytes: [UInt8], camera: FrameCamera) throws(BadImage) -> CameraImage {
         var png = png_image()
         png.version = png_uint_32(PNG_IMAGE_VERSION)
         let begun = bytes.withUnsafeBytes { raw in png_image_begin_read_from_memory(&png, raw.baseAddress, raw.count) }
-        guard begun != 0 else { throw InputError(file: "", "not a readable PNG: \(message(png))") }
+        guard begun != 0 else { throw BadImage(.corrupt, "not a readable PNG: \(message(png))") }
         defer { png_image_free(&png) }
         png.format = png_uint_32(PNG_FORMAT_FLAG_COLOR)  // PNG_FORMAT_RGB
         let width = Int(png.width), height = Int(png.height)
@@ -110,7 +135,7 @@ package enum ImageDecoder {
                 png_image_finish_read(&png, nil, buf.baseAddress, Int32(width * 3), nil)
             }
         }
-        guard finished != 0 else { throw InputError(file: "", "PNG decoding failed: \(message(png))") }
+        guard finished != 0 else { throw BadImage(.corrupt, "PNG decoding failed: \(message(png))") }
         return CameraImage(uncheckedRGB: rgb, width: width, height: height)
     }
 

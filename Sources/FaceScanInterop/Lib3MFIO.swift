@@ -14,6 +14,12 @@ import CLib3MF
 /// mesh instead, so the same mesh gives the same bytes (lib3mf's zip entries carry a fixed
 /// date already).
 ///
+/// Colour: given the texture's PNG bytes and a mesh with UVs, the package holds the PNG
+/// (`/3D/Textures/face.png`, a texture2d resource) and each triangle its corners' texture
+/// coordinates (lib3mf writes them as a `texture2dgroup`, the triangles' `pid`/`p1…p3`), v = 0
+/// the image's bottom row as in the 3MF materials extension (and OBJ). Without them the package
+/// is the one of a mesh without colour, byte for byte.
+///
 /// Reading: every build item's object (mesh, or components down to meshes) placed by its
 /// transforms, merged into one mesh, in millimetres whatever unit the file states.
 ///
@@ -21,15 +27,18 @@ import CLib3MF
 /// ``FaceScanError/unavailable(_:)`` and the queries return nil.
 public enum Lib3MFIO {
     /// The 3MF package of `mesh`, whose coordinates are millimetres, with `thumbnail` (PNG bytes)
-    /// as the package thumbnail. Throws ``FaceScanError/io(_:)`` when lib3mf fails.
-    public static func bytes(_ mesh: Mesh, thumbnail: [UInt8]? = nil) throws(FaceScanError)
-        -> [UInt8]
+    /// as the package thumbnail and, when `texturePNG` is given and the mesh has UVs, that texture
+    /// on its triangles. Throws ``FaceScanError/io(_:)`` when lib3mf fails.
+    public static func bytes(_ mesh: Mesh, thumbnail: [UInt8]? = nil, texturePNG: [UInt8]? = nil)
+        throws(FaceScanError) -> [UInt8]
     {
         #if Lib3MF
         guard mesh.triangleCount > 0 else {
             throw .badInput(InputError(file: "mesh", field: "triangles", "has no triangle to export"))
         }
-        do { return try writePackage(mesh, thumbnail: thumbnail) } catch { throw .io(error) }
+        do { return try writePackage(mesh, thumbnail: thumbnail, texturePNG: texturePNG) } catch {
+            throw .io(error)
+        }
         #else
         throw .withoutTrait("writing 3MF", library: "lib3mf", trait: "Lib3MF")
         #endif
@@ -79,7 +88,15 @@ extension Lib3MFIO {
     /// can multiply placements without adding vertices).
     static let maxPlacements = 1_000_000
 
-    static func writePackage(_ mesh: Mesh, thumbnail: [UInt8]?) throws(IOFailure) -> [UInt8] {
+    /// Where the texture lives in the package, and the OPC relationship type of a 3MF texture.
+    static let texturePath = "/3D/Textures/face.png"
+    static let textureRelationship = "http://schemas.microsoft.com/3dmanufacturing/2013/01/3dtexture"
+    /// lib3mf's `MODELTEXTURETYPE_PNG`.
+    static let pngContentType: Int32 = 1
+
+    static func writePackage(_ mesh: Mesh, thumbnail: [UInt8]?, texturePNG: [UInt8]? = nil) throws(IOFailure)
+        -> [UInt8]
+    {
         var model: L3Handle?
         guard lib3mf_createmodel(&model) == 0, let model else {
             throw IOFailure(path: "3mf", modelFailure())
@@ -105,6 +122,44 @@ extension Lib3MFIO {
                 object, vertices, UInt32(vertices.count), triangles, UInt32(triangles.count)),
             object, "setting the mesh")
         try check(lib3mf_object_setnameutf8(object, "face"), object, "naming the object")
+        if let texturePNG, !texturePNG.isEmpty, let uvs = mesh.uvs, uvs.count == mesh.vertexCount {
+            var attachment: L3Handle?
+            try check(
+                lib3mf_model_addattachmentutf8(model, texturePath, textureRelationship, &attachment), model,
+                "adding the texture")
+            defer { lib3mf_release(attachment) }
+            try check(
+                lib3mf_attachment_readfrombuffer(attachment, texturePNG, UInt64(texturePNG.count)), attachment,
+                "storing the texture")
+            var texture: L3Handle?
+            try check(
+                lib3mf_model_addtexture2dfromattachment(model, attachment, &texture), model,
+                "adding the texture resource")
+            defer { lib3mf_release(texture) }
+            try check(lib3mf_texture2d_setcontenttype(texture, pngContentType), texture, "typing the texture")
+            var textureID: UInt32 = 0
+            try check(lib3mf_resource_getresourceid(texture, &textureID), texture, "reading the texture's id")
+            var corners = [L3TriangleTexture](repeating: L3TriangleTexture(), count: mesh.triangleCount)
+            for t in 0..<mesh.triangleCount {
+                let (a, b, c) = mesh.triangle(t)
+                let ua = uvs[Int(a)], ub = uvs[Int(b)], uc = uvs[Int(c)]
+                corners[t] = L3TriangleTexture(textureID: textureID, u: (ua.x, ub.x, uc.x), v: (ua.y, ub.y, uc.y))
+            }
+            var handler: L3Handle?
+            try check(lib3mf_meshobject_createpropertyhandler(object, &handler), object, "creating the properties")
+            defer { lib3mf_release(handler) }
+            try check(
+                lib3mf_propertyhandler_settexturearray(handler, corners), handler, "setting the texture coordinates")
+            // lib3mf requires an object-level property beside per-triangle ones: the texture's
+            // corner (0, 0), what the solid's back and plinth (UV 0) show too.
+            var fallback: L3Handle?
+            try check(
+                lib3mf_object_createdefaultpropertyhandler(object, &fallback), object, "creating the default property")
+            defer { lib3mf_release(fallback) }
+            try check(
+                lib3mf_defaultpropertyhandler_settexture(fallback, textureID, 0, 0), fallback,
+                "setting the default property")
+        }
         let ids = uuids(mesh)
         try check(lib3mf_object_setuuidutf8(object, ids[0]), object, "setting the object's UUID")
 

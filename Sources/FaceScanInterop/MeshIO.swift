@@ -71,14 +71,16 @@ package enum MeshIO {
     /// The bytes of `mesh` (coordinates in `unit`) in `format`: a file extension (`obj`, `stl`,
     /// `ply`, `glb`, `3mf`, …) or an assimp export id (`plyb`, …). A format with a stated unit is
     /// written in it (see the type's notes); 3MF embeds `thumbnail` (PNG bytes) as its package
-    /// thumbnail, or renders one (256 pixels, front view) when nil. Formats that need more than
-    /// one file are refused. Throws ``UsageError`` or ``IOFailure``.
+    /// thumbnail, or renders one (256 pixels, front view) when nil, and `texturePNG`, when given,
+    /// as the texture of a mesh with UVs. Formats that need more than one file are refused.
+    /// Throws ``UsageError`` or ``IOFailure``.
     package static func bytes(
         _ mesh: Mesh, format: String, unit: LengthUnit = .mm, thumbnail: [UInt8]? = nil, name: String? = nil,
-        printingPosition: Bool = false
+        printingPosition: Bool = false, texturePNG: [UInt8]? = nil
     ) throws -> [UInt8] {
         let files = try encode(
-            mesh, format: format, unit: unit, thumbnail: thumbnail, name: name, printingPosition: printingPosition)
+            mesh, format: format, unit: unit, thumbnail: thumbnail, name: name, printingPosition: printingPosition,
+            texturePNG: texturePNG)
         guard files.count == 1 else {
             throw UsageError("format '\(format)' writes \(files.count) files; facescan writes single-file formats only")
         }
@@ -156,7 +158,7 @@ package enum MeshIO {
 
     static func encode(
         _ mesh: Mesh, format: String, unit: LengthUnit, thumbnail: [UInt8]?, name: String? = nil,
-        printingPosition: Bool = false
+        printingPosition: Bool = false, texturePNG: [UInt8]? = nil
     ) throws -> [AssimpIO.ExportedFile] {
         let f = format.lowercased()
         // The factor from the mesh's unit to the unit the format states (1 for unit-less formats).
@@ -191,7 +193,9 @@ package enum MeshIO {
                     Rasterizer.render(mesh.atWorkingMagnitude, options: RenderOptions(size: 256)), name: "thumbnail")
             return [
                 AssimpIO.ExportedFile(
-                    name: "", bytes: try Lib3MFIO.bytes(converted(mesh, factor: factor, name: format), thumbnail: png))
+                    name: "",
+                    bytes: try Lib3MFIO.bytes(
+                        converted(mesh, factor: factor, name: format), thumbnail: png, texturePNG: texturePNG))
             ]
         default:
             let id = assimpExportIDs[f] ?? f

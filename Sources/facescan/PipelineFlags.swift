@@ -86,6 +86,15 @@ struct PipelineFlags: ParsableArguments {
         help: "Thumbnail width and height in pixels (16 to 8192).")
     var thumbnailSize = 512
 
+    @Flag(
+        name: .customLong("skip-bad-images"),
+        help: ArgumentHelp(
+            "Use a frame whose camera image is unusable for its geometry only, counting it in the report.",
+            discussion:
+                "A truncated or corrupt image, one whose size is not its camera's imageResolution, one declaring more than 16384 pixels a side, or a camera without intrinsics: without this flag a one-line error naming the file, frame and field (exit 2)."
+        ))
+    var skipBadImages = false
+
     @Flag(help: "Close the face into a watertight, printable solid (see --thickness, --base, --depth, --fit).")
     var solid = false
 
@@ -159,6 +168,7 @@ struct PipelineFlags: ParsableArguments {
         options.scale = scale
         options.maxFrames = maxFrames
         options.thumbnailSize = thumbnailSize
+        options.skipBadImages = skipBadImages
         options.ingestThreads = ingestThreadsFromEnvironment()
         options.gate = GateOverrides(
             minDistance: minDistance, maxDistance: maxDistance, minAmbientIntensity: minLight,

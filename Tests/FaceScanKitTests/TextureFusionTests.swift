@@ -164,6 +164,25 @@ private func close(_ a: SIMD3<UInt8>, _ b: SIMD3<UInt8>, within tolerance: Int) 
         let image = try CameraImage(rgb: [UInt8](repeating: 0, count: 3 * 100 * 100), width: 100, height: 100)
         #expect(throws: FaceScanError.self) { try session.add(frame(xyz), image: image, camera: camera()) }
     }
+
+    /// With `skipBadImages` such a frame is added for its geometry alone and counted as a wrong
+    /// size; the good image beside it still colours the face.
+    @Test func imageOfTheWrongSizeIsSkippedWhenAsked() throws {
+        let (topology, xyz) = facingGrid()
+        var session = try FaceScanSession(
+            topology: topology, settings: ScanSettings(targetVertices: 300, skipBadImages: true))
+        session.textureSize = 64
+        let wrong = try CameraImage(rgb: [UInt8](repeating: 0, count: 3 * 100 * 100), width: 100, height: 100)
+        let verdict = try session.add(frame(xyz), image: wrong, camera: camera())
+        #expect(verdict.isAccepted)
+        _ = try session.add(
+            frame(xyz), image: CameraImage(rgb: halves(red, red), width: 160, height: 120), camera: camera())
+        let result = try session.finish()
+        #expect(result.report.skippedImages?.wrongSize == 1 && result.report.skippedImages?.total == 1)
+        #expect(result.report.frames.accepted == 2)
+        #expect(result.report.colour?.framesFused == 1)
+        #expect(close(TexturedMesh.sample(try #require(result.texture), SIMD2(0.5, 0.5)), red, within: 12))
+    }
 }
 
 /// A 16 × 12 JPEG of one colour (200, 60, 40), made with Pillow at quality 95.
@@ -186,6 +205,30 @@ let tinyJPEG = Array(
         } catch {
             return "\(error)"
         }
+    }
+
+    /// What is wrong with an image, by reason: the one-line error and the report's reason.
+    @Test func badImagesHaveTheirReason() throws {
+        func reason(_ bytes: [UInt8], _ w: Int = 16, _ h: Int = 12) throws -> BadImageReason? {
+            guard
+                case .failure(let p) = try ImageDecoder.decodeChecked(
+                    bytes, camera: cam(w, h), file: "c.json", frame: 4)
+            else { return nil }
+            #expect(p.error.frame == 4 && p.error.field == "image", "\(p.error)")
+            return p.reason
+        }
+        #expect(try reason(tinyJPEG) == nil)
+        #expect(try reason(tinyJPEG, 32, 24) == .wrongSize)
+        #expect(try reason(Array(tinyJPEG.prefix(200))) == .corrupt)
+        #expect(try reason([1, 2, 3, 4, 5]) == .corrupt)
+        // A PNG header altered to declare 100 000 × 100 000 pixels: refused, never allocated (its
+        // CRC no longer matches, or the size is beyond the largest side).
+        var huge = try PNGEncoder.encode(
+            RGBAImage(width: 16, height: 12, pixels: [UInt8](repeating: 255, count: 16 * 12 * 4)))
+        for (o, v) in [(16, UInt32(100_000)), (20, UInt32(100_000))] {
+            for k in 0..<4 { huge[o + k] = UInt8(truncatingIfNeeded: v >> (24 - 8 * UInt32(k))) }
+        }
+        #expect(try reason(huge) != nil)
     }
 
     /// A good JPEG decodes to its colour (libjpeg-turbo), a PNG to its own (libpng).

@@ -2,10 +2,14 @@ import FaceScanKit
 import Foundation
 import Testing
 
-/// A PNG of one colour, `w × h`, base64, for a capture's `image`.
-func pngBase64(_ w: Int, _ h: Int, _ c: [UInt8]) throws -> String {
+/// A PNG `w × h`, base64, for a capture's `image`: of one colour `c`, or `pixel(x, y)` (r, g, b)
+/// when given (ColourClientTests paints a gradient, so that a texture read the wrong way round
+/// shows).
+func pngBase64(_ w: Int, _ h: Int, _ c: [UInt8], pixel: ((Int, Int) -> [UInt8])? = nil) throws -> String {
     var px: [UInt8] = []
-    for _ in 0..<(w * h) { px += c + [255] }
+    for y in 0..<h {
+        for x in 0..<w { px += (pixel?(x, y) ?? c) + [255] }
+    }
     return Data(try PNGEncoder.encode(RGBAImage(width: w, height: h, pixels: px))).base64EncodedString()
 }
 
@@ -63,39 +67,44 @@ func colourCapture(image: String, camera: String = camera64, imageFrames: Set<In
         #expect(!(try String(contentsOfFile: dir + "/grey/g.obj", encoding: .utf8)).contains("mtllib"))
     }
 
-    /// Hostile images and cameras: one line naming the file, the frame and the field, exit 2,
-    /// nothing written.
-    @Test func hostileImages() throws {
-        let dir = tempDir()
+    /// Hostile images and cameras, each in one frame: the capture, what its one-line error says
+    /// and the reason `--skip-bad-images` counts it under.
+    func hostileCases() throws -> [(capture: String, expected: [String], reason: String)] {
         let good = try pngBase64(64, 48, skin)
         let truncated = Data(Data(base64Encoded: good)!.prefix(60)).base64EncodedString()
-        let cases: [(String, [String])] = [
-            (colourCapture(image: truncated, imageFrames: [1]), ["frame 1", "field 'image'", "PNG"]),
+        return [
+            (colourCapture(image: truncated, imageFrames: [1]), ["frame 1", "field 'image'", "PNG"], "corrupt"),
             (
                 colourCapture(image: try pngBase64(32, 24, skin), imageFrames: [2]),
-                ["frame 2", "field 'image'", "32 × 24"]
+                ["frame 2", "field 'image'", "32 × 24"], "wrongSize"
             ),
             (
                 colourCapture(image: "bm90IGFuIGltYWdl", imageFrames: [0]),
-                ["frame 0", "field 'image'", "neither JPEG nor PNG"]
+                ["frame 0", "field 'image'", "neither JPEG nor PNG"], "corrupt"
             ),
-            (colourCapture(image: "@@@@", imageFrames: [0]), ["frame 0", "field 'image'", "base64"]),
+            (colourCapture(image: "@@@@", imageFrames: [0]), ["frame 0", "field 'image'", "base64"], "corrupt"),
             (
                 colourCapture(image: good, camera: "\"camera\":{\"imageResolution\":[64,48]}", imageFrames: [3]),
-                ["frame 3", "field 'camera.intrinsics'"]
+                ["frame 3", "field 'camera.intrinsics'"], "camera"
             ),
             (
                 colourCapture(
                     image: good,
                     camera: "\"camera\":{\"intrinsics\":[60,0,0,0,60,0,32,24,1],\"imageResolution\":[100000,100000]}",
-                    imageFrames: [0]), ["frame 0", "field 'camera.imageResolution'"]
+                    imageFrames: [0]), ["frame 0", "field 'camera.imageResolution'"], "oversized"
             ),
             (
                 smallCapture(frames: [goodMeta + ",\"image\":\"\(good)\""]),
-                ["frame 0", "field 'camera'", "needs the 'camera'"]
+                ["frame 0", "field 'camera'", "needs the 'camera'"], "camera"
             ),
         ]
-        for (i, (text, expected)) in cases.enumerated() {
+    }
+
+    /// Hostile images and cameras: one line naming the file, the frame and the field, exit 2,
+    /// nothing written.
+    @Test func hostileImages() throws {
+        let dir = tempDir()
+        for (i, (text, expected, _)) in try hostileCases().enumerated() {
             let path = dir + "/bad\(i).json"
             try text.write(toFile: path, atomically: false, encoding: .utf8)
             let r = try runFacescan(["process", path, "-o", dir + "/out\(i)", "--formats", "obj", "-n", "100"])
@@ -105,6 +114,56 @@ func colourCapture(image: String, camera: String = camera64, imageFrames: Set<In
             for t in expected { #expect(r.stderr.contains(t), "case \(i): no '\(t)' in \(r.stderr)") }
             #expect(!FileManager.default.fileExists(atPath: dir + "/out\(i)/bad\(i).obj"))
         }
+    }
+
+    /// The same captures with `--skip-bad-images`: the run succeeds, the bad frame's geometry
+    /// averaged (every frame accepted) but not its image, the report counting it under its
+    /// reason and warning once; the good frames' images still colour the face (when there are any).
+    @Test func skipBadImages() throws {
+        let dir = tempDir()
+        for (i, (text, _, reason)) in try hostileCases().enumerated() {
+            let path = dir + "/bad\(i).json"
+            try text.write(toFile: path, atomically: false, encoding: .utf8)
+            let r = try runFacescan([
+                "process", path, "-o", dir + "/out\(i)", "--formats", "obj", "-n", "100", "--skip-bad-images", "--json",
+            ])
+            #expect(r.status == 0, "case \(i): exit \(r.status): \(r.stderr)")
+            let json = try #require(r.json, "case \(i): \(r.stdout)")
+            let skipped = try #require(json["skippedImages"] as? [String: Int], "case \(i): \(json)")
+            for key in ["corrupt", "wrongSize", "oversized", "camera"] {
+                #expect(skipped[key] == (key == reason ? 1 : 0), "case \(i): \(skipped)")
+            }
+            #expect(skipped["total"] == 1)
+            let frames = try #require(json["frames"] as? [String: Any])
+            #expect(frames["accepted"] as? Int == frames["read"] as? Int, "case \(i): \(frames)")
+            let warnings = json["warnings"] as? [String] ?? []
+            #expect(warnings.count == 1 && warnings[0].contains("skipped (--skip-bad-images)"), "\(warnings)")
+            #expect(FileManager.default.fileExists(atPath: dir + "/out\(i)/bad\(i).obj"))
+            // The bad frame was the only one with an image: no colour at all.
+            #expect(!FileManager.default.fileExists(atPath: dir + "/out\(i)/bad\(i).texture.png"), "case \(i)")
+        }
+        // Good images around a bad one: the face is coloured by the good ones.
+        let good = try pngBase64(64, 48, skin)
+        let truncated = Data(Data(base64Encoded: good)!.prefix(60)).base64EncodedString()
+        let image = { (b64: String) in ",\(camera64),\"ambientColorTemperature\":6500,\"image\":\"\(b64)\"" }
+        try smallCapture(frames: [
+            goodMeta + image(good), goodMeta + image(truncated), goodMeta + image(good), goodMeta,
+        ])
+        .write(toFile: dir + "/mixed.json", atomically: false, encoding: .utf8)
+        let plain = try runFacescan([
+            "process", dir + "/mixed.json", "-o", dir + "/m0", "--formats", "obj", "-n", "100",
+        ])
+        expectOneLine(plain, status: 2, "mixed.json", "frame 1", "field 'image'")
+        let r = try runFacescan([
+            "process", dir + "/mixed.json", "-o", dir + "/m", "--formats", "obj", "-n", "100", "--skip-bad-images",
+            "--json",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect((r.json?["skippedImages"] as? [String: Int])?["corrupt"] == 1, "\(r.stdout)")
+        let texture = try PNGEncoder.decode(
+            try [UInt8](Data(contentsOf: URL(fileURLWithPath: dir + "/m/mixed.texture.png"))), name: "texture")
+        let centre = texture[256, 256]
+        #expect(centre.x > 200 && centre.y < 90 && centre.z < 70, "the good images' colour: \(centre)")
     }
 
     static let blenderScript = #"""

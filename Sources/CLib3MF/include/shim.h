@@ -12,6 +12,8 @@ typedef void *L3Handle;
 typedef struct { float position[3]; } L3Vertex;
 typedef struct { unsigned int indices[3]; } L3Triangle;
 typedef struct { float fields[3][4]; } L3Transform;
+/* MODELMESHTEXTURE2D: a triangle's texture (resource id) and its corners' u and v. */
+typedef struct { unsigned int textureID; float u[3]; float v[3]; } L3TriangleTexture;
 int lib3mf_createmodel(L3Handle *model);
 int lib3mf_release(L3Handle instance);
 int lib3mf_getlasterror(L3Handle instance, unsigned int *code, const char **message);
@@ -50,6 +52,17 @@ int lib3mf_object_setuuidutf8(L3Handle object, const char *uuid);
 int lib3mf_builditem_setuuidutf8(L3Handle item, const char *uuid);
 int lib3mf_model_setbuilduuidutf8(L3Handle model, const char *uuid);
 int lib3mf_getspecversion(unsigned int *major, unsigned int *minor);
+
+/* Textures (the materials extension): an attachment holding the image, a texture2d resource on
+ * it, and the mesh's per-triangle texture coordinates through a property handler. */
+int lib3mf_model_addattachmentutf8(L3Handle model, const char *uri, const char *relationshipType, L3Handle *attachment);
+int lib3mf_model_addtexture2dfromattachment(L3Handle model, L3Handle attachment, L3Handle *texture);
+int lib3mf_texture2d_setcontenttype(L3Handle texture, int contentType);
+int lib3mf_resource_getresourceid(L3Handle resource, unsigned int *resourceID);
+int lib3mf_meshobject_createpropertyhandler(L3Handle mesh, L3Handle *handler);
+int lib3mf_propertyhandler_settexturearray(L3Handle handler, const L3TriangleTexture *textures);
+int lib3mf_object_createdefaultpropertyhandler(L3Handle object, L3Handle *handler);
+int lib3mf_defaultpropertyhandler_settexture(L3Handle handler, unsigned int textureID, float u, float v);
 
 /* What every function above returns when lib3mf could not be loaded (lazy.c). */
 #define FACESCAN_LIB3MF_UNAVAILABLE (-1)

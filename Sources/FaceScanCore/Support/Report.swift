@@ -169,6 +169,25 @@ public struct Report: Sendable, Equatable {
         }
     }
 
+    /// Frames whose camera image was skipped (`--skip-bad-images`, ``skippedImages``): used for
+    /// their geometry only, counted by why (the reasons of `BadImageReason`).
+    public struct SkippedImages: Sendable, Equatable {
+        /// Images that could not be decoded: invalid base64, empty, neither JPEG nor PNG,
+        /// truncated or corrupt.
+        public var corrupt = 0
+        /// Images whose size is not the camera's `imageResolution`.
+        public var wrongSize = 0
+        /// Images or resolutions declaring more pixels a side than facescan reads.
+        public var oversized = 0
+        /// Frames whose camera is missing or has no or invalid intrinsics (or transform).
+        public var camera = 0
+        /// All of them.
+        public var total: Int { corrupt + wrongSize + oversized + camera }
+
+        /// No image skipped.
+        public init() {}
+    }
+
     /// The smoothing a run applied.
     public struct Smoothing: Sendable, Equatable {
         /// Taubin passes applied.
@@ -224,6 +243,8 @@ public struct Report: Sendable, Equatable {
     public var smoothing: Smoothing?
     /// The colour fused from the capture's camera images; nil when it had none.
     public var colour: Colour?
+    /// Frames whose image was skipped (`--skip-bad-images`), by reason; nil when none was.
+    public var skippedImages: SkippedImages?
     /// Estimated per-vertex noise before and after smoothing; nil with fewer than two accepted frames.
     public var accuracy: Accuracy?
     /// Frames read, accepted and rejected.
@@ -329,6 +350,17 @@ public struct Report: Sendable, Equatable {
                                         ("largest", .ms(e.removedUm.largest)),
                                     ])
                                 ),
+                            ])
+                        )
+                    ]
+                } ?? [])
+                + (skippedImages.map { k in
+                    [
+                        (
+                            "skippedImages",
+                            JSONValue.object([
+                                ("corrupt", .int(k.corrupt)), ("wrongSize", .int(k.wrongSize)),
+                                ("oversized", .int(k.oversized)), ("camera", .int(k.camera)), ("total", .int(k.total)),
                             ])
                         )
                     ]

@@ -1,3 +1,6 @@
+import FaceScanCapture
+import FaceScanCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #elseif canImport(Foundation)
@@ -109,6 +112,7 @@ extension FaceScanSession {
         isCancelled: (() -> Bool)? = nil
     ) throws(FaceScanError) {
         var frame = Frame()
+        reader.deferImageProblems = true  // thrown or skipped below, as the settings say
         var fold = FrameFold(rejectOutliers: settings.rejectOutliers, weighting: settings.frameWeighting)
         fold.accumulator = accumulator
         let threaded = threads > 1 ? ThreadedFold(fold) : nil
@@ -125,7 +129,15 @@ extension FaceScanSession {
                     break
                 }
                 let accepted = judge(frame).isAccepted
-                if frame.encodedImage != nil {
+                if let problem = frame.imageProblem {
+                    do throws(FaceScanError) {
+                        try skipOrThrow(problem)
+                    } catch {
+                        imageError = error
+                        break
+                    }
+                    if accepted, fusion != nil { fusion!.observe(frame.xyz) }  // its geometry only
+                } else if frame.encodedImage != nil {
                     do throws(FaceScanError) {
                         try fuseEncodedImage(of: frame, accepted: accepted)
                     } catch {

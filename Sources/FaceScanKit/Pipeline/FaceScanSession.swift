@@ -204,11 +204,17 @@ public struct FaceScanSession: Sendable {
     /// `ambientIntensity`, `ambientColorTemperature` and `eyeBlinkLeft`/`Right` say how the light
     /// and a blink changed the picture. The image is not kept.
     ///
-    /// Throws as ``add(_:)`` does, and `.badInput` when the image's size is not the camera's.
+    /// Throws as ``add(_:)`` does, and `.badInput` when the image's size is not the camera's;
+    /// with ``ScanSettings/skipBadImages`` such a frame is added without its image (counted in
+    /// ``Report/skippedImages``).
     public mutating func add(_ frame: Frame, image: CameraImage, camera: FrameCamera) throws(FaceScanError)
         -> FrameVerdict
     {
         guard image.width == camera.width, image.height == camera.height else {
+            if settings.skipBadImages {
+                count(.wrongSize)
+                return try add(frame)  // its geometry only
+            }
             throw .badInput(
                 InputError(
                     file: name, frame: report.frames.read, field: "image",
@@ -235,6 +241,24 @@ public struct FaceScanSession: Sendable {
             blink: max(m.eyeBlinkLeft ?? 0, m.eyeBlinkRight ?? 0), scratch: &fusionScratch)
     }
 
+    /// A frame's unusable image: counted and skipped with ``ScanSettings/skipBadImages``, else its error.
+    mutating func skipOrThrow(_ problem: ImageProblem) throws(FaceScanError) {
+        guard settings.skipBadImages else { throw .badInput(problem.error) }
+        count(problem.reason)
+    }
+
+    /// Counts a skipped image in the report.
+    mutating func count(_ reason: BadImageReason) {
+        var k = report.skippedImages ?? Report.SkippedImages()
+        switch reason {
+        case .corrupt: k.corrupt += 1
+        case .wrongSize: k.wrongSize += 1
+        case .oversized: k.oversized += 1
+        case .camera: k.camera += 1
+        }
+        report.skippedImages = k
+    }
+
     /// Creates the fusion with the first frame that needs it.
     mutating func startFusion(_ frame: Frame) throws(FaceScanError) {
         if fusion == nil {
@@ -247,7 +271,14 @@ public struct FaceScanSession: Sendable {
     /// error wherever it is) and fuses it when the frame was accepted.
     mutating func fuseEncodedImage(of frame: Frame, accepted: Bool) throws(FaceScanError) {
         guard let bytes = frame.encodedImage, let camera = frame.camera else { return }
-        let image = try ImageDecoder.decode(bytes, camera: camera, file: name, frame: frame.index)
+        let image: CameraImage
+        switch try ImageDecoder.decodeChecked(bytes, camera: camera, file: name, frame: frame.index) {
+        case .success(let decoded): image = decoded
+        case .failure(let problem):
+            try skipOrThrow(problem)
+            if accepted, fusion != nil { fusion!.observe(frame.xyz) }  // its geometry only
+            return
+        }
         if accepted {
             try startFusion(frame)
             fusion!.observe(frame.xyz)
@@ -384,6 +415,15 @@ public struct FaceScanSession: Sendable {
 
     /// The texture fused so far (nil when no accepted frame had an image), its figures in `report`.
     func fusedTexture(report: inout Report) -> FusedTexture? {
+        if let k = report.skippedImages {
+            let reasons = [
+                (k.corrupt, "corrupt"), (k.wrongSize, "wrong size"), (k.oversized, "oversized"), (k.camera, "camera"),
+            ]
+            .filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
+            report.warnings.append(
+                "\(k.total) frame\(k.total == 1 ? "'s image" : "s' images") skipped (--skip-bad-images), their geometry used: \(reasons)"
+            )
+        }
         guard let fused = fusion?.finish() else { return nil }
         report.colour = Report.Colour(
             framesFused: fused.framesFused, textureSize: fused.image.width, coveredTexels: fused.coveredTexels,

@@ -25,6 +25,10 @@ public struct PipelineOptions: Sendable, Hashable, Codable {
     public var rejectOutliers = true
     /// How the kept frames are weighted in the average (``FrameWeighting``; inverse-variance by default).
     public var frameWeighting = FrameWeighting.residual
+    /// Use a frame whose camera image is unusable for its geometry alone, counting it in the
+    /// report, instead of stopping with the error (``ScanSettings/skipBadImages``; the CLI's
+    /// `--skip-bad-images`). Not encoded (so options encoded before it decode alike).
+    public var skipBadImages = false
     /// Unit of the output coordinates; nil: the capture's setting, else millimetres.
     public var units: LengthUnit?
     /// Uniform scale applied after the unit conversion; nil: the capture's setting, else 1.

@@ -37,6 +37,11 @@ public struct ScanSettings: Sendable, Hashable, Codable {
     public var rejectOutliers: Bool
     /// How the kept frames are weighted in the average (inverse-variance by default).
     public var frameWeighting: FrameWeighting
+    /// A frame whose camera image cannot be used (corrupt or truncated, a size other than the
+    /// camera's, oversized, a camera without intrinsics) is used for its geometry alone and counted
+    /// in ``Report/skippedImages`` by reason, instead of stopping the run with the error naming
+    /// the file, frame and field (the default). The CLI's `--skip-bad-images`.
+    public var skipBadImages: Bool
 
     /// Settings with FORMAT.md's defaults for whatever is not given. Not checked here: see
     /// ``validate()``.
@@ -46,7 +51,7 @@ public struct ScanSettings: Sendable, Hashable, Codable {
         units: LengthUnit = .mm, scale: Double = 1, solid: SolidOptions? = nil,
         formats: [OutputFormat] = [.stl, .obj, .png],
         smoothingWeights: SmoothingWeights = .cotangent, noiseLimit: Double = 4, featureScale: Double = 5,
-        rejectOutliers: Bool = true, frameWeighting: FrameWeighting = .residual
+        rejectOutliers: Bool = true, frameWeighting: FrameWeighting = .residual, skipBadImages: Bool = false
     ) {
         self.gate = gate
         self.maxFrames = maxFrames
@@ -61,6 +66,7 @@ public struct ScanSettings: Sendable, Hashable, Codable {
         self.featureScale = featureScale
         self.rejectOutliers = rejectOutliers
         self.frameWeighting = frameWeighting
+        self.skipBadImages = skipBadImages
     }
 
     /// Metres → output unit, times the scale.
@@ -145,6 +151,7 @@ extension ScanSettings {
         featureScale = o.featureScale
         rejectOutliers = o.rejectOutliers
         frameWeighting = o.frameWeighting
+        skipBadImages = o.skipBadImages
     }
 }
 
