@@ -397,7 +397,7 @@ package struct ExpressionStatistics: Sendable {
     /// Whether the `q` quantile of `x` (as ``quantile(_:_:)``) exceeds `limit`, in O(n): only
     /// the two order statistics around the quantile's position matter, and only when they
     /// straddle the limit.
-    static func quantileExceeds(_ x: [Double], _ q: Double, _ limit: Double) -> Bool {
+    package static func quantileExceeds(_ x: [Double], _ q: Double, _ limit: Double) -> Bool {
         guard !x.isEmpty else { return 0 > limit }
         let h = q * Double(x.count - 1)
         let lo = Int(h.rounded(.down)), hi = min(lo + 1, x.count - 1)
@@ -453,7 +453,7 @@ package struct ExpressionStatistics: Sendable {
     }
 
     /// The `q` quantile of `x` (linear between order statistics, as numpy's default); 0 when empty.
-    static func quantile(_ x: [Double], _ q: Double) -> Double {
+    package static func quantile(_ x: [Double], _ q: Double) -> Double {
         guard !x.isEmpty else { return 0 }
         let s = x.sorted()
         let h = q * Double(s.count - 1)
