@@ -104,6 +104,11 @@ package struct ExpressionStatistics: Sendable {
     /// The 99.9th percentile over the coordinates of the F ratio (explained variance per
     /// coefficient over residual variance) the coefficients must reach to be used at all.
     package static let minimumF = 15.0
+    /// How many times its own noise the raw correction must differ from the smoothed one before
+    /// it is taken back (the shrinkage weight's k).
+    package static let blendNoiseFactor = 2.0
+    /// Umbrella passes that smooth the shrinkage weight.
+    package static let blendPasses = 2
     /// Ridge on the coefficients' covariance, relative to its diagonal (collinear coefficients).
     package static let ridge = 1e-3
 
@@ -151,9 +156,10 @@ package struct ExpressionStatistics: Sendable {
         var ridged = cov
         for a in 0..<p { ridged[a * p + a] *= 1 + Self.ridge }
         guard let inverse = Self.inverted(ridged, p) else { return nil }
-        // 3. The shift from the frames' weighted mean expression to the resting one, in all and
-        //    by region, mapped through C⁻¹ (a vertex's correction is Sᵥ·C⁻¹·shift, Sᵥ its centred
-        //    cross products); g = shiftᵀ C⁻¹ C C⁻¹ shift scales its noise.
+        // 3. The shift from the frames' weighted mean expression to the resting one, by region
+        //    (eyes, brows, mouth, the rest: their sum is the whole shift), mapped through C⁻¹ (a
+        //    vertex's correction is Sᵥ·C⁻¹·shift, Sᵥ its centred cross products); for each region
+        //    gᵣ = sᵣᵀ C⁻¹ C C⁻¹ sᵣ scales the noise of its correction.
         var shift = [Double](repeating: 0, count: p)
         for a in 0..<p {
             let k = chosen[a]
@@ -163,9 +169,9 @@ package struct ExpressionStatistics: Sendable {
         let regionCount = 4
         let gw = acc.groupWeightSums
         let filled = (0..<gw.count).filter { gw[$0] > 0 }
-        // The fields to map: the whole shift, each region's share, each group's mean expression
+        // The fields to map: each region's share of the shift, each group's mean expression
         // against the whole (for the noise samples).
-        var shifts: [[Double]] = [shift]
+        var shifts: [[Double]] = []
         for r in 0..<regionCount {
             shifts.append((0..<p).map { Self.region(names[chosen[$0]]) == r ? shift[$0] : 0 })
         }
@@ -179,33 +185,37 @@ package struct ExpressionStatistics: Sendable {
                 mapped[f * p + a] = s
             }
         }
-        var g = 0.0
-        for a in 0..<p { for b in 0..<p { g += mapped[a] * cov[a * p + b] * mapped[b] } }
+        var gRegion = [Double](repeating: 0, count: regionCount)
+        for r in 0..<regionCount {
+            for a in 0..<p { for b in 0..<p { gRegion[r] += mapped[r * p + a] * cov[a * p + b] * mapped[r * p + b] } }
+        }
         // 4. Each vertex: the fields (3 coordinates each) and the residual variance of the fit.
         let means = acc.means, m2 = acc.m2
         var fields = [Double](repeating: 0, count: fieldCount * n)
         var sigma2 = [Double](repeating: 0, count: n), explainedSS = sigma2
         let dof = Double(count - 1 - p)
         var centred = [Double](repeating: 0, count: p)
-        for x in 0..<n {
-            for a in 0..<p {
-                let k = chosen[a]
-                centred[a] = cross[column[k] * n + x] - means[x] * sumWD[k]
+        cross.withUnsafeBufferPointer { crossBuffer in
+            for x in 0..<n {
+                for a in 0..<p {
+                    let k = chosen[a]
+                    centred[a] = crossBuffer[column[k] * n + x] - means[x] * sumWD[k]
+                }
+                for f in 0..<fieldCount {
+                    var s = 0.0
+                    for a in 0..<p { s += centred[a] * mapped[f * p + a] }
+                    fields[f * n + x] = s
+                }
+                // Explained sum of squares Sᵀ C⁻¹ S.
+                var explained = 0.0
+                for a in 0..<p {
+                    var s = 0.0
+                    for b in 0..<p { s += inverse[a * p + b] * centred[b] }
+                    explained += centred[a] * s
+                }
+                sigma2[x] = max(m2[x] - explained, 0) / dof
+                explainedSS[x] = explained
             }
-            for f in 0..<fieldCount {
-                var s = 0.0
-                for a in 0..<p { s += centred[a] * mapped[f * p + a] }
-                fields[f * n + x] = s
-            }
-            // Explained sum of squares Sᵀ C⁻¹ S.
-            var explained = 0.0
-            for a in 0..<p {
-                var s = 0.0
-                for b in 0..<p { s += inverse[a * p + b] * centred[b] }
-                explained += centred[a] * s
-            }
-            sigma2[x] = max(m2[x] - explained, 0) / dof
-            explainedSS[x] = explained
         }
         // The coefficients must explain much more of some vertices' spread than chance would:
         // the F ratio (explained variance per coefficient over the residual variance) of the
@@ -215,7 +225,7 @@ package struct ExpressionStatistics: Sendable {
         var ratios: [Double] = []
         ratios.reserveCapacity(n)
         for x in 0..<n where sigma2[x] > 0 { ratios.append(explainedSS[x] / (Double(p) * sigma2[x])) }
-        guard !ratios.isEmpty, Self.quantile(ratios, 0.999) > Self.minimumF else { return nil }
+        guard !ratios.isEmpty, Self.quantileExceeds(ratios, 0.999, Self.minimumF) else { return nil }
         // 5. Smooth every field over the mesh (expression fields are smooth, sensor noise is not).
         //    How much the smoothing cuts the noise is measured, not assumed: the noise samples
         //    (the groups' means, each group's own expression taken out by the raw responses) are
@@ -227,11 +237,12 @@ package struct ExpressionStatistics: Sendable {
         var probes: [Double] = []
         if let samples = noise, samples.count == filled.count {
             for (sIndex, sample) in samples.enumerated().prefix(2) {
-                let f = (1 + regionCount + sIndex) * n
+                let f = (regionCount + sIndex) * n
                 for x in 0..<n { probes.append(sample[x] - fields[f + x] * scales[sIndex]) }
             }
         }
         let probeCount = probes.count / n
+        let raw = Array(fields[0..<(regionCount * n)])
         let adjacency = Adjacency(triangles: triangles, vertexCount: nv)
         let all = Self.smoothed(
             fields + probes, fieldCount: fieldCount + probeCount, adjacency: adjacency, passes: Self.smoothingPasses)
@@ -245,22 +256,57 @@ package struct ExpressionStatistics: Sendable {
             }
             if before > 0 { ratio = min(1, max(Self.smoothedVarianceRatio, after / before)) }
         }
-        // 6. Correct the vertices where the smoothed correction is significant.
+        // 6. Where a region's raw correction differs from its smoothed one by more than its own
+        //    noise explains, the smoothing blurred a real, sharp response (an eyelid a few
+        //    vertices wide): the correction takes that share of the raw one back, by the
+        //    shrinkage weight λ = max(0, 1 − k·noise/difference²) (James & Stein 1961; a local
+        //    Wiener filter), λ itself smoothed by two passes so that it varies smoothly.
+        var lambda = [Double](repeating: 0, count: regionCount * nv)
+        for r in 0..<regionCount where gRegion[r] > 0 {
+            for v in 0..<nv {
+                var d2 = 0.0, noise2 = 0.0
+                for i in 0..<3 {
+                    let x = 3 * v + i
+                    let d = raw[r * n + x] - fields[r * n + x]
+                    d2 += d * d
+                    noise2 += sigma2[x]
+                }
+                noise2 *= Self.blendNoiseFactor * gRegion[r] * (1 - ratio)
+                lambda[r * nv + v] = d2 > 0 ? max(0, 1 - noise2 / d2) : 0
+            }
+        }
+        lambda = Self.smoothedScalar(lambda, fieldCount: regionCount, adjacency: adjacency, passes: Self.blendPasses)
+        // 7. Correct each vertex by the regions whose correction is significant there (χ², 3
+        //    degrees of freedom, against the noise of the blended correction: λ²·raw + (1−λ)²·
+        //    smoothed); elsewhere the mean, its standard error and its noise samples stay the plain
+        //    ones, bit for bit.
         var mean = acc.mean()!
         var se = acc.standardErrors()
         var removed = [Double](repeating: 0, count: regionCount + 1)
         var modelled = 0
-        let inflation = 1 / w + g * ratio
         for v in 0..<nv {
-            var chi2 = 0.0
-            for i in 0..<3 {
-                let x = 3 * v + i
-                guard sigma2[x] > 0 else { chi2 = 0; break }
-                chi2 += fields[x] * fields[x] / (sigma2[x] * g * ratio)
+            var delta = SIMD3<Double>(0, 0, 0)
+            var inflation = 1 / w
+            var used = false
+            for r in 0..<regionCount where gRegion[r] > 0 {
+                let l = lambda[r * nv + v]
+                let share = ratio * (1 - l) * (1 - l) + l * l
+                var chi2 = 0.0
+                var c = SIMD3<Double>(0, 0, 0)
+                for i in 0..<3 {
+                    let x = 3 * v + i
+                    guard sigma2[x] > 0 else { chi2 = 0; break }
+                    c[i] = fields[r * n + x] + l * (raw[r * n + x] - fields[r * n + x])
+                    chi2 += c[i] * c[i] / (sigma2[x] * gRegion[r] * share)
+                }
+                guard chi2 > Self.significance else { continue }
+                used = true
+                delta += c
+                inflation += gRegion[r] * share
+                removed[r] = max(removed[r], (c * c).sum().squareRoot())
             }
-            guard chi2 > Self.significance else { continue }
+            guard used else { continue }
             modelled += 1
-            let delta = SIMD3(fields[3 * v], fields[3 * v + 1], fields[3 * v + 2])
             let moved = SIMD3(means[3 * v], means[3 * v + 1], means[3 * v + 2]) + delta
             mean[v] = SIMD3(Float(moved.x), Float(moved.y), Float(moved.z))
             if se != nil {
@@ -268,16 +314,11 @@ package struct ExpressionStatistics: Sendable {
             }
             if noise != nil {
                 for s in 0..<filled.count {
-                    let f = (1 + regionCount + s) * n
+                    let f = (regionCount + s) * n
                     for i in 0..<3 { noise![s][3 * v + i] -= fields[f + 3 * v + i] * scales[s] }
                 }
             }
             removed[regionCount] = max(removed[regionCount], (delta * delta).sum().squareRoot())
-            for r in 0..<regionCount {
-                let f = (1 + r) * n + 3 * v
-                let d = SIMD3(fields[f], fields[f + 1], fields[f + 2])
-                removed[r] = max(removed[r], (d * d).sum().squareRoot())
-            }
         }
         let summary = Report.Expression(
             coefficients: chosen.map { names[$0] }, verticesModelled: modelled,
@@ -325,6 +366,59 @@ package struct ExpressionStatistics: Sendable {
         return a
     }
 
+    /// `fieldCount` scalar fields of one value per vertex (field after field), each replaced
+    /// `passes` times by the mean of the vertex and its neighbours.
+    static func smoothedScalar(_ fields: [Double], fieldCount: Int, adjacency: Adjacency, passes: Int) -> [Double] {
+        var a = fields, b = fields
+        let nv = adjacency.vertexCount
+        adjacency.offsets.withUnsafeBufferPointer { offsets in
+            adjacency.neighbors.withUnsafeBufferPointer { neighbors in
+                for _ in 0..<passes {
+                    a.withUnsafeBufferPointer { src in
+                        b.withUnsafeMutableBufferPointer { dst in
+                            for f in 0..<fieldCount {
+                                let o = src.baseAddress! + f * nv, d = dst.baseAddress! + f * nv
+                                for v in 0..<nv {
+                                    let lo = Int(offsets[v]), hi = Int(offsets[v + 1])
+                                    var x = o[v]
+                                    for e in lo..<hi { x += o[Int(neighbors[e])] }
+                                    d[v] = x / Double(1 + hi - lo)
+                                }
+                            }
+                        }
+                    }
+                    swap(&a, &b)
+                }
+            }
+        }
+        return a
+    }
+
+    /// Whether the `q` quantile of `x` (as ``quantile(_:_:)``) exceeds `limit`, in O(n): only
+    /// the two order statistics around the quantile's position matter, and only when they
+    /// straddle the limit.
+    package static func quantileExceeds(_ x: [Double], _ q: Double, _ limit: Double) -> Bool {
+        guard !x.isEmpty else { return 0 > limit }
+        let h = q * Double(x.count - 1)
+        let lo = Int(h.rounded(.down)), hi = min(lo + 1, x.count - 1)
+        var above = 0, largestBelow = -Double.infinity, smallestAbove = Double.infinity
+        for v in x {
+            if v > limit {
+                above += 1
+                smallestAbove = min(smallestAbove, v)
+            } else {
+                largestBelow = max(largestBelow, v)
+            }
+        }
+        // Ranks lo and hi (0-based, ascending) are above the limit when fewer than that many
+        // values are at most the limit.
+        let atMost = x.count - above
+        if atMost <= lo { return true }  // s[lo] > limit
+        if atMost > hi { return false }  // s[hi] ≤ limit
+        // s[lo] = largestBelow ≤ limit < s[hi] = smallestAbove.
+        return largestBelow + (h - Double(lo)) * (smallestAbove - largestBelow) > limit
+    }
+
     /// The inverse of the symmetric positive-definite `p × p` matrix `a` (Gauss–Jordan with
     /// partial pivoting), or nil when it is singular.
     static func inverted(_ a: [Double], _ p: Int) -> [Double]? {
@@ -359,7 +453,7 @@ package struct ExpressionStatistics: Sendable {
     }
 
     /// The `q` quantile of `x` (linear between order statistics, as numpy's default); 0 when empty.
-    static func quantile(_ x: [Double], _ q: Double) -> Double {
+    package static func quantile(_ x: [Double], _ q: Double) -> Double {
         guard !x.isEmpty else { return 0 }
         let s = x.sorted()
         let h = q * Double(s.count - 1)
