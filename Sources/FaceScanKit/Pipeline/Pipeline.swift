@@ -95,8 +95,8 @@ public enum Pipeline {
         _ = clock.lap()
 
         // 4. Encode every output (the caller writes them).
-        var formats: [String] = []
-        for f in settings.formats.map(\.rawValue) where !formats.contains(f) { formats.append(f) }
+        var formats: [FileFormat] = []
+        for f in settings.formats.map(\.fileFormat) where !formats.contains(f) { formats.append(f) }
         let outputName = options.name ?? defaultName(for: input)
         try lift { () throws(IOFailure) in try AtomicFile.prepareDirectory(options.outputDirectory) }
         var renderMs = 0.0
@@ -107,30 +107,34 @@ public enum Pipeline {
         }
         for format in formats {
             var formatClock = Stopwatch()
-            if format == "png" || format == "3mf", thumbnail == nil {
-                thumbnail = try lift {
-                    try Exporter.bytes(
-                        mesh, format: "png", render: RenderOptions(size: options.thumbnailSize), colour: colour)
+            let bytes: [UInt8]
+            switch format {
+            case .png, .threeMF:
+                if thumbnail == nil {
+                    thumbnail = try Exporter.bytes(
+                        mesh, format: .png, render: RenderOptions(size: options.thumbnailSize), colour: colour)
+                    renderMs = formatClock.lap()
                 }
-                renderMs = formatClock.lap()
+                bytes =
+                    format == .png
+                    ? thumbnail ?? []
+                    : try Exporter.bytes(
+                        mesh, format: format, unit: settings.units, thumbnail: thumbnail, colour: colour,
+                        materialLibrary: outputName + ".mtl", printingPosition: settings.solid != nil)
+            case .uncertaintyPNG:
+                bytes = try uncertaintyPicture(ingested, size: options.thumbnailSize)
+                renderMs += formatClock.lap()
+            default:
+                // Formats with a stated unit are written at the true size whatever --units says.
+                bytes = try Exporter.bytes(
+                    mesh, format: format, unit: settings.units, thumbnail: thumbnail, colour: colour,
+                    materialLibrary: outputName + ".mtl", printingPosition: settings.solid != nil)
             }
-            // Formats with a stated unit are written at the true size whatever --units says.
-            let bytes =
-                try format == "png"
-                ? thumbnail ?? []
-                : format == "uncertainty.png"
-                    ? lift { try uncertaintyPicture(ingested, size: options.thumbnailSize) }
-                    : lift {
-                        try Exporter.bytes(
-                            mesh, format: format, unit: settings.units, thumbnail: thumbnail, colour: colour,
-                            materialLibrary: outputName + ".mtl", printingPosition: settings.solid != nil)
-                    }
-            if format == "uncertainty.png" { renderMs += formatClock.lap() }
-            let path = options.outputDirectory + "/" + outputName + "." + format
+            let path = options.outputDirectory + "/" + outputName + "." + format.name
             try lift { () throws(IOFailure) in try AtomicFile.checkTarget(path) }
             try output(EncodedOutput(path: path, bytes: bytes))
-            report.outputs.append(.init(format: format, path: path, bytes: bytes.count))
-            if format == "obj", let colour {
+            report.outputs.append(.init(format: format.name, path: path, bytes: bytes.count))
+            if format == .obj, let colour {
                 // The OBJ's material and its texture beside it, in the same transaction.
                 let texturePath = options.outputDirectory + "/" + outputName + Exporter.textureSuffix
                 let mtl = Mesh.mtlBytes(texture: outputName + Exporter.textureSuffix)
@@ -152,7 +156,7 @@ public enum Pipeline {
     /// The averaged face (before smoothing) coloured by each vertex's standard error in µm, with
     /// a legend, as PNG bytes (front view, at least `Heatmap.minimumSize` pixels); all zero and
     /// said so under the picture when one frame was averaged (no estimate).
-    static func uncertaintyPicture(_ ingested: Ingested, size: Int) throws -> [UInt8] {
+    static func uncertaintyPicture(_ ingested: Ingested, size: Int) throws(FaceScanError) -> [UInt8] {
         let se = ingested.standardErrors
         let um = se?.map { $0 * 1e6 } ?? [Double](repeating: 0, count: ingested.mesh.vertexCount)
         let noise = Report.Noise(standardErrors: se ?? [])

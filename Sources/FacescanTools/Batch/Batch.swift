@@ -430,19 +430,21 @@ package enum Batch {
         var o = options
         o.name = name
         let set = OutputSet()
-        do {
+        do throws(FaceScanError) {
             var crcs: [UInt32] = []
             var r = try Pipeline.encode(input: input, options: o) { (f) throws(FaceScanError) in
                 do throws(IOFailure) { crcs.append(try set.stage(f.bytes, to: f.path)) } catch { throw .io(error) }
             }
             for k in r.outputs.indices { r.outputs[k].crc32 = crcs[k] }
-            try set.stage(
-                Array((r.json.serialized() + "\n").utf8), to: reportPath(outputDirectory: o.outputDirectory, name: name)
-            )
+            let json = Array((r.json.serialized() + "\n").utf8)
+            do throws(IOFailure) {
+                try set.stage(json, to: reportPath(outputDirectory: o.outputDirectory, name: name))
+            } catch {
+                throw .io(error)
+            }
             return (Outcome(input: input, name: name, report: r, failure: nil), set)
-        } catch {
+        } catch let failure {
             set.abort()
-            let failure = FaceScanError(any: error, path: input)
             if case .noAcceptedFrames(let e) = failure {
                 return (Outcome(input: input, name: name, report: e.report, failure: failure), nil)
             }
