@@ -1,4 +1,5 @@
 import FaceScanCore
+import FaceScanExport
 import FaceScanRender
 import FaceScanTexture
 

@@ -200,7 +200,8 @@ package enum MeshIO {
             }
             return one(bytes)
         case .fbx:
-            return one(try lift { () throws(UsageError) in try mesh.fbxBytes(centimetresPerUnit: unit.millimetres / 10) })
+            return one(
+                try lift { () throws(UsageError) in try mesh.fbxBytes(centimetresPerUnit: unit.millimetres / 10) })
         case .threeMF:
             let png: [UInt8]
             if let thumbnail {

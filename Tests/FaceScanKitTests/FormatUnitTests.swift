@@ -53,7 +53,8 @@ private func glbJSON(_ b: [UInt8]) throws -> [String: Any] {
         let (lo, hi) = bounds(mm)
         for (mesh, unit) in [(mm, LengthUnit.mm), (m, .m)] {
             let path = dir + "/box-\(unit.rawValue).\(format)"
-            try AtomicFile.write(try MeshIO.bytes(mesh, format: #require(FileFormat.named(format)), unit: unit), to: path)
+            try AtomicFile.write(
+                try MeshIO.bytes(mesh, format: #require(FileFormat.named(format)), unit: unit), to: path)
             for readUnit in LengthUnit.allCases {
                 let back = try MeshIO.read(path: path, unit: readUnit)
                 #expect(back.triangleCount == 12, "\(format)")

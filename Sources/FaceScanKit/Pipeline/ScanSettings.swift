@@ -1,3 +1,9 @@
+import FaceScanCore
+import FaceScanDecimate
+import FaceScanGate
+import FaceScanSmooth
+import FaceScanSolid
+
 /// Everything a scan uses, with FORMAT.md's defaults: the gate, how many frames, the smoothing
 /// and averaging tuning, the output size, unit and scale, and whether to close the face into a
 /// solid. `ScanSettings()` is what `facescan process` does for a capture without settings.
