@@ -91,19 +91,41 @@ public enum Pipeline {
 
         // 2. Smooth, 3. decimate / refine (or solid), unit and scale.
         let mesh = try FaceScanSession.shape(ingested, report: &report, name: name)
-        let settings = ingested.settings
         _ = clock.lap()
 
         // 4. Encode every output (the caller writes them).
+        let renderMs = try encodeOutputs(
+            mesh, ingested, texture: texture, name: options.name ?? defaultName(for: input), options: options,
+            report: &report, output: output)
+        report.timingsMs.render = renderMs
+        report.timingsMs.export = clock.lap() - renderMs
+        report.timingsMs.total = total.elapsed
+        return report
+    }
+
+    /// Step 4 of ``encode(input:options:progress:output:)``: every format of the settings (each
+    /// once, in their order) encoded and handed to `output` as `NAME.FORMAT` in the output
+    /// directory (created or checked first), an OBJ's material and texture beside it when the mesh
+    /// is coloured; each listed in `report.outputs`. Returns the milliseconds spent rendering (the
+    /// thumbnail, once, and the uncertainty picture).
+    static func encodeOutputs(
+        _ mesh: Mesh, _ ingested: Ingested, texture: RGBAImage?, name outputName: String, options: PipelineOptions,
+        report: inout Report, output: (EncodedOutput) throws(FaceScanError) -> Void
+    ) throws(FaceScanError) -> Double {
+        let settings = ingested.settings
         var formats: [FileFormat] = []
         for f in settings.formats.map(\.fileFormat) where !formats.contains(f) { formats.append(f) }
-        let outputName = options.name ?? defaultName(for: input)
         try lift { () throws(IOFailure) in try AtomicFile.prepareDirectory(options.outputDirectory) }
         var renderMs = 0.0
         var thumbnail: [UInt8]?  // rendered once, for the PNG and the 3MF package thumbnail
         // The texture's PNG (encoded once) when the capture had colour and the mesh kept its UVs.
         let colour = try texture.flatMap { (t) throws(FaceScanError) -> Exporter.Colour? in
             mesh.uvs == nil ? nil : Exporter.Colour(texture: t, png: try PNGEncoder.encode(t, name: "texture"))
+        }
+        func emit(_ path: String, _ bytes: [UInt8], format: String) throws(FaceScanError) {
+            try lift { () throws(IOFailure) in try AtomicFile.checkTarget(path) }
+            try output(EncodedOutput(path: path, bytes: bytes))
+            report.outputs.append(.init(format: format, path: path, bytes: bytes.count))
         }
         for format in formats {
             var formatClock = Stopwatch()
@@ -130,27 +152,15 @@ public enum Pipeline {
                     mesh, format: format, unit: settings.units, thumbnail: thumbnail, colour: colour,
                     materialLibrary: outputName + ".mtl", printingPosition: settings.solid != nil)
             }
-            let path = options.outputDirectory + "/" + outputName + "." + format.name
-            try lift { () throws(IOFailure) in try AtomicFile.checkTarget(path) }
-            try output(EncodedOutput(path: path, bytes: bytes))
-            report.outputs.append(.init(format: format.name, path: path, bytes: bytes.count))
+            try emit(options.outputDirectory + "/" + outputName + "." + format.name, bytes, format: format.name)
             if format == .obj, let colour {
                 // The OBJ's material and its texture beside it, in the same transaction.
-                let texturePath = options.outputDirectory + "/" + outputName + Exporter.textureSuffix
-                let mtl = Mesh.mtlBytes(texture: outputName + Exporter.textureSuffix)
-                let mtlPath = options.outputDirectory + "/" + outputName + ".mtl"
-                try lift { () throws(IOFailure) in try AtomicFile.checkTarget(mtlPath) }
-                try output(EncodedOutput(path: mtlPath, bytes: mtl))
-                try lift { () throws(IOFailure) in try AtomicFile.checkTarget(texturePath) }
-                try output(EncodedOutput(path: texturePath, bytes: colour.png))
-                report.outputs.append(.init(format: "mtl", path: mtlPath, bytes: mtl.count))
-                report.outputs.append(.init(format: "texture.png", path: texturePath, bytes: colour.png.count))
+                let base = options.outputDirectory + "/" + outputName
+                try emit(base + ".mtl", Mesh.mtlBytes(texture: outputName + Exporter.textureSuffix), format: "mtl")
+                try emit(base + Exporter.textureSuffix, colour.png, format: "texture.png")
             }
         }
-        report.timingsMs.render = renderMs
-        report.timingsMs.export = clock.lap() - renderMs
-        report.timingsMs.total = total.elapsed
-        return report
+        return renderMs
     }
 
     /// The averaged face (before smoothing) coloured by each vertex's standard error in µm, with
