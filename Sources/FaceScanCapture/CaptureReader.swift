@@ -585,63 +585,9 @@ package final class FrameParser {
                         _ = try json.readLiteral()  // null: treated as absent
                         continue
                     }
-                    switch key {
-                    case "vertices":
-                        guard try json.peek() == UInt8(ascii: "[") else { throw json.badValue("an array of numbers") }
-                        try json.readFloatArray(
-                            into: &frame.xyz, limit: 3 * CaptureReader.maxVertices,
-                            tooMany: CaptureReader.tooManyVertices)
-                        verticesField = key
-                    case "verticesBase64":
-                        guard try json.peek() == UInt8(ascii: "\"") else { throw json.badValue("a base64 string") }
-                        try readBase64Vertices(into: &frame.xyz)
-                        verticesField = key
-                    case "transform":
-                        guard try json.peek() == UInt8(ascii: "[") else {
-                            throw json.badValue("an array of 16 numbers")
-                        }
-                        let m = try json.readDoubleArray(limit: 16)
-                        guard m.count == 16 else {
-                            throw InputError(file: name, "has \(m.count) numbers, expected 16 (column-major 4×4)")
-                        }
-                        transformDistance = (m[12] * m[12] + m[13] * m[13] + m[14] * m[14]).squareRoot()
-                        frame.anchorTransform = m
-                    case "distance":
-                        let d = try json.readDouble()
-                        guard d >= 0 else { throw InputError(file: name, "negative distance \(d)") }
-                        frame.metadata.distance = d
-                    case "trackingState":
-                        guard try json.peek() == UInt8(ascii: "\"") else { throw json.badValue("a string") }
-                        let s = try json.readString(limit: 256)
-                        guard let t = TrackingState(rawValue: s) else {
-                            throw InputError(
-                                file: name,
-                                "unknown tracking state \(CaptureReader.quoted(s)) (expected normal, limited or notAvailable)"
-                            )
-                        }
-                        frame.metadata.tracking = t
-                    case "ambientIntensity":
-                        let v = try json.readDouble()
-                        guard v >= 0 else { throw InputError(file: name, "negative light estimate \(v)") }
-                        frame.metadata.ambientIntensity = v
-                    case "blendShapes":
-                        try parseBlendShapes(&frame.metadata, &field)
-                    case "timestamp":
-                        _ = try json.readDouble()
-                    case "ambientColorTemperature":
-                        let v = try json.readDouble()
-                        guard v >= 1000, v <= 40000 else {
-                            throw InputError(file: name, "colour temperature \(v) K is outside 1000…40000")
-                        }
-                        frame.metadata.ambientColorTemperature = v
-                    case "image":
-                        guard try json.peek() == UInt8(ascii: "\"") else { throw json.badValue("a base64 string") }
-                        frame.encodedImage = try readBase64Image()
-                    case "camera":
-                        frame.camera = try parseCamera(&field)
-                    default:
-                        try json.skipValue()
-                    }
+                    try parseMember(
+                        key, into: &frame, field: &field, verticesField: &verticesField,
+                        transformDistance: &transformDistance)
                 } while !(try json.nextOrClose(UInt8(ascii: "}")))
             }
             field = nil
@@ -664,6 +610,72 @@ package final class FrameParser {
             e.frame = index
             if e.field == nil { e.field = field }
             throw e
+        }
+    }
+
+    /// One member `key` of a frame object (its value at the reader's position) into `frame`:
+    /// the vertices (naming the field used in `verticesField`), the transform (its distance in
+    /// `transformDistance`), the metadata, the image and its camera; unknown keys are skipped.
+    private func parseMember(
+        _ key: String, into frame: inout Frame, field: inout String?, verticesField: inout String?,
+        transformDistance: inout Double?
+    ) throws(InputError) {
+        switch key {
+        case "vertices":
+            guard try json.peek() == UInt8(ascii: "[") else { throw json.badValue("an array of numbers") }
+            try json.readFloatArray(
+                into: &frame.xyz, limit: 3 * CaptureReader.maxVertices,
+                tooMany: CaptureReader.tooManyVertices)
+            verticesField = key
+        case "verticesBase64":
+            guard try json.peek() == UInt8(ascii: "\"") else { throw json.badValue("a base64 string") }
+            try readBase64Vertices(into: &frame.xyz)
+            verticesField = key
+        case "transform":
+            guard try json.peek() == UInt8(ascii: "[") else {
+                throw json.badValue("an array of 16 numbers")
+            }
+            let m = try json.readDoubleArray(limit: 16)
+            guard m.count == 16 else {
+                throw InputError(file: name, "has \(m.count) numbers, expected 16 (column-major 4×4)")
+            }
+            transformDistance = (m[12] * m[12] + m[13] * m[13] + m[14] * m[14]).squareRoot()
+            frame.anchorTransform = m
+        case "distance":
+            let d = try json.readDouble()
+            guard d >= 0 else { throw InputError(file: name, "negative distance \(d)") }
+            frame.metadata.distance = d
+        case "trackingState":
+            guard try json.peek() == UInt8(ascii: "\"") else { throw json.badValue("a string") }
+            let s = try json.readString(limit: 256)
+            guard let t = TrackingState(rawValue: s) else {
+                throw InputError(
+                    file: name,
+                    "unknown tracking state \(CaptureReader.quoted(s)) (expected normal, limited or notAvailable)"
+                )
+            }
+            frame.metadata.tracking = t
+        case "ambientIntensity":
+            let v = try json.readDouble()
+            guard v >= 0 else { throw InputError(file: name, "negative light estimate \(v)") }
+            frame.metadata.ambientIntensity = v
+        case "blendShapes":
+            try parseBlendShapes(&frame.metadata, &field)
+        case "timestamp":
+            _ = try json.readDouble()
+        case "ambientColorTemperature":
+            let v = try json.readDouble()
+            guard v >= 1000, v <= 40000 else {
+                throw InputError(file: name, "colour temperature \(v) K is outside 1000…40000")
+            }
+            frame.metadata.ambientColorTemperature = v
+        case "image":
+            guard try json.peek() == UInt8(ascii: "\"") else { throw json.badValue("a base64 string") }
+            frame.encodedImage = try readBase64Image()
+        case "camera":
+            frame.camera = try parseCamera(&field)
+        default:
+            try json.skipValue()
         }
     }
 
