@@ -107,7 +107,8 @@ extension Mesh {
             accessors.append(#"{"bufferView":2,"componentType":5126,"count":\#(n),"type":"VEC2"}"#)
             attributes += #","TEXCOORD_0":2"#
         }
-        views.append(#"{"buffer":0,"byteOffset":\#(layout.indexOffset),"byteLength":\#(layout.indexBytes),"target":34963}"#)
+        views.append(
+            #"{"buffer":0,"byteOffset":\#(layout.indexOffset),"byteLength":\#(layout.indexBytes),"target":34963}"#)
         accessors.append(
             #"{"bufferView":\#(views.count - 1),"componentType":5125,"count":\#(triangles.count),"type":"SCALAR"}"#)
         var material =

@@ -153,7 +153,8 @@ public enum Heatmap {
         let labels = canvas.drawLegend(top: top, largest: valuesUm.max() ?? 0, size: size)
         canvas.drawCaption(caption, top: size + 2 * scale, lineHeight: lineHeight)
         return Rendered(
-            image: RGBAImage(uncheckedWidth: width, height: height, pixels: canvas.pixels), camera: frame.camera, maxUm: top,
+            image: RGBAImage(uncheckedWidth: width, height: height, pixels: canvas.pixels), camera: frame.camera,
+            maxUm: top,
             labels: labels)
     }
 }
