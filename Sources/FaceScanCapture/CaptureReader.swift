@@ -574,13 +574,8 @@ package final class FrameParser {
         frame.encodedImage = nil
         frame.imageProblem = nil
         var imageProblem: ImageProblem?
-        /// Keeps the frame's first image problem (its field named), to be thrown or skipped later.
         func record(_ reason: BadImageReason, _ error: InputError, field f: String) {
-            guard imageProblem == nil else { return }
-            var e = error
-            e.frame = index
-            if e.field == nil { e.field = f }
-            imageProblem = ImageProblem(reason: reason, error: e)
+            Self.record(reason, error, field: f, frame: index, into: &imageProblem)
         }
         // frame.xyz keeps its storage: the vertex readers replace its contents.
         var verticesField: String?
@@ -600,67 +595,9 @@ package final class FrameParser {
                         _ = try json.readLiteral()  // null: treated as absent
                         continue
                     }
-                    switch key {
-                    case "vertices":
-                        guard try json.peek() == UInt8(ascii: "[") else { throw json.badValue("an array of numbers") }
-                        try json.readFloatArray(
-                            into: &frame.xyz, limit: 3 * CaptureReader.maxVertices,
-                            tooMany: CaptureReader.tooManyVertices)
-                        verticesField = key
-                    case "verticesBase64":
-                        guard try json.peek() == UInt8(ascii: "\"") else { throw json.badValue("a base64 string") }
-                        try readBase64Vertices(into: &frame.xyz)
-                        verticesField = key
-                    case "transform":
-                        guard try json.peek() == UInt8(ascii: "[") else {
-                            throw json.badValue("an array of 16 numbers")
-                        }
-                        let m = try json.readDoubleArray(limit: 16)
-                        guard m.count == 16 else {
-                            throw InputError(file: name, "has \(m.count) numbers, expected 16 (column-major 4×4)")
-                        }
-                        transformDistance = (m[12] * m[12] + m[13] * m[13] + m[14] * m[14]).squareRoot()
-                        frame.anchorTransform = m
-                    case "distance":
-                        let d = try json.readDouble()
-                        guard d >= 0 else { throw InputError(file: name, "negative distance \(d)") }
-                        frame.metadata.distance = d
-                    case "trackingState":
-                        guard try json.peek() == UInt8(ascii: "\"") else { throw json.badValue("a string") }
-                        let s = try json.readString(limit: 256)
-                        guard let t = TrackingState(rawValue: s) else {
-                            throw InputError(
-                                file: name,
-                                "unknown tracking state \(CaptureReader.quoted(s)) (expected normal, limited or notAvailable)"
-                            )
-                        }
-                        frame.metadata.tracking = t
-                    case "ambientIntensity":
-                        let v = try json.readDouble()
-                        guard v >= 0 else { throw InputError(file: name, "negative light estimate \(v)") }
-                        frame.metadata.ambientIntensity = v
-                    case "blendShapes":
-                        try parseBlendShapes(&frame.metadata, &field)
-                    case "timestamp":
-                        _ = try json.readDouble()
-                    case "ambientColorTemperature":
-                        let v = try json.readDouble()
-                        guard v >= 1000, v <= 40000 else {
-                            throw InputError(file: name, "colour temperature \(v) K is outside 1000…40000")
-                        }
-                        frame.metadata.ambientColorTemperature = v
-                    case "image":
-                        guard try json.peek() == UInt8(ascii: "\"") else { throw json.badValue("a base64 string") }
-                        let (bytes, problem) = try readBase64Image()
-                        frame.encodedImage = bytes
-                        if let problem { record(.corrupt, problem, field: "image") }
-                    case "camera":
-                        let (camera, problem) = try parseCamera(&field)
-                        frame.camera = camera
-                        if let problem { record(problem.reason, problem.error, field: "camera") }
-                    default:
-                        try json.skipValue()
-                    }
+                    try parseMember(
+                        key, into: &frame, field: &field, verticesField: &verticesField,
+                        transformDistance: &transformDistance, imageProblem: &imageProblem)
                 } while !(try json.nextOrClose(UInt8(ascii: "}")))
             }
             field = nil
@@ -689,6 +626,90 @@ package final class FrameParser {
             e.frame = index
             if e.field == nil { e.field = field }
             throw e
+        }
+    }
+
+    /// Keeps a frame's first image problem (its field named), to be thrown or skipped later.
+    private static func record(
+        _ reason: BadImageReason, _ error: InputError, field f: String, frame: Int, into problem: inout ImageProblem?
+    ) {
+        guard problem == nil else { return }
+        var e = error
+        e.frame = frame
+        if e.field == nil { e.field = f }
+        problem = ImageProblem(reason: reason, error: e)
+    }
+
+    /// One member `key` of a frame object (its value at the reader's position) into `frame`:
+    /// the vertices (naming the field used in `verticesField`), the transform (its distance in
+    /// `transformDistance`), the metadata, the image and its camera (a problem with them kept in
+    /// `imageProblem`); unknown keys are skipped.
+    private func parseMember(
+        _ key: String, into frame: inout Frame, field: inout String?, verticesField: inout String?,
+        transformDistance: inout Double?, imageProblem: inout ImageProblem?
+    ) throws(InputError) {
+        switch key {
+        case "vertices":
+            guard try json.peek() == UInt8(ascii: "[") else { throw json.badValue("an array of numbers") }
+            try json.readFloatArray(
+                into: &frame.xyz, limit: 3 * CaptureReader.maxVertices,
+                tooMany: CaptureReader.tooManyVertices)
+            verticesField = key
+        case "verticesBase64":
+            guard try json.peek() == UInt8(ascii: "\"") else { throw json.badValue("a base64 string") }
+            try readBase64Vertices(into: &frame.xyz)
+            verticesField = key
+        case "transform":
+            guard try json.peek() == UInt8(ascii: "[") else {
+                throw json.badValue("an array of 16 numbers")
+            }
+            let m = try json.readDoubleArray(limit: 16)
+            guard m.count == 16 else {
+                throw InputError(file: name, "has \(m.count) numbers, expected 16 (column-major 4×4)")
+            }
+            transformDistance = (m[12] * m[12] + m[13] * m[13] + m[14] * m[14]).squareRoot()
+            frame.anchorTransform = m
+        case "distance":
+            let d = try json.readDouble()
+            guard d >= 0 else { throw InputError(file: name, "negative distance \(d)") }
+            frame.metadata.distance = d
+        case "trackingState":
+            guard try json.peek() == UInt8(ascii: "\"") else { throw json.badValue("a string") }
+            let s = try json.readString(limit: 256)
+            guard let t = TrackingState(rawValue: s) else {
+                throw InputError(
+                    file: name,
+                    "unknown tracking state \(CaptureReader.quoted(s)) (expected normal, limited or notAvailable)"
+                )
+            }
+            frame.metadata.tracking = t
+        case "ambientIntensity":
+            let v = try json.readDouble()
+            guard v >= 0 else { throw InputError(file: name, "negative light estimate \(v)") }
+            frame.metadata.ambientIntensity = v
+        case "blendShapes":
+            try parseBlendShapes(&frame.metadata, &field)
+        case "timestamp":
+            _ = try json.readDouble()
+        case "ambientColorTemperature":
+            let v = try json.readDouble()
+            guard v >= 1000, v <= 40000 else {
+                throw InputError(file: name, "colour temperature \(v) K is outside 1000…40000")
+            }
+            frame.metadata.ambientColorTemperature = v
+        case "image":
+            guard try json.peek() == UInt8(ascii: "\"") else { throw json.badValue("a base64 string") }
+            let (bytes, problem) = try readBase64Image()
+            frame.encodedImage = bytes
+            if let problem { Self.record(.corrupt, problem, field: "image", frame: frame.index, into: &imageProblem) }
+        case "camera":
+            let (camera, problem) = try parseCamera(&field)
+            frame.camera = camera
+            if let problem {
+                Self.record(problem.reason, problem.error, field: "camera", frame: frame.index, into: &imageProblem)
+            }
+        default:
+            try json.skipValue()
         }
     }
 

@@ -11,14 +11,16 @@ import Darwin
 extension JSONValue {
     /// Reads a JSON file of facescan's own (such as `expected.json`) with the same tokenizer that
     /// reads captures. Object member order is kept; integers come back as `.int`.
-    /// Throws ``IOFailure`` or ``InputError``.
-    package static func read(path: String) throws -> JSONValue {
+    /// Throws ``FaceScanError/io(_:)`` or ``FaceScanError/badInput(_:)``.
+    package static func read(path: String) throws(FaceScanError) -> JSONValue {
         let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { throw IOFailure(path: path, "cannot open: \(systemErrorText())") }
+        guard fd >= 0 else { throw .io(IOFailure(path: path, "cannot open: \(systemErrorText())")) }
         let reader = JSONReader(fd: fd, name: path, ownsFD: true)
-        let value = try reader.readValue()
-        guard try reader.atEnd() else { throw reader.error("unexpected content after the JSON value") }
-        return value
+        return try lift { () throws(InputError) in
+            let value = try reader.readValue()
+            guard try reader.atEnd() else { throw reader.error("unexpected content after the JSON value") }
+            return value
+        }
     }
 
     /// Member `key` of an object, or nil.

@@ -16,16 +16,32 @@ extension Mesh {
     /// With `texturePNG` (and UVs) the material's base colour is that image, embedded in the
     /// buffer after the indices (`images`, `textures`, `samplers`), its factor white.
     public func glbBytes(metresPerUnit: Double = 0.001, texturePNG: [UInt8]? = nil) -> [UInt8] {
+        let layout = GLBLayout(self, texturePNG: texturePNG)
+        let png = layout.uvBytes > 0 ? texturePNG : nil
+        let (bin, lo, hi) = glbBuffer(layout, metresPerUnit: metresPerUnit, png: png)
+        var jsonBytes = Array(glbJSON(layout, lo: lo, hi: hi, png: png).utf8)
+        while jsonBytes.count % 4 != 0 { jsonBytes.append(0x20) }
+
+        var out: [UInt8] = []
+        out.reserveCapacity(12 + 8 + jsonBytes.count + 8 + bin.count)
+        func u32(_ x: Int) { withUnsafeBytes(of: UInt32(x).littleEndian) { out += $0 } }
+        out += Array("glTF".utf8); u32(2); u32(12 + 8 + jsonBytes.count + 8 + bin.count)
+        u32(jsonBytes.count); out += Array("JSON".utf8); out += jsonBytes
+        u32(bin.count); out += [0x42, 0x49, 0x4E, 0x00]; out += bin
+        return out
+    }
+
+    /// The GLB's one buffer, 4-byte aligned: POSITION (metres), NORMAL, TEXCOORD_0, indices, then
+    /// the texture's PNG; with the positions' bounds in metres (zero for no vertex).
+    func glbBuffer(_ layout: GLBLayout, metresPerUnit: Double, png: [UInt8]?)
+        -> (bin: [UInt8], lo: SIMD3<Float>, hi: SIMD3<Float>)
+    {
         let n = vertexCount
         let normals = vertexNormals()
-        let positionBytes = 12 * n, normalBytes = 12 * n, uvBytes = uvs?.count == n ? 8 * n : 0
-        let indexOffset = positionBytes + normalBytes + uvBytes, indexBytes = 4 * triangles.count
+        let positionBytes = layout.positionBytes, normalBytes = layout.normalBytes
+        let indexOffset = layout.indexOffset, imageOffset = layout.imageOffset
         var lo = SIMD3<Float>(repeating: .infinity), hi = SIMD3<Float>(repeating: -.infinity)
-        // One buffer, 4-byte aligned: POSITION (metres), NORMAL, TEXCOORD_0, indices.
-        let png = uvBytes > 0 ? texturePNG : nil
-        let imageOffset = (indexOffset + indexBytes + 3) & ~3
-        let binCount = png.map { (imageOffset + $0.count + 3) & ~3 } ?? imageOffset
-        var bin = [UInt8](repeating: 0, count: binCount)
+        var bin = [UInt8](repeating: 0, count: layout.binCount)
         if let png { bin.replaceSubrange(imageOffset..<(imageOffset + png.count), with: png) }
         bin.withUnsafeMutableBytes { raw in
             let base = raw.baseAddress!
@@ -47,7 +63,7 @@ extension Mesh {
                     }
                 }
             }
-            if uvBytes > 0, let uvs {
+            if layout.uvBytes > 0, let uvs {
                 uvs.withUnsafeBufferPointer { t in
                     for i in 0..<n {
                         store(t[i].x, positionBytes + normalBytes + 8 * i)
@@ -62,7 +78,14 @@ extension Mesh {
             }
         }
         if n == 0 { lo = .zero; hi = .zero }
+        return (bin, lo, hi)
+    }
 
+    /// The GLB's JSON chunk (unpadded): the scene, its node, mesh, material (the texture's
+    /// image, texture and sampler with `png`), accessors and buffer views of `layout`.
+    func glbJSON(_ layout: GLBLayout, lo: SIMD3<Float>, hi: SIMD3<Float>, png: [UInt8]?) -> String {
+        let n = vertexCount
+        let positionBytes = layout.positionBytes, normalBytes = layout.normalBytes, uvBytes = layout.uvBytes
         func num(_ f: Float) -> String {
             let s = "\(f)"
             return s.hasSuffix(".0") ? String(s.dropLast(2)) : s
@@ -84,36 +107,52 @@ extension Mesh {
             accessors.append(#"{"bufferView":2,"componentType":5126,"count":\#(n),"type":"VEC2"}"#)
             attributes += #","TEXCOORD_0":2"#
         }
-        views.append(#"{"buffer":0,"byteOffset":\#(indexOffset),"byteLength":\#(indexBytes),"target":34963}"#)
+        views.append(
+            #"{"buffer":0,"byteOffset":\#(layout.indexOffset),"byteLength":\#(layout.indexBytes),"target":34963}"#)
         accessors.append(
             #"{"bufferView":\#(views.count - 1),"componentType":5125,"count":\#(triangles.count),"type":"SCALAR"}"#)
         var material =
             #"{"name":"clay","pbrMetallicRoughness":{"baseColorFactor":[0.8,0.65,0.55,1],"metallicFactor":0,"roughnessFactor":0.8}}]"#
         if let png {
-            views.append(#"{"buffer":0,"byteOffset":\#(imageOffset),"byteLength":\#(png.count)}"#)
+            views.append(#"{"buffer":0,"byteOffset":\#(layout.imageOffset),"byteLength":\#(png.count)}"#)
             material =
                 #"{"name":"skin","pbrMetallicRoughness":{"baseColorTexture":{"index":0},"metallicFactor":0,"roughnessFactor":0.8}}],"#
                 + #""textures":[{"sampler":0,"source":0}],"samplers":[{"magFilter":9729,"minFilter":9729,"wrapS":33071,"wrapT":33071}],"#
                 + #""images":[{"name":"texture","mimeType":"image/png","bufferView":\#(views.count - 1)}]"#
         }
-        let json = """
+        return """
             {"asset":{"version":"2.0","generator":"facescan"},"scene":0,"scenes":[{"nodes":[0]}],\
             "nodes":[{"mesh":0,"name":"face"}],\
             "meshes":[{"name":"face","primitives":[{"attributes":{\(attributes)},"indices":\(accessors.count - 1),"material":0,"mode":4}]}],\
             "materials":[\(material),\
             "accessors":[\(accessors.joined(separator: ","))],\
             "bufferViews":[\(views.joined(separator: ","))],\
-            "buffers":[{"byteLength":\(bin.count)}]}
+            "buffers":[{"byteLength":\(layout.binCount)}]}
             """
-        var jsonBytes = Array(json.utf8)
-        while jsonBytes.count % 4 != 0 { jsonBytes.append(0x20) }
+    }
+}
 
-        var out: [UInt8] = []
-        out.reserveCapacity(12 + 8 + jsonBytes.count + 8 + bin.count)
-        func u32(_ x: Int) { withUnsafeBytes(of: UInt32(x).littleEndian) { out += $0 } }
-        out += Array("glTF".utf8); u32(2); u32(12 + 8 + jsonBytes.count + 8 + bin.count)
-        u32(jsonBytes.count); out += Array("JSON".utf8); out += jsonBytes
-        u32(bin.count); out += [0x42, 0x49, 0x4E, 0x00]; out += bin
-        return out
+/// Where each part of a mesh's GLB buffer goes, in bytes, 4-byte aligned: POSITION, NORMAL,
+/// TEXCOORD_0 (when the mesh has one UV per vertex), the indices, then the texture's PNG.
+struct GLBLayout {
+    let positionBytes: Int
+    let normalBytes: Int
+    let uvBytes: Int
+    let indexOffset: Int
+    let indexBytes: Int
+    let imageOffset: Int
+    let binCount: Int
+
+    init(_ mesh: Mesh, texturePNG: [UInt8]?) {
+        let n = mesh.vertexCount
+        positionBytes = 12 * n
+        normalBytes = 12 * n
+        uvBytes = mesh.uvs?.count == n ? 8 * n : 0
+        indexOffset = positionBytes + normalBytes + uvBytes
+        indexBytes = 4 * mesh.triangles.count
+        let image = (indexOffset + indexBytes + 3) & ~3
+        imageOffset = image
+        let png = uvBytes > 0 ? texturePNG : nil
+        binCount = png.map { (image + $0.count + 3) & ~3 } ?? image
     }
 }

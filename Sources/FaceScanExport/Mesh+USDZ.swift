@@ -38,6 +38,17 @@ extension Mesh {
     /// The package's root layer (``usdzBytes(metresPerUnit:printingPosition:texturePNG:)``);
     /// `textured`: with `primvars:st` and the texture's shaders (the mesh must have UVs).
     package func usdcBytes(metresPerUnit: Double, printingPosition: Bool, textured: Bool) -> [UInt8] {
+        var c = UsdCrate()
+        addUsdMesh(to: &c, metresPerUnit: metresPerUnit, printingPosition: printingPosition, textured: textured)
+        Self.addUsdMaterial(to: &c, textured: textured)
+        return c.bytes()
+    }
+
+    /// The points in USD's frame (metres, y up when `printingPosition`), their unit normals (a
+    /// vertex without area: the face's direction) and their bounds (zero for no vertex).
+    func usdPoints(metresPerUnit: Double, printingPosition: Bool)
+        -> (points: [SIMD3<Float>], normals: [SIMD3<Float>], lo: SIMD3<Float>, hi: SIMD3<Float>)
+    {
         let n = vertexCount
         let normals = vertexNormals()
         // Into USD's frame: metres, y up.
@@ -59,6 +70,12 @@ extension Mesh {
             unitNormals.append(turned(normals[i] == .zero ? SIMD3(0, 0, 1) : normals[i]))
         }
         if n == 0 { (lo, hi) = (.zero, .zero) }
+        return (points, unitNormals, lo, hi)
+    }
+
+    /// The layer's root, `/face` and `/face/mesh` with its attributes (``usdcBytes(metresPerUnit:printingPosition:textured:)``).
+    func addUsdMesh(to c: inout UsdCrate, metresPerUnit: Double, printingPosition: Bool, textured: Bool) {
+        let (points, unitNormals, lo, hi) = usdPoints(metresPerUnit: metresPerUnit, printingPosition: printingPosition)
         let counts = [Int32](repeating: 3, count: triangleCount)
         let indices = triangles.map { Int32(bitPattern: $0) }
 
@@ -69,7 +86,6 @@ extension Mesh {
         meshProperties.append("subdivisionScheme")
         if printingPosition { meshProperties.removeFirst() }
 
-        var c = UsdCrate()
         c.add(
             "/", .pseudoRoot,
             [
@@ -115,7 +131,10 @@ extension Mesh {
                 ])
         }
         c.add("/face/mesh.subdivisionScheme", .attribute, Self.uniform("token", .token("none")))
+    }
 
+    /// `/face/material`: the preview surface, clay-coloured or reading the texture through `st`.
+    static func addUsdMaterial(to c: inout UsdCrate, textured: Bool) {
         let material = "/face/material"
         c.add(
             material, .prim,
@@ -186,7 +205,6 @@ extension Mesh {
                 [("typeName", .token("float2")), ("connectionPaths", .explicitPaths([reader + ".outputs:result"]))])
             c.add(texture + ".outputs:rgb", .attribute, [("typeName", .token("float3"))])
         }
-        return c.bytes()
     }
 
     /// A uniform attribute's fields: its type name, `uniform`, its value.

@@ -26,15 +26,15 @@ extension Mesh {
     }
 
     /// Reads an OBJ, STL or OFF file (by extension; by content for `-`).
-    /// Throws ``IOFailure`` or ``InputError``.
-    package static func read(path: String) throws -> Mesh {
+    /// Throws ``FaceScanError/io(_:)`` or ``FaceScanError/badInput(_:)``.
+    package static func read(path: String) throws(FaceScanError) -> Mesh {
         let bytes = try FileBytes.readMesh(path)
         let named = MeshFormat(path: path).flatMap { $0.isNative ? $0 : nil }
         let format =
             named
             ?? (looksLikeBinarySTL(bytes) || bytes.starts(with: Array("solid".utf8))
                 ? .stl : OFFReader.looksLikeOFF(FileBytes.withoutByteOrderMark(bytes).prefix(256)) ? .off : .obj)
-        return try parse(bytes, format: format, name: path)
+        return try lift { () throws(InputError) in try parse(bytes, format: format, name: path) }
     }
 }
 
@@ -45,10 +45,10 @@ extension FileBytes {
 
     /// Reads a mesh file (or standard input for `-`) whole; refuses, naming the limit, a regular
     /// file larger than ``maxMeshFileBytes`` before reading it and a stream as soon as it passes it.
-    package static func readMesh(_ path: String) throws -> [UInt8] {
-        try checkMeshSize(path)
-        let bytes = try read(path, upTo: maxMeshFileBytes + 1)
-        guard bytes.count <= maxMeshFileBytes else { throw tooLarge(path) }
+    package static func readMesh(_ path: String) throws(FaceScanError) -> [UInt8] {
+        try lift { () throws(InputError) in try checkMeshSize(path) }
+        let bytes = try lift { () throws(IOFailure) in try read(path, upTo: maxMeshFileBytes + 1) }
+        guard bytes.count <= maxMeshFileBytes else { throw .badInput(tooLarge(path)) }
         return bytes
     }
 

@@ -237,28 +237,15 @@ private struct CrateWriter {
             u64(d.bitPattern)
             return Self.rep(9, UInt64(at))
         case .tokens(let ts):
-            let ids = ts.map { token($0) }
-            let at = out.count
-            u64(UInt64(ids.count))
-            for i in ids { u32(i) }
-            return Self.rep(41, UInt64(at))
+            return packList(ts.map { token($0) }, header: nil, type: 41)
         case .prependedTokens(let ts):
-            let ids = ts.map { token($0) }
-            let at = out.count
-            out.append(1 << 5)  // _ListOpHeader: HasPrependedItems
-            u64(UInt64(ids.count))
-            for i in ids { u32(i) }
-            return Self.rep(32, UInt64(at))
+            return packList(ts.map { token($0) }, header: 1 << 5, type: 32)  // _ListOpHeader: HasPrependedItems
         case .explicitPaths(let ps):
             let ids = ps.map { p -> UInt32 in
                 guard let i = pathIndex[p] else { preconditionFailure("list op names \(p), not a spec") }
                 return i
             }
-            let at = out.count
-            out.append(1 << 0 | 1 << 1)  // IsExplicit, HasExplicitItems
-            u64(UInt64(ids.count))
-            for i in ids { u32(i) }
-            return Self.rep(34, UInt64(at))
+            return packList(ids, header: 1 << 0 | 1 << 1, type: 34)  // IsExplicit, HasExplicitItems
         case .vec3f(let v):
             // Inlined when every component is an exact int8 (crateValueInliners.h).
             let c = [v.x, v.y, v.z]
@@ -301,6 +288,16 @@ private struct CrateWriter {
             for i in a { u32(UInt32(bitPattern: i)) }
             return Self.rep(3, array: true, UInt64(at))
         }
+    }
+
+    /// Writes a list of indices (at the current offset): its list-op `header` byte when given, the
+    /// count, the indices; returns the rep of `type`.
+    mutating func packList(_ ids: [UInt32], header: UInt8?, type: UInt64) -> UInt64 {
+        let at = out.count
+        if let header { out.append(header) }
+        u64(UInt64(ids.count))
+        for i in ids { u32(i) }
+        return Self.rep(type, UInt64(at))
     }
 
     /// The paths as PATHS stores them from 0.4.0 on: depth first from `/`, each node's path

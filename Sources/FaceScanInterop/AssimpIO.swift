@@ -43,9 +43,7 @@ public enum AssimpIO {
     /// make sense of it.
     public static func read(path: String) throws(FaceScanError) -> Mesh {
         #if Assimp
-        do { return try importFile(path: path) } catch {
-            throw FaceScanError(any: error, path: path)
-        }
+        return try importFile(path: path)
         #else
         throw .withoutTrait("\(path): reading this mesh format", library: "assimp", trait: "Assimp")
         #endif
@@ -88,9 +86,7 @@ public enum AssimpIO {
         guard mesh.triangleCount > 0 else {
             throw .badInput(InputError(file: "mesh", field: "triangles", "has no triangle to export"))
         }
-        do { return try exportScene(mesh, formatID: formatID) } catch {
-            throw FaceScanError(any: error, path: formatID)
-        }
+        return try exportScene(mesh, formatID: formatID)
         #else
         throw .withoutTrait("writing '\(formatID)'", library: "assimp", trait: "Assimp")
         #endif
@@ -99,13 +95,21 @@ public enum AssimpIO {
 
 #if Assimp
 extension AssimpIO {
-    static func importFile(path: String) throws -> Mesh {
+    static func importFile(path: String) throws(FaceScanError) -> Mesh {
         guard access(path, R_OK) == 0 else {
-            throw IOFailure(path: path, "cannot open: \(systemErrorText())")
+            throw .io(IOFailure(path: path, "cannot open: \(systemErrorText())"))
         }
-        if try isOFF(path) { return try OFFReader.parse(FileBytes.readMesh(path), name: path) }
+        if try isOFF(path) {
+            let bytes = try FileBytes.readMesh(path)
+            return try lift { () throws(InputError) in try OFFReader.parse(bytes, name: path) }
+        }
         try checkPLYHeader(path)
-        return try lock.withLock { () throws(InputError) -> Mesh in
+        return try lift { () throws(InputError) in try importScene(path: path) }
+    }
+
+    /// assimp's import of the file at `path` (checked before: readable, not OFF, a PLY header that ends).
+    static func importScene(path: String) throws(InputError) -> Mesh {
+        try lock.withLock { () throws(InputError) -> Mesh in
             let store = aiCreatePropertyStore()
             defer { aiReleasePropertyStore(store) }
             aiSetImportPropertyInteger(store, AI_CONFIG_PP_RVC_FLAGS, Int32(removedComponents))
@@ -119,9 +123,9 @@ extension AssimpIO {
     /// Whether the file is OFF (by its extension or its first bytes): FaceScanKit reads OFF itself.
     /// assimp's OFF loader crashed on fuzzed files (a zero-corner face followed by more lines
     /// wraps its face count) and takes any file whose first three bytes are `off`.
-    static func isOFF(_ path: String) throws -> Bool {
+    static func isOFF(_ path: String) throws(FaceScanError) -> Bool {
         if MeshFormat(path: path) == .off { return true }
-        return OFFReader.looksLikeOFF(try FileBytes.read(path, upTo: 256)[...])
+        return OFFReader.looksLikeOFF(try lift { () throws(IOFailure) in try FileBytes.read(path, upTo: 256) }[...])
     }
 
     static func importBytes(_ bytes: [UInt8], formatHint: String, name: String) throws(InputError)
@@ -164,15 +168,16 @@ extension AssimpIO {
         }
     }
 
-    static func exportScene(_ mesh: Mesh, formatID: String) throws -> [ExportedFile] {
+    static func exportScene(_ mesh: Mesh, formatID: String) throws(FaceScanError) -> [ExportedFile] {
         guard formatID != "3mf" else {
-            throw UsageError(
-                "assimp's 3MF exporter writes into the current directory; write 3MF through Lib3MFIO"
-            )
+            throw .badSetting(
+                UsageError(
+                    "assimp's 3MF exporter writes into the current directory; write 3MF through Lib3MFIO"
+                ))
         }
         let scene = SceneBuilder(mesh)
         defer { scene.deallocate() }
-        return try lock.withLock { () throws -> [ExportedFile] in
+        return try lock.withLock { () throws(FaceScanError) -> [ExportedFile] in
             let known = (0..<aiGetExportFormatCount()).contains { i in
                 guard let d = aiGetExportFormatDescription(i) else { return false }
                 defer { aiReleaseExportFormatDescription(d) }
@@ -180,14 +185,15 @@ extension AssimpIO {
             }
             if !known, let e = facescan_assimp_loaderror() {
                 // libassimp is opened on first use (CAssimp/lazy.c); missing, it lists no format.
-                throw IOFailure(path: formatID, "assimp cannot be loaded: \(String(cString: e))")
+                throw .io(IOFailure(path: formatID, "assimp cannot be loaded: \(String(cString: e))"))
             }
-            guard known else { throw UsageError("unknown mesh format '\(formatID)'") }
+            guard known else { throw .badSetting(UsageError("unknown mesh format '\(formatID)'")) }
             guard let blob = aiExportSceneToBlob(scene.scene, formatID, 0) else {
                 let message = String(cString: aiGetErrorString())
-                throw IOFailure(
-                    path: formatID,
-                    "assimp export failed: \(message.isEmpty ? "no reason given" : message)")
+                throw .io(
+                    IOFailure(
+                        path: formatID,
+                        "assimp export failed: \(message.isEmpty ? "no reason given" : message)"))
             }
             defer { aiReleaseExportBlob(blob) }
             var files: [ExportedFile] = []

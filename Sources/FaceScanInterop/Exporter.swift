@@ -1,4 +1,5 @@
 import FaceScanCore
+import FaceScanExport
 import FaceScanRender
 import FaceScanTexture
 
@@ -30,59 +31,76 @@ package enum Exporter {
     /// OBJ, PLY, …) keep `unit`; formats that state a unit (GLB metres, DAE metres, X3D metres,
     /// 3MF millimetres) are written in it, and binary FBX keeps `unit`'s numbers and states it
     /// (`UnitScaleFactor`), so they read back at the true size
-    /// (``MeshIO/statedUnitMillimetres(format:)``). For `png` the mesh is rendered with `render`
-    /// (front view); `3mf` embeds `thumbnail` (PNG bytes), or such a rendering when nil.
+    /// (``FileFormat/statedUnitMillimetres``). For `.png` the mesh is rendered with `render`
+    /// (front view); `.threeMF` embeds `thumbnail` (PNG bytes), or such a rendering when nil.
     /// `printingPosition`: the mesh is a solid part standing on z = 0 (USDZ turns it y up).
-    /// Throws ``UsageError`` or ``IOFailure``.
+    /// Throws ``FaceScanError/badSetting(_:)`` or ``FaceScanError/io(_:)``; `.uncertaintyPNG`,
+    /// which needs the average's errors, not a mesh, is refused (`Pipeline` renders it).
     ///
     /// With `colour` (a textured mesh: UVs and the fused texture) the formats that hold colour
     /// carry it: OBJ names `materialLibrary` (the caller writes the MTL and texture beside it),
     /// GLB, USDZ and 3MF embed the texture (3MF: a texture2d and per-triangle texture coordinates), PLY gets a colour per vertex, the PNG thumbnail is rendered in
     /// the face's colours. Without it the bytes are those of a mesh without colour.
     package static func bytes(
-        _ mesh: Mesh, format: String, unit: LengthUnit = .mm, render: RenderOptions = RenderOptions(),
+        _ mesh: Mesh, format: FileFormat, unit: LengthUnit = .mm, render: RenderOptions = RenderOptions(),
         thumbnail: [UInt8]? = nil, colour: Colour? = nil, materialLibrary: String = "face.mtl",
         printingPosition: Bool = false
-    ) throws -> [UInt8] {
-        if let colour, mesh.uvs != nil {
-            switch format {
-            case "obj": return mesh.objBytes(materialLibrary: materialLibrary)
-            case "glb": return mesh.glbBytes(metresPerUnit: unit.millimetres / 1000, texturePNG: colour.png)
-            case "usdz":
-                if let bytes = mesh.usdzBytes(
-                    metresPerUnit: unit.millimetres / 1000, printingPosition: printingPosition, texturePNG: colour.png)
-                {
-                    return bytes
-                }
-            case "ply":
-                if let c = TexturedMesh.vertexColours(mesh, texture: colour.texture) {
-                    return mesh.plyBytes(colours: c)
-                }
-            case "png":
-                return try PNGEncoder.encode(
-                    TexturedMesh.render(mesh.atWorkingMagnitude, texture: colour.texture, options: render),
-                    name: "thumbnail")
-            case "3mf":
-                let png =
-                    try thumbnail
-                    ?? PNGEncoder.encode(
-                        TexturedMesh.render(mesh.atWorkingMagnitude, texture: colour.texture, options: render),
-                        name: "thumbnail")
-                return try MeshIO.bytes(mesh, format: format, unit: unit, thumbnail: png, texturePNG: colour.png)
-            default: break
-            }
+    ) throws(FaceScanError) -> [UInt8] {
+        if let colour, mesh.uvs != nil,
+            let bytes = try coloured(
+                mesh, format: format, unit: unit, render: render, thumbnail: thumbnail, colour: colour,
+                materialLibrary: materialLibrary, printingPosition: printingPosition)
+        {
+            return bytes
         }
         switch format {
-        case "stl": return mesh.stlBytes()
-        case "obj": return mesh.objBytes()
-        case "png":
+        case .stl: return mesh.stlBytes()
+        case .obj: return mesh.objBytes()
+        case .png:
             return try PNGEncoder.encode(Rasterizer.render(mesh.atWorkingMagnitude, options: render), name: "thumbnail")
-        case "3mf":
-            let png =
-                try thumbnail
-                ?? PNGEncoder.encode(Rasterizer.render(mesh.atWorkingMagnitude, options: render), name: "thumbnail")
+        case .threeMF:
+            let png: [UInt8]
+            if let thumbnail {
+                png = thumbnail
+            } else {
+                png = try PNGEncoder.encode(
+                    Rasterizer.render(mesh.atWorkingMagnitude, options: render), name: "thumbnail")
+            }
             return try MeshIO.bytes(mesh, format: format, unit: unit, thumbnail: png)
-        default: return try MeshIO.bytes(mesh, format: format, unit: unit, printingPosition: printingPosition)
+        case .off, .glb, .gltf, .fbx, .ply, .dae, .x3d, .x, .threeDS, .usdz, .uncertaintyPNG:
+            return try MeshIO.bytes(mesh, format: format, unit: unit, printingPosition: printingPosition)
+        }
+    }
+
+    /// The bytes of a textured mesh in a format that holds its colour, or nil for the formats
+    /// that do not (and for USDZ or PLY when the coloured form cannot be made): those are written
+    /// as a mesh without colour.
+    static func coloured(
+        _ mesh: Mesh, format: FileFormat, unit: LengthUnit, render: RenderOptions, thumbnail: [UInt8]?,
+        colour: Colour, materialLibrary: String, printingPosition: Bool
+    ) throws(FaceScanError) -> [UInt8]? {
+        switch format {
+        case .obj: return mesh.objBytes(materialLibrary: materialLibrary)
+        case .glb: return mesh.glbBytes(metresPerUnit: unit.millimetres / 1000, texturePNG: colour.png)
+        case .usdz:
+            return mesh.usdzBytes(
+                metresPerUnit: unit.millimetres / 1000, printingPosition: printingPosition, texturePNG: colour.png)
+        case .ply: return TexturedMesh.vertexColours(mesh, texture: colour.texture).map { mesh.plyBytes(colours: $0) }
+        case .png:
+            return try PNGEncoder.encode(
+                TexturedMesh.render(mesh.atWorkingMagnitude, texture: colour.texture, options: render),
+                name: "thumbnail")
+        case .threeMF:
+            let png: [UInt8]
+            if let thumbnail {
+                png = thumbnail
+            } else {
+                png = try PNGEncoder.encode(
+                    TexturedMesh.render(mesh.atWorkingMagnitude, texture: colour.texture, options: render),
+                    name: "thumbnail")
+            }
+            return try MeshIO.bytes(mesh, format: format, unit: unit, thumbnail: png, texturePNG: colour.png)
+        case .stl, .off, .gltf, .fbx, .dae, .x3d, .x, .threeDS, .uncertaintyPNG: return nil
         }
     }
 }

@@ -217,13 +217,52 @@ extension Lib3MFIO {
         _ = lib3mf_model_getunit(model, &unit)
         let toMillimetres = Int(unit) < millimetresPerUnit.count ? millimetresPerUnit[Int(unit)] : 1
 
+        var placed = Placements(toMillimetres: toMillimetres)
+        var items: L3Handle?
+        guard lib3mf_model_getbuilditems(model, &items) == 0, let items else {
+            throw InputError(file: name, "lib3mf: \(lastError(model))")
+        }
+        defer { lib3mf_release(items) }
+        var more: Int32 = 0
+        while lib3mf_builditemiterator_movenext(items, &more) == 0, more != 0 {
+            var item: L3Handle?
+            guard lib3mf_builditemiterator_getcurrent(items, &item) == 0, let item else { continue }
+            defer { lib3mf_release(item) }
+            var transform = L3Transform()
+            _ = lib3mf_builditem_getobjecttransform(item, &transform)
+            var object: L3Handle?
+            guard lib3mf_builditem_getobjectresource(item, &object) == 0, let object else {
+                continue
+            }
+            defer { lib3mf_release(object) }
+            placed.append(object, matrix(transform), depth: 0)
+        }
+        let (positions, triangles) = (placed.positions, placed.triangles)
+        if let failure = placed.failure { throw InputError(file: name, "lib3mf: \(failure)") }
+        guard !triangles.isEmpty else {
+            throw InputError(file: name, "lib3mf: the file holds no triangles")
+        }
+        if let i = positions.firstIndex(where: {
+            !($0.x.isFinite && $0.y.isFinite && $0.z.isFinite)
+        }) {
+            throw InputError(file: name, field: "vertex \(i)", "non-finite coordinate")
+        }
+        return Mesh(uncheckedPositions: positions, triangles: triangles)
+    }
+
+    /// The mesh a 3MF package's build places, gathered object by object: every mesh object's
+    /// vertices, in millimetres, through the transforms that place it, and its triangles; the
+    /// first failure (a limit passed, an index out of range, lib3mf's error) stops the walk.
+    struct Placements {
         var positions: [SIMD3<Float>] = []
         var triangles: [UInt32] = []
         var failure: String?
+        var placements = 0
+        let toMillimetres: Double
+
         /// Appends a mesh object placed by `t` (3×4, column 3 the translation), or walks a
         /// components object.
-        var placements = 0
-        func append(_ object: L3Handle, _ t: [Double], depth: Int) {
+        mutating func append(_ object: L3Handle, _ t: [Double], depth: Int) {
             guard depth < 32, failure == nil else { return }
             placements += 1
             guard placements <= maxPlacements else {
@@ -299,36 +338,6 @@ extension Lib3MFIO {
                 append(child, compose(t, matrix(transform)), depth: depth + 1)
             }
         }
-
-        var items: L3Handle?
-        guard lib3mf_model_getbuilditems(model, &items) == 0, let items else {
-            throw InputError(file: name, "lib3mf: \(lastError(model))")
-        }
-        defer { lib3mf_release(items) }
-        var more: Int32 = 0
-        while lib3mf_builditemiterator_movenext(items, &more) == 0, more != 0 {
-            var item: L3Handle?
-            guard lib3mf_builditemiterator_getcurrent(items, &item) == 0, let item else { continue }
-            defer { lib3mf_release(item) }
-            var transform = L3Transform()
-            _ = lib3mf_builditem_getobjecttransform(item, &transform)
-            var object: L3Handle?
-            guard lib3mf_builditem_getobjectresource(item, &object) == 0, let object else {
-                continue
-            }
-            defer { lib3mf_release(object) }
-            append(object, matrix(transform), depth: 0)
-        }
-        if let failure { throw InputError(file: name, "lib3mf: \(failure)") }
-        guard !triangles.isEmpty else {
-            throw InputError(file: name, "lib3mf: the file holds no triangles")
-        }
-        if let i = positions.firstIndex(where: {
-            !($0.x.isFinite && $0.y.isFinite && $0.z.isFinite)
-        }) {
-            throw InputError(file: name, field: "vertex \(i)", "non-finite coordinate")
-        }
-        return Mesh(uncheckedPositions: positions, triangles: triangles)
     }
 
     /// `body` on the model of a 3MF package read from `bytes`; nil when it cannot be read.

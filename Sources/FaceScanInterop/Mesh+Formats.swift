@@ -26,14 +26,14 @@ extension Mesh {
             guard bytes.count <= FileBytes.maxMeshFileBytes else { throw .badInput(FileBytes.tooLarge(name)) }
             do { mesh = try Mesh.parse(bytes, format: format, name: name) } catch { throw .badInput(error) }
         case .ply, .glb:
-            mesh = try lift { () throws in try AssimpIO.parse(bytes, formatHint: format.fileExtension, name: name) }
+            mesh = try AssimpIO.parse(bytes, formatHint: format.fileExtension, name: name)
         case .threeMF:
-            mesh = try lift { () throws in try Lib3MFIO.parse(bytes, name: name) }
+            mesh = try Lib3MFIO.parse(bytes, name: name)
         case .usdz:
             throw .badSetting(UsageError("\(name): facescan writes USDZ but does not read it"))
         }
         guard mesh.triangleCount > 0 else { throw .badInput(InputError(file: name, "the file holds no triangles")) }
-        if let stated = MeshIO.statedUnitMillimetres(format: format.fileExtension) {
+        if let stated = format.fileFormat.statedUnitMillimetres {
             mesh = MeshIO.converted(mesh, factor: stated / unit.millimetres, name: name)
         }
         guard mesh.positions.allSatisfy({ $0.x.isFinite && $0.y.isFinite && $0.z.isFinite }) else {
@@ -65,7 +65,7 @@ extension Mesh {
         case .off: return offBytes()
         case .glb: return glbBytes(metresPerUnit: unit.millimetres / 1000)
         case .ply, .threeMF, .usdz:
-            return try lift { () throws in try MeshIO.bytes(self, format: format.fileExtension, unit: unit) }
+            return try MeshIO.bytes(self, format: format.fileFormat, unit: unit)
         }
     }
 
@@ -83,7 +83,7 @@ extension Mesh {
     /// Throws ``FaceScanError/io(_:)`` when the file cannot be read, ``FaceScanError/badInput(_:)``
     /// when its content breaks the format.
     public init(contentsOf path: String, unit: LengthUnit = .mm) throws(FaceScanError) {
-        self = try lift { () throws in try MeshIO.read(path: path, unit: unit) }
+        self = try MeshIO.read(path: path, unit: unit)
     }
 
     /// Writes the mesh to `path` atomically (a reader never sees half a file) in `format`, by
@@ -96,6 +96,6 @@ extension Mesh {
                 ))
         }
         let bytes = try encoded(as: format, unit: unit)
-        try lift { () throws in try AtomicFile.write(bytes, to: path) }
+        try lift { () throws(IOFailure) in try AtomicFile.write(bytes, to: path) }
     }
 }

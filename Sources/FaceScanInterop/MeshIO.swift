@@ -23,9 +23,6 @@ package enum MeshIO {
     static let assimpExportIDs: [String: String] = Dictionary(
         uniqueKeysWithValues: FileFormat.all.compactMap { f in f.assimpExportID.map { (f.name, $0) } })
 
-    /// assimp export ids whose output assimp itself cannot read back (see ``assimpExportIDs``).
-    static let brokenAssimpExports: Set<String> = ["3mf", "fbx", "fbxa", "gltf", "gltf2", "stp"]
-
     /// File extensions ``write(_:to:format:unit:)`` understands (``FileFormat/writableMeshNames``).
     package static var writableExtensions: [String] { FileFormat.writableMeshNames }
 
@@ -35,54 +32,65 @@ package enum MeshIO {
         FileFormat.named(format)?.statedUnitMillimetres
     }
 
+    /// The one message for a format name that is no mesh format facescan writes.
+    package static func unknownMeshFormat(_ name: String) -> UsageError {
+        UsageError("unknown mesh format '\(name)'; use one of \(writableExtensions.joined(separator: ", "))")
+    }
+
     /// Reads a mesh: OBJ and STL natively (also `-` for standard input), 3MF through lib3mf, any
     /// other format through assimp. A file that states its unit (see ``statedUnitMillimetres(format:)``)
     /// comes back in `unit`; a unit-less file is taken to be in `unit` already. A file without a
-    /// triangle is an error. Throws ``IOFailure`` or ``InputError``.
-    package static func read(path: String, unit: LengthUnit = .mm) throws -> Mesh {
+    /// triangle is an error. Throws ``FaceScanError/io(_:)`` or ``FaceScanError/badInput(_:)``.
+    package static func read(path: String, unit: LengthUnit = .mm) throws(FaceScanError) -> Mesh {
         if path != "-" && AtomicFile.isDirectoryFollowingLinks(path) {
-            throw IOFailure(path: path, "is a directory")
+            throw .io(IOFailure(path: path, "is a directory"))
         }
         if path == "-" || MeshFormat(path: path)?.isNative == true {
             let mesh = try Mesh.read(path: path)
-            guard mesh.triangleCount > 0 else { throw InputError(file: path, "the file holds no triangles") }
+            guard mesh.triangleCount > 0 else { throw .badInput(InputError(file: path, "the file holds no triangles")) }
             return mesh
         }
-        let ext = fileExtension(path) ?? ""
+        let format = FileFormat(path: path)
         var mesh: Mesh
-        if ext == "3mf" {
-            mesh = try Lib3MFIO.parse(FileBytes.read(path), name: path)
+        if format == .threeMF {
+            mesh = try Lib3MFIO.parse(lift { () throws(IOFailure) in try FileBytes.read(path) }, name: path)
         } else {
             mesh = try AssimpIO.read(path: path)
         }
-        var stated = statedUnitMillimetres(format: ext)
-        if ext == "fbx", let factor = fbxUnitScaleFactor(try FileBytes.read(path, upTo: fbxHeaderLimit)) {
+        var stated = format?.statedUnitMillimetres
+        if format == .fbx,
+            let factor = fbxUnitScaleFactor(
+                try lift { () throws(IOFailure) in try FileBytes.read(path, upTo: fbxHeaderLimit) })
+        {
             stated = 10 * factor  // assimp leaves FBX coordinates in the file's unit
         }
         if let stated {
             mesh = converted(mesh, factor: stated / unit.millimetres, name: path)
         }
         guard mesh.positions.allSatisfy({ $0.x.isFinite && $0.y.isFinite && $0.z.isFinite }) else {
-            throw InputError(file: path, field: "vertex", "coordinates do not fit 32-bit floats in \(unit.rawValue)")
+            throw .badInput(
+                InputError(file: path, field: "vertex", "coordinates do not fit 32-bit floats in \(unit.rawValue)"))
         }
         return mesh
     }
 
-    /// The bytes of `mesh` (coordinates in `unit`) in `format`: a file extension (`obj`, `stl`,
-    /// `ply`, `glb`, `3mf`, …) or an assimp export id (`plyb`, …). A format with a stated unit is
+    /// The bytes of `mesh` (coordinates in `unit`) in `format`. A format with a stated unit is
     /// written in it (see the type's notes); 3MF embeds `thumbnail` (PNG bytes) as its package
     /// thumbnail, or renders one (256 pixels, front view) when nil, and `texturePNG`, when given,
-    /// as the texture of a mesh with UVs. Formats that need more than one file are refused.
-    /// Throws ``UsageError`` or ``IOFailure``.
+    /// as the texture of a mesh with UVs. Formats that are no mesh
+    /// facescan writes (PNG, glTF) and formats that need more than one file are refused
+    /// (``FaceScanError/badSetting(_:)``); ``FaceScanError/io(_:)`` when a writer fails.
     package static func bytes(
-        _ mesh: Mesh, format: String, unit: LengthUnit = .mm, thumbnail: [UInt8]? = nil, name: String? = nil,
+        _ mesh: Mesh, format: FileFormat, unit: LengthUnit = .mm, thumbnail: [UInt8]? = nil, name: String? = nil,
         printingPosition: Bool = false, texturePNG: [UInt8]? = nil
-    ) throws -> [UInt8] {
+    ) throws(FaceScanError) -> [UInt8] {
         let files = try encode(
             mesh, format: format, unit: unit, thumbnail: thumbnail, name: name, printingPosition: printingPosition,
             texturePNG: texturePNG)
         guard files.count == 1 else {
-            throw UsageError("format '\(format)' writes \(files.count) files; facescan writes single-file formats only")
+            throw .badSetting(
+                UsageError(
+                    "format '\(format.name)' writes \(files.count) files; facescan writes single-file formats only"))
         }
         return files[0].bytes
     }
@@ -91,22 +99,34 @@ package enum MeshIO {
     /// path's extension); `-` writes to standard output (OBJ unless `format` says otherwise).
     /// `printingPosition`: the mesh is a part standing on z = 0 (USDZ turns it y up).
     package static func write(
-        _ mesh: Mesh, to path: String, format: String? = nil, unit: LengthUnit = .mm, printingPosition: Bool = false
-    ) throws {
-        try AtomicFile.write(
-            try fileBytes(mesh, for: path, format: format, unit: unit, printingPosition: printingPosition), to: path)
+        _ mesh: Mesh, to path: String, format: FileFormat? = nil, unit: LengthUnit = .mm,
+        printingPosition: Bool = false
+    ) throws(FaceScanError) {
+        let bytes = try fileBytes(mesh, for: path, format: format, unit: unit, printingPosition: printingPosition)
+        try lift { () throws(IOFailure) in try AtomicFile.write(bytes, to: path) }
     }
 
     /// The bytes ``write(_:to:format:unit:printingPosition:)`` writes to `path`, for a caller that writes them itself.
     package static func fileBytes(
-        _ mesh: Mesh, for path: String, format: String? = nil, unit: LengthUnit = .mm, printingPosition: Bool = false
-    ) throws -> [UInt8] {
-        guard let format = format ?? (path == "-" ? "obj" : fileExtension(path)) else {
-            throw UsageError(
-                "\(path): cannot tell the mesh format from the name; use one of \(writableExtensions.joined(separator: ", "))"
-            )
+        _ mesh: Mesh, for path: String, format: FileFormat? = nil, unit: LengthUnit = .mm,
+        printingPosition: Bool = false
+    ) throws(FaceScanError) -> [UInt8] {
+        let chosen: FileFormat
+        if let format {
+            chosen = format
+        } else if path == "-" {
+            chosen = .obj
+        } else {
+            guard let ext = fileExtension(path) else {
+                throw .badSetting(
+                    UsageError(
+                        "\(path): cannot tell the mesh format from the name; use one of \(writableExtensions.joined(separator: ", "))"
+                    ))
+            }
+            guard let named = FileFormat.writableMesh(named: ext) else { throw .badSetting(unknownMeshFormat(ext)) }
+            chosen = named
         }
-        return try bytes(mesh, format: format, unit: unit, name: path, printingPosition: printingPosition)
+        return try bytes(mesh, format: chosen, unit: unit, name: path, printingPosition: printingPosition)
     }
 
     /// How much of an FBX file is searched for its `UnitScaleFactor` (it is in `GlobalSettings`,
@@ -157,59 +177,48 @@ package enum MeshIO {
     }
 
     static func encode(
-        _ mesh: Mesh, format: String, unit: LengthUnit, thumbnail: [UInt8]?, name: String? = nil,
+        _ mesh: Mesh, format: FileFormat, unit: LengthUnit, thumbnail: [UInt8]?, name: String? = nil,
         printingPosition: Bool = false, texturePNG: [UInt8]? = nil
-    ) throws -> [AssimpIO.ExportedFile] {
-        let f = format.lowercased()
+    ) throws(FaceScanError) -> [AssimpIO.ExportedFile] {
+        guard format.isWritableMesh else { throw .badSetting(unknownMeshFormat(format.name)) }
         // The factor from the mesh's unit to the unit the format states (1 for unit-less formats).
-        let factor = statedUnitMillimetres(format: f).map { unit.millimetres / $0 } ?? 1
-        try checkRange(mesh, format: f, factor: factor, unit: unit, name: name)
-        // Formats facescan writes itself (or through lib3mf), by their name in the table.
-        let own = FileFormat.named(f).flatMap { $0.isMesh && [.facescan, .lib3mf].contains($0.writer) ? $0.name : nil }
-        switch own {
-        case "obj": return [AssimpIO.ExportedFile(name: "", bytes: mesh.objBytes())]
-        case "stl": return [AssimpIO.ExportedFile(name: "", bytes: mesh.stlBytes())]
-        case "off": return [AssimpIO.ExportedFile(name: "", bytes: mesh.offBytes())]
-        case "glb":
-            return [AssimpIO.ExportedFile(name: "", bytes: mesh.glbBytes(metresPerUnit: unit.millimetres / 1000))]
-        case "usdz":
-            guard
-                let bytes = mesh.usdzBytes(
-                    metresPerUnit: unit.millimetres / 1000, printingPosition: printingPosition)
+        let factor = format.statedUnitMillimetres.map { unit.millimetres / $0 } ?? 1
+        try lift { () throws(UsageError) in
+            try checkRange(mesh, format: format, factor: factor, unit: unit, name: name)
+        }
+        func one(_ bytes: [UInt8]) -> [AssimpIO.ExportedFile] { [AssimpIO.ExportedFile(name: "", bytes: bytes)] }
+        switch format {
+        case .obj: return one(mesh.objBytes())
+        case .stl: return one(mesh.stlBytes())
+        case .off: return one(mesh.offBytes())
+        case .glb: return one(mesh.glbBytes(metresPerUnit: unit.millimetres / 1000))
+        case .usdz:
+            guard let bytes = mesh.usdzBytes(metresPerUnit: unit.millimetres / 1000, printingPosition: printingPosition)
             else {
-                throw UsageError(
-                    "\(name.map { $0 == "-" ? "<stdout>: " : $0 + ": " } ?? "")cannot write usdz: the package would pass 4 GiB (zip32)"
-                )
+                throw .badSetting(
+                    UsageError(
+                        "\(name.map { $0 == "-" ? "<stdout>: " : $0 + ": " } ?? "")cannot write usdz: the package would pass 4 GiB (zip32)"
+                    ))
             }
-            return [AssimpIO.ExportedFile(name: "", bytes: bytes)]
-        case "fbx":
-            return [
-                AssimpIO.ExportedFile(name: "", bytes: try mesh.fbxBytes(centimetresPerUnit: unit.millimetres / 10))
-            ]
-        case "3mf":
-            let png =
-                try thumbnail
-                ?? PNGEncoder.encode(
+            return one(bytes)
+        case .fbx:
+            return one(
+                try lift { () throws(UsageError) in try mesh.fbxBytes(centimetresPerUnit: unit.millimetres / 10) })
+        case .threeMF:
+            let png: [UInt8]
+            if let thumbnail {
+                png = thumbnail
+            } else {
+                png = try PNGEncoder.encode(
                     Rasterizer.render(mesh.atWorkingMagnitude, options: RenderOptions(size: 256)), name: "thumbnail")
-            return [
-                AssimpIO.ExportedFile(
-                    name: "",
-                    bytes: try Lib3MFIO.bytes(
-                        converted(mesh, factor: factor, name: format), thumbnail: png, texturePNG: texturePNG))
-            ]
-        default:
-            let id = assimpExportIDs[f] ?? f
-            guard assimpExportIDs.values.contains(id) else {
-                throw UsageError(
-                    "unknown mesh format '\(format)'; use one of \(writableExtensions.joined(separator: ", "))")
             }
-            guard !brokenAssimpExports.contains(id) else {
-                throw UsageError(
-                    "facescan does not write '\(format)' (assimp's exporter for it is unusable); use one of \(writableExtensions.joined(separator: ", "))"
-                )
-            }
-            var exported = converted(mesh, factor: factor, name: format)
-            if id == "3ds" {
+            return one(
+                try Lib3MFIO.bytes(
+                    converted(mesh, factor: factor, name: format.name), thumbnail: png, texturePNG: texturePNG))
+        case .ply, .dae, .x3d, .x, .threeDS, .png, .uncertaintyPNG, .gltf:
+            guard let id = format.assimpExportID else { throw .badSetting(unknownMeshFormat(format.name)) }
+            var exported = converted(mesh, factor: factor, name: format.name)
+            if format == .threeDS {
                 // 3DS is z-up (readers, assimp's included, turn it to y-up): store y-up as z-up.
                 exported.positions = exported.positions.map { SIMD3($0.x, -$0.z, $0.y) }
             }
@@ -228,20 +237,20 @@ package enum MeshIO {
 
     /// Refuses a mesh whose coordinates, converted by `factor` into the unit `format` states, would
     /// not be finite 32-bit floats (or, for 3MF, exceed lib3mf's limit): no writer writes `inf`.
-    static func checkRange(_ mesh: Mesh, format: String, factor: Double, unit: LengthUnit, name: String?)
+    static func checkRange(_ mesh: Mesh, format: FileFormat, factor: Double, unit: LengthUnit, name: String?)
         throws(UsageError)
     {
         let largest = Double(mesh.largestMagnitude)
         let limit: Double, beyond: String
         switch format {
-        case "3mf": (limit, beyond) = (largest3MFMillimetres, "the format's limit of 1e9 mm")
-        case "x": (limit, beyond) = (largestXCoordinate, "1e19, the largest a reader takes back")
+        case .threeMF: (limit, beyond) = (largest3MFMillimetres, "the format's limit of 1e9 mm")
+        case .x: (limit, beyond) = (largestXCoordinate, "1e19, the largest a reader takes back")
         default: (limit, beyond) = (Double(Float.greatestFiniteMagnitude), "32-bit floats in the format's unit")
         }
         guard largest * factor > limit else { return }
         let file = name.map { ($0 == "-" ? "<stdout>" : $0) + ": " } ?? ""
         throw UsageError(
-            "\(file)cannot write \(format): the coordinates reach \(mesh.largestMagnitude) \(unit.rawValue), beyond \(beyond); scale the mesh down first"
+            "\(file)cannot write \(format.name): the coordinates reach \(mesh.largestMagnitude) \(unit.rawValue), beyond \(beyond); scale the mesh down first"
         )
     }
 

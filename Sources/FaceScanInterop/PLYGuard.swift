@@ -200,11 +200,13 @@ extension AssimpIO {
     /// assimp waits forever on a PLY file whose header it never sees end: a file that starts like a
     /// PLY (``looksLikePLY(_:)``) must have an `end_header` line within its first 64 KiB.
     /// A binary PLY is also walked whole (``PLYCheck``): its body must hold what the header declares.
-    static func checkPLYHeader(_ path: String) throws {
-        try FileBytes.checkMeshSize(path)
-        let head = try FileBytes.read(path, upTo: plyHeaderLimit)
-        try checkPLYHeader(head[...], name: path)
-        if looksLikePLY(head[...]) { try checkPLYBody(FileBytes.read(path), name: path) }
+    static func checkPLYHeader(_ path: String) throws(FaceScanError) {
+        try lift { () throws(InputError) in try FileBytes.checkMeshSize(path) }
+        let head = try lift { () throws(IOFailure) in try FileBytes.read(path, upTo: plyHeaderLimit) }
+        try lift { () throws(InputError) in try checkPLYHeader(head[...], name: path) }
+        guard looksLikePLY(head[...]) else { return }
+        let bytes = try lift { () throws(IOFailure) in try FileBytes.read(path) }
+        try lift { () throws(InputError) in try checkPLYBody(bytes, name: path) }
     }
 
     static let plyHeaderLimit = 1 << 16

@@ -28,9 +28,7 @@ public enum PNGEncoder {
     /// Encodes `image` and writes it atomically to `path`.
     public static func write(_ image: RGBAImage, to path: String) throws(FaceScanError) {
         let bytes = try encode(image, name: path)
-        do { try AtomicFile.write(bytes, to: path) } catch {
-            throw FaceScanError(any: error, path: path)
-        }
+        do { try AtomicFile.write(bytes, to: path) } catch { throw .io(error) }
     }
 
     /// Decodes PNG bytes (any colour type and depth libpng reads) into 8-bit sRGB RGBA. Without

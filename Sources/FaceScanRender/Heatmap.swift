@@ -137,26 +137,55 @@ public enum Heatmap {
         let width = size + panel
         let lineHeight = 10 * scale
         let height = size + (caption.isEmpty ? 0 : caption.count * lineHeight + 4 * scale)
-        var px = [UInt8](repeating: 255, count: width * height * 4)
+        var canvas = Canvas(
+            pixels: [UInt8](repeating: 255, count: width * height * 4), width: width, height: height, scale: scale)
         // The mesh over white.
         for y in 0..<size {
             for x in 0..<size {
                 let s = 4 * (y * size + x), d = 4 * (y * width + x)
                 let a = UInt32(frame.image.pixels[s + 3])
                 for k in 0..<3 {
-                    px[d + k] = UInt8((UInt32(frame.image.pixels[s + k]) * a + 255 * (255 - a) + 127) / 255)
+                    canvas.pixels[d + k] = UInt8(
+                        (UInt32(frame.image.pixels[s + k]) * a + 255 * (255 - a) + 127) / 255)
                 }
             }
         }
-        func fill(_ x0: Int, _ y0: Int, _ w: Int, _ h: Int, _ rgb: SIMD3<UInt8>) {
-            for y in Swift.max(0, y0)..<Swift.min(height, y0 + h) {
-                for x in Swift.max(0, x0)..<Swift.min(width, x0 + w) {
-                    let d = 4 * (y * width + x)
-                    px[d] = rgb.x; px[d + 1] = rgb.y; px[d + 2] = rgb.z
-                }
+        let labels = canvas.drawLegend(top: top, largest: valuesUm.max() ?? 0, size: size)
+        canvas.drawCaption(caption, top: size + 2 * scale, lineHeight: lineHeight)
+        return Rendered(
+            image: RGBAImage(uncheckedWidth: width, height: height, pixels: canvas.pixels), camera: frame.camera,
+            maxUm: top,
+            labels: labels)
+    }
+}
+
+/// The heat map's picture being drawn: RGBA pixels, `width` × `height`, and the legend's scale
+/// (1 per 256 pixels of the rendering).
+struct Canvas {
+    var pixels: [UInt8]
+    let width: Int
+    let height: Int
+    let scale: Int
+    let ink = SIMD3<UInt8>(40, 40, 40)
+
+    /// Fills the rectangle at (`x0`, `y0`), `w` × `h` (clipped to the picture), with `rgb`.
+    mutating func fill(_ x0: Int, _ y0: Int, _ w: Int, _ h: Int, _ rgb: SIMD3<UInt8>) {
+        for y in Swift.max(0, y0)..<Swift.min(height, y0 + h) {
+            for x in Swift.max(0, x0)..<Swift.min(width, x0 + w) {
+                let d = 4 * (y * width + x)
+                pixels[d] = rgb.x; pixels[d + 1] = rgb.y; pixels[d + 2] = rgb.z
             }
         }
-        // Colour bar: top = maximum, bottom = 0.
+    }
+
+    /// `text` in ink at (`x`, `y`).
+    mutating func draw(_ text: String, x: Int, y: Int) {
+        Glyphs.draw(text, x: x, y: y, scale: scale, color: ink, into: &pixels, width: width, height: height)
+    }
+
+    /// The colour bar right of the `size`-pixel rendering (top = `top` µm, bottom = 0), its unit,
+    /// ticks and five labels (the top one `>…` when `largest` passes it). Returns the labels.
+    mutating func drawLegend(top: Double, largest: Double, size: Int) -> [String] {
         let barX = size + 6 * scale, barW = 10 * scale
         let barTop = 18 * scale, barBottom = size - 10 * scale
         for y in barTop...barBottom {
@@ -166,21 +195,25 @@ public enum Heatmap {
                 barX, y, barW, 1,
                 SIMD3(UInt8((c.x * 255).rounded()), UInt8((c.y * 255).rounded()), UInt8((c.z * 255).rounded())))
         }
-        let ink = SIMD3<UInt8>(40, 40, 40)
         // Ticks on the bar's left edge, labels a gap to its right: no tick reads as a minus sign.
         let textX = barX + barW + 4 * scale
-        Glyphs.draw("µm", x: barX, y: 4 * scale, scale: scale, color: ink, into: &px, width: width, height: height)
+        draw("µm", x: barX, y: 4 * scale)
         var labels: [String] = []
         for k in 0...4 {
             let v = top * Double(k) / 4
             let y = barBottom - (barBottom - barTop) * k / 4
-            var text = label(v)
-            if k == 4 && (valuesUm.max() ?? 0) > top { text = ">" + text }
+            var text = Heatmap.label(v)
+            if k == 4 && largest > top { text = ">" + text }
             labels.append(text)
             fill(barX - 3 * scale, y, 3 * scale, scale, ink)
-            Glyphs.draw(
-                text, x: textX, y: y - 3 * scale, scale: scale, color: ink, into: &px, width: width, height: height)
+            draw(text, x: textX, y: y - 3 * scale)
         }
+        return labels
+    }
+
+    /// The caption's lines from `top` down, across the whole width; a line too long to fit keeps
+    /// its label (up to the first ": ") and its end, with "..." between.
+    mutating func drawCaption(_ caption: [String], top: Int, lineHeight: Int) {
         let columns = Swift.max(4, (width - 8 * scale) / (Glyphs.advance * scale))
         for (k, line) in caption.enumerated() {
             var text = line
@@ -190,13 +223,8 @@ public enum Heatmap {
                 let keep = label.count <= columns / 2 ? label : ""
                 text = keep + "..." + String(line.suffix(Swift.max(1, columns - keep.count - 3)))
             }
-            Glyphs.draw(
-                text, x: 4 * scale, y: size + 2 * scale + k * lineHeight, scale: scale, color: ink, into: &px,
-                width: width, height: height)
+            draw(text, x: 4 * scale, y: top + k * lineHeight)
         }
-        return Rendered(
-            image: RGBAImage(uncheckedWidth: width, height: height, pixels: px), camera: frame.camera, maxUm: top,
-            labels: labels)
     }
 }
 

@@ -109,36 +109,10 @@ package enum AutoSmoothing {
         let g = noise.count
         precondition(g <= 4, "at most four noise samples")
         for s in noise { precondition(s.count == 3 * n, "one noise sample coordinate per vertex coordinate") }
-        let (patterns, scales): ([[Double]], [Double]) =
-            switch g {
-            case 1: ([[1]], [1])
-            case 3: ([[1, -1, 0], [1, 1, -2]], [(1.0 / 2).squareRoot(), (1.0 / 6).squareRoot()])
-            default:
-                (
-                    (0..<g / 2).map { p in (0..<g).map { (($0 & (p + 1)).nonzeroBitCount % 2 == 0 ? 1 : -1) } },
-                    [Double](repeating: (Double(g - 1) / Double(g * (g / 2))).squareRoot(), count: g / 2)
-                )
-            }
+        let (patterns, scales) = probePatterns(g)
         let probes = patterns.count
-        // Per vertex: its probes' normal components in the lanes they are carried in (1…probes;
-        // the others 0), and each probe's direction J_k z carried through the passes with the mean face.
-        var along = [SIMD4<Double>](repeating: .zero, count: n)
-        var start = [[SIMD3<Double>]](repeating: [SIMD3<Double>](repeating: .zero, count: n), count: probes)
-        // Per vertex: its share of tr Σ (normal part, area-weighted) = its risk with no smoothing.
-        var local0 = [Double](repeating: 0, count: n)
-        for v in 0..<n {
-            for i in 0..<probes {
-                var sv = SIMD3<Double>.zero
-                for (j, s) in noise.enumerated() {
-                    sv += patterns[i][j] * SIMD3(s[3 * v], s[3 * v + 1], s[3 * v + 2])
-                }
-                sv *= scales[i]
-                let a = (sv * normals[v]).sum()
-                along[v][i + 1] = a
-                start[i][v] = sv
-                local0[v] += area[v] * a * a
-            }
-        }
+        let (along, probed, local0) = project(noise, patterns: patterns, scales: scales, normals: normals, area: area)
+        var start = probed
         let trace = local0.reduce(0, +)
         // The perturbation rides in the lane after the probes' when there is one.
         let residualLane = perturbation != nil ? probes + 1 : nil
@@ -147,54 +121,14 @@ package enum AutoSmoothing {
             start.append((0..<n).map { perturbation[$0] * normals[$0] })
         }
         var state = op.start(y, carrying: start)
-        // risk_k = ‖f_k(y) − y‖² − tr Σ + 2 tr(J_k Σ), all along the normal and area-weighted;
-        // terms[v, k] its per-vertex terms; moved[k·n + v] how far k passes moved vertex v along
-        // its normal (a boundary vertex: rimMoved[k·rims + slot], in 3-D), residual[k·n + v] the
-        // perturbation left there along the normal (flat: allocated once).
-        var risk = [trace]
-        var terms = RiskTerms(vertices: n)
-        for v in 0..<n { terms[v, 0] = Float(local0[v]) }
-        let rims = op.rimVertex.count
-        let passCounts = max(1, maximumPasses) + 1
-        var moved = [Float](repeating: 0, count: passCounts * n)
-        var rimMoved = [SIMD3<Float>](repeating: .zero, count: rims)
-        rimMoved.reserveCapacity(passCounts * rims)
-        var residual = [Float](repeating: 0, count: residualLane == nil ? 0 : passCounts * n)
-        if let perturbation, residualLane != nil { for v in 0..<n { residual[v] = Float(perturbation[v]) } }
-        var offsets = [SIMD4<Float>](repeating: .zero, count: n)
-        var best = 0
-        for k in 1..<passCounts {
-            if risk[k - 1] > trace && k - 1 - best >= 3 { break }
-            op.pass(&state)
-            op.normalOffsets(state, into: &offsets)
-            var sum = 0.0
-            offsets.withUnsafeBufferPointer { offsets in
-                along.withUnsafeBufferPointer { along in
-                    area.withUnsafeBufferPointer { area in
-                        local0.withUnsafeBufferPointer { local0 in
-                            terms.lanes.withUnsafeMutableBufferPointer { lanes in
-                                moved.withUnsafeMutableBufferPointer { moved in
-                                    for v in 0..<n {
-                                        let o = SIMD4<Double>(offsets[v]), a = along[v]
-                                        // Lane 0: the face's own offset d; lanes 1…: Σ aᵢ(aᵢ + (J_k zᵢ − zᵢ)·n).
-                                        let r = area[v] * (o[0] * o[0] + 2 * (a * (a + o)).sum()) - local0[v]
-                                        lanes[7 * v + k >> 2][k & 3] = Float(r)
-                                        sum += r
-                                        moved[k * n + v] = offsets[v][0]
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-            if let lane = residualLane { for v in 0..<n { residual[k * n + v] = residual[v] + offsets[v][lane] } }
-            risk.append(sum)
-            op.appendRimMoved(state, to: &rimMoved)
-            if risk[k] < risk[best] { best = k }
-        }
+        var passes = Passes(
+            vertices: n, rims: op.rimVertex.count, passCounts: max(1, maximumPasses) + 1, trace: trace,
+            local0: local0, perturbation: perturbation)
+        passes.run(op, &state, along: along, area: area, local0: local0, residualLane: residualLane)
+        let (risk, rims, moved, rimMoved, residual) =
+            (passes.risk, passes.rims, passes.moved, passes.rimMoved, passes.residual)
+        let terms = passes.terms
         let kn = risk.count
-        terms.count = kn
         let amounts = pool(terms, adjacency: adjacency)
         let counts = amounts.map { Int($0.rounded()) }
         var chosenRisk = 0.0
@@ -218,20 +152,144 @@ package enum AutoSmoothing {
             out.positions[v] = SIMD3<Float>(y[v] + SIMD3<Double>(d))
             smoothedAny = true
         }
-        // Area-weighted median of the per-vertex counts.
-        var share = [Double](repeating: 0, count: kn)
-        for v in 0..<n { share[counts[v]] += area[v] }
+        return Choice(
+            passes: areaMedian(counts, area: area, kinds: kn), range: (counts.min() ?? 0)...(counts.max() ?? 0),
+            estimatedError: risk.map { max($0, 0).squareRoot() }, chosenError: max(chosenRisk, 0).squareRoot(),
+            smoothed: smoothedAny ? out : nil,
+            residualNoise: residualLane == nil ? nil : (left / Double(n)).squareRoot())
+    }
+
+    /// At most two probes z_p = c_p · Σ_g w_p(g) s_g from `g` noise samples (see ``choose``):
+    /// the weights w_p of each probe and its factor c_p.
+    static func probePatterns(_ g: Int) -> (patterns: [[Double]], scales: [Double]) {
+        switch g {
+        case 1: ([[1]], [1])
+        case 3: ([[1, -1, 0], [1, 1, -2]], [(1.0 / 2).squareRoot(), (1.0 / 6).squareRoot()])
+        default:
+            (
+                (0..<g / 2).map { p in (0..<g).map { (($0 & (p + 1)).nonzeroBitCount % 2 == 0 ? 1 : -1) } },
+                [Double](repeating: (Double(g - 1) / Double(g * (g / 2))).squareRoot(), count: g / 2)
+            )
+        }
+    }
+
+    /// The probes of the noise samples, per vertex: their normal components in the lanes they are
+    /// carried in (`along`, 1…probes; the others 0), each probe's direction (`start`, carried
+    /// through the passes with the mean face), and the vertex's share of tr Σ (`local0`, normal
+    /// part, area-weighted: its risk with no smoothing).
+    static func project(
+        _ noise: [[Double]], patterns: [[Double]], scales: [Double], normals: [SIMD3<Double>], area: [Double]
+    ) -> (along: [SIMD4<Double>], start: [[SIMD3<Double>]], local0: [Double]) {
+        let n = normals.count, probes = patterns.count
+        var along = [SIMD4<Double>](repeating: .zero, count: n)
+        var start = [[SIMD3<Double>]](repeating: [SIMD3<Double>](repeating: .zero, count: n), count: probes)
+        var local0 = [Double](repeating: 0, count: n)
+        for v in 0..<n {
+            for i in 0..<probes {
+                var sv = SIMD3<Double>.zero
+                for (j, s) in noise.enumerated() {
+                    sv += patterns[i][j] * SIMD3(s[3 * v], s[3 * v + 1], s[3 * v + 2])
+                }
+                sv *= scales[i]
+                let a = (sv * normals[v]).sum()
+                along[v][i + 1] = a
+                start[i][v] = sv
+                local0[v] += area[v] * a * a
+            }
+        }
+        return (along, start, local0)
+    }
+
+    /// The area-weighted median of the per-vertex pass counts (each below `kinds`).
+    static func areaMedian(_ counts: [Int], area: [Double], kinds: Int) -> Int {
+        var share = [Double](repeating: 0, count: kinds)
+        for v in counts.indices { share[counts[v]] += area[v] }
         var median = 0, cumulative = 0.0
         for k in share.indices {
             cumulative += share[k]
             median = k
             if cumulative >= 0.5 { break }
         }
-        return Choice(
-            passes: median, range: (counts.min() ?? 0)...(counts.max() ?? 0),
-            estimatedError: risk.map { max($0, 0).squareRoot() }, chosenError: max(chosenRisk, 0).squareRoot(),
-            smoothed: smoothedAny ? out : nil,
-            residualNoise: residualLane == nil ? nil : (left / Double(n)).squareRoot())
+        return median
+    }
+
+    /// The passes of ``choose``, run until the risk has not improved for three passes past the
+    /// start's: risk_k = ‖f_k(y) − y‖² − tr Σ + 2 tr(J_k Σ), all along the normal and
+    /// area-weighted; `terms[v, k]` its per-vertex terms; `moved[k·n + v]` how far k passes moved
+    /// vertex v along its normal (a boundary vertex: `rimMoved[k·rims + slot]`, in 3-D),
+    /// `residual[k·n + v]` the perturbation left there along the normal (flat: allocated once).
+    struct Passes {
+        var risk: [Double]
+        var terms: RiskTerms
+        var moved: [Float]
+        var rimMoved: [SIMD3<Float>]
+        var residual: [Float]
+        let rims: Int
+        let passCounts: Int
+        let trace: Double
+
+        init(vertices n: Int, rims: Int, passCounts: Int, trace: Double, local0: [Double], perturbation: [Double]?) {
+            self.rims = rims
+            self.passCounts = passCounts
+            self.trace = trace
+            risk = [trace]
+            terms = RiskTerms(vertices: n)
+            for v in 0..<n { terms[v, 0] = Float(local0[v]) }
+            moved = [Float](repeating: 0, count: passCounts * n)
+            rimMoved = [SIMD3<Float>](repeating: .zero, count: rims)
+            rimMoved.reserveCapacity(passCounts * rims)
+            residual = [Float](repeating: 0, count: perturbation == nil ? 0 : passCounts * n)
+            if let perturbation { for v in 0..<n { residual[v] = Float(perturbation[v]) } }
+        }
+
+        mutating func run(
+            _ op: Taubin.Operator, _ state: inout Taubin.Operator.State, along: [SIMD4<Double>], area: [Double],
+            local0: [Double], residualLane: Int?
+        ) {
+            let n = local0.count
+            var offsets = [SIMD4<Float>](repeating: .zero, count: n)
+            var best = 0
+            for k in 1..<passCounts {
+                if risk[k - 1] > trace && k - 1 - best >= 3 { break }
+                op.pass(&state)
+                op.normalOffsets(state, into: &offsets)
+                let sum = accumulate(pass: k, offsets: offsets, along: along, area: area, local0: local0)
+                if let lane = residualLane { for v in 0..<n { residual[k * n + v] = residual[v] + offsets[v][lane] } }
+                risk.append(sum)
+                op.appendRimMoved(state, to: &rimMoved)
+                if risk[k] < risk[best] { best = k }
+            }
+            terms.count = risk.count
+        }
+
+        /// Pass `k`'s per-vertex risk terms and normal moves from its offsets; their sum.
+        mutating func accumulate(
+            pass k: Int, offsets: [SIMD4<Float>], along: [SIMD4<Double>], area: [Double], local0: [Double]
+        ) -> Double {
+            let n = local0.count
+            var sum = 0.0
+            offsets.withUnsafeBufferPointer { offsets in
+                along.withUnsafeBufferPointer { along in
+                    area.withUnsafeBufferPointer { area in
+                        local0.withUnsafeBufferPointer { local0 in
+                            terms.lanes.withUnsafeMutableBufferPointer { lanes in
+                                moved.withUnsafeMutableBufferPointer { moved in
+                                    for v in 0..<n {
+                                        let o = SIMD4<Double>(offsets[v]), a = along[v]
+                                        // Lane 0: the face's own offset d; lanes 1…: Σ aᵢ(aᵢ + (J_k zᵢ − zᵢ)·n).
+                                        let r = area[v] * (o[0] * o[0] + 2 * (a * (a + o)).sum()) - local0[v]
+                                        lanes[7 * v + k >> 2][k & 3] = Float(r)
+                                        sum += r
+                                        moved[k * n + v] = offsets[v][0]
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            return sum
+        }
     }
 
     /// The value a fraction `f` of the way from `a` to `b`.

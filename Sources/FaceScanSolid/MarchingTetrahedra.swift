@@ -32,22 +32,7 @@ extension LevelSetShell {
     ) throws(SolidError) -> (mesh: Mesh, work: ExtractionWork) {
         var (nx, ny, nz, h) = (grid.nx, grid.ny, grid.nz, grid.h)
         let (x0, y0) = (grid.x0, grid.y0)
-        var field = [Float](repeating: Float(-level), count: nx * ny * nz)
-        var anyHollow = false
-        let tiny = Float(-1e-6 * h)
-        grid.distance.withUnsafeBufferPointer { d in
-            grid.inside.withUnsafeBufferPointer { inside in
-                field.withUnsafeMutableBufferPointer { f in
-                    for index in 0..<f.count where inside[index] {
-                        let v = d[index] - Float(level)
-                        // Never exactly zero: a cut point on a grid point would give a flat triangle.
-                        f[index] = v == 0 ? tiny : v
-                        if v > 0 { anyHollow = true }
-                    }
-                }
-            }
-        }
-        guard anyHollow else { throw .backNotClosed(depth: 0) }
+        guard var field = levelField(grid, level: level) else { throw .backNotClosed(depth: 0) }
         try SolidError.checkCancelled()
         opened(&field, nx: nx, ny: ny, nz: nz, h: h, radius: opening)
         try SolidError.checkCancelled()
@@ -67,18 +52,7 @@ extension LevelSetShell {
         work.stride = step
         if step > 1 {
             let mx = (nx - 1) / step + 1, my = (ny - 1) / step + 1, mz = (nz - 1) / step + 1
-            let fine = field
-            field = [Float](repeating: 0, count: mx * my * mz)
-            fine.withUnsafeBufferPointer { src in
-                field.withUnsafeMutableBufferPointer { out in
-                    for k in 0..<mz {
-                        for j in 0..<my {
-                            let from = (k * step * ny + j * step) * nx, to = (k * my + j) * mx
-                            for i in 0..<mx { out[to + i] = src[from + i * step] }
-                        }
-                    }
-                }
-            }
+            field = subsampled(field, nx: nx, ny: ny, step: step, to: (mx, my, mz))
             (nx, ny, nz, h) = (mx, my, mz, h * Double(step))
         }
         // 3. Marching tetrahedra.
@@ -111,6 +85,44 @@ extension LevelSetShell {
         guard !triangles.isEmpty else { throw .backNotClosed(depth: 0) }
         let surface = Mesh(uncheckedPositions: positions, triangles: triangles)
         return (withoutClosedPieces(surface), work)
+    }
+
+    /// The field whose zero set is the back: each inside point's distance less `level` (never
+    /// exactly zero), `-level` outside; nil when no point lies beyond the level (nothing hollow).
+    static func levelField(_ grid: DistanceGrid, level: Double) -> [Float]? {
+        var field = [Float](repeating: Float(-level), count: grid.nx * grid.ny * grid.nz)
+        var anyHollow = false
+        let tiny = Float(-1e-6 * grid.h)
+        grid.distance.withUnsafeBufferPointer { d in
+            grid.inside.withUnsafeBufferPointer { inside in
+                field.withUnsafeMutableBufferPointer { f in
+                    for index in 0..<f.count where inside[index] {
+                        let v = d[index] - Float(level)
+                        // Never exactly zero: a cut point on a grid point would give a flat triangle.
+                        f[index] = v == 0 ? tiny : v
+                        if v > 0 { anyHollow = true }
+                    }
+                }
+            }
+        }
+        return anyHollow ? field : nil
+    }
+
+    /// Every `step`-th point of `fine` (`nx` × `ny` × …) along each axis: `size.0` × `size.1` × `size.2` points.
+    static func subsampled(_ fine: [Float], nx: Int, ny: Int, step: Int, to size: (Int, Int, Int)) -> [Float] {
+        let (mx, my, mz) = size
+        var field = [Float](repeating: 0, count: mx * my * mz)
+        fine.withUnsafeBufferPointer { src in
+            field.withUnsafeMutableBufferPointer { out in
+                for k in 0..<mz {
+                    for j in 0..<my {
+                        let from = (k * step * ny + j * step) * nx, to = (k * my + j) * mx
+                        for i in 0..<mx { out[to + i] = src[from + i * step] }
+                    }
+                }
+            }
+        }
+        return field
     }
 
     /// The grid edges of the Kuhn cells (each grid point's 7 edges toward +x, +y, +z and the

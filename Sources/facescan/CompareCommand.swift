@@ -54,7 +54,7 @@ struct CompareCommand: ParsableCommand {
         if let h = heatmap, h != "-" && !h.hasSuffix(".png") {
             throw ValidationError("--heatmap must name a .png file (or - for standard output), got '\(h)'")
         }
-        if let h = heatmap { try Terminal.refuseBinaryOutput(h, format: "png") }
+        if let h = heatmap { try Terminal.refuseBinaryOutput(h, format: .png) }
         if let m = heatmapMaxUm, !(m > 0 && m.isFinite) {
             throw ValidationError("--heatmap-max-um must be a number > 0")
         }

@@ -19,14 +19,14 @@ struct ConvertCommand: ParsableCommand {
     ) var output: String
     @Option(
         help: "Output format (an extension or an assimp export id) instead of OUT's extension.",
-        completion: Completions.meshFormat)
-    var format: String?
+        completion: Completions.meshFormat, transform: MeshInput.parseFormat)
+    var format: FileFormat?
 
     @Option(help: MeshInput.unitsHelp) var units: LengthUnit?
     @OptionGroup var verbosity: Verbosity
 
     func validate() throws {
-        try Terminal.refuseBinaryOutput(output, format: format ?? MeshInput.formatOf(output))
+        try Terminal.refuseBinaryOutput(output, format: format)
     }
 
     func run() throws {

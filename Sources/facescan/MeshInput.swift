@@ -27,7 +27,7 @@ enum MeshInput {
     /// Reads IN in `units` (mm when nil) for a command writing OUT in `format` (default: OUT's
     /// extension), warning when the assumed unit decides the size written and it is not a face's.
     static func read(
-        _ input: String, command: String, units: LengthUnit?, output: String, format: String?, verbosity: Verbosity
+        _ input: String, command: String, units: LengthUnit?, output: String, format: FileFormat?, verbosity: Verbosity
     ) throws -> Mesh {
         let unit = units ?? .mm
         let mesh = try read(input, command: command, unit: unit)
@@ -45,10 +45,17 @@ enum MeshInput {
 
     /// Whether the assumed unit decides the output's size: a unit-less input (OBJ, STL, PLY, …)
     /// written to a format that states its unit (GLB, DAE, X3D, FBX, 3MF).
-    static func unitDecidesOutput(input: String, output: String, format: String?) -> Bool {
-        let inStates = formatOf(input).flatMap { MeshIO.statedUnitMillimetres(format: $0) } != nil
-        let outFormat = format ?? formatOf(output) ?? "obj"
-        return !inStates && MeshIO.statedUnitMillimetres(format: outFormat) != nil
+    static func unitDecidesOutput(input: String, output: String, format: FileFormat?) -> Bool {
+        let inStates = formatOf(input).flatMap(FileFormat.named)?.statedUnitMillimetres != nil
+        let outFormat = format ?? formatOf(output).flatMap(FileFormat.named) ?? .obj
+        return !inStates && outFormat.statedUnitMillimetres != nil
+    }
+
+    /// A `--format` value, parsed once: a mesh format facescan writes, by its name, an alias or
+    /// an assimp export id (`plyb`); anything else is refused with the formats it could be.
+    static func parseFormat(_ text: String) throws -> FileFormat {
+        guard let f = FileFormat.writableMesh(named: text) else { throw MeshIO.unknownMeshFormat(text) }
+        return f
     }
 
     /// The largest side of the mesh's bounding box, in the file's unit (0 for no vertex).

@@ -34,7 +34,7 @@ struct PipelineFlags: ParsableArguments {
 
     /// The formats `process` writes, each with who writes it (from the format table).
     static var formatsHelp: String {
-        FileFormat.processOutputNames.compactMap(FileFormat.named).map { f in
+        FileFormat.processOutputs.map { f in
             switch f.writer {
             case .assimp: "\(f.name) (assimp)"
             case .lib3mf: "\(f.name) (lib3mf)"

@@ -36,7 +36,7 @@ struct RenderCommand: ParsableCommand {
         guard output == "-" || output.lowercased().hasSuffix(".png") else {
             throw ValidationError("render writes PNG: OUT must end in .png, or be - for standard output")
         }
-        try Terminal.refuseBinaryOutput(output, format: "png")
+        try Terminal.refuseBinaryOutput(output, format: .png)
     }
 
     func run() throws {

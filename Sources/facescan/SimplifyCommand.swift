@@ -28,8 +28,8 @@ struct SimplifyCommand: ParsableCommand {
     @Option(
         help:
             "Output format (an extension or an assimp export id); by default OUT's extension (obj for standard output).",
-        completion: Completions.meshFormat)
-    var format: String?
+        completion: Completions.meshFormat, transform: MeshInput.parseFormat)
+    var format: FileFormat?
 
     @Flag(help: "Print {\"mesh\": …, \"timingsMs\": …} as JSON (on standard error when OUT is -).")
     var json = false
@@ -40,7 +40,7 @@ struct SimplifyCommand: ParsableCommand {
 
     /// Errors are printed and mapped to exit codes by `FaceScan.main()`.
     func validate() throws {
-        try Terminal.refuseBinaryOutput(output, format: format ?? MeshInput.formatOf(output))
+        try Terminal.refuseBinaryOutput(output, format: format)
     }
 
     func run() throws {

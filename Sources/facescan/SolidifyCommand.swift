@@ -31,8 +31,8 @@ struct SolidifyCommand: ParsableCommand {
     var output: String
     @Option(
         help: "Output format (an extension or an assimp export id) instead of OUT's extension.",
-        completion: Completions.meshFormat)
-    var format: String?
+        completion: Completions.meshFormat, transform: MeshInput.parseFormat)
+    var format: FileFormat?
     @OptionGroup var solid: SolidFlags
     @Option(
         help:
@@ -41,7 +41,7 @@ struct SolidifyCommand: ParsableCommand {
     @OptionGroup var verbosity: Verbosity
 
     func validate() throws {
-        try Terminal.refuseBinaryOutput(output, format: format ?? MeshInput.formatOf(output))
+        try Terminal.refuseBinaryOutput(output, format: format)
     }
 
     func run() throws {

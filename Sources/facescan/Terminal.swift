@@ -14,14 +14,15 @@ enum Terminal {
     static var stdoutIsTerminal: Bool { isatty(1) != 0 }
 
     /// Formats written as text (readable on a terminal); every other format is binary.
-    static let textFormats: Set<String> = ["obj", "off", "dae", "collada", "x3d", "x"]
+    static let textFormats: Set<FileFormat> = [.obj, .off, .dae, .x3d, .x]
 
     /// Refuses (exit 2) to write `format` (nil: OBJ, the default on standard output) to standard
     /// output when it is a terminal and the format is binary.
-    static func refuseBinaryOutput(_ path: String, format: String?) throws {
+    static func refuseBinaryOutput(_ path: String, format: FileFormat?) throws {
         guard path == "-", stdoutIsTerminal else { return }
-        let f = (format ?? "obj").lowercased()
-        guard !textFormats.contains(f) else { return }
+        let format = format ?? .obj
+        guard !textFormats.contains(format) else { return }
+        let f = format.name
         throw ValidationError(
             "refusing to write binary \(f.uppercased()) to a terminal: redirect standard output (> out.\(f)) or name an output file"
         )

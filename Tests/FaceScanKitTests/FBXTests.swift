@@ -198,7 +198,7 @@ import Testing
         #expect(first.firstRange(of: Array(String(year).utf8)) == nil, "the year \(year) is in the file")
         #expect(first.firstRange(of: FBXWriter.fileID) != nil)
         #expect(try Self.box().fbxBytes() == first)
-        #expect(try MeshIO.bytes(Self.box(), format: "fbx") == first)
+        #expect(try MeshIO.bytes(Self.box(), format: .fbx) == first)
     }
 
     /// Through assimp, the project's reader: the same triangles at the same size, whatever the

@@ -118,7 +118,7 @@ private func loadCapture(_ path: String) throws -> (Topology, ScanSettings, [Fra
         var session = try FaceScanSession(topology: topology, settings: settings)
         for f in frames where !session.isComplete { _ = try session.add(f) }
         let result = try session.finish()
-        let stl = try Exporter.bytes(result.mesh, format: "stl", unit: settings.units)
+        let stl = try Exporter.bytes(result.mesh, format: .stl, unit: settings.units)
 
         let dir = makeTempDir()
         var options = PipelineOptions()
@@ -143,7 +143,7 @@ private func loadCapture(_ path: String) throws -> (Topology, ScanSettings, [Fra
         options.formats = ["stl"]
         let report = try Pipeline.process(input: path, options: options)
         let written = try #require(FileManager.default.contents(atPath: dir + "/capture.stl"))
-        #expect(try Exporter.bytes(result.mesh, format: "stl", unit: .mm) == [UInt8](written))
+        #expect(try Exporter.bytes(result.mesh, format: .stl, unit: .mm) == [UInt8](written))
         #expect(result.report.frames == report.frames)
         #expect(result.report.outputs.isEmpty)
         // Explicit settings replace the capture's.

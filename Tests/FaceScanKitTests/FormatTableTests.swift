@@ -41,7 +41,7 @@ import Testing
             positions: [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], triangles: [0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3])
         for name in MeshIO.writableExtensions {
             do {
-                _ = try MeshIO.bytes(m!, format: name)
+                _ = try MeshIO.bytes(m!, format: #require(FileFormat.named(name)))
             } catch {
                 #expect(!"\(error)".contains("unknown"), "\(name): \(error)")
             }

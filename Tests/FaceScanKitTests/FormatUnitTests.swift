@@ -53,7 +53,8 @@ private func glbJSON(_ b: [UInt8]) throws -> [String: Any] {
         let (lo, hi) = bounds(mm)
         for (mesh, unit) in [(mm, LengthUnit.mm), (m, .m)] {
             let path = dir + "/box-\(unit.rawValue).\(format)"
-            try AtomicFile.write(try MeshIO.bytes(mesh, format: format, unit: unit), to: path)
+            try AtomicFile.write(
+                try MeshIO.bytes(mesh, format: #require(FileFormat.named(format)), unit: unit), to: path)
             for readUnit in LengthUnit.allCases {
                 let back = try MeshIO.read(path: path, unit: readUnit)
                 #expect(back.triangleCount == 12, "\(format)")
@@ -73,14 +74,14 @@ private func glbJSON(_ b: [UInt8]) throws -> [String: Any] {
         let dir = scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = dir + "/box.\(format)"
-        try AtomicFile.write(try MeshIO.bytes(m, format: format, unit: .m), to: path)
+        try AtomicFile.write(try MeshIO.bytes(m, format: #require(FileFormat.named(format)), unit: .m), to: path)
         let back = try MeshIO.read(path: path, unit: .mm)  // no unit in the file: numbers as they are
         #expect(bounds(back) == bounds(m), "\(format)")
         #expect(MeshIO.statedUnitMillimetres(format: format) == nil)
     }
 
     @Test func daeStatesMetresAndHoldsMetres() throws {
-        let text = String(decoding: try MeshIO.bytes(faceBox(), format: "dae", unit: .mm), as: UTF8.self)
+        let text = String(decoding: try MeshIO.bytes(faceBox(), format: .dae, unit: .mm), as: UTF8.self)
         #expect(text.contains(#"<unit name="meter" meter="1" />"#))
         #expect(text.contains("0.075") || text.contains("0.0750"), "positions not in metres")
         #expect(!text.contains(" 75 ") && !text.contains(" -75 "))
@@ -90,7 +91,7 @@ private func glbJSON(_ b: [UInt8]) throws -> [String: Any] {
     /// min/max of the positions, 4-byte aligned chunks; assimp reads it back with its UVs.
     @Test func glbIsCleanAndInMetres() throws {
         let box = faceBox()
-        let b = try MeshIO.bytes(box, format: "glb", unit: .mm)
+        let b = try MeshIO.bytes(box, format: .glb, unit: .mm)
         #expect(Array(b[0..<4]) == Array("glTF".utf8))
         let total = Int(b[8]) | Int(b[9]) << 8 | Int(b[10]) << 16 | Int(b[11]) << 24
         #expect(total == b.count && b.count % 4 == 0)
@@ -108,7 +109,7 @@ private func glbJSON(_ b: [UInt8]) throws -> [String: Any] {
         #expect(accessors.count == 4)  // POSITION, NORMAL, TEXCOORD_0, indices
         let back = try AssimpIO.parse(b, formatHint: "glb", name: "box.glb")
         #expect(back.vertexCount == 8 && back.triangleCount == 12 && back.uvs != nil)
-        #expect(try MeshIO.bytes(box, format: "glb") == b, "same mesh, same bytes")
+        #expect(try MeshIO.bytes(box, format: .glb) == b, "same mesh, same bytes")
     }
 
     /// 3MF through lib3mf: unit millimeter, one object, one build item, the thumbnail as the
@@ -116,8 +117,8 @@ private func glbJSON(_ b: [UInt8]) throws -> [String: Any] {
     @Test func threeMFIsMillimetresWithThumbnailAndDeterministic() throws {
         let box = faceBox()
         let png = try PNGEncoder.encode(Rasterizer.render(box, options: RenderOptions(size: 32)), name: "t")
-        let a = try MeshIO.bytes(box, format: "3mf", unit: .mm, thumbnail: png)
-        let b = try MeshIO.bytes(box, format: "3mf", unit: .mm, thumbnail: png)
+        let a = try MeshIO.bytes(box, format: .threeMF, unit: .mm, thumbnail: png)
+        let b = try MeshIO.bytes(box, format: .threeMF, unit: .mm, thumbnail: png)
         #expect(a == b, "two exports differ")
         // No clock in the package: every zip entry (local header: signature PK\u{3}\u{4}, DOS
         // time and date at +10 and +12) carries the same fixed date, not today's.
@@ -154,6 +155,8 @@ private func glbJSON(_ b: [UInt8]) throws -> [String: Any] {
             Issue.record("expected an error")
         } catch FaceScanError.badInput(let e) {
             #expect(e.file == path && e.message.hasPrefix("lib3mf: "), "\(e)")
+        } catch {
+            Issue.record("expected a bad-input error, got \(error)")
         }
     }
 
@@ -192,7 +195,7 @@ private func glbJSON(_ b: [UInt8]) throws -> [String: Any] {
         #expect(binary.starts(with: Array("Kaydara FBX Binary".utf8)))
         #expect(MeshIO.fbxUnitScaleFactor(binary) == 1)
         // facescan's own binary FBX states the run's unit: 0.1 cm per millimetre.
-        #expect(MeshIO.fbxUnitScaleFactor(try MeshIO.bytes(box, format: "fbx", unit: .mm)) == 0.1)
+        #expect(MeshIO.fbxUnitScaleFactor(try MeshIO.bytes(box, format: .fbx, unit: .mm)) == 0.1)
         // The same numbers declared as decimetres (10 cm per unit) read ten times larger.
         let text = String(decoding: ascii, as: UTF8.self)
         let key = #""UnitScaleFactor", "double", "Number", "", 1"#

@@ -99,7 +99,7 @@ import Testing
         let mesh = Self.tetrahedron()
         let png = try mesh.thumbnail(RenderOptions(size: 64))
         #expect(Array(png.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
-        #expect(png == (try Exporter.bytes(mesh, format: "png", render: RenderOptions(size: 64))))
+        #expect(png == (try Exporter.bytes(mesh, format: .png, render: RenderOptions(size: 64))))
         let image = try PNGEncoder.decode(png, name: "thumbnail")
         #expect(image.width == 64 && image.height == 64)
     }

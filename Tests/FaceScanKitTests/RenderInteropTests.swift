@@ -83,7 +83,7 @@ private func sortedPositions(_ m: Mesh) -> [SIMD3<Float>] {
     }
 
     @Test func glbKeepsUVs() throws {
-        let bytes = try MeshIO.bytes(grid(), format: "glb")
+        let bytes = try MeshIO.bytes(grid(), format: .glb)
         let back = try AssimpIO.parse(bytes, formatHint: "glb", name: "memory.glb")
         #expect(back.uvs != nil)
         #expect(back.vertexCount == 9)
@@ -115,14 +115,14 @@ private func sortedPositions(_ m: Mesh) -> [SIMD3<Float>] {
         var now = time(nil), parts = tm()
         gmtime_r(&now, &parts)
         let year = String(parts.tm_year + 1900)
-        let first = try MeshIO.bytes(cube(), format: "dae")
+        let first = try MeshIO.bytes(cube(), format: .dae)
         let text = String(decoding: first, as: UTF8.self)
         let header = text.split(separator: "</asset>", maxSplits: 1).first.map(String.init) ?? ""
         #expect(header.count < text.count, "no header found")
         #expect(!header.contains(year), "the year \(year) in \(header)")
         #expect(header.contains("<created>1970-01-01T00:00:00</created>"), "\(header)")
         #expect(header.contains("<modified>1970-01-01T00:00:00</modified>"), "\(header)")
-        #expect(try MeshIO.bytes(cube(), format: "dae") == first, "two exports differ")
+        #expect(try MeshIO.bytes(cube(), format: .dae) == first, "two exports differ")
     }
 
     @Test func garbageFileGivesAnInputErrorNamingIt() throws {
@@ -136,6 +136,8 @@ private func sortedPositions(_ m: Mesh) -> [SIMD3<Float>] {
             #expect(e.file == path)
             // facescan's PLY header check answers before assimp sees the file.
             #expect(e.message.hasPrefix("header line 2: unknown keyword 'this'"), "\(e.message)")
+        } catch {
+            Issue.record("expected a bad-input error, got \(error)")
         }
     }
 
@@ -146,8 +148,25 @@ private func sortedPositions(_ m: Mesh) -> [SIMD3<Float>] {
         }
     }
 
+    /// A name that is no mesh format facescan writes is refused where it is parsed (a path's
+    /// extension, `--format`), as a usage error naming it; a format that is not a mesh (PNG) is
+    /// refused by the writer with the same words.
     @Test func unknownFormatIsAUsageError() {
-        #expect(throws: UsageError.self) { try MeshIO.bytes(cube(), format: "nope") }
+        #expect(FileFormat.writableMesh(named: "nope") == nil)
+        #expect(FileFormat.writableMesh(named: "png") == nil)
+        #expect(FileFormat.writableMesh(named: "gltf2") == nil)
+        #expect(FileFormat.writableMesh(named: "PLYB") == .ply)
+        #expect(FileFormat.writableMesh(named: "collada") == .dae)
+        for (path, name) in [("x.nope", "nope"), ("x.PNG", "png")] {
+            let error = #expect(throws: FaceScanError.self) { try MeshIO.fileBytes(cube(), for: path) }
+            guard case .badSetting(let e)? = error else {
+                Issue.record("expected a usage error, got \(String(describing: error))"); continue
+            }
+            #expect(e.message.hasPrefix("unknown mesh format '\(name)'; use one of obj, stl, "), "\(e)")
+        }
+        #expect(throws: FaceScanError.badSetting(MeshIO.unknownMeshFormat("png"))) {
+            try MeshIO.bytes(cube(), format: .png)
+        }
     }
 
     @Test func inspectCube() {

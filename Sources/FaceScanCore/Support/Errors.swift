@@ -50,25 +50,43 @@ public enum FaceScanError: Error, Sendable, CustomStringConvertible, Equatable {
     }
 }
 
+/// A narrow error that is one case of ``FaceScanError``: what ``lift(_:)`` turns a typed
+/// throw into, so that no error is ever guessed into a case.
+package protocol FaceScanErrorCase: Error {
+    /// The error as the ``FaceScanError`` case it is.
+    var asFaceScanError: FaceScanError { get }
+}
+
+extension FaceScanError: FaceScanErrorCase {
+    /// Itself.
+    package var asFaceScanError: FaceScanError { self }
+}
+
+extension InputError: FaceScanErrorCase {
+    /// ``FaceScanError/badInput(_:)``.
+    package var asFaceScanError: FaceScanError { .badInput(self) }
+}
+
+extension UsageError: FaceScanErrorCase {
+    /// ``FaceScanError/badSetting(_:)``.
+    package var asFaceScanError: FaceScanError { .badSetting(self) }
+}
+
+extension IOFailure: FaceScanErrorCase {
+    /// ``FaceScanError/io(_:)``.
+    package var asFaceScanError: FaceScanError { .io(self) }
+}
+
+extension NoAcceptedFrames: FaceScanErrorCase {
+    /// ``FaceScanError/noAcceptedFrames(_:)``.
+    package var asFaceScanError: FaceScanError { .noAcceptedFrames(self) }
+}
+
 extension FaceScanError {
     init(_ e: InputError) { self = .badInput(e) }
     init(_ e: UsageError) { self = .badSetting(e) }
     init(_ e: IOFailure) { self = .io(e) }
     init(_ e: NoAcceptedFrames) { self = .noAcceptedFrames(e) }
-
-    /// Any error as a FaceScanError: the payload types become their case, `CancellationError`
-    /// becomes `.cancelled`, anything else an I/O failure naming `path` (the CLI's old exit 1).
-    package init(any error: any Error, path: String = "") {
-        switch error {
-        case let e as FaceScanError: self = e
-        case let e as InputError: self = .badInput(e)
-        case let e as UsageError: self = .badSetting(e)
-        case let e as IOFailure: self = .io(e)
-        case let e as NoAcceptedFrames: self = .noAcceptedFrames(e)
-        case is CancellationError: self = .cancelled
-        default: self = .io(IOFailure(path: path, "\(error)"))
-        }
-    }
 }
 
 #if canImport(FoundationEssentials)
@@ -92,13 +110,14 @@ extension FaceScanError {
     }
 }
 
-/// Runs `body` and lifts its narrow typed error into ``FaceScanError`` (`try lift { () throws(InputError) in … }`).
+/// Runs `body` and lifts its narrow typed error into the ``FaceScanError`` case it is
+/// (`try lift { () throws(InputError) in … }`); an untyped body does not compile.
 @inline(__always)
-package func lift<T, E: Error>(_ body: () throws(E) -> T) throws(FaceScanError) -> T {
+package func lift<T, E: FaceScanErrorCase>(_ body: () throws(E) -> T) throws(FaceScanError) -> T {
     do {
         return try body()
     } catch {
-        throw FaceScanError(any: error)
+        throw error.asFaceScanError
     }
 }
 

@@ -1,6 +1,9 @@
 import FaceScanCapture
 import FaceScanCore
+import FaceScanDecimate
 import FaceScanInterop
+import FaceScanSmooth
+import FaceScanSolid
 import FaceScanTexture
 
 #if canImport(Glibc)
@@ -439,11 +442,30 @@ public struct FaceScanSession: Sendable {
     ) throws(FaceScanError) -> Mesh {
         var clock = Stopwatch()
         let settings = ingested.settings
-        var mesh = ingested.mesh
         report.expression = ingested.expression
         let solid = settings.solid != nil
         try control.enter(.smoothing, solid: solid)
         // 1. Smooth: the passes asked for, or those with the least estimated error (`AutoSmoothing`).
+        let smoothed = smooth(ingested, report: &report)
+        report.timingsMs.smooth = clock.lap()
+        try control.enter(solid ? .solidifying : .decimating, solid: solid)
+
+        // 2. Decimate / refine to the exact target (for a solid: the target of the whole part).
+        let refines = settings.solid == nil && settings.targetVertices > smoothed.vertexCount
+        let mesh = try sized(smoothed, settings, report: &report, name: name, control: control)
+        report.mesh.outputVertices = mesh.vertexCount
+        report.mesh.outputTriangles = mesh.triangleCount
+        report.timingsMs.decimate = clock.lap()
+        if refines { report.timingsMs.refine = report.timingsMs.decimate }
+        return mesh
+    }
+
+    /// Step 1 of ``shape(_:report:name:control:)``: the mean face smoothed by the passes asked
+    /// for, or by those with the least estimated error (`AutoSmoothing`); the unsmoothed mean for
+    /// none. Fills the report's smoothing, noise and accuracy.
+    static func smooth(_ ingested: Pipeline.Ingested, report: inout Report) -> Mesh {
+        let settings = ingested.settings
+        let mesh = ingested.mesh
         var taubin = TaubinOptions(iterations: 0, weights: settings.smoothingWeights)
         if settings.noiseLimit > 0, let se = ingested.standardErrors {
             taubin.displacementLimit = se.map { Float($0 * settings.noiseLimit) }
@@ -482,13 +504,18 @@ public struct FaceScanSession: Sendable {
             let after = smoothed == nil ? before : residual.map { $0 * 1e6 } ?? before
             report.accuracy = Report.Accuracy(noiseBeforeUm: before, noiseAfterUm: after)
         }
-        if let smoothed { mesh = smoothed }
-        report.timingsMs.smooth = clock.lap()
-        try control.enter(solid ? .solidifying : .decimating, solid: solid)
+        return smoothed ?? mesh
+    }
 
-        // 2. Decimate / refine to the exact target (for a solid: the target of the whole part).
-        //    An unreachable target is a property of this capture: the error names it.
-        let refines = settings.solid == nil && settings.targetVertices > mesh.vertexCount
+    /// Step 2 of ``shape(_:report:name:control:)``: the smoothed face decimated or refined to the
+    /// exact target and scaled to the output unit, or closed into a solid part (its scale, depth
+    /// and turn in `report`). An unreachable target is a property of this capture: the error
+    /// names it; a cancellation wins over the failure it caused.
+    static func sized(
+        _ smoothed: Mesh, _ settings: ScanSettings, report: inout Report, name: String, control: FinishControl
+    ) throws(FaceScanError) -> Mesh {
+        var mesh = smoothed
+        let solid = settings.solid != nil
         if let solid = settings.solid {
             let part: Solidify.Part
             do throws(SolidError) { part = try Pipeline.solidPart(mesh, solid, settings) } catch {
@@ -524,10 +551,6 @@ public struct FaceScanSession: Sendable {
                     "coordinates do not fit 32-bit floats once in \(settings.units.rawValue) and scaled by \(settings.scale)"
                 ))
         }
-        report.mesh.outputVertices = mesh.vertexCount
-        report.mesh.outputTriangles = mesh.triangleCount
-        report.timingsMs.decimate = clock.lap()
-        if refines { report.timingsMs.refine = report.timingsMs.decimate }
         return mesh
     }
 }

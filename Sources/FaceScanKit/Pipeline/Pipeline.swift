@@ -91,13 +91,30 @@ public enum Pipeline {
 
         // 2. Smooth, 3. decimate / refine (or solid), unit and scale.
         let mesh = try FaceScanSession.shape(ingested, report: &report, name: name)
-        let settings = ingested.settings
         _ = clock.lap()
 
         // 4. Encode every output (the caller writes them).
-        var formats: [String] = []
-        for f in settings.formats.map(\.rawValue) where !formats.contains(f) { formats.append(f) }
-        let outputName = options.name ?? defaultName(for: input)
+        let renderMs = try encodeOutputs(
+            mesh, ingested, texture: texture, name: options.name ?? defaultName(for: input), options: options,
+            report: &report, output: output)
+        report.timingsMs.render = renderMs
+        report.timingsMs.export = clock.lap() - renderMs
+        report.timingsMs.total = total.elapsed
+        return report
+    }
+
+    /// Step 4 of ``encode(input:options:progress:output:)``: every format of the settings (each
+    /// once, in their order) encoded and handed to `output` as `NAME.FORMAT` in the output
+    /// directory (created or checked first), an OBJ's material and texture beside it when the mesh
+    /// is coloured; each listed in `report.outputs`. Returns the milliseconds spent rendering (the
+    /// thumbnail, once, and the uncertainty picture).
+    static func encodeOutputs(
+        _ mesh: Mesh, _ ingested: Ingested, texture: RGBAImage?, name outputName: String, options: PipelineOptions,
+        report: inout Report, output: (EncodedOutput) throws(FaceScanError) -> Void
+    ) throws(FaceScanError) -> Double {
+        let settings = ingested.settings
+        var formats: [FileFormat] = []
+        for f in settings.formats.map(\.fileFormat) where !formats.contains(f) { formats.append(f) }
         try lift { () throws(IOFailure) in try AtomicFile.prepareDirectory(options.outputDirectory) }
         var renderMs = 0.0
         var thumbnail: [UInt8]?  // rendered once, for the PNG and the 3MF package thumbnail
@@ -105,54 +122,51 @@ public enum Pipeline {
         let colour = try texture.flatMap { (t) throws(FaceScanError) -> Exporter.Colour? in
             mesh.uvs == nil ? nil : Exporter.Colour(texture: t, png: try PNGEncoder.encode(t, name: "texture"))
         }
-        for format in formats {
-            var formatClock = Stopwatch()
-            if format == "png" || format == "3mf", thumbnail == nil {
-                thumbnail = try lift {
-                    try Exporter.bytes(
-                        mesh, format: "png", render: RenderOptions(size: options.thumbnailSize), colour: colour)
-                }
-                renderMs = formatClock.lap()
-            }
-            // Formats with a stated unit are written at the true size whatever --units says.
-            let bytes =
-                try format == "png"
-                ? thumbnail ?? []
-                : format == "uncertainty.png"
-                    ? lift { try uncertaintyPicture(ingested, size: options.thumbnailSize) }
-                    : lift {
-                        try Exporter.bytes(
-                            mesh, format: format, unit: settings.units, thumbnail: thumbnail, colour: colour,
-                            materialLibrary: outputName + ".mtl", printingPosition: settings.solid != nil)
-                    }
-            if format == "uncertainty.png" { renderMs += formatClock.lap() }
-            let path = options.outputDirectory + "/" + outputName + "." + format
+        func emit(_ path: String, _ bytes: [UInt8], format: String) throws(FaceScanError) {
             try lift { () throws(IOFailure) in try AtomicFile.checkTarget(path) }
             try output(EncodedOutput(path: path, bytes: bytes))
             report.outputs.append(.init(format: format, path: path, bytes: bytes.count))
-            if format == "obj", let colour {
+        }
+        for format in formats {
+            var formatClock = Stopwatch()
+            let bytes: [UInt8]
+            switch format {
+            case .png, .threeMF:
+                if thumbnail == nil {
+                    thumbnail = try Exporter.bytes(
+                        mesh, format: .png, render: RenderOptions(size: options.thumbnailSize), colour: colour)
+                    renderMs = formatClock.lap()
+                }
+                bytes =
+                    format == .png
+                    ? thumbnail ?? []
+                    : try Exporter.bytes(
+                        mesh, format: format, unit: settings.units, thumbnail: thumbnail, colour: colour,
+                        materialLibrary: outputName + ".mtl", printingPosition: settings.solid != nil)
+            case .uncertaintyPNG:
+                bytes = try uncertaintyPicture(ingested, size: options.thumbnailSize)
+                renderMs += formatClock.lap()
+            default:
+                // Formats with a stated unit are written at the true size whatever --units says.
+                bytes = try Exporter.bytes(
+                    mesh, format: format, unit: settings.units, thumbnail: thumbnail, colour: colour,
+                    materialLibrary: outputName + ".mtl", printingPosition: settings.solid != nil)
+            }
+            try emit(options.outputDirectory + "/" + outputName + "." + format.name, bytes, format: format.name)
+            if format == .obj, let colour {
                 // The OBJ's material and its texture beside it, in the same transaction.
-                let texturePath = options.outputDirectory + "/" + outputName + Exporter.textureSuffix
-                let mtl = Mesh.mtlBytes(texture: outputName + Exporter.textureSuffix)
-                let mtlPath = options.outputDirectory + "/" + outputName + ".mtl"
-                try lift { () throws(IOFailure) in try AtomicFile.checkTarget(mtlPath) }
-                try output(EncodedOutput(path: mtlPath, bytes: mtl))
-                try lift { () throws(IOFailure) in try AtomicFile.checkTarget(texturePath) }
-                try output(EncodedOutput(path: texturePath, bytes: colour.png))
-                report.outputs.append(.init(format: "mtl", path: mtlPath, bytes: mtl.count))
-                report.outputs.append(.init(format: "texture.png", path: texturePath, bytes: colour.png.count))
+                let base = options.outputDirectory + "/" + outputName
+                try emit(base + ".mtl", Mesh.mtlBytes(texture: outputName + Exporter.textureSuffix), format: "mtl")
+                try emit(base + Exporter.textureSuffix, colour.png, format: "texture.png")
             }
         }
-        report.timingsMs.render = renderMs
-        report.timingsMs.export = clock.lap() - renderMs
-        report.timingsMs.total = total.elapsed
-        return report
+        return renderMs
     }
 
     /// The averaged face (before smoothing) coloured by each vertex's standard error in µm, with
     /// a legend, as PNG bytes (front view, at least `Heatmap.minimumSize` pixels); all zero and
     /// said so under the picture when one frame was averaged (no estimate).
-    static func uncertaintyPicture(_ ingested: Ingested, size: Int) throws -> [UInt8] {
+    static func uncertaintyPicture(_ ingested: Ingested, size: Int) throws(FaceScanError) -> [UInt8] {
         let se = ingested.standardErrors
         let um = se?.map { $0 * 1e6 } ?? [Double](repeating: 0, count: ingested.mesh.vertexCount)
         let noise = Report.Noise(standardErrors: se ?? [])

@@ -1,3 +1,9 @@
+import FaceScanCore
+import FaceScanDecimate
+import FaceScanGate
+import FaceScanSmooth
+import FaceScanSolid
+
 /// Everything a scan uses, with FORMAT.md's defaults: the gate, how many frames, the smoothing
 /// and averaging tuning, the output size, unit and scale, and whether to close the face into a
 /// solid. `ScanSettings()` is what `facescan process` does for a capture without settings.
@@ -288,4 +294,28 @@ public enum OutputFormat: String, Sendable, Hashable, Codable, CaseIterable {
 
     /// The mesh format, or nil for formats ``MeshFormat`` does not cover (PNG, DAE, FBX, …).
     public var meshFormat: MeshFormat? { MeshFormat(rawValue: rawValue) }
+
+    /// The case of the one format enum this output is.
+    package var fileFormat: FileFormat {
+        switch self {
+        case .stl: .stl
+        case .obj: .obj
+        case .png: .png
+        case .uncertaintyPNG: .uncertaintyPNG
+        case .glb: .glb
+        case .threeMF: .threeMF
+        case .ply: .ply
+        case .dae: .dae
+        case .fbx: .fbx
+        case .x3d: .x3d
+        case .x: .x
+        case .threeDS: .threeDS
+        case .usdz: .usdz
+        }
+    }
+
+    /// The output format of a file format `process` writes (``FileFormat/isProcessOutput``), else nil.
+    package init?(_ format: FileFormat) {
+        self.init(rawValue: format.rawValue)
+    }
 }

@@ -1,4 +1,6 @@
 import Dispatch
+import FaceScanCapture
+import FaceScanCore
 import FaceScanKit
 import Synchronization
 
@@ -74,33 +76,35 @@ package enum Batch {
     /// The result is sorted and free of duplicates (paths normalised; two paths to one file count
     /// once, under the first spelling in sorted order), so every shard of the same arguments sees
     /// the same list.
-    package static func collect(_ args: [String], recursive: Bool) throws -> Inputs {
+    package static func collect(_ args: [String], recursive: Bool) throws(FaceScanError) -> Inputs {
         var found = Inputs()
         var out: [String] = []
         var visitedDirectories = Set<FileIdentity>()
         for a in args {
             if a == "-" {
-                out += try listLines(FileBytes.read("-", upTo: maximumListBytes + 1), name: "(standard input)")
+                out += try listLines(read("-", upTo: maximumListBytes + 1), name: "(standard input)")
                 continue
             }
             var st = stat()
-            guard stat(a, &st) == 0 else { throw IOFailure(path: a, "cannot open: \(systemErrorText())") }
+            guard stat(a, &st) == 0 else { throw .io(IOFailure(path: a, "cannot open: \(systemErrorText())")) }
             switch st.st_mode & S_IFMT {
             case S_IFDIR:
                 try searchDirectory(a, recursive: recursive, into: &out, found: &found, visited: &visitedDirectories)
             case S_IFREG:
-                let head = try FileBytes.read(a, upTo: CaptureSniff.sniffBytes)
+                let head = try read(a, upTo: CaptureSniff.sniffBytes)
                 if CaptureSniff.startsLikeJSONObject(head) || head.isEmpty {
                     out.append(a)
                 } else {
-                    out += try listLines(FileBytes.read(a, upTo: maximumListBytes + 1), name: a)
+                    out += try listLines(read(a, upTo: maximumListBytes + 1), name: a)
                 }
             default:
                 // A pipe or device named on the command line (`batch <(ls caps/*.json)`): a list.
-                let bytes = try FileBytes.read(a, upTo: maximumListBytes + 1)
+                let bytes = try read(a, upTo: maximumListBytes + 1)
                 if CaptureSniff.startsLikeJSONObject(bytes) {
-                    throw UsageError(
-                        "\(a): a capture on a pipe or device; batch reads capture files (use facescan process \(a))")
+                    throw .badSetting(
+                        UsageError(
+                            "\(a): a capture on a pipe or device; batch reads capture files (use facescan process \(a))"
+                        ))
                 }
                 out += try listLines(bytes, name: a)
             }
@@ -123,10 +127,15 @@ package enum Batch {
         return found
     }
 
+    /// ``FileBytes/read(_:upTo:)`` with its failure as the ``FaceScanError`` it is.
+    private static func read(_ path: String, upTo limit: Int) throws(FaceScanError) -> [UInt8] {
+        try lift { () throws(IOFailure) in try FileBytes.read(path, upTo: limit) }
+    }
+
     private static func searchDirectory(
         _ dir: String, recursive: Bool, into out: inout [String], found: inout Inputs,
         visited: inout Set<FileIdentity>
-    ) throws {
+    ) throws(FaceScanError) {
         var dst = stat()
         if stat(dir, &dst) == 0 {
             // A directory reached twice (a symbolic link to a parent, or named twice) is searched once.
@@ -135,7 +144,7 @@ package enum Batch {
             }
         }
         guard let entries = directoryEntries(dir) else {
-            throw IOFailure(path: dir, "cannot list the directory: \(systemErrorText())")
+            throw .io(IOFailure(path: dir, "cannot list the directory: \(systemErrorText())"))
         }
         let names = entries.filter { !$0.hasPrefix(".") }
         let prefix = dir.hasSuffix("/") ? dir : dir + "/"
@@ -173,19 +182,21 @@ package enum Batch {
     }
 
     /// The lines of a list file: paths, without blank lines and `#` comments.
-    static func listLines(_ bytes: [UInt8], name: String) throws -> [String] {
+    static func listLines(_ bytes: [UInt8], name: String) throws(FaceScanError) -> [String] {
         guard bytes.count <= maximumListBytes else {
-            throw UsageError("\(name): too large for a list of capture paths (over \(maximumListBytes >> 20) MiB)")
+            throw .badSetting(
+                UsageError("\(name): too large for a list of capture paths (over \(maximumListBytes >> 20) MiB)"))
         }
         var out: [String] = []
         for (n, line) in FileBytes.withoutByteOrderMark(bytes).split(separator: 0x0A, omittingEmptySubsequences: false)
             .enumerated()
         {
             guard line.count <= maximumPathBytes, !line.contains(0) else {
-                throw InputError(
-                    file: name, field: "line \(n + 1)",
-                    "not a path (\(line.contains(0) ? "a NUL byte" : "over \(maximumPathBytes) bytes")); a list file holds one capture path per line"
-                )
+                throw .badInput(
+                    InputError(
+                        file: name, field: "line \(n + 1)",
+                        "not a path (\(line.contains(0) ? "a NUL byte" : "over \(maximumPathBytes) bytes")); a list file holds one capture path per line"
+                    ))
             }
             let s = trimmedListLine(String(decoding: line, as: UTF8.self))
             if s.isEmpty || s.hasPrefix("#") { continue }
@@ -340,9 +351,9 @@ package enum Batch {
     package static func run(
         _ inputs: [String], options: PipelineOptions, jobs: Int, resume: Bool = false,
         emit: @escaping @Sendable (Outcome) -> Void
-    ) throws {
-        let names = try outputNames(inputs)
-        try AtomicFile.prepareDirectory(options.outputDirectory)
+    ) throws(FaceScanError) {
+        let names = try lift { () throws(UsageError) in try outputNames(inputs) }
+        try lift { () throws(IOFailure) in try AtomicFile.prepareDirectory(options.outputDirectory) }
         // What killed runs left: their staging directories (finished or removed) and claims.
         StagingArea.recover(options.outputDirectory)
         BatchClaim.sweep(options.outputDirectory)
@@ -430,19 +441,21 @@ package enum Batch {
         var o = options
         o.name = name
         let set = OutputSet()
-        do {
+        do throws(FaceScanError) {
             var crcs: [UInt32] = []
             var r = try Pipeline.encode(input: input, options: o) { (f) throws(FaceScanError) in
                 do throws(IOFailure) { crcs.append(try set.stage(f.bytes, to: f.path)) } catch { throw .io(error) }
             }
             for k in r.outputs.indices { r.outputs[k].crc32 = crcs[k] }
-            try set.stage(
-                Array((r.json.serialized() + "\n").utf8), to: reportPath(outputDirectory: o.outputDirectory, name: name)
-            )
+            let json = Array((r.json.serialized() + "\n").utf8)
+            do throws(IOFailure) {
+                try set.stage(json, to: reportPath(outputDirectory: o.outputDirectory, name: name))
+            } catch {
+                throw .io(error)
+            }
             return (Outcome(input: input, name: name, report: r, failure: nil), set)
-        } catch {
+        } catch let failure {
             set.abort()
-            let failure = FaceScanError(any: error, path: input)
             if case .noAcceptedFrames(let e) = failure {
                 return (Outcome(input: input, name: name, report: e.report, failure: failure), nil)
             }
