@@ -112,8 +112,10 @@ package final class ParallelFrames {
     }
 
     /// The next frame in capture order into `frame` (its old buffers are reused); false after
-    /// the last one. Throws what a single-threaded read throws, for the same frame.
+    /// the last one. Throws what a single-threaded read throws, for the same frame. Not after
+    /// `stop()` or `skipInFlight()`.
     package func next(_ frame: inout Frame) throws(InputError) -> Bool {
+        precondition(worker != nil, "ParallelFrames.next after stop()")
         fill()
         if ahead.isEmpty {
             switch after {
