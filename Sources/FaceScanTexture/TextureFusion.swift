@@ -246,10 +246,52 @@ public struct TextureFusion: Sendable {
     ) -> Bool {
         let n = vertexCount
         guard xyz.count == 3 * n, image.width == camera.width, image.height == camera.height else { return false }
-        // Face anchor → camera: inverse(camera.transform) · anchorTransform.
-        let m = Self.faceToCamera(anchor: anchorTransform, camera: camera.transform)
         let blinking = blink > Self.blinkThreshold
         if blinking && restCount == 0 { return false }  // no open-eyed reference yet
+        let cam = project(xyz, anchorTransform: anchorTransform, camera: camera, scratch: &scratch)
+        weighTriangles(cam, scratch: &scratch)
+        if blinking {
+            maskMoved(xyz, scratch: &scratch)
+        } else {
+            for i in 0..<(3 * n) { restSum[i] += Double(xyz[i]) }
+            restCount += 1
+        }
+        addNormals(cam, camera: camera, weights: scratch.weight)
+        // Depth of the nearest front-facing surface, one cell per pixel up to 1024 wide, coarser above.
+        let pixelsPerCell = max(1, (camera.width + 1023) / 1024)
+        let grid = SampleGrid(
+            width: image.width, height: image.height, cellsPerPixel: 1 / Float(pixelsPerCell),
+            depthWidth: (camera.width + pixelsPerCell - 1) / pixelsPerCell,
+            undo: Self.undo(ambientIntensity: ambientIntensity, colorTemperature: colorTemperature))
+        DepthRaster.draw(
+            triangles: triangles, u: scratch.u, v: scratch.v, z: scratch.z, draw: scratch.front,
+            cellsPerPixel: grid.cellsPerPixel, width: grid.depthWidth,
+            height: (camera.height + pixelsPerCell - 1) / pixelsPerCell, depth: &scratch.depth)
+        let painted = sample(image, grid: grid, scratch: &scratch)
+        guard painted > 0 else { return false }
+        let gain = frameGain(scratch: &scratch)
+        if debugFusion {
+            print("fusion: frame \(framesFused) painted \(painted) gain \(gain) blink \(blink) mean of \(meanCount)")
+        }
+        let count = texel.count
+        sum.withUnsafeMutableBufferPointer { acc in
+            scratch.sample.withUnsafeBufferPointer { smp in
+                for e in 0..<count where smp[e].w > 0 { acc[e] += smp[e] * gain }
+            }
+        }
+        framesFused += 1
+        return true
+    }
+
+    /// The frame's vertices placed (at the running mean where they are within ``ownMotion`` of
+    /// it, blending over to their own positions by twice that) and taken to the camera: their
+    /// camera-space positions, returned, and their pixels and depths in `scratch`.
+    func project(
+        _ xyz: [Float], anchorTransform: [Double]?, camera: FrameCamera, scratch: inout Scratch
+    ) -> [SIMD3<Float>] {
+        let n = vertexCount
+        // Face anchor → camera: inverse(camera.transform) · anchorTransform.
+        let m = Self.faceToCamera(anchor: anchorTransform, camera: camera.transform)
         scratch.u.resize(n)
         scratch.v.resize(n)
         scratch.z.resize(n)
@@ -274,7 +316,12 @@ public struct TextureFusion: Sendable {
             scratch.u[i] = d > 1e-3 ? fx * cf.x / d + cx : -1e9
             scratch.v[i] = d > 1e-3 ? cy - fy * cf.y / d : -1e9
         }
-        // Per triangle: facing, weight.
+        return cam
+    }
+
+    /// Per triangle (camera-space corners `cam`): whether it faces the camera, and its weight,
+    /// cos² of the view angle × (0.4 m / distance)² (0 below ``minimumCosine``).
+    func weighTriangles(_ cam: [SIMD3<Float>], scratch: inout Scratch) {
         let tcount = triangles.count / 3
         scratch.weight.resize(tcount)
         if scratch.front.count != tcount { scratch.front = [Bool](repeating: false, count: tcount) }
@@ -296,55 +343,66 @@ public struct TextureFusion: Sendable {
             scratch.weight[t] = w
             scratch.front[t] = front
         }
-        // A blinking frame: no paint on triangles whose vertices moved from the open-eyed mean.
-        if blinking {
-            if scratch.moved.count != n { scratch.moved = [Bool](repeating: false, count: n) }
-            let k = 1 / Double(restCount)
-            for i in 0..<n {
-                let dx = Float(Double(xyz[3 * i]) - restSum[3 * i] * k)
-                let dy = Float(Double(xyz[3 * i + 1]) - restSum[3 * i + 1] * k)
-                let dz = Float(Double(xyz[3 * i + 2]) - restSum[3 * i + 2] * k)
-                scratch.moved[i] = dx * dx + dy * dy + dz * dz > Self.blinkMotion * Self.blinkMotion
-            }
-            for t in 0..<tcount
-            where scratch.moved[Int(triangles[3 * t])] || scratch.moved[Int(triangles[3 * t + 1])]
-                || scratch.moved[Int(triangles[3 * t + 2])]
-            {
-                scratch.weight[t] = 0
-            }
-        } else {
-            for i in 0..<(3 * n) { restSum[i] += Double(xyz[i]) }
-            restCount += 1
+    }
+
+    /// A blinking frame: no paint on triangles whose vertices moved from the open-eyed mean.
+    func maskMoved(_ xyz: [Float], scratch: inout Scratch) {
+        let n = vertexCount
+        if scratch.moved.count != n { scratch.moved = [Bool](repeating: false, count: n) }
+        let k = 1 / Double(restCount)
+        for i in 0..<n {
+            let dx = Float(Double(xyz[3 * i]) - restSum[3 * i] * k)
+            let dy = Float(Double(xyz[3 * i + 1]) - restSum[3 * i + 1] * k)
+            let dz = Float(Double(xyz[3 * i + 2]) - restSum[3 * i + 2] * k)
+            scratch.moved[i] = dx * dx + dy * dy + dz * dz > Self.blinkMotion * Self.blinkMotion
         }
-        // The triangles' world normals, for the light (camera → world: camera.transform's 3×3).
+        for t in 0..<(triangles.count / 3)
+        where scratch.moved[Int(triangles[3 * t])] || scratch.moved[Int(triangles[3 * t + 1])]
+            || scratch.moved[Int(triangles[3 * t + 2])]
+        {
+            scratch.weight[t] = 0
+        }
+    }
+
+    /// Adds the painting triangles' world normals, by their weight, for the light
+    /// (``Shading``; camera → world: camera.transform's 3×3).
+    mutating func addNormals(_ cam: [SIMD3<Float>], camera: FrameCamera, weights: [Float]) {
         let ct = camera.transform
         let r0 = SIMD3<Float>(Float(ct[0]), Float(ct[1]), Float(ct[2]))
         let r1 = SIMD3<Float>(Float(ct[4]), Float(ct[5]), Float(ct[6]))
         let r2 = SIMD3<Float>(Float(ct[8]), Float(ct[9]), Float(ct[10]))
-        for t in 0..<tcount where scratch.weight[t] > 0 {
+        for t in 0..<(triangles.count / 3) where weights[t] > 0 {
             let a = cam[Int(triangles[3 * t])], b = cam[Int(triangles[3 * t + 1])], c = cam[Int(triangles[3 * t + 2])]
             let nc = cross3f(b - a, c - a)
             let nw = r0 * nc.x + r1 * nc.y + r2 * nc.z
             let len = (nw * nw).sum().squareRoot()
-            if len > 0 { normalSum[t] += nw * (scratch.weight[t] / len) }
+            if len > 0 { normalSum[t] += nw * (weights[t] / len) }
         }
-        // Depth of the nearest front-facing surface, one cell per pixel up to 1024 wide, coarser above.
-        let pixelsPerCell = max(1, (camera.width + 1023) / 1024)
-        let s = 1 / Float(pixelsPerCell)
-        let gw = (camera.width + pixelsPerCell - 1) / pixelsPerCell,
-            gh = (camera.height + pixelsPerCell - 1) / pixelsPerCell
-        DepthRaster.draw(
-            triangles: triangles, u: scratch.u, v: scratch.v, z: scratch.z, draw: scratch.front, cellsPerPixel: s,
-            width: gw, height: gh, depth: &scratch.depth)
-        // Exposure and white balance undone (linear light).
-        let bb = Self.blackbody(colorTemperature ?? 6500)
+    }
+
+    /// Exposure and white balance undone (linear light, per channel).
+    static func undo(ambientIntensity: Double?, colorTemperature: Double?) -> SIMD4<Float> {
+        let bb = blackbody(colorTemperature ?? 6500)
         let exposure = max(ambientIntensity ?? 1000, 1) / 1000
-        let undo = SIMD4<Float>(
+        return SIMD4<Float>(
             Float(1 / (exposure * bb.x)), Float(1 / (exposure * bb.y)), Float(1 / (exposure * bb.z)), 1)
+    }
+
+    /// The image's size, the depth grid's, and the light to undo: what sampling a texel needs
+    /// besides the buffers.
+    struct SampleGrid {
+        var width: Int, height: Int
+        var cellsPerPixel: Float
+        var depthWidth: Int
+        var undo: SIMD4<Float>
+    }
+
+    /// Every texel's sample of `image` into `scratch.sample` (zero where it is not painted);
+    /// returns how many are painted.
+    func sample(_ image: CameraImage, grid: SampleGrid, scratch: inout Scratch) -> Int {
         let count = texel.count
         if scratch.sample.count != count { scratch.sample = [SIMD4<Float>](repeating: .zero, count: count) }
         var painted = 0
-        let w = image.width, h = image.height
         image.rgb.withUnsafeBufferPointer { px in
             Self.toLinear.withUnsafeBufferPointer { lut in
                 Self.tapWeights.withUnsafeBufferPointer { gauss in
@@ -357,73 +415,14 @@ public struct TextureFusion: Sendable {
                                             scratch.weight.withUnsafeBufferPointer { wt in
                                                 scratch.depth.withUnsafeBufferPointer { depth in
                                                     scratch.sample.withUnsafeMutableBufferPointer { out in
+                                                        let frame = FrameBuffers(
+                                                            pixels: px, toLinear: lut, taps: gauss, triangles: tris,
+                                                            u: pu, v: pv, z: pz, weight: wt, depth: depth)
                                                         for e in 0..<count {
-                                                            let t = Int(tri[e])
-                                                            let weight = wt[t]
-                                                            guard weight > 0 else {
-                                                                out[e] = .zero
-                                                                continue
-                                                            }
-                                                            let a = Int(tris[3 * t]), b = Int(tris[3 * t + 1]),
-                                                                c = Int(tris[3 * t + 2])
-                                                            let q = bary[e]
-                                                            let q0 = 1 - q.x - q.y
-                                                            let x = q0 * pu[a] + q.x * pu[b] + q.y * pu[c]
-                                                            let y = q0 * pv[a] + q.x * pv[b] + q.y * pv[c]
-                                                            let d = q0 * pz[a] + q.x * pz[b] + q.y * pz[c]
-                                                            // Pixel centres at +0.5: bilinear between the four around.
-                                                            let sx = x - 0.5, sy = y - 0.5
-                                                            guard sx >= 0, sy >= 0, sx < Float(w - 1), sy < Float(h - 1)
-                                                            else {
-                                                                out[e] = .zero
-                                                                continue
-                                                            }
-                                                            let cell = Int(y * s) * gw + Int(x * s)
-                                                            guard d <= depth[cell] + Self.depthTolerance else {
-                                                                out[e] = .zero
-                                                                continue
-                                                            }
-                                                            let ix = Int(sx), iy = Int(sy)
-                                                            let fx = sx - Float(ix), fy = sy - Float(iy)
-                                                            let o = 3 * (iy * w + ix), o2 = o + 3 * w
-                                                            let p00 = SIMD3<Float>(
-                                                                Float(px[o]), Float(px[o + 1]), Float(px[o + 2]))
-                                                            let p10 = SIMD3<Float>(
-                                                                Float(px[o + 3]), Float(px[o + 4]), Float(px[o + 5]))
-                                                            let p01 = SIMD3<Float>(
-                                                                Float(px[o2]), Float(px[o2 + 1]), Float(px[o2 + 2]))
-                                                            let p11 = SIMD3<Float>(
-                                                                Float(px[o2 + 3]), Float(px[o2 + 4]), Float(px[o2 + 5]))
-                                                            // A clipped pixel says nothing of the skin.
-                                                            let brightest = max(
-                                                                max(p00.max(), p10.max()), max(p01.max(), p11.max()))
-                                                            guard brightest < Self.clipLevel else {
-                                                                out[e] = .zero
-                                                                continue
-                                                            }
-                                                            // Shift and add: each of the four pixels around the point
-                                                            // counts by a narrow Gaussian of its distance (σ =
-                                                            // Self.tapSigma px), normalised over all frames, not per
-                                                            // frame: frames that saw the point at different sub-pixel
-                                                            // offsets resolve detail finer than bilinear sampling would.
-                                                            let gi = Int(fx * 255), gj = Int(fy * 255)
-                                                            let gx0 = gauss[gi], gx1 = gauss[255 - gi]
-                                                            let gy0 = gauss[gj], gy1 = gauss[255 - gj]
-                                                            let g00 = gx0 * gy0, g10 = gx1 * gy0, g01 = gx0 * gy1,
-                                                                g11 = gx1 * gy1
-                                                            @inline(__always) func lin(_ p: SIMD3<Float>) -> SIMD3<
-                                                                Float
-                                                            > {
-                                                                SIMD3(
-                                                                    lut[4 * Int(p.x)], lut[4 * Int(p.y)],
-                                                                    lut[4 * Int(p.z)])
-                                                            }
-                                                            let colour =
-                                                                lin(p00) * g00 + lin(p10) * g10 + lin(p01) * g01
-                                                                + lin(p11) * g11
-                                                            out[e] =
-                                                                SIMD4(colour, g00 + g10 + g01 + g11) * undo * weight
-                                                            painted += 1
+                                                            let v = Self.sampleTexel(
+                                                                triangle: Int(tri[e]), bary: bary[e], frame, grid)
+                                                            out[e] = v
+                                                            if v.w > 0 { painted += 1 }
                                                         }
                                                     }
                                                 }
@@ -437,35 +436,82 @@ public struct TextureFusion: Sendable {
                 }
             }
         }
-        guard painted > 0 else { return false }
-        // A robust gain per channel: the median ratio of the running mean to this frame's colour
-        // over the texels both saw (every texel when few), applied before the frame is added.
+        return painted
+    }
+
+    /// The buffers of one frame's sampling, taken once (valid inside ``sample(_:grid:scratch:)`` only).
+    struct FrameBuffers {
+        let pixels: UnsafeBufferPointer<UInt8>, toLinear: UnsafeBufferPointer<Float>, taps: UnsafeBufferPointer<Float>
+        let triangles: UnsafeBufferPointer<UInt32>
+        let u: UnsafeBufferPointer<Float>, v: UnsafeBufferPointer<Float>, z: UnsafeBufferPointer<Float>
+        let weight: UnsafeBufferPointer<Float>, depth: UnsafeBufferPointer<Float>
+    }
+
+    /// One texel's sample (Σ tap · linear colour and Σ tap, times the light undone and the
+    /// triangle's weight), zero when the texel is not painted: its triangle has no weight, it is
+    /// outside the image, hidden, or on a clipped pixel.
+    @inline(__always)
+    static func sampleTexel(triangle t: Int, bary q: SIMD2<Float>, _ f: FrameBuffers, _ g: SampleGrid) -> SIMD4<Float> {
+        let weight = f.weight[t]
+        guard weight > 0 else { return .zero }
+        let a = Int(f.triangles[3 * t]), b = Int(f.triangles[3 * t + 1]), c = Int(f.triangles[3 * t + 2])
+        let q0 = 1 - q.x - q.y
+        let x = q0 * f.u[a] + q.x * f.u[b] + q.y * f.u[c]
+        let y = q0 * f.v[a] + q.x * f.v[b] + q.y * f.v[c]
+        let d = q0 * f.z[a] + q.x * f.z[b] + q.y * f.z[c]
+        // Pixel centres at +0.5: bilinear between the four around.
+        let sx = x - 0.5, sy = y - 0.5
+        let w = g.width
+        guard sx >= 0, sy >= 0, sx < Float(w - 1), sy < Float(g.height - 1) else { return .zero }
+        let cell = Int(y * g.cellsPerPixel) * g.depthWidth + Int(x * g.cellsPerPixel)
+        guard d <= f.depth[cell] + depthTolerance else { return .zero }
+        let ix = Int(sx), iy = Int(sy)
+        let fx = sx - Float(ix), fy = sy - Float(iy)
+        let o = 3 * (iy * w + ix), o2 = o + 3 * w
+        let px = f.pixels
+        let p00 = SIMD3<Float>(Float(px[o]), Float(px[o + 1]), Float(px[o + 2]))
+        let p10 = SIMD3<Float>(Float(px[o + 3]), Float(px[o + 4]), Float(px[o + 5]))
+        let p01 = SIMD3<Float>(Float(px[o2]), Float(px[o2 + 1]), Float(px[o2 + 2]))
+        let p11 = SIMD3<Float>(Float(px[o2 + 3]), Float(px[o2 + 4]), Float(px[o2 + 5]))
+        // A clipped pixel says nothing of the skin.
+        let brightest = max(max(p00.max(), p10.max()), max(p01.max(), p11.max()))
+        guard brightest < clipLevel else { return .zero }
+        // Shift and add: each of the four pixels around the point counts by a narrow Gaussian of
+        // its distance (σ = tapSigma px), normalised over all frames, not per frame: frames that
+        // saw the point at different sub-pixel offsets resolve detail finer than bilinear
+        // sampling would.
+        let gi = Int(fx * 255), gj = Int(fy * 255)
+        let gx0 = f.taps[gi], gx1 = f.taps[255 - gi]
+        let gy0 = f.taps[gj], gy1 = f.taps[255 - gj]
+        let g00 = gx0 * gy0, g10 = gx1 * gy0, g01 = gx0 * gy1, g11 = gx1 * gy1
+        let lut = f.toLinear
+        @inline(__always) func lin(_ p: SIMD3<Float>) -> SIMD3<Float> {
+            SIMD3(lut[4 * Int(p.x)], lut[4 * Int(p.y)], lut[4 * Int(p.z)])
+        }
+        let colour = lin(p00) * g00 + lin(p10) * g10 + lin(p01) * g01 + lin(p11) * g11
+        return SIMD4(colour, g00 + g10 + g01 + g11) * g.undo * weight
+    }
+
+    /// A robust gain per channel: the median ratio of the running mean to this frame's colour
+    /// over the texels both saw (about 4 000, evenly spread), clamped to 1/1.5…1.5; 1 for the
+    /// first frame or with fewer than 64 such texels.
+    func frameGain(scratch: inout Scratch) -> SIMD4<Float> {
         var gain = SIMD4<Float>(1, 1, 1, 1)
-        if framesFused > 0 {
-            for ch in 0..<3 {
-                scratch.ratios.removeAll(keepingCapacity: true)
-                // About 4 000 texels, evenly spread: plenty for a median.
-                for e in stride(from: 0, to: count, by: max(1, count / 4000))
-                where scratch.sample[e].w > 0 && sum[e].w > 0 {
-                    let mine = scratch.sample[e][ch] / scratch.sample[e].w
-                    let mean = sum[e][ch] / sum[e].w
-                    if mine > 1e-3 { scratch.ratios.append(mean / mine) }
-                }
-                if scratch.ratios.count >= 64 {
-                    gain[ch] = min(1.5, max(1 / 1.5, Self.median(&scratch.ratios)))
-                }
+        guard framesFused > 0 else { return gain }
+        let count = texel.count
+        for ch in 0..<3 {
+            scratch.ratios.removeAll(keepingCapacity: true)
+            for e in stride(from: 0, to: count, by: max(1, count / 4000))
+            where scratch.sample[e].w > 0 && sum[e].w > 0 {
+                let mine = scratch.sample[e][ch] / scratch.sample[e].w
+                let mean = sum[e][ch] / sum[e].w
+                if mine > 1e-3 { scratch.ratios.append(mean / mine) }
+            }
+            if scratch.ratios.count >= 64 {
+                gain[ch] = min(1.5, max(1 / 1.5, Self.median(&scratch.ratios)))
             }
         }
-        if debugFusion {
-            print("fusion: frame \(framesFused) painted \(painted) gain \(gain) blink \(blink) mean of \(meanCount)")
-        }
-        sum.withUnsafeMutableBufferPointer { acc in
-            scratch.sample.withUnsafeBufferPointer { smp in
-                for e in 0..<count where smp[e].w > 0 { acc[e] += smp[e] * gain }
-            }
-        }
-        framesFused += 1
-        return true
+        return gain
     }
 
     /// The median of `values` (reordered).
