@@ -31,8 +31,11 @@ package final class CaptureReader {
     /// each costs time, so a larger capture is refused from its size (a regular file) or as soon
     /// as a stream passes it.
     public static let maxBytes = 256 << 20
-    /// The message for a frame over ``maxVertices``.
-    static let tooManyVertices =
+    /// The message for a topology over ``maxTriangleIndices`` (the reader's and a session's).
+    package static let tooManyTriangles =
+        "more than \(CaptureReader.spaced(maxTriangleIndices / 3)) triangles, facescan's limit for a capture"
+    /// The message for a frame over ``maxVertices`` (the reader's and a session's).
+    package static let tooManyVertices =
         "more than \(CaptureReader.spaced(maxVertices)) vertices, facescan's limit for a capture frame"
     /// The message for a capture over ``maxBytes``.
     static let tooLarge = "larger than \(maxBytes >> 20) MiB, facescan's limit for a capture"
@@ -300,9 +303,7 @@ package final class CaptureReader {
                 out.append(UInt32(v))
             }
             if out.count > Self.maxTriangleIndices {
-                throw json.error(
-                    "more than \(CaptureReader.spaced(Self.maxTriangleIndices / 3)) triangles, facescan's limit for a capture"
-                )
+                throw json.error(Self.tooManyTriangles)
             }
         } while !(try json.nextOrClose(UInt8(ascii: "]")))
         guard out.count % 3 == 0 else { throw json.error("\(out.count) indices is not a multiple of 3") }

@@ -78,6 +78,37 @@ import Testing
         }
     }
 
+    /// Frames an app builds get the same limits from a `FaceScanSession` as the reader gives a
+    /// capture file: a topology of one triangle more than the limit is refused at `init`, a frame
+    /// of one vertex more at `add`, with the reader's message.
+    @Test func sessionFramesAtTheLimitAndOnePast() throws {
+        let limit = CaptureReader.maxTriangleIndices / 3
+        let many = [UInt32](repeating: 0, count: 3 * limit) + [0, 1, 2]
+        do {
+            _ = try FaceScanSession(topology: Topology(triangles: many))
+            Issue.record("a topology of \(limit + 1) triangles was accepted")
+        } catch {
+            #expect(error.description.contains("topology.triangleIndices"), "\(error)")
+            #expect(error.description.contains("more than 1 000 000 triangles, facescan's limit"), "\(error)")
+        }
+        _ = try FaceScanSession(topology: Topology(triangles: Array(many.dropLast(3))))
+        var session = try FaceScanSession(topology: Topology(triangles: [0, 1, 2]))
+        var xyz = [Float](repeating: 0, count: 3 * (CaptureReader.maxVertices + 1))
+        xyz[3] = 0.01
+        xyz[7] = 0.01
+        let meta = FrameMetadata(distance: 0.4, ambientIntensity: 1000)
+        do {
+            _ = try session.add(Frame(xyz: xyz, metadata: meta))
+            Issue.record("a frame of \(CaptureReader.maxVertices + 1) vertices was accepted")
+        } catch {
+            #expect(error.description.contains("frame 0"), "\(error)")
+            #expect(error.description.contains("more than 500 000 vertices, facescan's limit"), "\(error)")
+        }
+        // At the limit the frame is taken.
+        _ = try session.add(Frame(xyz: Array(xyz.dropLast(3)), metadata: meta))
+        #expect(session.vertexCount == CaptureReader.maxVertices)
+    }
+
     /// A file of exactly 256 MiB is read (a small capture padded with spaces); one byte more is
     /// refused from its size before anything is read; a stream, as soon as it passes the limit.
     @Test func captureBytesAtTheLimitAndOnePast() throws {

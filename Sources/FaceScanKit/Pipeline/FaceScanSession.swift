@@ -129,6 +129,9 @@ public struct FaceScanSession: Sendable {
                     file: name, field: "topology.triangleIndices",
                     "has \(topology.triangles.count) indices, expected a positive multiple of 3"))
         }
+        guard topology.triangles.count <= CaptureReader.maxTriangleIndices else {
+            throw .badInput(InputError(file: name, field: "topology.triangleIndices", CaptureReader.tooManyTriangles))
+        }
         do throws(UsageError) {
             try settings.check()
         } catch {
@@ -325,6 +328,9 @@ public struct FaceScanSession: Sendable {
                 file: name, frame: index, field: "vertices", "has \(count) coordinates, not a positive multiple of 3")
         }
         let n = count / 3
+        guard n <= CaptureReader.maxVertices else {
+            throw InputError(file: name, frame: index, field: "vertices", CaptureReader.tooManyVertices)
+        }
         if let expected = vertexCount {
             guard n == expected else {
                 throw InputError(
