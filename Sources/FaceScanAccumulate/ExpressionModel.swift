@@ -128,10 +128,59 @@ package struct ExpressionStatistics: Sendable {
     /// with its standard error and the noise samples to match. Nil when no coefficient varies
     /// enough (the plain mean is the answer, unchanged).
     package func resting(_ acc: Accumulator, triangles: [UInt32]) -> RestingFace? {
-        let count = acc.count, w = acc.weightSum, n = width, nv = n / 3
+        let count = acc.count, w = acc.weightSum, n = width
         guard count >= 8, w > 0, acc.means.count == n else { return nil }
-        // 1. The coefficients that vary over the averaged frames, widest spread first, at most
-        //    a third of the frames.
+        let chosen = chosenCoefficients(count: count, w: w)
+        let p = chosen.count
+        guard p > 0, count - 1 - p >= 4 else { return nil }
+        let cov = covariance(chosen, w: w)
+        var ridged = cov
+        for a in 0..<p { ridged[a * p + a] *= 1 + Self.ridge }
+        guard let inverse = Self.inverted(ridged, p) else { return nil }
+        let map = mappedShifts(acc, chosen: chosen, cov: cov, inverse: inverse)
+        let fit = vertexFields(acc, chosen: chosen, inverse: inverse, mapped: map.mapped, fieldCount: map.fieldCount)
+        guard Self.explainsEnough(fit, p: p, n: n) else { return nil }
+        let smooth = smoothedFields(acc, fit.fields, map: map, triangles: triangles)
+        let lambda = Self.blendWeights(
+            raw: smooth.raw, fields: smooth.fields, sigma2: fit.sigma2, gRegion: map.gRegion, ratio: smooth.ratio,
+            adjacency: smooth.adjacency)
+        return corrected(acc, chosen: chosen, map: map, sigma2: fit.sigma2, smooth: smooth, lambda: lambda)
+    }
+
+    /// The regions' and the groups' shifts mapped through C⁻¹ (`fieldCount` fields of `p`
+    /// values), each region's noise scale gᵣ, and the groups that hold frames.
+    struct MappedShifts {
+        let mapped: [Double]
+        let fieldCount: Int
+        let gRegion: [Double]
+        let filled: [Int]
+        let gw: [Double]
+        /// Eyes, brows, mouth and the rest.
+        static let regionCount = 4
+    }
+
+    /// The per-coordinate fit: the fields (3 coordinates each), the residual variance and the
+    /// explained sum of squares.
+    struct VertexFit {
+        let fields: [Double]
+        let sigma2: [Double]
+        let explainedSS: [Double]
+    }
+
+    /// The smoothed fields, the regions' raw ones, the mesh's adjacency, the measured share of
+    /// the noise the smoothing keeps, the noise samples and the groups' scales.
+    struct SmoothedFields {
+        let fields: [Double]
+        let raw: [Double]
+        let adjacency: Adjacency
+        let ratio: Double
+        let noise: [[Double]]?
+        let scales: [Double]
+    }
+
+    /// Step 1 of ``resting(_:triangles:)``: the coefficients that vary over the `count` averaged
+    /// frames (weight sum `w`), widest spread first, at most a third of the frames, in index order.
+    private func chosenCoefficients(count: Int, w: Double) -> [Int] {
         var candidates: [(k: Int, spread: Double)] = []
         for k in 0..<names.count where column[k] >= 0 {
             let m = sumWD[k] / w
@@ -140,8 +189,13 @@ package struct ExpressionStatistics: Sendable {
         }
         candidates.sort { $0.spread != $1.spread ? $0.spread > $1.spread : $0.k < $1.k }
         let chosen = candidates.prefix(max(0, (count - 2) / 3)).map(\.k).sorted()
+        return chosen
+    }
+
+    /// Step 2 of ``resting(_:triangles:)``: the weighted covariance C of the `chosen`
+    /// coefficients over the averaged frames (weight sum `w`), `p × p`, row after row.
+    private func covariance(_ chosen: [Int], w: Double) -> [Double] {
         let p = chosen.count
-        guard p > 0, count - 1 - p >= 4 else { return nil }
         // 2. Their weighted covariance C over the averaged frames, with a small ridge (both eyes
         //    blink together: collinear), inverted.
         var cov = [Double](repeating: 0, count: p * p)
@@ -153,9 +207,13 @@ package struct ExpressionStatistics: Sendable {
                 cov[b * p + a] = c
             }
         }
-        var ridged = cov
-        for a in 0..<p { ridged[a * p + a] *= 1 + Self.ridge }
-        guard let inverse = Self.inverted(ridged, p) else { return nil }
+        return cov
+    }
+
+    /// Step 3 of ``resting(_:triangles:)``: the shift to the resting expression by region and
+    /// each group's mean expression against the whole, mapped through C⁻¹, and gᵣ per region.
+    private func mappedShifts(_ acc: Accumulator, chosen: [Int], cov: [Double], inverse: [Double]) -> MappedShifts {
+        let w = acc.weightSum, p = chosen.count
         // 3. The shift from the frames' weighted mean expression to the resting one, by region
         //    (eyes, brows, mouth, the rest: their sum is the whole shift), mapped through C⁻¹ (a
         //    vertex's correction is Sᵥ·C⁻¹·shift, Sᵥ its centred cross products); for each region
@@ -166,7 +224,7 @@ package struct ExpressionStatistics: Sendable {
             let values = offered.map { k < $0.count ? $0[k] : 0 - origin[k] }
             shift[a] = Self.quantile(values, Self.restQuantile) - sumWD[k] / w
         }
-        let regionCount = 4
+        let regionCount = MappedShifts.regionCount
         let gw = acc.groupWeightSums
         let filled = (0..<gw.count).filter { gw[$0] > 0 }
         // The fields to map: each region's share of the shift, each group's mean expression
@@ -189,6 +247,15 @@ package struct ExpressionStatistics: Sendable {
         for r in 0..<regionCount {
             for a in 0..<p { for b in 0..<p { gRegion[r] += mapped[r * p + a] * cov[a * p + b] * mapped[r * p + b] } }
         }
+        return MappedShifts(mapped: mapped, fieldCount: fieldCount, gRegion: gRegion, filled: filled, gw: gw)
+    }
+
+    /// Step 4 of ``resting(_:triangles:)``: each coordinate's fields and the residual variance and
+    /// explained sum of squares of its fit on the `chosen` coefficients.
+    private func vertexFields(
+        _ acc: Accumulator, chosen: [Int], inverse: [Double], mapped: [Double], fieldCount: Int
+    ) -> VertexFit {
+        let count = acc.count, n = width, p = chosen.count
         // 4. Each vertex: the fields (3 coordinates each) and the residual variance of the fit.
         let means = acc.means, m2 = acc.m2
         var fields = [Double](repeating: 0, count: fieldCount * n)
@@ -217,6 +284,13 @@ package struct ExpressionStatistics: Sendable {
                 explainedSS[x] = explained
             }
         }
+        return VertexFit(fields: fields, sigma2: sigma2, explainedSS: explainedSS)
+    }
+
+    /// Whether the `p` coefficients explain much more of some of the `n` coordinates' spread than
+    /// chance would (the F ratio test of ``resting(_:triangles:)``).
+    private static func explainsEnough(_ fit: VertexFit, p: Int, n: Int) -> Bool {
+        let sigma2 = fit.sigma2, explainedSS = fit.explainedSS
         // The coefficients must explain much more of some vertices' spread than chance would:
         // the F ratio (explained variance per coefficient over the residual variance) of the
         // coordinates, at its 99.9th percentile, must exceed ``minimumF`` (chance: F(p, N − 1 − p),
@@ -225,14 +299,25 @@ package struct ExpressionStatistics: Sendable {
         var ratios: [Double] = []
         ratios.reserveCapacity(n)
         for x in 0..<n where sigma2[x] > 0 { ratios.append(explainedSS[x] / (Double(p) * sigma2[x])) }
-        guard !ratios.isEmpty, Self.quantileExceeds(ratios, 0.999, Self.minimumF) else { return nil }
+        return !ratios.isEmpty && Self.quantileExceeds(ratios, 0.999, Self.minimumF)
+    }
+
+    /// Step 5 of ``resting(_:triangles:)``: `fields` and the noise probes smoothed over the mesh
+    /// of `triangles`, and the measured share of the noise the smoothing keeps.
+    private func smoothedFields(
+        _ acc: Accumulator, _ rawFields: [Double], map: MappedShifts, triangles: [UInt32]
+    ) -> SmoothedFields {
+        let w = acc.weightSum, n = width, nv = n / 3
+        let regionCount = MappedShifts.regionCount, fieldCount = map.fieldCount
+        let filled = map.filled, gw = map.gw
+        var fields = rawFields
         // 5. Smooth every field over the mesh (expression fields are smooth, sensor noise is not).
         //    How much the smoothing cuts the noise is measured, not assumed: the noise samples
         //    (the groups' means, each group's own expression taken out by the raw responses) are
         //    smoothed alike, and the ratio of their variances after and before is the share of the
         //    noise the smoothed correction keeps (near 1/20 for independent per-vertex noise, more
         //    when the tracker's noise is itself smooth).
-        var noise = acc.noiseSamples()
+        let noise = acc.noiseSamples()
         let scales = filled.map { (gw[$0] / (Double(filled.count - 1) * w)).squareRoot() }
         var probes: [Double] = []
         if let samples = noise, samples.count == filled.count {
@@ -256,6 +341,17 @@ package struct ExpressionStatistics: Sendable {
             }
             if before > 0 { ratio = min(1, max(Self.smoothedVarianceRatio, after / before)) }
         }
+        return SmoothedFields(
+            fields: fields, raw: raw, adjacency: adjacency, ratio: ratio, noise: noise, scales: scales)
+    }
+
+    /// Step 6 of ``resting(_:triangles:)``: each region's shrinkage weight λ per vertex (how much
+    /// of the `raw` correction the smoothed `fields` take back), smoothed over `adjacency`.
+    private static func blendWeights(
+        raw: [Double], fields: [Double], sigma2: [Double], gRegion: [Double], ratio: Double,
+        adjacency: Adjacency
+    ) -> [Double] {
+        let regionCount = MappedShifts.regionCount, nv = adjacency.vertexCount, n = 3 * nv
         // 6. Where a region's raw correction differs from its smoothed one by more than its own
         //    noise explains, the smoothing blurred a real, sharp response (an eyelid a few
         //    vertices wide): the correction takes that share of the raw one back, by the
@@ -276,6 +372,19 @@ package struct ExpressionStatistics: Sendable {
             }
         }
         lambda = Self.smoothedScalar(lambda, fieldCount: regionCount, adjacency: adjacency, passes: Self.blendPasses)
+        return lambda
+    }
+
+    /// Step 7 of ``resting(_:triangles:)``: the plain mean, standard errors and noise samples of
+    /// `acc`, corrected at the vertices where a region's blended correction is significant.
+    private func corrected(
+        _ acc: Accumulator, chosen: [Int], map: MappedShifts, sigma2: [Double], smooth: SmoothedFields,
+        lambda: [Double]
+    ) -> RestingFace {
+        let w = acc.weightSum, n = width, nv = n / 3, means = acc.means
+        let regionCount = MappedShifts.regionCount, gRegion = map.gRegion, filled = map.filled
+        let fields = smooth.fields, raw = smooth.raw, ratio = smooth.ratio, scales = smooth.scales
+        var noise = smooth.noise
         // 7. Correct each vertex by the regions whose correction is significant there (χ², 3
         //    degrees of freedom, against the noise of the blended correction: λ²·raw + (1−λ)²·
         //    smoothed); elsewhere the mean, its standard error and its noise samples stay the plain

@@ -94,6 +94,8 @@ extension Lib3MFIO {
     /// lib3mf's `MODELTEXTURETYPE_PNG`.
     static let pngContentType: Int32 = 1
 
+    /// The 3MF package of `mesh` (in millimetres, with `texturePNG` as its texture when the mesh
+    /// has UVs, and `thumbnail` as the package thumbnail), built and serialised by lib3mf.
     static func writePackage(_ mesh: Mesh, thumbnail: [UInt8]?, texturePNG: [UInt8]? = nil) throws(IOFailure)
         -> [UInt8]
     {
@@ -102,14 +104,10 @@ extension Lib3MFIO {
             throw IOFailure(path: "3mf", modelFailure())
         }
         defer { lib3mf_release(model) }
-        func check(_ result: Int32, _ handle: L3Handle?, _ what: String) throws(IOFailure) {
-            guard result != 0 else { return }
-            throw IOFailure(path: "3mf", "lib3mf: \(what) failed: \(lastError(handle ?? model))")
-        }
-        try check(lib3mf_model_setunit(model, millimetreUnitCode), model, "setting the unit")
+        try check(model, lib3mf_model_setunit(model, millimetreUnitCode), model, "setting the unit")
 
         var object: L3Handle?
-        try check(lib3mf_model_addmeshobject(model, &object), model, "adding the mesh object")
+        try check(model, lib3mf_model_addmeshobject(model, &object), model, "adding the mesh object")
         defer { lib3mf_release(object) }
         let vertices = mesh.positions.map { L3Vertex(position: ($0.x, $0.y, $0.z)) }
         var triangles = [L3Triangle](repeating: L3Triangle(), count: mesh.triangleCount)
@@ -118,76 +116,108 @@ extension Lib3MFIO {
             triangles[t] = L3Triangle(indices: (a, b, c))
         }
         try check(
+            model,
             lib3mf_meshobject_setgeometry(
                 object, vertices, UInt32(vertices.count), triangles, UInt32(triangles.count)),
             object, "setting the mesh")
-        try check(lib3mf_object_setnameutf8(object, "face"), object, "naming the object")
+        try check(model, lib3mf_object_setnameutf8(object, "face"), object, "naming the object")
         if let texturePNG, !texturePNG.isEmpty, let uvs = mesh.uvs, uvs.count == mesh.vertexCount {
-            var attachment: L3Handle?
-            try check(
-                lib3mf_model_addattachmentutf8(model, texturePath, textureRelationship, &attachment), model,
-                "adding the texture")
-            defer { lib3mf_release(attachment) }
-            try check(
-                lib3mf_attachment_readfrombuffer(attachment, texturePNG, UInt64(texturePNG.count)), attachment,
-                "storing the texture")
-            var texture: L3Handle?
-            try check(
-                lib3mf_model_addtexture2dfromattachment(model, attachment, &texture), model,
-                "adding the texture resource")
-            defer { lib3mf_release(texture) }
-            try check(lib3mf_texture2d_setcontenttype(texture, pngContentType), texture, "typing the texture")
-            var textureID: UInt32 = 0
-            try check(lib3mf_resource_getresourceid(texture, &textureID), texture, "reading the texture's id")
-            var corners = [L3TriangleTexture](repeating: L3TriangleTexture(), count: mesh.triangleCount)
-            for t in 0..<mesh.triangleCount {
-                let (a, b, c) = mesh.triangle(t)
-                let ua = uvs[Int(a)], ub = uvs[Int(b)], uc = uvs[Int(c)]
-                corners[t] = L3TriangleTexture(textureID: textureID, u: (ua.x, ub.x, uc.x), v: (ua.y, ub.y, uc.y))
-            }
-            var handler: L3Handle?
-            try check(lib3mf_meshobject_createpropertyhandler(object, &handler), object, "creating the properties")
-            defer { lib3mf_release(handler) }
-            try check(
-                lib3mf_propertyhandler_settexturearray(handler, corners), handler, "setting the texture coordinates")
-            // lib3mf requires an object-level property beside per-triangle ones: the texture's
-            // corner (0, 0), what the solid's back and plinth (UV 0) show too.
-            var fallback: L3Handle?
-            try check(
-                lib3mf_object_createdefaultpropertyhandler(object, &fallback), object, "creating the default property")
-            defer { lib3mf_release(fallback) }
-            try check(
-                lib3mf_defaultpropertyhandler_settexture(fallback, textureID, 0, 0), fallback,
-                "setting the default property")
+            try addTexture(texturePNG, uvs: uvs, of: mesh, to: object, in: model)
         }
         let ids = uuids(mesh)
-        try check(lib3mf_object_setuuidutf8(object, ids[0]), object, "setting the object's UUID")
+        try check(model, lib3mf_object_setuuidutf8(object, ids[0]), object, "setting the object's UUID")
 
         var item: L3Handle?
         try check(
+            model,
             lib3mf_model_addbuilditem(model, object, nil, &item), model, "adding the build item")
         defer { lib3mf_release(item) }
-        try check(lib3mf_builditem_setuuidutf8(item, ids[1]), item, "setting the build item's UUID")
-        try check(lib3mf_model_setbuilduuidutf8(model, ids[2]), model, "setting the build's UUID")
+        try check(model, lib3mf_builditem_setuuidutf8(item, ids[1]), item, "setting the build item's UUID")
+        try check(model, lib3mf_model_setbuilduuidutf8(model, ids[2]), model, "setting the build's UUID")
 
         if let thumbnail, !thumbnail.isEmpty {
             var attachment: L3Handle?
             try check(
+                model,
                 lib3mf_model_getpackagethumbnailattachment(model, 1, &attachment), model,
                 "adding the thumbnail")
             defer { lib3mf_release(attachment) }
             try check(
+                model,
                 lib3mf_attachment_readfrombuffer(attachment, thumbnail, UInt64(thumbnail.count)),
                 attachment, "storing the thumbnail")
         }
 
+        return try written(model)
+    }
+
+    /// Throws the failure lib3mf reports (on `handle`, else on `model`) when `result` is not 0.
+    private static func check(_ model: L3Handle, _ result: Int32, _ handle: L3Handle?, _ what: String)
+        throws(IOFailure)
+    {
+        guard result != 0 else { return }
+        throw IOFailure(path: "3mf", "lib3mf: \(what) failed: \(lastError(handle ?? model))")
+    }
+
+    /// Stores `texturePNG` in `model`'s package as the texture of `object` (a mesh object of
+    /// `mesh`), each triangle's corners mapped by `uvs`, with the default property lib3mf needs.
+    private static func addTexture(
+        _ texturePNG: [UInt8], uvs: [SIMD2<Float>], of mesh: Mesh, to object: L3Handle?, in model: L3Handle
+    ) throws(IOFailure) {
+        var attachment: L3Handle?
+        try check(
+            model,
+            lib3mf_model_addattachmentutf8(model, texturePath, textureRelationship, &attachment), model,
+            "adding the texture")
+        defer { lib3mf_release(attachment) }
+        try check(
+            model,
+            lib3mf_attachment_readfrombuffer(attachment, texturePNG, UInt64(texturePNG.count)), attachment,
+            "storing the texture")
+        var texture: L3Handle?
+        try check(
+            model,
+            lib3mf_model_addtexture2dfromattachment(model, attachment, &texture), model,
+            "adding the texture resource")
+        defer { lib3mf_release(texture) }
+        try check(model, lib3mf_texture2d_setcontenttype(texture, pngContentType), texture, "typing the texture")
+        var textureID: UInt32 = 0
+        try check(model, lib3mf_resource_getresourceid(texture, &textureID), texture, "reading the texture's id")
+        var corners = [L3TriangleTexture](repeating: L3TriangleTexture(), count: mesh.triangleCount)
+        for t in 0..<mesh.triangleCount {
+            let (a, b, c) = mesh.triangle(t)
+            let ua = uvs[Int(a)], ub = uvs[Int(b)], uc = uvs[Int(c)]
+            corners[t] = L3TriangleTexture(textureID: textureID, u: (ua.x, ub.x, uc.x), v: (ua.y, ub.y, uc.y))
+        }
+        var handler: L3Handle?
+        try check(model, lib3mf_meshobject_createpropertyhandler(object, &handler), object, "creating the properties")
+        defer { lib3mf_release(handler) }
+        try check(
+            model,
+            lib3mf_propertyhandler_settexturearray(handler, corners), handler, "setting the texture coordinates")
+        // lib3mf requires an object-level property beside per-triangle ones: the texture's
+        // corner (0, 0), what the solid's back and plinth (UV 0) show too.
+        var fallback: L3Handle?
+        try check(
+            model,
+            lib3mf_object_createdefaultpropertyhandler(object, &fallback), object, "creating the default property")
+        defer { lib3mf_release(fallback) }
+        try check(
+            model,
+            lib3mf_defaultpropertyhandler_settexture(fallback, textureID, 0, 0), fallback,
+            "setting the default property")
+    }
+
+    /// The 3MF package of `model`, as lib3mf's writer serialises it.
+    private static func written(_ model: L3Handle) throws(IOFailure) -> [UInt8] {
         var writer: L3Handle?
-        try check(lib3mf_model_querywriter(model, "3mf", &writer), model, "creating the writer")
+        try check(model, lib3mf_model_querywriter(model, "3mf", &writer), model, "creating the writer")
         defer { lib3mf_release(writer) }
         var size: UInt64 = 0
-        try check(lib3mf_writer_getstreamsize(writer, &size), writer, "sizing the package")
+        try check(model, lib3mf_writer_getstreamsize(writer, &size), writer, "sizing the package")
         var out = [UInt8](repeating: 0, count: Int(size))
         try check(
+            model,
             out.withUnsafeMutableBufferPointer {
                 lib3mf_writer_writetobuffer(writer, $0.baseAddress, size)
             },
