@@ -151,7 +151,7 @@ public struct Frame: Sendable {
     public var camera: FrameCamera? = nil
     /// What is wrong with this frame's image or camera, when something is (the image and camera
     /// are then nil): the capture reader's finding, which it throws from
-    /// ``CaptureReader/nextFrame(_:)`` unless the pipeline reads the frames, which throws it or,
+    /// `CaptureReader.nextFrame(_:)` unless the pipeline reads the frames, which throws it or,
     /// with ``ScanSettings/skipBadImages``, uses the frame for its geometry alone.
     public var imageProblem: ImageProblem? = nil
 
