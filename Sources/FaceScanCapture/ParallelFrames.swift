@@ -1,157 +1,123 @@
-import Dispatch
 import FaceScanCore
-import Synchronization
 
 /// A capture's frames parsed on two threads — the calling thread and one worker — and handed out
 /// strictly in capture order, each with the messages a single-threaded read gives.
 ///
 /// The calling thread finds each frame's end with a structural scan
-/// (`CaptureReader/nextFrameText(into:)`) and copies its text into one of `slots` slots; the
-/// worker and the caller each parse the oldest slot nobody has taken (a `FrameParser` of their
-/// own, into the slot's own frame buffer), and `next(_:)` hands out the oldest slot once it is
-/// parsed, after the checks that depend on earlier frames. An error of the scan, or of the input
-/// after the frames, is kept until the frames before it are handed out; a frame too long for
-/// the reader's buffer is read by the reader itself, in turn. Memory: `slots` frames' text and
-/// floats, whatever the frame count. The worker is joined by `stop()` (and `deinit`).
+/// (`CaptureReader/nextFrameText(into:)`), copies its text out and keeps up to ``lookahead``
+/// frames scanned ahead of the one it hands out. Which thread parses a frame is fixed by its
+/// index (``parsedByWorker(_:)``: three of every five go to the worker, through a ``HandOff``,
+/// and come back parsed, in order, through another), never by timing. `next(_:)` hands out the
+/// oldest frame, after the checks that depend on earlier frames. An error of the scan, or of the
+/// input after the frames, is kept until the frames before it are handed out; a frame too long
+/// for the reader's buffer is read by the reader itself, in turn. Memory: ``lookahead`` frames'
+/// text and floats, whatever the frame count. The worker is joined by `stop()` (and `deinit`).
 package final class ParallelFrames {
-    static let slots = 4
+    /// Frames scanned ahead of the one handed out.
+    static let lookahead = 4
 
-    private enum Phase: Sendable { case free, ready, taken, parsed }
-
-    private struct Slot: Sendable {
-        var phase = Phase.free
-        var text: [UInt8] = []
-        var offset: Int64 = 0
-        var index = 0
-        var frame = Frame()
-        var result: Result<String, InputError> = .success("")
+    /// Whether the worker parses frame `index`: three of every five (1, 3, 4, 6, 8, 9, …), spread
+    /// evenly. The calling thread also scans, copies, gates and checks every frame, so the worker
+    /// takes the larger share of the parsing (about 70 % of ingest's work).
+    static func parsedByWorker(_ index: Int) -> Bool {
+        (index + 1) * 3 / 5 > index * 3 / 5
     }
 
-    private struct State: Sendable {
-        var slots = [Slot](repeating: Slot(), count: ParallelFrames.slots)
-        var stopping = false
+    /// A frame's text for the worker, with the buffer it parses into.
+    private struct Job: Sendable {
+        var text: [UInt8]
+        var offset: Int64
+        var index: Int
+        var frame: Frame
     }
 
-    /// What the caller and the worker share.
-    private final class Shared: Sendable {
-        let state = Mutex(State())
-        /// Raised once per slot made ready (and once to stop).
-        let work = DispatchSemaphore(value: 0)
-        /// Raised once per slot the worker parsed.
-        let parsed = DispatchSemaphore(value: 0)
+    /// The worker's answer to a job: its buffers back, the frame parsed, and the vertex field
+    /// the frame used or the error.
+    private struct Parsed: Sendable {
+        var job: Job
+        var result: Result<String, InputError>
+    }
 
-        func withLock<R>(_ body: (inout State) -> R) -> R { state.withLock { body(&$0) } }
+    /// A frame scanned ahead: its text kept here (parsed on the calling thread) or with the worker.
+    private enum Ahead {
+        case here(text: [UInt8], offset: Int64, index: Int)
+        case worker
     }
 
     private let reader: CaptureReader
     private let parser: FrameParser
-    private let shared = Shared()
+    /// Frames' text to the worker, in capture order.
+    private let jobs = HandOff<Job>(capacity: ParallelFrames.lookahead)
+    /// Parsed frames from the worker, in the same order.
+    private let parsed = HandOff<Parsed>(capacity: ParallelFrames.lookahead)
     private var worker: Parallel.Thread?
-    /// Ring positions (only the caller moves them): the oldest slot in flight and the count.
-    private var head = 0
-    private var inFlight = 0
-    /// What the reader said after the slots in flight: the frames ended, a frame to read in
-    /// place, or an error.
+    /// The frames scanned ahead, oldest first.
+    private var ahead: [Ahead] = []
+    /// What the reader said after the frames ahead: the frames ended, a frame to read in place,
+    /// or an error.
     private var after: Result<CaptureReader.FrameText, InputError>?
+    /// Buffers back from the frames handed out, for the next ones.
+    private var spareTexts: [[UInt8]] = []
+    private var spareFrames: [Frame] = []
 
-    package init(_ reader: CaptureReader) {
+    /// Starts the worker; nil when the system cannot start a thread (read with `reader` alone).
+    package init?(_ reader: CaptureReader) {
         self.reader = reader
         parser = FrameParser(name: reader.name)
-        let shared = self.shared
-        let name = reader.name
-        worker = Parallel.Thread { Self.serve(shared, FrameParser(name: name)) }
+        let (jobs, parsed, name) = (self.jobs, self.parsed, reader.name)
+        worker = Parallel.Thread { Self.serve(jobs, parsed, FrameParser(name: name)) }
+        if worker == nil { return nil }
+        ahead.reserveCapacity(Self.lookahead)
     }
 
     deinit { stop() }
 
-    /// Ends and joins the worker (slots it has not taken stay unparsed).
+    /// Ends and joins the worker (jobs it has not taken stay unparsed).
     package func stop() {
         guard let worker else { return }
-        shared.withLock { $0.stopping = true }
-        shared.work.signal()
+        jobs.cancel()
+        parsed.stop()
         worker.join()
         self.worker = nil
     }
 
-    /// The worker's loop: parses the oldest ready slot until stopped.
-    private static func serve(_ shared: Shared, _ parser: FrameParser) {
-        var text: [UInt8] = []
-        var frame = Frame()
-        while true {
-            shared.work.wait()
-            guard let (i, offset, index) = take(shared, &text, &frame) else {
-                if shared.withLock({ $0.stopping }) { return }
-                continue
-            }
+    /// The worker's loop: parses each job in turn and hands it back, until the jobs end or the
+    /// calling thread stops taking.
+    private static func serve(_ jobs: HandOff<Job>, _ parsed: HandOff<Parsed>, _ parser: FrameParser) {
+        while var job = jobs.pop() {
             let result = Result { () throws(InputError) in
-                try parser.parse(text, at: offset, index: index, into: &frame)
+                try parser.parse(job.text, at: job.offset, index: job.index, into: &job.frame)
             }
-            put(shared, i, result, &text, &frame)
-            shared.parsed.signal()
+            guard parsed.push(Parsed(job: job, result: result)) else { return }
         }
     }
 
-    /// Takes the oldest ready slot: swaps its text and frame with `text` and `frame`.
-    private static func take(_ shared: Shared, _ text: inout [UInt8], _ frame: inout Frame) -> (
-        Int, Int64, Int
-    )? {
-        shared.withLock { s -> (Int, Int64, Int)? in
-            var best = -1
-            for i in 0..<s.slots.count where s.slots[i].phase == .ready {
-                if best < 0 || s.slots[i].index < s.slots[best].index { best = i }
-            }
-            guard best >= 0, !s.stopping else { return nil }
-            s.slots[best].phase = .taken
-            swap(&s.slots[best].text, &text)
-            swap(&s.slots[best].frame, &frame)
-            return (best, s.slots[best].offset, s.slots[best].index)
-        }
-    }
-
-    private static func put(
-        _ shared: Shared, _ i: Int, _ result: Result<String, InputError>, _ text: inout [UInt8],
-        _ frame: inout Frame
-    ) {
-        shared.withLock { s in
-            swap(&s.slots[i].text, &text)
-            swap(&s.slots[i].frame, &frame)
-            s.slots[i].result = result
-            s.slots[i].phase = .parsed
-        }
-    }
-
-    private var callerText: [UInt8] = []
-    private var callerFrame = Frame()
-
-    /// Copies frames' text into free slots while there are some and the reader has frames.
+    /// Scans frames ahead while there is room and the reader has frames.
     private func fill() {
-        while inFlight < Self.slots && after == nil && worker != nil {
-            let i = (head + inFlight) % Self.slots
-            shared.withLock { swap(&$0.slots[i].text, &callerText) }
-            let step = Result { () throws(InputError) in try reader.nextFrameText(into: &callerText) }
-            switch step {
-            case .success(.text(let index, let offset)):
-                shared.withLock { s in
-                    swap(&s.slots[i].text, &callerText)
-                    s.slots[i].offset = offset
-                    s.slots[i].index = index
-                    s.slots[i].phase = .ready
-                }
-                inFlight += 1
-                shared.work.signal()
-            default:
-                shared.withLock { swap(&$0.slots[i].text, &callerText) }
+        while ahead.count < Self.lookahead && after == nil {
+            var text = spareTexts.popLast() ?? []
+            let step = Result { () throws(InputError) in try reader.nextFrameText(into: &text) }
+            guard case .success(.text(let index, let offset)) = step else {
+                spareTexts.append(text)
                 after = step
+                return
+            }
+            if Self.parsedByWorker(index) {
+                jobs.push(Job(text: text, offset: offset, index: index, frame: spareFrames.popLast() ?? Frame()))
+                ahead.append(.worker)
+            } else {
+                ahead.append(.here(text: text, offset: offset, index: index))
             }
         }
     }
 
-    /// The next frame in capture order into `frame` (its old buffers go back to the slots);
-    /// false after the last one. Throws what a single-threaded read throws, for the same frame.
+    /// The next frame in capture order into `frame` (its old buffers are reused); false after
+    /// the last one. Throws what a single-threaded read throws, for the same frame. Not after
+    /// `stop()` or `skipInFlight()`.
     package func next(_ frame: inout Frame) throws(InputError) -> Bool {
+        precondition(worker != nil, "ParallelFrames.next after stop()")
         fill()
-        if inFlight == 0 {
-            if worker == nil { return try reader.nextFrame(&frame) }
+        if ahead.isEmpty {
             switch after {
             case .failure(let error)?: throw error
             case .success(.here)?:
@@ -160,27 +126,18 @@ package final class ParallelFrames {
             default: return false  // .end, or no frame at all
             }
         }
-        let h = head
-        while true {
-            let done = shared.withLock { $0.slots[h].phase == .parsed }
-            if done { break }
-            // Help: parse the oldest slot nobody has taken (the head first), else wait.
-            if let (i, offset, index) = Self.take(shared, &callerText, &callerFrame) {
-                let result = Result { () throws(InputError) in
-                    try parser.parse(callerText, at: offset, index: index, into: &callerFrame)
-                }
-                Self.put(shared, i, result, &callerText, &callerFrame)
-                continue
-            }
-            shared.parsed.wait()
+        let result: Result<String, InputError>
+        switch ahead.removeFirst() {
+        case .here(let text, let offset, let index):
+            result = Result { () throws(InputError) in try parser.parse(text, at: offset, index: index, into: &frame) }
+            spareTexts.append(text)
+        case .worker:
+            var answer = parsed.pop()!  // the worker answers every job, in order, until stopped
+            swap(&frame, &answer.job.frame)
+            spareFrames.append(answer.job.frame)
+            spareTexts.append(answer.job.text)
+            result = answer.result
         }
-        let result = shared.withLock { s in
-            swap(&s.slots[h].frame, &frame)
-            s.slots[h].phase = .free
-            return s.slots[h].result
-        }
-        head = (head + 1) % Self.slots
-        inFlight -= 1
         switch result {
         case .success(let field): try reader.check(frame, field: field)
         case .failure(let error): throw error
@@ -188,18 +145,21 @@ package final class ParallelFrames {
         return true
     }
 
-    /// After the last frame wanted: stops the worker and checks the frames in flight as skipped
-    /// frames, then what the reader said after them; the reader goes on from there.
+    /// After the last frame wanted: checks the frames scanned ahead as skipped frames (the
+    /// worker's come back parsed, their parse unused), then what the reader said after them;
+    /// the reader goes on from there.
     package func skipInFlight() throws(InputError) {
-        stop()
-        while inFlight > 0 {
-            let (text, offset, index) = shared.withLock { s in
-                (s.slots[head].text, s.slots[head].offset, s.slots[head].index)
+        jobs.finish()
+        while !ahead.isEmpty {
+            switch ahead.removeFirst() {
+            case .here(let text, let offset, let index):
+                try parser.skip(text, at: offset, index: index)
+            case .worker:
+                let answer = parsed.pop()!
+                try parser.skip(answer.job.text, at: answer.job.offset, index: answer.job.index)
             }
-            try parser.skip(text, at: offset, index: index)
-            head = (head + 1) % Self.slots
-            inFlight -= 1
         }
+        stop()
         if case .failure(let error)? = after { throw error }
     }
 }

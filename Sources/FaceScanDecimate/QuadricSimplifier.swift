@@ -101,7 +101,7 @@ struct QuadricSimplifier: ~Copyable {
     }
 
     var core: DecimationCore
-    /// The second thread of the core's two-sided steps (started on the first, joined when the
+    /// The second thread of the core's two-sided steps (started with the simplifier, joined when the
     /// simplifier goes away).
     private let sides: Parallel.Pair?
     /// Vertices still referenced.

@@ -6,13 +6,14 @@ import Musl
 import Darwin
 #endif
 
-// The threads of the decimation, the renderer and ingest's fold (the surface distances and batch's
-// workers use `DispatchQueue.concurrentPerform`): a computation splits its work into two sides, each writing
-// only its own memory, and joins them in a fixed order, so that the result is the same bytes on
-// one thread or two. Nothing here outlives the call or the object that made it: a thread is
-// started by its owner and joined before the owner returns (``Parallel/both(_:)``) or when it is
-// released (``Parallel/Pair``'s `deinit`, ``Parallel/Thread/join()``). No pool, no cache, no
-// process-wide state.
+// The threads of the decimation, the renderer, the solid's distance field and ingest (the surface
+// distances and batch's workers use `DispatchQueue.concurrentPerform`): a computation splits its work
+// into two sides, each writing only its own memory, and joins them in a fixed order, so that the
+// result is the same bytes on one thread or two. Nothing here outlives the call or the object that
+// made it: a thread is started by its owner and joined before the owner returns
+// (``Parallel/both(_:)``) or when it is released (``Parallel/Pair``'s `deinit`,
+// ``Parallel/Thread/join()``). Work passes between threads only through a ``HandOff`` (bounded, in
+// order, one producer and one consumer). No pool, no cache, no process-wide state.
 
 /// An output buffer the sides or tasks of one parallel computation write, each only its own
 /// slots, read only after all of them have returned, and not outliving the call that made it:
@@ -92,146 +93,55 @@ package enum Parallel {
     }
 
     /// A second thread that one computation holds while it runs many two-sided steps
-    /// (``run(_:)``): started on the first step, joined in `deinit`. Between steps it sleeps.
+    /// (``run(_:)``): started with the pair, joined in `deinit`. Between steps it sleeps.
     ///
-    /// A side the second thread has not taken when the calling thread finishes its own is run by
-    /// the calling thread (a thread slow to wake costs a step nothing), so which thread runs a
-    /// side varies; callers make the sides independent, so the result does not. When the second
-    /// thread took a side and then stalled (its core taken by other work: the calling thread
-    /// waited longer than its own side took, plus ``stallSlackNanoseconds``), the pair runs both
-    /// sides on the calling thread from then on.
-    package final class Pair: @unchecked Sendable {
-        /// What the two threads share (the second thread holds it, not the pair, so that the
-        /// pair's `deinit` runs when its owner lets go).
-        private let shared = Handoff()
-        /// Only the owner touches these.
-        private var thread: Thread?
-        private var startFailed = false
-        private var alone = false
+    /// Each step hands side 1 to the thread through a ``HandOff`` and the thread hands back
+    /// that it is done through another: side 0 always runs on the calling thread and side 1 on
+    /// the pair's, whatever the timing. Whether a computation is worth two threads is the
+    /// caller's decision, made by the size of its input (decimation: ``Parallel/Pair`` only from
+    /// 32 768 triangles, a step split only from 4 096), never by a measured time.
+    package final class Pair: Sendable {
+        /// Side 1 of the current step, to the thread.
+        private let jobs = HandOff<@Sendable (Int) -> Void>(capacity: 1)
+        /// One value per finished side 1, from the thread.
+        private let done = HandOff<Void>(capacity: 1)
+        /// Nil when the system could not start one: both sides run on the calling thread.
+        private let thread: Thread?
 
-        /// How much longer than the caller's own side a wait for the second thread may take
-        /// before the pair stops using it.
-        static let stallSlackNanoseconds: UInt64 = 200_000
-
-        package init() {}
-
-        private static func now() -> UInt64 { Parallel.monotonicNanoseconds() }
-
-        deinit {
-            guard let thread else { return }
-            shared.stop()
-            thread.join()
+        /// Starts the pair's thread.
+        package init() {
+            let (jobs, done) = (self.jobs, self.done)
+            thread = Thread {
+                while Self.runSide(jobs) { done.push(()) }
+            }
         }
 
-        /// `body(0)` on the calling thread and `body(1)` on the pair's thread (or on the calling
-        /// thread when that has not taken it by then); returns when both are done.
+        deinit {
+            jobs.finish()
+            thread?.join()
+        }
+
+        /// Runs the next side 1 from `jobs`; false when the pair ends. The side is released
+        /// before it returns, so the owner's step ends with its closure back in its hands.
+        private static func runSide(_ jobs: HandOff<@Sendable (Int) -> Void>) -> Bool {
+            guard let side = jobs.pop() else { return false }
+            side(1)
+            return true
+        }
+
+        /// `body(0)` on the calling thread and `body(1)` on the pair's thread; returns when
+        /// both are done.
         package func run(_ body: @Sendable (Int) -> Void) {
-            if thread == nil && !startFailed {
-                let shared = self.shared
-                thread = Thread { shared.serve() }
-                startFailed = thread == nil
-            }
-            guard thread != nil && !alone else {
+            guard thread != nil else {
                 body(0)
                 body(1)
                 return
             }
             withoutActuallyEscaping(body) { side in
-                shared.post(side)
-                let start = Self.now()
+                jobs.push(side)
                 side(0)
-                let own = Self.now()
-                if shared.takeBack() {
-                    side(1)
-                } else if Self.now() &- own > own &- start &+ Self.stallSlackNanoseconds {
-                    alone = true
-                }
+                _ = done.pop()
             }
-        }
-    }
-
-    /// Monotonic nanoseconds.
-    fileprivate static func monotonicNanoseconds() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
-    }
-
-    /// One side at a time handed from the owner of a ``Pair`` to its thread.
-    private final class Handoff: @unchecked Sendable {
-        private enum State { case idle, posted, taken, finished }
-
-        private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        /// Signalled when a side is posted or the pair stops.
-        private let wake = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-        /// Signalled when the thread finished the side it took.
-        private let finished = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-        // Guarded by `lock`.
-        private var state = State.idle
-        private var stopping = false
-        private var job: (@Sendable (Int) -> Void)?
-
-        init() {
-            pthread_mutex_init(lock, nil)
-            pthread_cond_init(wake, nil)
-            pthread_cond_init(finished, nil)
-        }
-
-        deinit {
-            pthread_cond_destroy(finished)
-            pthread_cond_destroy(wake)
-            pthread_mutex_destroy(lock)
-            finished.deallocate()
-            wake.deallocate()
-            lock.deallocate()
-        }
-
-        /// Offers side 1 of `body` to the thread.
-        func post(_ body: @escaping @Sendable (Int) -> Void) {
-            pthread_mutex_lock(lock)
-            job = body
-            state = .posted
-            pthread_cond_signal(wake)
-            pthread_mutex_unlock(lock)
-        }
-
-        /// After the owner's side: true when the thread has not taken the posted side (the owner
-        /// runs it), else waits until the thread has finished it.
-        func takeBack() -> Bool {
-            pthread_mutex_lock(lock)
-            defer {
-                state = .idle
-                job = nil
-                pthread_mutex_unlock(lock)
-            }
-            if state == .posted { return true }
-            while state != .finished { pthread_cond_wait(finished, lock) }
-            return false
-        }
-
-        /// Ends ``serve()``.
-        package func stop() {
-            pthread_mutex_lock(lock)
-            stopping = true
-            pthread_cond_signal(wake)
-            pthread_mutex_unlock(lock)
-        }
-
-        /// The thread's loop: runs each posted side it takes, until ``stop()``.
-        func serve() {
-            pthread_mutex_lock(lock)
-            while true {
-                while state != .posted && !stopping { pthread_cond_wait(wake, lock) }
-                if stopping { break }
-                state = .taken
-                let side = job!
-                pthread_mutex_unlock(lock)
-                side(1)
-                pthread_mutex_lock(lock)
-                state = .finished
-                pthread_cond_signal(finished)
-            }
-            pthread_mutex_unlock(lock)
         }
     }
 }

@@ -105,8 +105,9 @@ extension FaceScanSession {
     /// Reads every remaining frame of `reader` into the session until it is complete, then
     /// checks the rest of the capture. The reader's frames are checked by the reader; this
     /// thread gates; with `threads` 1 it also reads and decodes. With `threads` 2 frames are parsed
-    /// on this thread and a second one (`ParallelFrames`) and accepted frames are folded into
-    /// the average on a third (`ThreadedFold`), all in capture order: the same result.
+    /// on this thread and a second one (`ParallelFrames`, which thread parses a frame fixed by its
+    /// index) and accepted frames are folded into the average on a third (`ThreadedFold`), each
+    /// handed on through a `HandOff` in capture order: the same result.
     mutating func read(
         _ reader: CaptureReader, threads: Int, progress: ((Pipeline.Progress) -> Void)?,
         isCancelled: (() -> Bool)? = nil

@@ -1,5 +1,6 @@
-import Dispatch
-import Synchronization
+import FaceScanAccumulate
+import FaceScanCapture
+import FaceScanCore
 
 /// The accumulation side of ingest: accepted frames folded, in capture order, into the
 /// `RobustAccumulator` (created by the first frame, which fixes the vertex count).
@@ -23,102 +24,61 @@ struct FrameFold: Sendable {
 }
 
 /// Runs a ``FrameFold`` on a second thread while the calling thread reads and gates the next
-/// frames: a bounded FIFO hand-off over a fixed set of reusable frame buffers.
+/// frames: accepted frames go to the folding thread through a ``HandOff``, and their buffers come
+/// back for reuse through another.
 ///
 /// The folding thread takes frames strictly in the order they were submitted, so the fold does
 /// exactly the floating-point operations, in exactly the order, of a single-threaded run: the
 /// output does not depend on the thread count. Memory: the buffers in flight (at most `buffers`
 /// frames plus the one being read), independent of the frame count.
 final class ThreadedFold: Sendable {
-    private struct State: Sendable {
-        /// Submitted, not yet folded (oldest first).
-        var queue: [Frame] = []
-        /// Folded buffers, ready for reuse by the reader.
-        var free: [Frame]
-        var closed = false
-        var cancelled = false
-        /// The fold: handed to the folding thread at its start and back when it ends.
-        var fold: FrameFold?
-    }
-
-    private let state: Mutex<State>
-    /// Counts frames in `queue` (plus one wake-up for close / cancel).
-    private let queued = DispatchSemaphore(value: 0)
-    /// Counts buffers in `free`.
-    private let spare: DispatchSemaphore
-    private let thread: Mutex<Parallel.Thread?> = Mutex(nil)
+    /// Accepted frames, in capture order, to the folding thread.
+    private let frames: HandOff<Frame>
+    /// Folded frames' buffers, back to the reader.
+    private let spares: HandOff<Frame>
+    /// The fold, from the folding thread when it ends.
+    private let folded: HandOff<FrameFold>
+    private let thread: Parallel.Thread
 
     /// Starts the folding thread (a ``Parallel/Thread`` of its own, joined by ``finish()`` or
-    /// ``cancel()``) with `buffers` spare frame buffers.
-    init(_ fold: FrameFold, buffers: Int = 2) {
+    /// ``cancel()``) with `buffers` spare frame buffers; nil when the system cannot start a
+    /// thread (the caller folds on its own thread: same order, same result).
+    init?(_ fold: FrameFold, buffers: Int = 2) {
         precondition(buffers >= 1)
-        state = Mutex(State(free: (0..<buffers).map { _ in Frame() }, fold: fold))
-        // Created at 0 and raised: libdispatch traps when a semaphore is freed below its
-        // initial value (as `spare` is after a cancel).
-        spare = DispatchSemaphore(value: 0)
-        for _ in 0..<buffers { spare.signal() }
-        // The thread holds a reference until it ends.
-        if let started = Parallel.Thread({ self.run() }) {
-            thread.withLock { $0 = started }
+        let frames = HandOff<Frame>(capacity: buffers)
+        // Room for every buffer: the reader's own comes back too while it waits for a spare.
+        let spares = HandOff<Frame>(capacity: buffers + 1)
+        let folded = HandOff<FrameFold>(capacity: 1)
+        for _ in 0..<buffers { spares.push(Frame()) }
+        let started = Parallel.Thread {
+            var fold = fold
+            while let frame = frames.pop() {
+                fold.add(frame)
+                spares.push(consume frame)  // no copy kept: the reader writes into it next
+            }
+            folded.push(fold)
         }
-        // Else no thread: `submit` folds on the calling thread instead (same order, same result).
+        guard let started else { return nil }
+        (self.frames, self.spares, self.folded, thread) = (frames, spares, folded, started)
     }
 
     /// Queues `frame` for folding and hands back a spare buffer in its place (waiting for one
     /// when all are in flight).
     func submit(_ frame: inout Frame) {
-        guard thread.withLock({ $0 != nil }) else {
-            state.withLock { $0.fold!.add(frame) }
-            return
-        }
-        spare.wait()
-        var next = Frame()
-        state.withLock { s in
-            next = s.free.removeLast()
-            s.queue.append(frame)
-        }
-        frame = next
-        queued.signal()
+        frames.push(frame)
+        frame = spares.pop()!  // the folding thread gives every frame back and ends only when told
     }
 
     /// After the last frame: waits until every submitted frame is folded and returns the fold.
     func finish() -> FrameFold {
-        stop { $0.closed = true }
-        return state.withLock { $0.fold! }
+        frames.finish()
+        thread.join()
+        return folded.pop()!
     }
 
     /// On an error: stops the folding thread without folding what is still queued.
     func cancel() {
-        stop { $0.cancelled = true }
-    }
-
-    private func stop(_ mark: (inout State) -> Void) {
-        state.withLock { mark(&$0) }
-        guard
-            let running = thread.withLock({ t in
-                defer { t = nil }; return t
-            })
-        else { return }
-        queued.signal()
-        running.join()
-    }
-
-    /// The folding thread's loop.
-    private func run() {
-        var fold = state.withLock { s in
-            defer { s.fold = nil }; return s.fold!
-        }
-        while true {
-            queued.wait()
-            let next: Frame? = state.withLock { s in
-                if s.cancelled || s.queue.isEmpty { return nil }  // empty after a wake-up: closed
-                return s.queue.removeFirst()
-            }
-            guard let frame = next else { break }
-            fold.add(frame)
-            state.withLock { $0.free.append(frame) }
-            spare.signal()
-        }
-        state.withLock { $0.fold = fold }
+        frames.cancel()
+        thread.join()
     }
 }
