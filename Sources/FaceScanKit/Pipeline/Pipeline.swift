@@ -9,7 +9,7 @@ import Musl
 import Darwin
 #endif
 
-/// `facescan process`: a capture file → its outputs, by the three stages (``Stages``): read
+/// `facescan process`: a capture file → its outputs, by the three stages (`Stages`): read
 /// (gate, mean), shape (smooth, decimate/refine or solid, unit and scale), write (each format).
 public enum Pipeline {
     /// Progress of the ingest stage, reported after every frame.
@@ -58,7 +58,7 @@ public enum Pipeline {
     /// `outputs` listing those files) is returned. The output directory is created (or checked)
     /// where `process` does it, before encoding.
     ///
-    /// The three stages (``Stages``), in order, once: read the capture into its average (the
+    /// The three stages (`Stages`), in order, once: read the capture into its average (the
     /// settings — these options over the capture's `settings` — validated once, from its header),
     /// shape the average into the output mesh, write each format's bytes.
     package static func encode(

@@ -230,7 +230,7 @@ public enum OutputFormat: String, Sendable, Hashable, Codable, CaseIterable {
     case usdz
 
     /// The format a name stands for (`"STL"`, `" 3mf "`: case and surrounding spaces ignored), or nil.
-    /// Read by ``FileFormat/named(_:)``, the one parser of format names (aliases included:
+    /// Read by `FileFormat.named(_:)`, the one parser of format names (aliases included:
     /// `collada`, `glb2`); formats `process` does not write (OFF, glTF) are nil.
     public init?(name: String) {
         guard let format = FileFormat.named(name), format.isProcessOutput else { return nil }
