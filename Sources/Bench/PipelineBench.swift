@@ -42,8 +42,7 @@ func runPipelineBench(samplesDir: String) throws {
         var options = PipelineOptions()
         options.maxFrames = 1_000_000
         let ms = try medianMs(runs: 5) {
-            var r = Report(input: path)
-            _ = try Pipeline.ingest(input: path, options: options, report: &r)
+            _ = try readStage(path, options)
         }
         print(
             label.padding(toLength: 14, withPad: " ", startingAt: 0)
@@ -182,10 +181,9 @@ func runIngestFileBench(path: String, runs: Int) throws {
             var options = PipelineOptions()
             options.maxFrames = 1_000_000
             options.ingestThreads = threads
-            var r = Report(input: path)
             let c = processCPUms()
             let w = Stopwatch()
-            _ = try Pipeline.ingest(input: path, options: options, report: &r)
+            _ = try readStage(path, options)
             times[threads]!.append(w.elapsed)
             cpu[threads]!.append(processCPUms() - c)
         }
@@ -217,4 +215,14 @@ func processCPUms() -> Double {
     getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &u)
     func ms(_ t: timeval) -> Double { Double(t.tv_sec) * 1000 + Double(t.tv_usec) / 1000 }
     return ms(u.ru_utime) + ms(u.ru_stime)
+}
+
+/// The read stage (`Stages.read`) over the capture at `path`, with `options` over its settings.
+func readStage(_ path: String, _ options: PipelineOptions) throws(FaceScanError) {
+    let reader = try Pipeline.open(path)
+    _ = try Stages.read(
+        reader,
+        settings: { (s) throws(FaceScanError) in
+            try ScanSettings.validated(options: options, capture: s, file: reader.name)
+        }, threads: options.ingestThreads ?? Pipeline.defaultIngestThreads, progress: nil)
 }

@@ -249,9 +249,7 @@ package final class CaptureReader {
                 try json.skipValue()
             }
         } catch {
-            var e = error
-            if e.field == nil { e.field = key }
-            throw e
+            throw error.at(field: key)
         }
     }
 
@@ -276,9 +274,7 @@ package final class CaptureReader {
                         try json.skipValue()
                     }
                 } catch {
-                    var e = error
-                    if e.field == nil { e.field = "topology.\(key)" }
-                    throw e
+                    throw error.at(field: "topology.\(key)")
                 }
             } while !(try json.nextOrClose(UInt8(ascii: "}")))
         }
@@ -425,10 +421,7 @@ package final class CaptureReader {
         do throws(InputError) {
             try checkVertexCount(frame.xyz.count)
         } catch {
-            var e = error
-            e.frame = frame.index
-            if e.field == nil { e.field = field }
-            throw e
+            throw error.at(frame: frame.index, field: field)
         }
         if frame.index == 0 { try checkTopology() }
     }
@@ -464,31 +457,21 @@ package final class CaptureReader {
 
     /// `count` coordinates (a positive multiple of 3: the parser checked it) against the first frame's.
     private func checkVertexCount(_ count: Int) throws(InputError) {
-        let n = count / 3
-        if let expected = vertexCount {
-            guard n == expected else {
-                throw InputError(file: name, "has \(n) vertices, but the first frame fixed the count at \(expected)")
-            }
-            return
-        }
-        vertexCount = n
+        try Self.check(vertexCount: count / 3, fixed: vertexCount, file: name)
+        if vertexCount == nil { vertexCount = count / 3 }
     }
 
     /// The first frame fixed the vertex count: check the topology against it.
     private func checkTopology() throws(InputError) {
-        guard let n = vertexCount else { return }
-        if let topo = topology {
-            if let bad = topo.triangles.firstIndex(where: { Int($0) >= n }) {
-                throw InputError(
-                    file: name, frame: nil, field: "topology.triangleIndices",
-                    "index \(topo.triangles[bad]) at position \(bad) is out of range (the frames have \(n) vertices)")
-            }
-            if let uv = topo.textureCoordinates, uv.count != 2 * n {
-                throw InputError(
-                    file: name, frame: nil, field: "topology.textureCoordinates",
-                    "has \(uv.count) values, expected \(2 * n) (u, v per vertex)")
-            }
-        }
+        guard let n = vertexCount, let topo = topology else { return }
+        try topo.check(vertexCount: n, file: name)
+    }
+
+    /// A frame's `n` vertices against the count the first frame `fixed` (nil: this is the first):
+    /// the reader's check and a session's (`FaceScanSession.add`), one message.
+    package static func check(vertexCount n: Int, fixed: Int?, file: String) throws(InputError) {
+        guard let fixed, n != fixed else { return }
+        throw InputError(file: file, "has \(n) vertices, but the first frame fixed the count at \(fixed)")
     }
 
     /// Reads whatever follows the frames and checks nothing but whitespace remains.
@@ -556,10 +539,7 @@ package final class FrameParser {
                 try json.skipValue()
             } while !(try json.nextOrClose(UInt8(ascii: "}")))
         } catch {
-            var e = error
-            e.frame = index
-            if e.field == nil { e.field = field }
-            throw e
+            throw error.at(frame: index, field: field)
         }
     }
 
@@ -623,10 +603,7 @@ package final class FrameParser {
             }
             return vf
         } catch {
-            var e = error
-            e.frame = index
-            if e.field == nil { e.field = field }
-            throw e
+            throw error.at(frame: index, field: field)
         }
     }
 
@@ -635,10 +612,7 @@ package final class FrameParser {
         _ reason: BadImageReason, _ error: InputError, field f: String, frame: Int, into problem: inout ImageProblem?
     ) {
         guard problem == nil else { return }
-        var e = error
-        e.frame = frame
-        if e.field == nil { e.field = f }
-        problem = ImageProblem(reason: reason, error: e)
+        problem = ImageProblem(reason: reason, error: error.at(frame: frame, field: f))
     }
 
     /// One member `key` of a frame object (its value at the reader's position) into `frame`:

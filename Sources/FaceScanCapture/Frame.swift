@@ -132,6 +132,24 @@ public struct FrameCamera: Sendable, Hashable {
     }
 }
 
+extension Topology {
+    /// The topology against the `n` vertices the first frame fixed: every triangle index below
+    /// `n`, `2n` texture coordinates when there are any. The capture reader's check and a
+    /// session's (`FaceScanSession.add`), one message each.
+    package func check(vertexCount n: Int, file: String) throws(InputError) {
+        if let bad = triangles.firstIndex(where: { Int($0) >= n }) {
+            throw InputError(
+                file: file, field: "topology.triangleIndices",
+                "index \(triangles[bad]) at position \(bad) is out of range (the frames have \(n) vertices)")
+        }
+        if let uv = textureCoordinates, uv.count != 2 * n {
+            throw InputError(
+                file: file, field: "topology.textureCoordinates",
+                "has \(uv.count) values, expected \(2 * n) (u, v per vertex)")
+        }
+    }
+}
+
 /// One frame: flat xyz positions (metres, face-anchor space) plus what the gate judges.
 public struct Frame: Sendable {
     /// Zero-based position of the frame in the capture.

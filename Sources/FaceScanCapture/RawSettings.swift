@@ -42,9 +42,7 @@ package struct RawSettings: Sendable {
                 members.append((key, try SpannedJSON(json, depth: 1)))
                 closed = try json.nextOrClose(UInt8(ascii: "}"))
             } catch {
-                var e = error
-                if e.field == nil { e.field = "settings.\(key)" }
-                throw e
+                throw error.at(field: "settings.\(key)")
             }
         } while !closed
     }

@@ -57,16 +57,10 @@ package enum Exporter {
         case .stl: return mesh.stlBytes()
         case .obj: return mesh.objBytes()
         case .png:
-            return try PNGEncoder.encode(Rasterizer.render(mesh.atWorkingMagnitude, options: render), name: "thumbnail")
+            return try Self.thumbnail(mesh, render: render)
         case .threeMF:
-            let png: [UInt8]
-            if let thumbnail {
-                png = thumbnail
-            } else {
-                png = try PNGEncoder.encode(
-                    Rasterizer.render(mesh.atWorkingMagnitude, options: render), name: "thumbnail")
-            }
-            return try MeshIO.bytes(mesh, format: format, unit: unit, thumbnail: png)
+            return try MeshIO.bytes(
+                mesh, format: format, unit: unit, thumbnail: Self.thumbnail(mesh, given: thumbnail, render: render))
         case .off, .glb, .gltf, .fbx, .ply, .dae, .x3d, .x, .threeDS, .usdz, .uncertaintyPNG:
             return try MeshIO.bytes(mesh, format: format, unit: unit, printingPosition: printingPosition)
         }
@@ -87,21 +81,32 @@ package enum Exporter {
                 metresPerUnit: unit.millimetres / 1000, printingPosition: printingPosition, texturePNG: colour.png)
         case .ply: return TexturedMesh.vertexColours(mesh, texture: colour.texture).map { mesh.plyBytes(colours: $0) }
         case .png:
-            return try PNGEncoder.encode(
-                TexturedMesh.render(mesh.atWorkingMagnitude, texture: colour.texture, options: render),
-                name: "thumbnail")
+            return try Self.thumbnail(mesh, render: render, texture: colour.texture)
         case .threeMF:
-            let png: [UInt8]
-            if let thumbnail {
-                png = thumbnail
-            } else {
-                png = try PNGEncoder.encode(
-                    TexturedMesh.render(mesh.atWorkingMagnitude, texture: colour.texture, options: render),
-                    name: "thumbnail")
-            }
-            return try MeshIO.bytes(mesh, format: format, unit: unit, thumbnail: png, texturePNG: colour.png)
+            return try MeshIO.bytes(
+                mesh, format: format, unit: unit,
+                thumbnail: Self.thumbnail(mesh, given: thumbnail, render: render, texture: colour.texture),
+                texturePNG: colour.png)
         case .stl, .off, .gltf, .fbx, .dae, .x3d, .x, .threeDS, .uncertaintyPNG: return nil
         }
+    }
+}
+
+extension Exporter {
+    /// A thumbnail's PNG bytes: `given` when there is one, else `mesh` rendered with `render`
+    /// (front view; in `texture`'s colours when given) and encoded as PNG. The one statement of
+    /// the PNG output's rendering and of the 3MF package thumbnail's fallback.
+    package static func thumbnail(
+        _ mesh: Mesh, given: [UInt8]? = nil, render: RenderOptions, texture: RGBAImage? = nil
+    ) throws(FaceScanError) -> [UInt8] {
+        if let given { return given }
+        let image =
+            if let texture {
+                try TexturedMesh.render(mesh.atWorkingMagnitude, texture: texture, options: render)
+            } else {
+                try Rasterizer.render(mesh.atWorkingMagnitude, options: render)
+            }
+        return try PNGEncoder.encode(image, name: "thumbnail")
     }
 }
 

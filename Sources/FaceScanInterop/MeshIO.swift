@@ -205,13 +205,7 @@ package enum MeshIO {
             return one(
                 try lift { () throws(UsageError) in try mesh.fbxBytes(centimetresPerUnit: unit.millimetres / 10) })
         case .threeMF:
-            let png: [UInt8]
-            if let thumbnail {
-                png = thumbnail
-            } else {
-                png = try PNGEncoder.encode(
-                    Rasterizer.render(mesh.atWorkingMagnitude, options: RenderOptions(size: 256)), name: "thumbnail")
-            }
+            let png = try Exporter.thumbnail(mesh, given: thumbnail, render: RenderOptions(size: 256))
             return one(
                 try Lib3MFIO.bytes(
                     converted(mesh, factor: factor, name: format.name), thumbnail: png, texturePNG: texturePNG))

@@ -15,15 +15,16 @@ struct PipelineFlags: ParsableArguments {
         completion: Completions.formatList, transform: Self.parseFormats)
     var formats: [String]?
 
-    /// The `--formats` list, parsed once (names lower-cased, spaces and repeats dropped); an
-    /// unknown name is refused here, with the nearest known one.
+    /// The `--formats` list, parsed once (spaces and repeats dropped, names read by
+    /// `OutputFormat(name:)`, the library's one parser of format names); an unknown name is
+    /// refused here, with the nearest known one.
     static func parseFormats(_ text: String) throws -> [String] {
         let known = FileFormat.processOutputNames
         var list: [String] = []
         for raw in text.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
-            let f = String(raw.lowercased().filter { !$0.isWhitespace })
-            guard known.contains(f) else {
-                let hint = Suggestions.nearest(f, in: known).map { "; did you mean '\($0)'?" } ?? ""
+            let name = String(raw.lowercased().filter { !$0.isWhitespace })
+            guard let f = OutputFormat(name: name)?.rawValue else {
+                let hint = Suggestions.nearest(name, in: known).map { "; did you mean '\($0)'?" } ?? ""
                 throw ValidationError(
                     "unknown output format '\(raw)'\(hint) (supported: \(known.joined(separator: ", ")))")
             }

@@ -39,15 +39,15 @@ struct SolidFlags: ParsableArguments {
     /// Whether any of these options was given (for `process`, each implies `--solid`).
     var isSet: Bool { thickness != nil || base || depth != nil || fit != nil || fitMargin != nil }
 
+    /// The flags by the library's rules (`SolidOptions.check`, the one statement of each range),
+    /// each given flag named as such; what only the command line has (the `--fit` text) here.
     func validate() throws {
-        if let t = thickness, !SolidOptions.thicknessRange.contains(t) {
-            throw ValidationError("--thickness must be \(SolidOptions.thicknessRangeText)")
-        }
-        if let d = depth, !SolidOptions.depthRange.contains(d) {
-            throw ValidationError("--depth must be \(SolidOptions.depthRangeText)")
-        }
-        if let m = fitMargin, !SolidOptions.fitMarginRange.contains(m) {
-            throw ValidationError("--fit-margin must be \(SolidOptions.fitMarginRangeText)")
+        // `--fit` against the margin is the library's to judge where the part is made.
+        let given = ["thickness": thickness != nil, "depth": depth != nil, "fitMargin": fitMargin != nil]
+        do {
+            try options.check(SettingNames(name: { Self.flags[$0] ?? $0 }, checks: { given[$0] ?? false }))
+        } catch {
+            throw ValidationError(error.message)
         }
         if let f = fit, SolidOptions.parseBuildVolume(f) == nil {
             throw ValidationError("--fit must be three positive sizes in mm, WxDxH (e.g. 250x210x210), found '\(f)'")
@@ -61,6 +61,9 @@ struct SolidFlags: ParsableArguments {
             thickness: thickness ?? defaults.thickness, base: base, depth: depth ?? defaults.depth,
             fit: fit.flatMap(SolidOptions.parseBuildVolume), fitMargin: fitMargin ?? defaults.fitMargin)
     }
+
+    /// The flag of each option, by its path in `SolidOptions`.
+    static let flags = ["thickness": "--thickness", "depth": "--depth", "fitMargin": "--fit-margin"]
 
     /// A library message with the options' API names (`SolidOptions.thickness`) said as this
     /// command's flags (`--thickness`).

@@ -9,6 +9,16 @@ import Testing
         uncheckedPositions: [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(1, 1, 0), SIMD3(2, 0, 0)],
         triangles: [0, 1, 2, 2, 1, 3, 0, 1, 4])  // last triangle is degenerate (collinear)
 
+    /// The thumbnail is stated once (`Exporter.thumbnail`): the given bytes as they are, else the
+    /// mesh rendered and encoded as PNG, and the PNG output is that same rendering.
+    @Test func thumbnailIsTheGivenElseARenderedPNG() throws {
+        let given: [UInt8] = [1, 2, 3]
+        #expect(try Exporter.thumbnail(quad, given: given, render: RenderOptions(size: 32)) == given)
+        let png = try Exporter.thumbnail(quad, render: RenderOptions(size: 32))
+        #expect(Array(png.prefix(8)) == [137, 80, 78, 71, 13, 10, 26, 10])
+        #expect(try Exporter.bytes(quad, format: .png, render: RenderOptions(size: 32)) == png)
+    }
+
     @Test func stlByteLayout() {
         let b = quad.stlBytes()
         #expect(b.count == 84 + 50 * 3)

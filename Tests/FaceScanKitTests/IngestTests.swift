@@ -176,14 +176,14 @@ private func fastDecode(_ text: String, into out: inout [Float], vector: Bool = 
         for file in ["c.json", "c.ndjson"] {
             for maxFrames in [1, 7, 8, 9, 20, 1000] {
                 for reject in [true, false] {
-                    var results: [(Pipeline.Ingested, Report)] = []
+                    var results: [(Average, Report)] = []
                     for threads in [1, 2] {
                         var o = PipelineOptions()
                         o.maxFrames = maxFrames
                         o.rejectOutliers = reject
                         o.ingestThreads = threads
                         var r = Report(input: dir + "/" + file)
-                        results.append((try Pipeline.ingest(input: dir + "/" + file, options: o, report: &r), r))
+                        results.append((try ingest(dir + "/" + file, o, report: &r), r))
                     }
                     let (a, ra) = results[0], (c, rc) = results[1]
                     #expect(a.mesh.positions.map { $0.x.bitPattern } == c.mesh.positions.map { $0.x.bitPattern })
@@ -214,7 +214,7 @@ private func fastDecode(_ text: String, into out: inout [Float], vector: Bool = 
             o.maxFrames = 1000
             var r = Report(input: dir + "/e.json")
             do throws(FaceScanError) {
-                _ = try Pipeline.ingest(input: dir + "/e.json", options: o, report: &r)
+                _ = try ingest(dir + "/e.json", o, report: &r)
                 Issue.record("no error with \(threads) threads")
             } catch {
                 guard case .badInput(let e) = error else {
@@ -227,7 +227,7 @@ private func fastDecode(_ text: String, into out: inout [Float], vector: Bool = 
             #expect(r.frames.read == 20)
             o.maxFrames = 20
             var r2 = Report(input: dir + "/e.json")
-            let ok = try Pipeline.ingest(input: dir + "/e.json", options: o, report: &r2)
+            let ok = try ingest(dir + "/e.json", o, report: &r2)
             #expect(ok.mesh.vertexCount == 4 && r2.frames.accepted == 20)
         }
         #expect(messages.count == 2 && messages[0] == messages[1])
@@ -296,12 +296,12 @@ private func ingestOutcome(_ bytes: [UInt8], name: String, chunk: Int, threads: 
     var options = PipelineOptions()
     options.maxFrames = maxFrames
     do throws(FaceScanError) {
-        var session = try FaceScanSession.open(reader) { (s) throws(FaceScanError) in
-            try ScanSettings.resolved(options: options, settings: s, file: name)
+        var session = try FaceScanSession(reading: reader) { (s) throws(FaceScanError) in
+            try ScanSettings.validated(options: options, capture: s, file: name)
         }
         try session.read(reader, threads: threads, progress: nil)
-        let mean = try session.mean()
-        return "ok \(session.report.frames) \(mean.ingested.mesh.positions.map { $0.x.bitPattern })"
+        let mean = try Stages.read(session)
+        return "ok \(session.report.frames) \(mean.mesh.positions.map { $0.x.bitPattern })"
     } catch {
         return "\(error)"
     }
@@ -327,10 +327,22 @@ private func ingestOutcome(_ bytes: [UInt8], name: String, chunk: Int, threads: 
                 o.ingestThreads = 2
                 o.maxFrames = maxFrames
                 var r = Report(input: dir + "/c.json")
-                outcomes.append((try? Pipeline.ingest(input: dir + "/c.json", options: o, report: &r)) != nil)
+                outcomes.append((try? ingest(dir + "/c.json", o, report: &r)) != nil)
             }
             guard outcomes == [true, true, false] else { exit(3) }
             guard ProcessProbe.threadsNamed(ProcessProbe.sideThreadName) == 0 else { exit(4) }
         }
     }
+}
+
+/// The read stage (`Stages.read`) over the capture at `path` with `o` over its settings, the
+/// frame counts so far in `report` also when it fails.
+private func ingest(_ path: String, _ o: PipelineOptions, report: inout Report) throws(FaceScanError) -> Average {
+    let reader = try Pipeline.open(path)
+    var session = try FaceScanSession(reading: reader) { (s) throws(FaceScanError) in
+        try ScanSettings.validated(options: o, capture: s, file: reader.name)
+    }
+    defer { report.frames = session.report.frames }  // also when reading fails
+    try session.read(reader, threads: o.ingestThreads ?? Pipeline.defaultIngestThreads, progress: nil)
+    return try Stages.read(session)
 }

@@ -68,4 +68,74 @@ import Testing
         o.scale = 1e6
         #expect(throws: Never.self) { try ScanSettings.check(o) }
     }
+
+    /// Flags and a capture's settings are merged, then validated once: a capture's value an
+    /// option replaces is not used, so not refused; a value the merge keeps is named as the
+    /// capture wrote it, a rule between the two blames the one given last.
+    @Test func mergedThenValidatedOnce() throws {
+        var o = PipelineOptions()
+        o.scale = 2
+        o.optionNames = ["scale": "--scale", "gate.minDistance": "--min-distance"]
+        let v = try ScanSettings.validated(options: o, capture: CaptureSettings(scale: -1), file: "c.json")
+        #expect(v.scale == 2 && v.settings.scale == 2)
+        o.scale = nil
+        #expect(
+            throws: FaceScanError.badInput(
+                InputError(
+                    file: "c.json", field: "settings.scale", "scale must be positive and at most 1e6, found -1.0"))
+        ) {
+            try ScanSettings.validated(options: o, capture: CaptureSettings(scale: -1), file: "c.json")
+        }
+        o.gate.minDistance = 0.45
+        var s = CaptureSettings()
+        s.gate.maxDistance = 0.4
+        #expect(
+            throws: FaceScanError.badSetting(
+                UsageError("--min-distance must be at most maxDistance (0.4), found 0.45", field: "--min-distance"))
+        ) {
+            try ScanSettings.validated(options: o, capture: s, file: "c.json")
+        }
+    }
+
+    /// The solid's ranges and the smoothing passes are stated once (SolidOptions.check,
+    /// ScanSettings.check): a capture's values are refused by them, named by the capture's key.
+    @Test func aCapturesSolidAndSmoothingMeetTheOneRule() {
+        let cases: [(CaptureSettings, String)] = [
+            (CaptureSettings(solid: SolidOptions(thickness: -2)), "settings.solid.thickness"),
+            (CaptureSettings(solid: SolidOptions(depth: 0)), "settings.solid.depth"),
+            (CaptureSettings(smoothing: .passes(-1)), "settings.smoothingIterations"),
+        ]
+        for (settings, field) in cases {
+            do throws(FaceScanError) {
+                _ = try ScanSettings.validated(options: PipelineOptions(), capture: settings, file: "c.json")
+                Issue.record("\(field) passed")
+            } catch {
+                guard case .badInput(let e) = error else {
+                    Issue.record("\(error)")
+                    continue
+                }
+                #expect(e.file == "c.json" && e.field == field, "\(e)")
+            }
+        }
+    }
+
+    /// Format names are read by one parser (FileFormat.named), aliases included, on every route.
+    @Test func formatNamesAreReadByOneParser() throws {
+        #expect(OutputFormat(name: " COLLADA ") == .dae)
+        #expect(OutputFormat(name: "glb2") == .glb)
+        #expect(OutputFormat(name: "off") == nil && OutputFormat(name: "gltf") == nil)
+        var o = PipelineOptions()
+        o.formats = ["STL", "collada"]
+        #expect(try o.outputFormats() == [.stl, .dae])
+        o.formats = ["stl", "xyz"]
+        #expect(throws: UsageError.self) { try o.outputFormats() }
+    }
+
+    /// An error's frame and field are composed in one place: the frame given wins, a field
+    /// already named is kept.
+    @Test func anErrorIsPlacedOnce() {
+        let inner = InputError(file: "c.json", field: "vertices", "bad")
+        #expect(inner.at(frame: 3, field: "frames") == InputError(file: "c.json", frame: 3, field: "vertices", "bad"))
+        #expect(InputError(file: "c.json", "bad").at(field: "settings.scale").field == "settings.scale")
+    }
 }

@@ -436,8 +436,8 @@ private func plane(_ pts: [SIMD3<Double>]) -> (SIMD3<Double>, SIMD3<Double>) {
         for target in base ? [3_000, 40_000] : [3_000, 12_000] {
             var options = PipelineOptions()
             options.targetVertices = target
-            let settings = ResolvedSettings(options: options, settings: CaptureSettings())
-            let part = try Pipeline.solidPart(m, SolidOptions(thickness: 2, base: base), settings)
+            let settings = ScanSettings(options: options, settings: CaptureSettings())
+            let part = try Stages.solidPart(m, SolidOptions(thickness: 2, base: base), settings)
             let solid = part.mesh
             #expect(solid.vertexCount == target)
             checkSolid(solid, "ICT base=\(base) \(target)")

@@ -161,10 +161,10 @@ func fuzzSettings(_ bytes: [UInt8]) {
     do {
         let reader = try CaptureReader(path: inputPath)
         try reader.readHeader()
-        // The settings as a run resolves them: the one check (ScanSettings.check) refuses what is
+        // The settings as a run validates them: the one check (ScanSettings.check) refuses what is
         // out of range, so what comes back is in range.
         let raw = try CaptureSettings(reader.settings)
-        let s = try ScanSettings.resolved(options: PipelineOptions(), settings: raw, file: inputPath)
+        let s = try ScanSettings.validated(options: PipelineOptions(), capture: raw, file: inputPath)
         precondition(s.targetVertices >= 4, "target \(s.targetVertices)")
         precondition(s.scale.isFinite && s.scale > 0 && s.scale <= ScanSettings.maximumScale, "scale \(s.scale)")
         var frame = Frame()

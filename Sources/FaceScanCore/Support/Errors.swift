@@ -141,6 +141,16 @@ public struct InputError: Error, CustomStringConvertible, Sendable, Hashable {
         self.message = message
     }
 
+    /// The same error placed where it happened: at `frame` when given, and at `field` when it
+    /// names no field yet (an inner reader's error names the element it read, the outer one the
+    /// member it was in). The one place a reader composes an error's frame and field.
+    package func at(frame: Int? = nil, field: String?) -> InputError {
+        var e = self
+        if let frame { e.frame = frame }
+        if e.field == nil { e.field = field }
+        return e
+    }
+
     /// `FILE: frame N: field 'F': MESSAGE` (parts that do not apply left out), on one line.
     public var description: String {
         var s = file

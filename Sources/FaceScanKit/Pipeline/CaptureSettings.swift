@@ -13,8 +13,9 @@ public enum Quality: String, Sendable, Hashable, Codable, CaseIterable {
 }
 
 /// The capture's `settings` object (FORMAT.md) with its keys type- and range-checked, every key
-/// optional: `nil` means "not given". ``ScanSettings/init(options:settings:)`` resolves flags
-/// over settings over defaults.
+/// optional: `nil` means "not given". Types are checked here, ranges by the settings' rules once
+/// the run's settings are merged (``ScanSettings/init(options:settings:)``: flags over settings
+/// over defaults) and validated (``ValidatedSettings``).
 public struct CaptureSettings: Sendable, Hashable, Codable {
     /// Output size preset; a `targetVertexCount` beside it wins.
     public var quality: Quality?
@@ -89,12 +90,8 @@ public struct CaptureSettings: Sendable, Hashable, Codable {
                         }
                         smoothing = .auto
                     } else {
-                        // A number of passes (-1 is not "auto").
-                        let n = try Self.integer(v, file)
-                        guard n >= 0 else {
-                            throw v.error(file, "expected a number of passes (0 or more) or \"auto\", found \(n)")
-                        }
-                        smoothing = .passes(n)
+                        // A number of passes (-1 is not "auto"); its range is the settings' rule.
+                        smoothing = .passes(try Self.integer(v, file))
                     }
                 case "maxFrames": maxFrames = try Self.integer(v, file)
                 case "scale": scale = try Self.number(v, file)
@@ -128,9 +125,7 @@ public struct CaptureSettings: Sendable, Hashable, Codable {
                     }
                 }
             } catch {
-                var e = error
-                if e.field == nil { e.field = "settings.\(key)" }
-                throw e
+                throw error.at(field: "settings.\(key)")
             }
         }
     }
@@ -149,11 +144,7 @@ public struct CaptureSettings: Sendable, Hashable, Codable {
         for (key, m) in members {
             switch key {
             case "thickness":
-                let d = try number(m, file)
-                guard SolidOptions.thicknessRange.contains(d) else {
-                    throw m.error(file, "thickness must be \(SolidOptions.thicknessRangeText), found \(d)")
-                }
-                o.thickness = d
+                o.thickness = try number(m, file)  // its range: the settings' rule (SolidOptions.check)
             case "base":
                 switch m.value {
                 case .bool(let b): o.base = b
@@ -163,11 +154,7 @@ public struct CaptureSettings: Sendable, Hashable, Codable {
                         file, at: m.start, "expected a value, found \(JSONReader.describe(m.first))")
                 }
             case "depth":
-                let d = try number(m, file)
-                guard SolidOptions.depthRange.contains(d) else {
-                    throw m.error(file, "depth must be \(SolidOptions.depthRangeText), found \(d)")
-                }
-                o.depth = d
+                o.depth = try number(m, file)
             default:
                 break
             }

@@ -88,8 +88,11 @@ public struct ScanResult: Sendable {
 public struct FaceScanSession: Sendable {
     /// The triangles (and texture coordinates) every frame shares.
     public let topology: Topology
-    /// The resolved settings the session scans with (gate, frame limit, output size, unit, scale, solid).
-    public let settings: ScanSettings
+    /// The validated settings the session scans with (gate, frame limit, output size, unit,
+    /// scale, solid): checked once, when the session was made.
+    public let validatedSettings: ValidatedSettings
+    /// The settings the session scans with (``validatedSettings``' values).
+    public var settings: ScanSettings { validatedSettings.settings }
     /// Counts so far (frames read, accepted, rejected by reason, outliers); the mesh counts,
     /// noise estimate and timings are filled by ``finish()``.
     public internal(set) var report: Report
@@ -115,14 +118,20 @@ public struct FaceScanSession: Sendable {
     /// How messages name the frames' source (a capture's file name).
     let name: String
 
-    /// A session for frames of `topology`, run with `settings`. Throws `.badInput` for a
-    /// topology without triangles, `.badSetting` for settings no scan can run with (no frame
-    /// limit, a vertex target outside 4…``Decimation/maximumTargetVertices``, …).
+    /// A session for frames of `topology`, run with `settings` (validated here:
+    /// ``ScanSettings/validated()``). Throws `.badInput` for a topology without triangles,
+    /// `.badSetting` for settings no scan can run with (no frame limit, a vertex target outside
+    /// 4…``Decimation/maximumTargetVertices``, …).
     public init(topology: Topology, settings: ScanSettings = ScanSettings()) throws(FaceScanError) {
-        try self.init(topology: topology, settings: settings, name: "<session>")
+        try self.init(topology: topology, name: "<session>") { () throws(FaceScanError) in try settings.validated() }
     }
 
-    init(topology: Topology, settings: ScanSettings, name: String) throws(FaceScanError) {
+    /// A session for frames of `topology` named `name` in messages, run with the settings
+    /// `validated` gives once the topology passed. Throws `.badInput` for a topology without
+    /// triangles, then as `validated` does.
+    init(topology: Topology, name: String, settings validated: () throws(FaceScanError) -> ValidatedSettings)
+        throws(FaceScanError)
+    {
         guard !topology.triangles.isEmpty, topology.triangles.count % 3 == 0 else {
             throw .badInput(
                 InputError(
@@ -132,13 +141,9 @@ public struct FaceScanSession: Sendable {
         guard topology.triangles.count <= CaptureReader.maxTriangleIndices else {
             throw .badInput(InputError(file: name, field: "topology.triangleIndices", CaptureReader.tooManyTriangles))
         }
-        do throws(UsageError) {
-            try settings.check()
-        } catch {
-            throw .badSetting(error)
-        }
+        let settings = try validated()
         self.topology = topology
-        self.settings = settings
+        self.validatedSettings = settings
         self.name = name
         gate = QualityGate(thresholds: settings.gate)
         report = Report(input: name)
@@ -331,25 +336,12 @@ public struct FaceScanSession: Sendable {
         guard n <= CaptureReader.maxVertices else {
             throw InputError(file: name, frame: index, field: "vertices", CaptureReader.tooManyVertices)
         }
-        if let expected = vertexCount {
-            guard n == expected else {
-                throw InputError(
-                    file: name, frame: index, field: "vertices",
-                    "has \(n) vertices, but the first frame fixed the count at \(expected)")
-            }
-        } else {
-            if let bad = topology.triangles.firstIndex(where: { Int($0) >= n }) {
-                throw InputError(
-                    file: name, field: "topology.triangleIndices",
-                    "index \(topology.triangles[bad]) at position \(bad) is out of range (the frames have \(n) vertices)"
-                )
-            }
-            if let uv = topology.textureCoordinates, uv.count != 2 * n {
-                throw InputError(
-                    file: name, field: "topology.textureCoordinates",
-                    "has \(uv.count) values, expected \(2 * n) (u, v per vertex)")
-            }
+        do throws(InputError) {
+            try CaptureReader.check(vertexCount: n, fixed: vertexCount, file: name)
+        } catch {
+            throw error.at(frame: index, field: "vertices")
         }
+        if vertexCount == nil { try topology.check(vertexCount: n, file: name) }
         if let bad = frame.xyz.firstIndex(where: { !$0.isFinite }) {
             throw InputError(
                 file: name, frame: index, field: "vertices", "value \(bad) is not finite (\(frame.xyz[bad]))")
@@ -359,7 +351,7 @@ public struct FaceScanSession: Sendable {
     /// The mean of the accepted frames (metres, float32) and each vertex's standard error; the
     /// warm-up frames still buffered are judged first. Throws `.noAcceptedFrames` when the
     /// average is empty.
-    func mean() throws(FaceScanError) -> (ingested: Pipeline.Ingested, report: Report) {
+    func mean() throws(FaceScanError) -> Average {
         var report = self.report
         var accumulator = self.accumulator
         accumulator?.finish()
@@ -382,12 +374,9 @@ public struct FaceScanSession: Sendable {
         let mesh = Mesh(uncheckedPositions: positions, triangles: topology.triangles, uvs: uvs)
         report.mesh.inputVertices = mesh.vertexCount
         report.mesh.inputTriangles = mesh.triangleCount
-        return (
-            Pipeline.Ingested(
-                mesh: mesh, settings: settings, standardErrors: resting.standardErrors,
-                noiseSamples: resting.noiseSamples, expression: resting.expression),
-            report
-        )
+        return Average(
+            mesh: mesh, settings: validatedSettings, standardErrors: resting.standardErrors,
+            noiseSamples: resting.noiseSamples, expression: resting.expression, report: report, name: name)
     }
 
     /// Averages the accepted frames and makes the output mesh: smooth (the passes
@@ -412,14 +401,10 @@ public struct FaceScanSession: Sendable {
     func finish(control: FinishControl) throws(FaceScanError) -> ScanResult {
         let total = Stopwatch()
         try control.enter(.averaging, solid: settings.solid != nil)
-        var (ingested, report) = try mean()
-        let texture = fusedTexture(report: &report)
-        let mesh = try Self.shape(ingested, report: &report, name: name, control: control)
+        let average = try Stages.read(self)
+        let shaped = try Stages.shape(average, control: control)
         try control.enter(.done, solid: settings.solid != nil)
-        report.timingsMs.total = total.elapsed
-        return ScanResult(
-            mesh: mesh, report: report, averagedFace: ingested.mesh, standardErrors: ingested.standardErrors,
-            texture: texture?.image)
+        return ScanResult(shaped, totalMs: total.elapsed)
     }
 
     /// The texture fused so far (nil when no accepted frame had an image), its figures in `report`.
@@ -439,124 +424,5 @@ public struct FaceScanSession: Sendable {
             filledTexels: fused.filledTexels, madeUVs: fused.madeUVs,
             lightDirection: fused.lightDirection, lightShare: fused.lightShare)
         return fused
-    }
-
-    /// Smooth → decimate/refine (or solid) → unit and scale: the stages after ingest. Fills the
-    /// report's accuracy, output counts, solid scale and depth, smooth and decimate timings.
-    static func shape(
-        _ ingested: Pipeline.Ingested, report: inout Report, name: String, control: FinishControl = .none
-    ) throws(FaceScanError) -> Mesh {
-        var clock = Stopwatch()
-        let settings = ingested.settings
-        report.expression = ingested.expression
-        let solid = settings.solid != nil
-        try control.enter(.smoothing, solid: solid)
-        // 1. Smooth: the passes asked for, or those with the least estimated error (`AutoSmoothing`).
-        let smoothed = smooth(ingested, report: &report)
-        report.timingsMs.smooth = clock.lap()
-        try control.enter(solid ? .solidifying : .decimating, solid: solid)
-
-        // 2. Decimate / refine to the exact target (for a solid: the target of the whole part).
-        let refines = settings.solid == nil && settings.targetVertices > smoothed.vertexCount
-        let mesh = try sized(smoothed, settings, report: &report, name: name, control: control)
-        report.mesh.outputVertices = mesh.vertexCount
-        report.mesh.outputTriangles = mesh.triangleCount
-        report.timingsMs.decimate = clock.lap()
-        if refines { report.timingsMs.refine = report.timingsMs.decimate }
-        return mesh
-    }
-
-    /// Step 1 of ``shape(_:report:name:control:)``: the mean face smoothed by the passes asked
-    /// for, or by those with the least estimated error (`AutoSmoothing`); the unsmoothed mean for
-    /// none. Fills the report's smoothing, noise and accuracy.
-    static func smooth(_ ingested: Pipeline.Ingested, report: inout Report) -> Mesh {
-        let settings = ingested.settings
-        let mesh = ingested.mesh
-        var taubin = TaubinOptions(iterations: 0, weights: settings.smoothingWeights)
-        if settings.noiseLimit > 0, let se = ingested.standardErrors {
-            taubin.displacementLimit = se.map { Float($0 * settings.noiseLimit) }
-        }
-        if settings.featureScale > 0, let se = ingested.standardErrors {
-            taubin.featureScale = se.map { Float($0 * settings.featureScale) }
-        }
-        // The accuracy estimate's noise-only perturbation rides through the passes beside the face
-        // (drawn only when passes run).
-        let standardErrors = ingested.standardErrors
-        func perturbation() -> [Double]? { standardErrors.map { NoiseEstimate.perturbation(standardErrors: $0) } }
-        var smoothed: Mesh?  // nil: not smoothed
-        var residual: Double?  // what the passes left of the perturbation (metres, RMS along the normal)
-        switch settings.smoothing {
-        case .auto:
-            let adjacency = Adjacency(triangles: mesh.triangles, vertexCount: mesh.vertexCount)
-            let choice = AutoSmoothing.choose(
-                mesh: mesh, adjacency: adjacency, options: taubin, noise: ingested.noiseSamples,
-                perturbation: perturbation())
-            smoothed = choice.smoothed
-            residual = choice.residualNoise
-            report.smoothing = Report.Smoothing(passes: choice.passes, automatic: true, reason: choice.reason)
-        case .passes(let n):
-            taubin.iterations = n
-            if n > 0 {
-                let adjacency = Adjacency(triangles: mesh.triangles, vertexCount: mesh.vertexCount)
-                (smoothed, residual) = Taubin.smooth(
-                    mesh, adjacency: adjacency, options: taubin, perturbation: perturbation())
-            }
-            report.smoothing = Report.Smoothing(
-                passes: n, automatic: false, reason: "smoothing: \(n) \(n == 1 ? "pass" : "passes"), as asked")
-        }
-        if let se = ingested.standardErrors {
-            report.noise = Report.Noise(standardErrors: se)
-            let before = NoiseEstimate.rms(se) * 1e6
-            let after = smoothed == nil ? before : residual.map { $0 * 1e6 } ?? before
-            report.accuracy = Report.Accuracy(noiseBeforeUm: before, noiseAfterUm: after)
-        }
-        return smoothed ?? mesh
-    }
-
-    /// Step 2 of ``shape(_:report:name:control:)``: the smoothed face decimated or refined to the
-    /// exact target and scaled to the output unit, or closed into a solid part (its scale, depth
-    /// and turn in `report`). An unreachable target is a property of this capture: the error
-    /// names it; a cancellation wins over the failure it caused.
-    static func sized(
-        _ smoothed: Mesh, _ settings: ScanSettings, report: inout Report, name: String, control: FinishControl
-    ) throws(FaceScanError) -> Mesh {
-        var mesh = smoothed
-        let solid = settings.solid != nil
-        if let solid = settings.solid {
-            let part: Solidify.Part
-            do throws(SolidError) { part = try Pipeline.solidPart(mesh, solid, settings) } catch {
-                // Cancellation is its own error; any other failure belongs to this capture.
-                if error == .cancelled || control.cancelled { throw .cancelled }
-                throw .badInput(InputError(file: name, error.message))
-            }
-            mesh = part.mesh
-            report.scale = part.scale
-            report.depthMm = part.depth
-            report.rotationDeg = SIMD3(part.turn.yaw, part.turn.pitch, part.turn.roll)
-            if !part.cutAsAsked {
-                report.depthAskedMm = part.askedDepth
-                report.warnings.append(Solidify.movedCutWarning(part))
-            }
-        } else {
-            do throws(UsageError) {
-                mesh = try Decimation.simplify(mesh, exactly: settings.targetVertices)
-                try? control.enter(.scaling, solid: solid)
-                mesh = mesh.scaledUnchecked(by: Float(settings.outputFactor))
-            } catch {
-                // A step stopped by a cancellation fails in its own words: the cancellation wins.
-                if control.cancelled { throw .cancelled }
-                throw .badInput(InputError(file: name, error.message))
-            }
-        }
-        if control.cancelled { throw .cancelled }
-        // Float32 output coordinates: a face far from the origin, or a large scale, can overflow.
-        if mesh.positions.contains(where: { !($0.x.isFinite && $0.y.isFinite && $0.z.isFinite) }) {
-            throw .badInput(
-                InputError(
-                    file: name, field: "vertices",
-                    "coordinates do not fit 32-bit floats once in \(settings.units.rawValue) and scaled by \(settings.scale)"
-                ))
-        }
-        return mesh
     }
 }

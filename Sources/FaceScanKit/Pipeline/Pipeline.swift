@@ -1,8 +1,5 @@
 import FaceScanCapture
 import FaceScanCore
-import FaceScanInterop
-import FaceScanRender
-import FaceScanSolid
 
 #if canImport(Glibc)
 import Glibc
@@ -12,7 +9,8 @@ import Musl
 import Darwin
 #endif
 
-/// `facescan process`: capture → gate → mean → smooth → decimate/refine → unit/scale → outputs.
+/// `facescan process`: a capture file → its outputs, by the three stages (`Stages`): read
+/// (gate, mean), shape (smooth, decimate/refine or solid, unit and scale), write (each format).
 public enum Pipeline {
     /// Progress of the ingest stage, reported after every frame.
     public struct Progress: Sendable {
@@ -59,6 +57,10 @@ public enum Pipeline {
     /// to `output` as soon as they are encoded, in the report's order, and the report (its
     /// `outputs` listing those files) is returned. The output directory is created (or checked)
     /// where `process` does it, before encoding.
+    ///
+    /// The three stages (`Stages`), in order, once: read the capture into its average (the
+    /// settings — these options over the capture's `settings` — validated once, from its header),
+    /// shape the average into the output mesh, write each format's bytes.
     package static func encode(
         input: String, options: PipelineOptions,
         progress: ((Progress) -> Void)? = nil,
@@ -67,16 +69,15 @@ public enum Pipeline {
         var clock = Stopwatch()
         let total = Stopwatch()
 
-        // 1. Ingest: stream frames through the gate into the accumulator.
-        let ingested: Ingested
-        var report: Report
-        let name: String
-        var texture: RGBAImage?
+        // 1. Read: stream the frames through the gate into the average.
+        var average: Average
         do throws(FaceScanError) {
-            let session = try Self.read(input: input, options: options, progress: progress)
-            name = session.name
-            (ingested, report) = try session.mean()
-            texture = session.fusedTexture(report: &report)?.image
+            let reader = try open(input)
+            average = try Stages.read(
+                reader,
+                settings: { (captureSettings) throws(FaceScanError) in
+                    try ScanSettings.validated(options: options, capture: captureSettings, file: reader.name)
+                }, threads: options.ingestThreads ?? defaultIngestThreads, progress: progress)
         } catch .noAcceptedFrames(var failure) {
             failure.report.input = input
             failure.report.timingsMs.ingest = clock.lap()
@@ -86,173 +87,38 @@ public enum Pipeline {
             // package.json is not a broken capture: say what it is instead of its first odd field.
             throw .badInput(InputError(file: e.file, CaptureSniff.notACaptureReason))
         }
-        report.input = input
-        report.timingsMs.ingest = clock.lap()
+        average.report.input = input
+        average.report.timingsMs.ingest = clock.lap()
 
-        // 2. Smooth, 3. decimate / refine (or solid), unit and scale.
-        let mesh = try FaceScanSession.shape(ingested, report: &report, name: name)
+        // 2. Shape: smooth, decimate / refine (or solid), unit and scale.
+        let shaped = try Stages.shape(average)
         _ = clock.lap()
 
-        // 4. Encode every output (the caller writes them).
-        let renderMs = try encodeOutputs(
-            mesh, ingested, texture: texture, name: options.name ?? defaultName(for: input), options: options,
-            report: &report, output: output)
+        // 3. Write: every output encoded and handed to the caller, NAME.FORMAT in the directory.
+        var report = shaped.report
+        try lift { () throws(IOFailure) in try AtomicFile.prepareDirectory(options.outputDirectory) }
+        let renderMs = try Stages.write(
+            shaped, formats: shaped.average.settings.formats, name: options.name ?? defaultName(for: input),
+            thumbnailSize: options.thumbnailSize
+        ) { (file) throws(FaceScanError) in
+            let path = options.outputDirectory + "/" + file.name
+            try lift { () throws(IOFailure) in try AtomicFile.checkTarget(path) }
+            try output(EncodedOutput(path: path, bytes: file.bytes))
+            report.outputs.append(.init(format: file.format, path: path, bytes: file.bytes.count))
+        }
         report.timingsMs.render = renderMs
         report.timingsMs.export = clock.lap() - renderMs
         report.timingsMs.total = total.elapsed
         return report
     }
 
-    /// Step 4 of ``encode(input:options:progress:output:)``: every format of the settings (each
-    /// once, in their order) encoded and handed to `output` as `NAME.FORMAT` in the output
-    /// directory (created or checked first), an OBJ's material and texture beside it when the mesh
-    /// is coloured; each listed in `report.outputs`. Returns the milliseconds spent rendering (the
-    /// thumbnail, once, and the uncertainty picture).
-    static func encodeOutputs(
-        _ mesh: Mesh, _ ingested: Ingested, texture: RGBAImage?, name outputName: String, options: PipelineOptions,
-        report: inout Report, output: (EncodedOutput) throws(FaceScanError) -> Void
-    ) throws(FaceScanError) -> Double {
-        let settings = ingested.settings
-        var formats: [FileFormat] = []
-        for f in settings.formats.map(\.fileFormat) where !formats.contains(f) { formats.append(f) }
-        try lift { () throws(IOFailure) in try AtomicFile.prepareDirectory(options.outputDirectory) }
-        var renderMs = 0.0
-        var thumbnail: [UInt8]?  // rendered once, for the PNG and the 3MF package thumbnail
-        // The texture's PNG (encoded once) when the capture had colour and the mesh kept its UVs.
-        let colour = try texture.flatMap { (t) throws(FaceScanError) -> Exporter.Colour? in
-            mesh.uvs == nil ? nil : Exporter.Colour(texture: t, png: try PNGEncoder.encode(t, name: "texture"))
-        }
-        func emit(_ path: String, _ bytes: [UInt8], format: String) throws(FaceScanError) {
-            try lift { () throws(IOFailure) in try AtomicFile.checkTarget(path) }
-            try output(EncodedOutput(path: path, bytes: bytes))
-            report.outputs.append(.init(format: format, path: path, bytes: bytes.count))
-        }
-        for format in formats {
-            var formatClock = Stopwatch()
-            let bytes: [UInt8]
-            switch format {
-            case .png, .threeMF:
-                if thumbnail == nil {
-                    thumbnail = try Exporter.bytes(
-                        mesh, format: .png, render: RenderOptions(size: options.thumbnailSize), colour: colour)
-                    renderMs = formatClock.lap()
-                }
-                bytes =
-                    format == .png
-                    ? thumbnail ?? []
-                    : try Exporter.bytes(
-                        mesh, format: format, unit: settings.units, thumbnail: thumbnail, colour: colour,
-                        materialLibrary: outputName + ".mtl", printingPosition: settings.solid != nil)
-            case .uncertaintyPNG:
-                bytes = try uncertaintyPicture(ingested, size: options.thumbnailSize)
-                renderMs += formatClock.lap()
-            default:
-                // Formats with a stated unit are written at the true size whatever --units says.
-                bytes = try Exporter.bytes(
-                    mesh, format: format, unit: settings.units, thumbnail: thumbnail, colour: colour,
-                    materialLibrary: outputName + ".mtl", printingPosition: settings.solid != nil)
-            }
-            try emit(options.outputDirectory + "/" + outputName + "." + format.name, bytes, format: format.name)
-            if format == .obj, let colour {
-                // The OBJ's material and its texture beside it, in the same transaction.
-                let base = options.outputDirectory + "/" + outputName
-                try emit(base + ".mtl", Mesh.mtlBytes(texture: outputName + Exporter.textureSuffix), format: "mtl")
-                try emit(base + Exporter.textureSuffix, colour.png, format: "texture.png")
-            }
-        }
-        return renderMs
-    }
-
-    /// The averaged face (before smoothing) coloured by each vertex's standard error in µm, with
-    /// a legend, as PNG bytes (front view, at least `Heatmap.minimumSize` pixels); all zero and
-    /// said so under the picture when one frame was averaged (no estimate).
-    static func uncertaintyPicture(_ ingested: Ingested, size: Int) throws(FaceScanError) -> [UInt8] {
-        let se = ingested.standardErrors
-        let um = se?.map { $0 * 1e6 } ?? [Double](repeating: 0, count: ingested.mesh.vertexCount)
-        let noise = Report.Noise(standardErrors: se ?? [])
-        let caption =
-            se == nil
-            ? ["standard error: one frame averaged, no estimate"]
-            : [
-                "standard error of the average",
-                "median \(Heatmap.label(noise.medianStandardErrorUm)) µm, 95%: \(Heatmap.label(noise.p95StandardErrorUm)) µm",
-            ]
-        let rendered = try Heatmap.render(
-            ingested.mesh, valuesUm: um, caption: caption,
-            options: RenderOptions(size: max(size, Heatmap.minimumSize)))
-        return try PNGEncoder.encode(rendered.image, name: "uncertainty")
-    }
-
-    /// A closed, printable part with exactly `settings.targetVertices` vertices, in printing
-    /// position, scaled to the output unit (``Solidify/part(_:options:unitInMillimetres:vertexCount:)``).
-    static func solidPart(_ smoothed: Mesh, _ solid: SolidOptions, _ settings: ScanSettings) throws(SolidError)
-        -> Solidify.Part
-    {
-        try Solidify.makePart(
-            smoothed.scaledUnchecked(by: Float(settings.outputFactor)), options: solid,
-            unitInMillimetres: settings.units.millimetres, vertexCount: settings.targetVertices)
-    }
-
-    /// The result of reading a capture: the mean face (metres) and the settings in force.
-    public struct Ingested: Sendable {
-        /// The mean face of the accepted frames, metres, before smoothing.
-        public var mesh: Mesh
-        /// The settings in force: flags over the capture's settings over defaults.
-        public var settings: ScanSettings
-        /// Estimated standard error of each vertex of the mean (metres), from the frame-to-frame
-        /// variance; nil with fewer than two accepted frames.
-        public var standardErrors: [Double]?
-        /// Samples of the mean's noise (`Accumulator/noiseSamples()`), for the automatic smoothing.
-        package var noiseSamples: [[Double]]? = nil
-        /// What the expression model removed from the average (nil: it did nothing).
-        package var expression: Report.Expression? = nil
-    }
-
-    /// Reads the capture, gating and averaging its frames. Fills `report.frames`.
-    public static func ingest(
-        input: String, options: PipelineOptions, report: inout Report,
-        progress: ((Progress) -> Void)? = nil
-    ) throws(FaceScanError) -> Ingested {
-        do throws(FaceScanError) {
-            var (reader, session) = try Self.open(input: input, options: options)
-            defer { report.frames = session.report.frames }  // also when reading fails
-            try session.read(reader, threads: options.ingestThreads ?? defaultIngestThreads, progress: progress)
-            return try session.mean().ingested
-        } catch .noAcceptedFrames(let failure) {
-            report.frames = failure.report.frames
-            report.mesh = failure.report.mesh
-            throw .noAcceptedFrames(failure)
-        }
-    }
-
-    /// Opens the capture at `input`, resolves its settings under `options` and reads every frame
-    /// into a session. Bad options are refused before any frame is read.
-    static func read(input: String, options: PipelineOptions, progress: ((Progress) -> Void)?) throws(FaceScanError)
-        -> FaceScanSession
-    {
-        var (reader, session) = try open(input: input, options: options)
-        try session.read(reader, threads: options.ingestThreads ?? defaultIngestThreads, progress: progress)
-        return session
-    }
-
-    /// Opens the capture at `input`, reads its header and makes the session for it, its settings
-    /// resolved under `options`.
-    static func open(input: String, options: PipelineOptions) throws(FaceScanError) -> (CaptureReader, FaceScanSession)
-    {
-        let reader: CaptureReader
+    /// The capture reader for `input` (`-`: standard input).
+    package static func open(_ input: String) throws(FaceScanError) -> CaptureReader {
         do throws(IOFailure) {
-            reader = try CaptureReader(path: input)
+            return try CaptureReader(path: input)
         } catch {
             throw .io(error)
         }
-        var settings = ScanSettings()
-        // The capture's format names are parsed (and checked) with its settings, the options' by
-        // ScanSettings.resolved: nothing here parses a name again.
-        let session = try FaceScanSession.open(reader) { (captureSettings) throws(FaceScanError) in
-            settings = try ScanSettings.resolved(options: options, settings: captureSettings, file: reader.name)
-            return settings
-        }
-        return (reader, session)
     }
 
     /// Threads of the ingest stage when ``PipelineOptions/ingestThreads`` is nil: 2 on a machine

@@ -8,9 +8,10 @@ import FaceScanSolid
 /// and averaging tuning, the output size, unit and scale, and whether to close the face into a
 /// solid. `ScanSettings()` is what `facescan process` does for a capture without settings.
 ///
-/// Any value can be stored; ``validate()`` checks them all, and ``FaceScanSession`` calls it when
-/// it is made, before the first frame, so a setting no scan can run with is refused at once with
-/// ``FaceScanError/badSetting(_:)`` naming the field and its allowed range. `Codable` (an app can
+/// Any value can be stored; ``validated()`` checks them all once into the ``ValidatedSettings`` a
+/// ``FaceScanSession`` scans with (its initialiser does it, before the first frame), so a setting
+/// no scan can run with is refused at once with ``FaceScanError/badSetting(_:)`` naming the field
+/// and its allowed range. `Codable` (an app can
 /// keep its settings as JSON) and `Hashable`.
 public struct ScanSettings: Sendable, Hashable, Codable {
     /// Quality-gate thresholds (distance, light, expression).
@@ -90,12 +91,13 @@ public struct ScanSettings: Sendable, Hashable, Codable {
     /// one format, the gate's thresholds (``GateThresholds/validate()``) and the solid's options
     /// (``SolidOptions/validate()``). NaN is never in range. These are the only statements of
     /// the rules: a capture's settings and the command line's flags are checked by them too,
-    /// their messages naming the key or the flag instead.
+    /// their messages naming the key or the flag instead. ``validated()`` gives the
+    /// ``ValidatedSettings`` a session takes.
     ///
     /// - Throws: ``FaceScanError/badSetting(_:)`` naming the first field out of range and the
     ///   range, e.g. `ScanSettings.maxFrames must be at least 1, found 0`.
     public func validate() throws(FaceScanError) {
-        do throws(UsageError) { try check() } catch { throw .badSetting(error) }
+        _ = try validated()
     }
 
     /// ``validate()`` with the narrow error, each field named by `names` (by default the API
@@ -129,15 +131,13 @@ public struct ScanSettings: Sendable, Hashable, Codable {
     }
 }
 
-/// The settings a run actually uses, after flags, capture settings and defaults are combined.
-public typealias ResolvedSettings = ScanSettings
-
 extension ScanSettings {
     /// Flags (`options`) over the capture's `settings` over the defaults.
     public init(options o: PipelineOptions, settings s: CaptureSettings) {
         self.init()
-        // Unknown names are left out here; ScanSettings.check(_:) refuses the options' by name,
-        // and a capture's are refused where its settings are read.
+        // Unknown names are left out here; ScanSettings.validated(options:capture:file:) refuses the
+        // options' by name (PipelineOptions.outputFormats), and a capture's are refused where its
+        // settings are read.
         if let names = o.formats ?? s.exportFormats {
             formats = names.compactMap { OutputFormat(name: $0) }
         }
@@ -195,59 +195,6 @@ extension ScanSettings {
             scale: o.scale, exportFormats: o.formats, maxFrames: o.maxFrames, gate: o.gate, solid: o.solid)
         return path == "noiseLimit" || path == "featureScale" || captureGives(same, path)
     }
-
-    /// The options' own values, checked alone (before any capture is read): each field the
-    /// options give, named by ``PipelineOptions/optionName(_:)`` (the command line's flags).
-    package static func check(_ o: PipelineOptions) throws(UsageError) {
-        // The options' format names, refused here when unknown (ScanSettings holds only known ones).
-        for name in o.formats ?? [] where OutputFormat(name: name) == nil {
-            throw UsageError(
-                "unknown output format '\(name)' in \(o.optionName("formats")) (supported: \(FileFormat.processOutputNames.joined(separator: ", ")))",
-                field: o.optionName("formats"))
-        }
-        try ScanSettings(options: o, settings: CaptureSettings()).check(
-            SettingNames(name: o.optionName, checks: { optionsGive(o, $0) }))
-    }
-
-    /// Options over a capture's settings over the defaults (``init(options:settings:)``), checked
-    /// by the one set of rules (``check(_:)``) in the words of whoever gave each value: a capture's
-    /// own values first, even those the options replace (`file: field 'settings.KEY': KEY must
-    /// be …`, ``FaceScanError/badInput(_:)``), then the options' (named by
-    /// ``PipelineOptions/optionName(_:)``, ``FaceScanError/badSetting(_:)``), then the two together (`maxDistance` given by one and
-    /// `minDistance` by the other; a default is named as such).
-    package static func resolved(
-        options o: PipelineOptions, settings s: CaptureSettings, file: String
-    ) throws(FaceScanError) -> ScanSettings {
-        let optionName = o.optionName
-        let capture = SettingNames(
-            name: captureKey, field: { "settings." + captureKey($0) }, checks: { captureGives(s, $0) })
-        do throws(UsageError) {
-            try ScanSettings(options: PipelineOptions(), settings: s).check(capture)
-            try check(o)
-        } catch {
-            throw error.field?.hasPrefix("settings.") == true
-                ? .badInput(InputError(file: file, field: error.field, error.message)) : .badSetting(error)
-        }
-        let merged = ScanSettings(options: o, settings: s)
-        let fromOptions = { (path: String) in optionsGive(o, path) }
-        let fromCapture = { (path: String) in !optionsGive(o, path) && captureGives(s, path) }
-        let names = SettingNames(
-            name: { path in
-                fromOptions(path)
-                    ? optionName(path)
-                    : fromCapture(path) ? captureKey(path) : "the default " + captureKey(path)
-            },
-            field: { path in fromOptions(path) ? optionName(path) : "settings." + captureKey(path) },
-            rank: { path in fromOptions(path) ? 2 : fromCapture(path) ? 1 : 0 })
-        do throws(UsageError) {
-            try merged.check(names)
-        } catch {
-            // Blamed on a capture's value: the file and its key; on an option's: the option.
-            throw error.field?.hasPrefix("settings.") == true
-                ? .badInput(InputError(file: file, field: error.field, error.message)) : .badSetting(error)
-        }
-        return merged
-    }
 }
 
 /// A file ``Pipeline/process(input:options:progress:)`` writes: a mesh format, or the PNG
@@ -283,8 +230,11 @@ public enum OutputFormat: String, Sendable, Hashable, Codable, CaseIterable {
     case usdz
 
     /// The format a name stands for (`"STL"`, `" 3mf "`: case and surrounding spaces ignored), or nil.
+    /// Read by `FileFormat.named(_:)`, the one parser of format names (aliases included:
+    /// `collada`, `glb2`); formats `process` does not write (OFF, glTF) are nil.
     public init?(name: String) {
-        self.init(rawValue: name.lowercased().trimmingSpaces)
+        guard let format = FileFormat.named(name), format.isProcessOutput else { return nil }
+        self.init(format)
     }
 
     /// The output format of a mesh format, or nil for OFF (read, not written by `process`).
