@@ -21,7 +21,7 @@ MANPAGE   := .build/man/facescan.1
 # The man page is dated by the last commit, so the same sources give the same page.
 MANDATE   := $(shell git log -1 --format=%cs 2>/dev/null || echo 1970-01-01)
 
-.PHONY: deps test-deps build release run test regress bench clean fuzz man install uninstall lint format examples docs pictures schema-venv usd-venv bpy-venv lib3mf-venv trimesh-venv
+.PHONY: deps test-deps build release run test check regress bench clean fuzz man install uninstall lint format examples docs pictures schema-venv usd-venv bpy-venv lib3mf-venv trimesh-venv
 
 # Installs the packages of $(1) that are missing (apt-get, with sudo when not root).
 apt_install = @missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -67,6 +67,16 @@ test: test-deps
 	$(MAKE) regress
 	FUZZ_SECONDS=30 FUZZ_JOBS=2 FUZZ_REPORT_ONLY=1 $(MAKE) fuzz
 	$(MAKE) docs
+
+## check: the inner loop while changing the library (CONTRIBUTING.md, "Build and test"): an
+## incremental debug build of the tests and the library's unit tests (FaceScanKitTests) but the
+## suites in CHECK_SKIP, which run the solid step, the limits, whole-file meshes and the coverage
+## renders in a debug build (about 340 of their 450 s of CPU); no release build, no client
+## program, no fuzzing. make test runs everything. CHECK_SKIP= runs every library suite.
+CHECK_SKIP ?= Solid|LevelSetShellTests|LimitTests|RenderCoverageTests|MeshFileTests|UntangleTests
+check:
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --filter FaceScanKitTests $(if $(CHECK_SKIP),--skip '$(CHECK_SKIP)')
 
 ## examples: build the Examples package (the code of the documentation's articles and the
 ## consumer ConsumerBuildTests checks; it depends on this one by path with traits: []) and run the

@@ -69,15 +69,23 @@ import Testing
         #expect(throws: Never.self) { try ScanSettings.check(o) }
     }
 
-    /// Flags and a capture's settings are merged, then validated once: a capture's value an
-    /// option replaces is not used, so not refused; a value the merge keeps is named as the
-    /// capture wrote it, a rule between the two blames the one given last.
+    /// Flags and a capture's settings are merged, then validated: an option replaces a capture's
+    /// value, but a capture's own value out of range is its file's bad input even where an
+    /// option replaces it; a value the merge keeps is named as the capture wrote it, a rule
+    /// between the two blames the one given last.
     @Test func mergedThenValidatedOnce() throws {
         var o = PipelineOptions()
         o.scale = 2
         o.optionNames = ["scale": "--scale", "gate.minDistance": "--min-distance"]
-        let v = try ScanSettings.validated(options: o, capture: CaptureSettings(scale: -1), file: "c.json")
+        let v = try ScanSettings.validated(options: o, capture: CaptureSettings(scale: 3), file: "c.json")
         #expect(v.scale == 2 && v.settings.scale == 2)
+        #expect(
+            throws: FaceScanError.badInput(
+                InputError(
+                    file: "c.json", field: "settings.scale", "scale must be positive and at most 1e6, found -1.0"))
+        ) {
+            try ScanSettings.validated(options: o, capture: CaptureSettings(scale: -1), file: "c.json")
+        }
         o.scale = nil
         #expect(
             throws: FaceScanError.badInput(

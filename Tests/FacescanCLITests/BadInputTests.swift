@@ -154,10 +154,7 @@ private func permissionBitsBlockWrites() -> Bool {
         let known = Data("previous output of \(c.file)\n".utf8)
         try known.write(to: URL(fileURLWithPath: existing))
 
-        var args = ["process", c.byStdin ? "-" : c.path, "--output-dir", out]
-        // A case about the capture's own format list runs without --formats: the flag would
-        // replace the list (flags and settings are merged, then validated once).
-        if c.field != "settings.exportFormats" { args += ["--formats", "stl,obj"] }
+        var args = ["process", c.byStdin ? "-" : c.path, "--output-dir", out, "--formats", "stl,obj"]
         if c.jsonReport { args.append("--json") }
         let r = try runFacescan(args, stdin: c.byStdin ? try #require(fileData(c.path)) : nil)
 

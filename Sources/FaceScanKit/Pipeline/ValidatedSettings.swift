@@ -59,6 +59,7 @@ extension ScanSettings {
         options o: PipelineOptions, capture s: CaptureSettings, file: String
     ) throws(FaceScanError) -> ValidatedSettings {
         _ = try lift { () throws(UsageError) in try o.outputFormats() }
+        try checkOwnValues(of: s, file: file)
         let fromOptions = { (path: String) in optionsGive(o, path) }
         let fromCapture = { (path: String) in !optionsGive(o, path) && captureGives(s, path) }
         let names = SettingNames(
@@ -70,6 +71,20 @@ extension ScanSettings {
             field: { path in fromOptions(path) ? o.optionName(path) : "settings." + captureKey(path) },
             rank: { path in fromOptions(path) ? 2 : fromCapture(path) ? 1 : 0 })
         return try ValidatedSettings.validate(ScanSettings(options: o, settings: s), names: names, file: file)
+    }
+
+    /// A capture's own values checked alone, named by their keys: a capture is a file, and a value
+    /// out of range in it is that file's bad input even where an option replaces it (as an option's
+    /// own bad value is refused whatever the capture says, ``check(_:)``). The same rules
+    /// (``check(_:)``) over only the fields the capture gives; makes no ``ValidatedSettings``.
+    static func checkOwnValues(of s: CaptureSettings, file: String) throws(FaceScanError) {
+        let names = SettingNames(
+            name: captureKey, field: { "settings." + captureKey($0) }, checks: { captureGives(s, $0) })
+        do throws(UsageError) {
+            try ScanSettings(options: PipelineOptions(), settings: s).check(names)
+        } catch {
+            throw .badInput(InputError(file: file, field: error.field, error.message))
+        }
     }
 
     /// The options' own values checked alone, before any capture is read (the command line
