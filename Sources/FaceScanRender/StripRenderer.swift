@@ -43,78 +43,168 @@ enum StripRenderer {
         var rows = 0
     }
 
-    /// Renders every strip into `pixels` (RGBA8, `size²`) and `depth`. With `threads > 1` the
-    /// strips are split into two contiguous runs drawn concurrently (``Parallel/both(_:)``), each
-    /// with its own strip buffers; a strip's pixels depend only on its own triangles, so the bytes
-    /// are identical for any thread count.
-    static func draw(
-        triangles: [UInt32], screen: [SIMD2<Float>], invDepth: [Float], front: [SIMD4<Float>], back: [SIMD4<Float>],
+    /// Renders `positions`/`triangles` into `pixels` (RGBA8, `size²`) and `depth`: every vertex
+    /// projected and lit (``Vertices``), every triangle binned by the strips it touches with its
+    /// colour planes (``Triangles``), then every strip rasterised and resolved (``Run``). With
+    /// `threads > 1` each step splits its work in two (vertices, triangles, strips) and runs the
+    /// halves on the calling thread and one more (``Parallel/Pair``, joined before returning); each
+    /// half writes only its own slots and the bins keep triangle order, so the bytes are identical
+    /// for any thread count.
+    static func draw<S: VertexShader>(
+        positions: [SIMD3<Float>], triangles: [UInt32], normals: [SIMD3<Float>], camera: Camera, shader: S,
         size: Int, supersample ss: Int, threads: Int, pixels: inout [UInt8], depth: inout [Float]
     ) {
-        let w = size * ss, h = size * ss
-        let stripRows = outputRowsPerStrip * ss
-        let stripCount = (size + outputRowsPerStrip - 1) / outputRowsPerStrip
-        let fixed = screen.map { s in SIMD2(snap(s.x), snap(s.y)) }
+        let sides = threads > 1 ? Parallel.Pair() : nil
+        let n = positions.count
+        let screen = UnsafeMutableBufferPointer<SIMD2<Float>>.allocate(capacity: n)
+        let fixed = UnsafeMutableBufferPointer<SIMD2<Int32>>.allocate(capacity: n)
+        let invDepth = UnsafeMutableBufferPointer<Float>.allocate(capacity: n)
+        let front = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: n)
+        let back = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: n)
+        defer {
+            screen.deallocate()
+            fixed.deallocate()
+            invDepth.deallocate()
+            front.deallocate()
+            back.deallocate()
+        }
+        positions.withUnsafeBufferPointer { positions in
+            normals.withUnsafeBufferPointer { normals in
+                let vertices = Vertices(
+                    positions: positions, normals: normals, camera: camera, shader: shader, screen: screen,
+                    fixed: fixed, invDepth: invDepth, front: front, back: back)
+                both(sides) { k in vertices.run(k == 0 ? 0..<n / 2 : n / 2..<n) }
+            }
+        }
         triangles.withUnsafeBufferPointer { tris in
-            screen.withUnsafeBufferPointer { scr in
-                fixed.withUnsafeBufferPointer { fixed in
-                    invDepth.withUnsafeBufferPointer { viz in
-                        front.withUnsafeBufferPointer { front in
-                            back.withUnsafeBufferPointer { back in
-                                SRGB.table.withUnsafeBufferPointer { lut in
-                                    pixels.withUnsafeMutableBufferPointer { out in
-                                        depth.withUnsafeMutableBufferPointer { dout in
-                                            let input = Inputs(
-                                                tris: tris, screen: scr, fixed: fixed, invDepth: viz, front: front,
-                                                back: back, lut: lut)
-                                            // Per triangle, once: its sample rows (to bin it by the strips they touch:
-                                            // count → prefix-sum → fill) and its colour planes (for the resolve).
-                                            let triangleCount = tris.count / 3
-                                            var offsets = [Int32](repeating: 0, count: stripCount + 1)
-                                            var rows = [SIMD2<Int32>](repeating: SIMD2(1, 0), count: triangleCount)
-                                            var planes = [SIMD4<Float>](repeating: .zero, count: 3 * triangleCount)
-                                            planes.withUnsafeMutableBufferPointer { planes in
-                                                for t in 0..<triangleCount {
-                                                    guard let (y0, y1) = rowRange(t, input, width: w, height: h) else {
-                                                        continue
-                                                    }
-                                                    rows[t] = SIMD2(Int32(y0), Int32(y1))
-                                                    for s in (y0 / stripRows)...(y1 / stripRows) { offsets[s + 1] += 1 }
-                                                    colorPlane(t, input, into: planes.baseAddress! + 3 * t)
-                                                }
-                                            }
-                                            for s in 0..<stripCount { offsets[s + 1] += offsets[s] }
-                                            var fill = offsets
-                                            var bins = [Int32](repeating: 0, count: Int(offsets[stripCount]))
-                                            for t in 0..<triangleCount where rows[t].x <= rows[t].y {
-                                                for s in (Int(rows[t].x) / stripRows)...(Int(rows[t].y) / stripRows) {
-                                                    bins[Int(fill[s])] = Int32(t)
-                                                    fill[s] += 1
-                                                }
-                                            }
-                                            bins.withUnsafeBufferPointer { bins in
-                                                planes.withUnsafeBufferPointer { planes in
-                                                    let run = Run(
-                                                        input: input, bins: bins, offsets: offsets, planes: planes,
-                                                        size: size,
-                                                        supersample: ss,
-                                                        out: out, depth: dout)
-                                                    if threads == 1 || stripCount < 2 {
-                                                        run.strips(0..<stripCount)
-                                                    } else {
-                                                        let half = stripCount / 2
-                                                        Parallel.both { k in
-                                                            run.strips(k == 0 ? 0..<half : half..<stripCount)
-                                                        }
-                                                    }
-                                                }
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                        }
+            SRGB.table.withUnsafeBufferPointer { lut in
+                let input = Inputs(
+                    tris: tris, screen: UnsafeBufferPointer(screen), fixed: UnsafeBufferPointer(fixed),
+                    invDepth: UnsafeBufferPointer(invDepth), front: UnsafeBufferPointer(front),
+                    back: UnsafeBufferPointer(back), lut: lut)
+                pixels.withUnsafeMutableBufferPointer { out in
+                    depth.withUnsafeMutableBufferPointer { dout in
+                        binAndDraw(input, size: size, supersample: ss, sides: sides, out: out, depth: dout)
                     }
+                }
+            }
+        }
+    }
+
+    /// `body(0)` and `body(1)`: on `sides`' two threads, or in order on the calling thread.
+    @inline(__always)
+    static func both(_ sides: Parallel.Pair?, _ body: @Sendable (Int) -> Void) {
+        if let sides {
+            sides.run(body)
+        } else {
+            body(0)
+            body(1)
+        }
+    }
+
+    /// Steps 2–3 of ``draw(positions:triangles:normals:camera:shader:size:supersample:threads:pixels:depth:)``
+    /// (bins and colour planes) and the strips.
+    static func binAndDraw(
+        _ input: Inputs, size: Int, supersample ss: Int, sides: Parallel.Pair?, out: UnsafeMutableBufferPointer<UInt8>,
+        depth dout: UnsafeMutableBufferPointer<Float>
+    ) {
+        let triangleCount = input.tris.count / 3, half = triangleCount / 2
+        let stripCount = (size + outputRowsPerStrip - 1) / outputRowsPerStrip
+        let planes = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: 3 * triangleCount)
+        let rows = UnsafeMutableBufferPointer<SIMD2<Int32>>.allocate(capacity: triangleCount)
+        // Per side and strip, the triangles it bins there, then the bin its next one goes to.
+        let counts = UnsafeMutableBufferPointer<Int32>.allocate(capacity: 2 * stripCount)
+        defer {
+            planes.deallocate()
+            rows.deallocate()
+            counts.deallocate()
+        }
+        let binning = Triangles(
+            input: input, width: size * ss, stripRows: outputRowsPerStrip * ss, stripCount: stripCount, rows: rows,
+            planes: planes, counts: counts)
+        both(sides) { k in binning.setUp(k == 0 ? 0..<half : half..<triangleCount, side: k) }
+        // Strip s's bins: side 0's triangles, then side 1's, each in triangle order.
+        var offsets = [Int32](repeating: 0, count: stripCount + 1)
+        for s in 0..<stripCount {
+            let c0 = counts[s], c1 = counts[stripCount + s]
+            counts[s] = offsets[s]
+            counts[stripCount + s] = offsets[s] + c0
+            offsets[s + 1] = offsets[s] + c0 + c1
+        }
+        let bins = UnsafeMutableBufferPointer<Int32>.allocate(capacity: max(1, Int(offsets[stripCount])))
+        defer { bins.deallocate() }
+        let slots = DisjointSlots(base: bins)
+        both(sides) { k in binning.fill(k == 0 ? 0..<half : half..<triangleCount, side: k, bins: slots.base) }
+        let run = Run(
+            input: input, bins: UnsafeBufferPointer(bins), offsets: offsets, planes: UnsafeBufferPointer(planes),
+            size: size, supersample: ss, out: out, depth: dout)
+        let split = sides == nil || stripCount < 2 ? stripCount : stripCount / 2
+        both(sides) { k in run.strips(k == 0 ? 0..<split : split..<stripCount) }
+    }
+
+    /// Step 1 of ``draw(positions:triangles:normals:camera:shader:size:supersample:threads:pixels:depth:)``:
+    /// per vertex its screen position (and snapped), 1/depth, and its colour outside and inside.
+    struct Vertices<S: VertexShader>: @unchecked Sendable {
+        let positions: UnsafeBufferPointer<SIMD3<Float>>
+        let normals: UnsafeBufferPointer<SIMD3<Float>>
+        let camera: Camera
+        let shader: S
+        let screen: UnsafeMutableBufferPointer<SIMD2<Float>>
+        let fixed: UnsafeMutableBufferPointer<SIMD2<Int32>>
+        let invDepth: UnsafeMutableBufferPointer<Float>
+        let front: UnsafeMutableBufferPointer<SIMD4<Float>>
+        let back: UnsafeMutableBufferPointer<SIMD4<Float>>
+
+        func run(_ range: Range<Int>) {
+            for v in range {
+                let (s, d) = camera.project(positions[v])
+                screen[v] = s
+                fixed[v] = SIMD2(snap(s.x), snap(s.y))
+                invDepth[v] = d > 0 && d.isFinite ? 1 / d : 0
+                // Lit outside and inside (the normal flipped towards the camera).
+                var normal = camera.directionToCamera(normals[v])
+                if normal == .zero { normal = SIMD3(0, 0, 1) }
+                let f = shader.shade(vertex: v, normal: normal, frontFacing: true),
+                    b = shader.shade(vertex: v, normal: -normal, frontFacing: false)
+                front[v] = SIMD4(f, 0)
+                back[v] = SIMD4(b, 0)
+            }
+        }
+    }
+
+    /// Steps 2 and 3 of ``draw(positions:triangles:normals:camera:shader:size:supersample:threads:pixels:depth:)``:
+    /// per triangle its sample rows and colour planes, counted per strip (``setUp(_:side:)``),
+    /// then listed in the bins of the strips it touches (``fill(_:side:bins:)``).
+    struct Triangles: @unchecked Sendable {
+        let input: Inputs
+        let width: Int
+        let stripRows: Int
+        let stripCount: Int
+        let rows: UnsafeMutableBufferPointer<SIMD2<Int32>>
+        let planes: UnsafeMutableBufferPointer<SIMD4<Float>>
+        /// `stripCount` slots per side: counts after ``setUp(_:side:)``, then the next free bin.
+        let counts: UnsafeMutableBufferPointer<Int32>
+
+        func setUp(_ range: Range<Int>, side: Int) {
+            let count = counts.baseAddress! + side * stripCount
+            count.update(repeating: 0, count: stripCount)
+            for t in range {
+                guard let (y0, y1) = rowRange(t, input, width: width, height: width) else {
+                    rows[t] = SIMD2(1, 0)
+                    continue
+                }
+                rows[t] = SIMD2(Int32(y0), Int32(y1))
+                for s in (y0 / stripRows)...(y1 / stripRows) { count[s] += 1 }
+                colorPlane(t, input, into: planes.baseAddress! + 3 * t)
+            }
+        }
+
+        func fill(_ range: Range<Int>, side: Int, bins: UnsafeMutableBufferPointer<Int32>) {
+            let next = counts.baseAddress! + side * stripCount
+            for t in range where rows[t].x <= rows[t].y {
+                for s in (Int(rows[t].x) / stripRows)...(Int(rows[t].y) / stripRows) {
+                    bins[Int(next[s])] = Int32(t)
+                    next[s] += 1
                 }
             }
         }
@@ -135,6 +225,7 @@ enum StripRenderer {
 
         /// Rasterises and resolves `range` of strips with buffers of its own.
         func strips(_ range: Range<Int>) {
+            guard !range.isEmpty else { return }
             let w = size * supersample, h = w
             let stripRows = outputRowsPerStrip * supersample
             // Seven samples of slack after the last row for `Span.fill8`.
@@ -472,7 +563,9 @@ enum StripRenderer {
                 out[o] = input.lut[Int(unitClamp(c.x) * lutMax + 0.5)]
                 out[o + 1] = input.lut[Int(unitClamp(c.y) * lutMax + 0.5)]
                 out[o + 2] = input.lut[Int(unitClamp(c.z) * lutMax + 0.5)]
-                out[o + 3] = UInt8((covered * 255 + perPixel / 2) / perPixel)
+                // Coverage as alpha, rounded (a shift for the default 2×2, no division).
+                let alpha = perPixel == 4 ? (covered * 255 + 2) >> 2 : (covered * 255 + perPixel / 2) / perPixel
+                out[o + 3] = UInt8(truncatingIfNeeded: alpha)
                 if wantDepth { dout[py * size + px] = 1 / nearest }
             }
         }
