@@ -111,7 +111,7 @@ enum StripRenderer {
         let triangleCount = input.tris.count / 3, half = triangleCount / 2
         let stripCount = (size + outputRowsPerStrip - 1) / outputRowsPerStrip
         let planes = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: 3 * triangleCount)
-        let rows = UnsafeMutableBufferPointer<SIMD2<Int32>>.allocate(capacity: triangleCount)
+        let rows = UnsafeMutableBufferPointer<SIMD4<Int32>>.allocate(capacity: triangleCount)
         // Per side and strip, the triangles it bins there, then the bin its next one goes to.
         let counts = UnsafeMutableBufferPointer<Int32>.allocate(capacity: 2 * stripCount)
         defer {
@@ -136,8 +136,8 @@ enum StripRenderer {
         let slots = DisjointSlots(base: bins)
         both(sides) { k in binning.fill(k == 0 ? 0..<half : half..<triangleCount, side: k, bins: slots.base) }
         let run = Run(
-            input: input, bins: UnsafeBufferPointer(bins), offsets: offsets, planes: UnsafeBufferPointer(planes),
-            size: size, supersample: ss, out: out, depth: dout)
+            input: input, bins: UnsafeBufferPointer(bins), offsets: offsets, boxes: UnsafeBufferPointer(rows),
+            planes: UnsafeBufferPointer(planes), size: size, supersample: ss, out: out, depth: dout)
         let split = sides == nil || stripCount < 2 ? stripCount : stripCount / 2
         both(sides) { k in run.strips(k == 0 ? 0..<split : split..<stripCount) }
     }
@@ -180,7 +180,9 @@ enum StripRenderer {
         let width: Int
         let stripRows: Int
         let stripCount: Int
-        let rows: UnsafeMutableBufferPointer<SIMD2<Int32>>
+        /// Per triangle its sample rows and columns, clipped to the raster: (y0, y1, x0, x1);
+        /// y0 > y1 when it is not drawn.
+        let rows: UnsafeMutableBufferPointer<SIMD4<Int32>>
         let planes: UnsafeMutableBufferPointer<SIMD4<Float>>
         /// `stripCount` slots per side: counts after ``setUp(_:side:)``, then the next free bin.
         let counts: UnsafeMutableBufferPointer<Int32>
@@ -189,11 +191,11 @@ enum StripRenderer {
             let count = counts.baseAddress! + side * stripCount
             count.update(repeating: 0, count: stripCount)
             for t in range {
-                guard let (y0, y1) = rowRange(t, input, width: width, height: width) else {
-                    rows[t] = SIMD2(1, 0)
+                guard let (y0, y1, x0, x1) = rowRange(t, input, width: width, height: width) else {
+                    rows[t] = SIMD4(1, 0, 0, 0)
                     continue
                 }
-                rows[t] = SIMD2(Int32(y0), Int32(y1))
+                rows[t] = SIMD4(Int32(y0), Int32(y1), Int32(x0), Int32(x1))
                 for s in (y0 / stripRows)...(y1 / stripRows) { count[s] += 1 }
                 colorPlane(t, input, into: planes.baseAddress! + 3 * t)
             }
@@ -216,12 +218,26 @@ enum StripRenderer {
         let input: Inputs
         let bins: UnsafeBufferPointer<Int32>
         let offsets: [Int32]
+        /// Per triangle its rows and columns (``Triangles/rows``).
+        let boxes: UnsafeBufferPointer<SIMD4<Int32>>
         /// Per triangle, three colour planes (see ``colorPlane(_:_:into:)``).
         let planes: UnsafeBufferPointer<SIMD4<Float>>
         let size: Int
         let supersample: Int
         let out: UnsafeMutableBufferPointer<UInt8>
         let depth: UnsafeMutableBufferPointer<Float>
+
+        /// The output pixel columns the triangles `bins[range]` reach.
+        @inline(__always)
+        func pixelColumns(_ range: Range<Int>) -> Range<Int> {
+            var lo = Int32.max, hi = Int32.min
+            for k in range {
+                let box = boxes[Int(bins[k])]
+                lo = min(lo, box.z)
+                hi = max(hi, box.w)
+            }
+            return Int(lo) / supersample..<(Int(hi) / supersample + 1)
+        }
 
         /// Rasterises and resolves `range` of strips with buffers of its own.
         func strips(_ range: Range<Int>) {
@@ -235,27 +251,35 @@ enum StripRenderer {
                 ibuf.withUnsafeMutableBufferPointer { id in
                     var strip = Strip(z: z, id: id, width: w)
                     for s in range {
+                        // A strip no triangle reaches keeps its empty pixels (zero) and depths.
+                        let first = Int(offsets[s]), last = Int(offsets[s + 1])
+                        guard first < last else { continue }
                         strip.top = s * stripRows
                         strip.rows = min(stripRows, h - strip.top)
-                        let n = strip.rows * w
-                        z.baseAddress!.update(repeating: 0, count: n)
-                        id.baseAddress!.update(repeating: -1, count: n)
-                        for k in Int(offsets[s])..<Int(offsets[s + 1]) {
+                        // Only the pixel columns its triangles reach are cleared and resolved: the
+                        // others have no sample drawn, so they stay empty.
+                        let columns = pixelColumns(first..<last)
+                        let c0 = columns.lowerBound * supersample, c1 = columns.upperBound * supersample
+                        for r in 0..<strip.rows {
+                            (z.baseAddress! + r * w + c0).update(repeating: 0, count: c1 - c0)
+                            (id.baseAddress! + r * w + c0).update(repeating: -1, count: c1 - c0)
+                        }
+                        for k in first..<last {
                             rasterize(Int(bins[k]), input, strip)
                         }
                         resolve(
-                            strip, input, planes: planes, size: size, supersample: supersample, pixels: out,
-                            depth: depth)
+                            strip, input, planes: planes, size: size, supersample: supersample, columns: columns,
+                            pixels: out, depth: depth)
                     }
                 }
             }
         }
     }
 
-    /// The sample rows a drawable triangle covers (clipped to the raster), or nil when it is
-    /// behind the camera, degenerate once snapped, or off screen.
+    /// The sample rows and columns a drawable triangle covers (clipped to the raster), or nil
+    /// when it is behind the camera, degenerate once snapped, or off screen.
     @inline(__always)
-    static func rowRange(_ t: Int, _ input: Inputs, width: Int, height: Int) -> (Int, Int)? {
+    static func rowRange(_ t: Int, _ input: Inputs, width: Int, height: Int) -> (Int, Int, Int, Int)? {
         let i0 = Int(input.tris[3 * t]), i1 = Int(input.tris[3 * t + 1]), i2 = Int(input.tris[3 * t + 2])
         // Behind or at the camera: not drawn (a framing camera never needs clipping).
         guard input.invDepth[i0] > 0, input.invDepth[i1] > 0, input.invDepth[i2] > 0 else { return nil }
@@ -267,7 +291,7 @@ enum StripRenderer {
         let x0 = firstSample(lo.x), x1 = lastSample(hi.x)
         guard x0 <= x1, x1 >= 0, x0 < width else { return nil }
         let y0 = max(0, firstSample(lo.y)), y1 = min(height - 1, lastSample(hi.y))
-        return y0 <= y1 ? (y0, y1) : nil
+        return y0 <= y1 ? (y0, y1, max(0, x0), min(width - 1, x1)) : nil
     }
 
     /// `v` (samples) in fixed point, rounded to nearest; clamped to ±``clampSamples``, NaN as 0.
@@ -502,11 +526,12 @@ enum StripRenderer {
         return v * (1 / v.w)
     }
 
-    /// Shades and resolves the output rows of `strip` (and their depths when `depth` is not empty).
+    /// Shades and resolves the output pixels of `strip` in `columns` (and their depths when `depth`
+    /// is not empty); the others have no sample drawn.
     @inline(__always)
     static func resolve(
         _ strip: Strip, _ input: Inputs, planes: UnsafeBufferPointer<SIMD4<Float>>, size: Int, supersample ss: Int,
-        pixels out: UnsafeMutableBufferPointer<UInt8>, depth dout: UnsafeMutableBufferPointer<Float>
+        columns: Range<Int>, pixels out: UnsafeMutableBufferPointer<UInt8>, depth dout: UnsafeMutableBufferPointer<Float>
     ) {
         let w = strip.width
         let perPixel = ss * ss
@@ -516,7 +541,7 @@ enum StripRenderer {
         let wantDepth = dout.count > 0
         for py in (strip.top / ss)..<((strip.top + strip.rows) / ss) {
             let sampleRow = (py * ss - strip.top) * w
-            for px in 0..<size {
+            for px in columns {
                 let base = sampleRow + px * ss
                 let firstTag = ib[base]
                 var covered = 0
