@@ -61,7 +61,8 @@ enum PixelDeflate {
         let sideCounts = UnsafeMutableBufferPointer<Int>.allocate(capacity: 2 * counts.count + 2)
         defer { sideCounts.deallocate() }
         sideCounts.initialize(repeating: 0)
-        let shared = DisjointSlots(base: sideCounts), input = DisjointSlots(base: UnsafeMutableBufferPointer(mutating: data))
+        let shared = DisjointSlots(base: sideCounts),
+            input = DisjointSlots(base: UnsafeMutableBufferPointer(mutating: data))
         let out = DisjointSlots(base: UnsafeMutableBufferPointer(start: tokens, count: n)), m = counts.count
         Parallel.both { k in
             let slots = UnsafeMutableBufferPointer(rebasing: shared.base[(k * m)..<(k * m + m)])

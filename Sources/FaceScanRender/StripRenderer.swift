@@ -531,7 +531,8 @@ enum StripRenderer {
     @inline(__always)
     static func resolve(
         _ strip: Strip, _ input: Inputs, planes: UnsafeBufferPointer<SIMD4<Float>>, size: Int, supersample ss: Int,
-        columns: Range<Int>, pixels out: UnsafeMutableBufferPointer<UInt8>, depth dout: UnsafeMutableBufferPointer<Float>
+        columns: Range<Int>, pixels out: UnsafeMutableBufferPointer<UInt8>,
+        depth dout: UnsafeMutableBufferPointer<Float>
     ) {
         let w = strip.width
         let perPixel = ss * ss
