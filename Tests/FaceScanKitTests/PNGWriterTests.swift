@@ -149,7 +149,7 @@ import Testing
                 two.withUnsafeMutableBufferPointer { PixelDeflate.tokenizeAll(d, into: t.baseAddress!, counts: $0) }
             }
         }
-        #expect(count >= PixelDeflate.twoThreadBytes, "\(name) takes the two-half path")
+        #expect(count >= PixelDeflate.twoThreadBytes, "\(name) is at the two-half size")
         #expect(c1 == c2, "\(name)")
         #expect(Array(oneTokens[0..<c1]) == Array(twoTokens[0..<c2]), "\(name)")
         #expect(one == two, "\(name)")
