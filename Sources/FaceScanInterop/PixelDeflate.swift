@@ -1,4 +1,5 @@
 import CZlib
+import FaceScanCore
 
 /// A zlib stream (RFC 1950) holding one deflate block (RFC 1951) with Huffman codes built for
 /// its data, made for the filtered rows of a rendering: the only matches are repeats of the
@@ -13,6 +14,10 @@ enum PixelDeflate {
     /// literals.
     static let minimumRun = 4
 
+    /// Data from which the first pass runs in two halves on two threads (below, a thread's start
+    /// costs about what it saves).
+    static let twoThreadBytes = 1 << 18
+
     /// The zlib stream of `data`.
     static func zlib(_ data: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         let n = data.count
@@ -20,7 +25,7 @@ enum PixelDeflate {
         var literalCounts = [Int](repeating: 0, count: 286)
         let tokens = UnsafeMutablePointer<UInt16>.allocate(capacity: max(n, 1))
         defer { tokens.deallocate() }
-        let tokenCount = literalCounts.withUnsafeMutableBufferPointer { tokenize(data, into: tokens, counts: $0) }
+        let tokenCount = literalCounts.withUnsafeMutableBufferPointer { tokenizeAll(data, into: tokens, counts: $0) }
         literalCounts[256] = 1  // end of block
         let codes = BlockCodes(literalCounts)
         // Pass 2: at most 15 bits a byte, and the block's header.
@@ -37,17 +42,50 @@ enum PixelDeflate {
         }
     }
 
-    /// Cuts `data` into tokens (a literal byte, or 256 + length − 3 for a run at distance 4 of at
-    /// least ``minimumRun``), counting their literal/length symbols into `counts`. Returns how many.
-    static func tokenize(
+    /// ``tokenize(_:from:to:into:counts:)`` of all of `data`, from ``twoThreadBytes`` on in two
+    /// halves on two threads: the second half starts at the first byte `p` past the middle that
+    /// differs from the byte 4 before it. No run covers such a byte, so the one-pass scan starts
+    /// a token there and makes a literal of it: the halves' tokens, one after the other, are the
+    /// whole scan's, and their counts add up to its counts. Returns the number of tokens.
+    static func tokenizeAll(
         _ data: UnsafeBufferPointer<UInt8>, into tokens: UnsafeMutablePointer<UInt16>,
         counts: UnsafeMutableBufferPointer<Int>
     ) -> Int {
         guard let d = data.baseAddress else { return 0 }
         let n = data.count
+        var middle = max(4, n / 2)
+        while middle < n && d[middle] == d[middle - 4] { middle += 1 }
+        let p = middle
+        guard n >= twoThreadBytes, p < n else { return tokenize(d, from: 0, to: n, into: tokens, counts: counts) }
+        // Side k's counts, token count and tokens (side 1's from `tokens + p`: side 0 writes at most p).
+        let sideCounts = UnsafeMutableBufferPointer<Int>.allocate(capacity: 2 * counts.count + 2)
+        defer { sideCounts.deallocate() }
+        sideCounts.initialize(repeating: 0)
+        let shared = DisjointSlots(base: sideCounts),
+            input = DisjointSlots(base: UnsafeMutableBufferPointer(mutating: data))
+        let out = DisjointSlots(base: UnsafeMutableBufferPointer(start: tokens, count: n)), m = counts.count
+        Parallel.both { k in
+            let slots = UnsafeMutableBufferPointer(rebasing: shared.base[(k * m)..<(k * m + m)])
+            shared.base[2 * m + k] = tokenize(
+                UnsafePointer(input.base.baseAddress!), from: k == 0 ? 0 : p, to: k == 0 ? p : n,
+                into: out.base.baseAddress! + (k == 0 ? 0 : p), counts: slots)
+        }
+        let first = sideCounts[2 * m], second = sideCounts[2 * m + 1]
+        (tokens + first).update(from: tokens + p, count: second)
+        for i in 0..<m { counts[i] &+= sideCounts[i] &+ sideCounts[m + i] }
+        return first + second
+    }
+
+    /// Cuts `d[start..<end]`, starting a token at `start`, into tokens (a literal byte, or 256 +
+    /// length − 3 for a run at distance 4 of at least ``minimumRun``), counting their
+    /// literal/length symbols into `counts`. Returns how many.
+    static func tokenize(
+        _ d: UnsafePointer<UInt8>, from start: Int, to n: Int, into tokens: UnsafeMutablePointer<UInt16>,
+        counts: UnsafeMutableBufferPointer<Int>
+    ) -> Int {
         var tokenCount = 0
         lengthSymbol.withUnsafeBufferPointer { symbol in
-            var i = 0
+            var i = start
             while i < n {
                 if i >= 4 && d[i] == d[i - 4] {
                     let run = repeatLength(d, i, n)

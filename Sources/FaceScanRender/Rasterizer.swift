@@ -83,32 +83,13 @@ public enum Rasterizer {
         outputCamera.width = size
         outputCamera.height = size
 
-        // 2. Per-vertex screen positions, 1/depth and camera-space normals.
-        let n = mesh.vertexCount
-        var screen = [SIMD2<Float>](repeating: .zero, count: n)
-        var invDepth = [Float](repeating: 0, count: n)
-        let worldNormals = mesh.vertexNormals()
-        var front = [SIMD4<Float>](repeating: .zero, count: n)
-        var back = [SIMD4<Float>](repeating: .zero, count: n)
-        for v in 0..<n {
-            let (s, d) = camera.project(mesh.positions[v])
-            screen[v] = s
-            invDepth[v] = d > 0 && d.isFinite ? 1 / d : 0
-            // 3. Light every vertex, outside and inside (the normal flipped towards the camera).
-            var normal = camera.directionToCamera(worldNormals[v])
-            if normal == .zero { normal = SIMD3(0, 0, 1) }
-            let f = shader.shade(vertex: v, normal: normal, frontFacing: true),
-                b = shader.shade(vertex: v, normal: -normal, frontFacing: false)
-            front[v] = SIMD4(f, 0)
-            back[v] = SIMD4(b, 0)
-        }
-
-        // 4–6. Rasterise and resolve strip by strip.
+        // 2–6. Project and light every vertex, bin the triangles, rasterise and resolve strip by
+        // strip.
         var pixels = [UInt8](repeating: 0, count: size * size * 4)
         var depth = wantDepth ? [Float](repeating: .infinity, count: size * size) : []
         StripRenderer.draw(
-            triangles: mesh.triangles, screen: screen, invDepth: invDepth, front: front, back: back,
-            size: size, supersample: ss, threads: options.threads, pixels: &pixels, depth: &depth)
+            positions: mesh.positions, triangles: mesh.triangles, normals: mesh.vertexNormals(), camera: camera,
+            shader: shader, size: size, supersample: ss, threads: options.threads, pixels: &pixels, depth: &depth)
         return RenderedFrame(
             image: RGBAImage(uncheckedWidth: size, height: size, pixels: pixels), depth: depth, camera: outputCamera)
     }

@@ -39,10 +39,11 @@ public struct RenderOptions: Sendable, Hashable, Codable {
     public var fieldOfView: Float
     /// Extra room around the bounding sphere, as a fraction of its radius: 0 to 100.
     public var margin: Float
-    /// Threads drawing horizontal strips of the image, 1 to 256; the output is byte-identical for
-    /// any count. The default is 1: on two cores a second thread did not make a thumbnail faster
-    /// (512² to 2 048², `facescan-bench render`, docs/PERFORMANCE.md), since starting it and the
-    /// serial setup cost about what it saves.
+    /// Threads of a render, 1 to 256: with more than 1 the vertices, the triangles' set-up and the
+    /// horizontal strips of the image are each split in two halves, drawn on the calling thread
+    /// and one more started for the render (joined before it returns); the output is
+    /// byte-identical for any count. The default is 2: the thumbnail of `process` on two cores
+    /// (docs/PERFORMANCE.md, *Thumbnail as the user sees it*).
     public var threads: Int
 
     /// Allowed ``size`` values.
@@ -55,7 +56,7 @@ public struct RenderOptions: Sendable, Hashable, Codable {
     /// Options for a render; `threads` below 1 is taken as 1. The values are checked when used.
     public init(
         size: Int = 512, view: RenderView = .front, supersample: Int = 2, fieldOfView: Float = 30, margin: Float = 0.02,
-        threads: Int = 1
+        threads: Int = 2
     ) {
         self.size = size
         self.view = view

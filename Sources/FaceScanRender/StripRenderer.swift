@@ -43,78 +43,170 @@ enum StripRenderer {
         var rows = 0
     }
 
-    /// Renders every strip into `pixels` (RGBA8, `size²`) and `depth`. With `threads > 1` the
-    /// strips are split into two contiguous runs drawn concurrently (``Parallel/both(_:)``), each
-    /// with its own strip buffers; a strip's pixels depend only on its own triangles, so the bytes
-    /// are identical for any thread count.
-    static func draw(
-        triangles: [UInt32], screen: [SIMD2<Float>], invDepth: [Float], front: [SIMD4<Float>], back: [SIMD4<Float>],
+    /// Renders `positions`/`triangles` into `pixels` (RGBA8, `size²`) and `depth`: every vertex
+    /// projected and lit (``Vertices``), every triangle binned by the strips it touches with its
+    /// colour planes (``Triangles``), then every strip rasterised and resolved (``Run``). With
+    /// `threads > 1` each step splits its work in two (vertices, triangles, strips) and runs the
+    /// halves on the calling thread and one more (``Parallel/Pair``, joined before returning); each
+    /// half writes only its own slots and the bins keep triangle order, so the bytes are identical
+    /// for any thread count.
+    static func draw<S: VertexShader>(
+        positions: [SIMD3<Float>], triangles: [UInt32], normals: [SIMD3<Float>], camera: Camera, shader: S,
         size: Int, supersample ss: Int, threads: Int, pixels: inout [UInt8], depth: inout [Float]
     ) {
-        let w = size * ss, h = size * ss
-        let stripRows = outputRowsPerStrip * ss
-        let stripCount = (size + outputRowsPerStrip - 1) / outputRowsPerStrip
-        let fixed = screen.map { s in SIMD2(snap(s.x), snap(s.y)) }
+        let sides = threads > 1 ? Parallel.Pair() : nil
+        let n = positions.count
+        let screen = UnsafeMutableBufferPointer<SIMD2<Float>>.allocate(capacity: n)
+        let fixed = UnsafeMutableBufferPointer<SIMD2<Int32>>.allocate(capacity: n)
+        let invDepth = UnsafeMutableBufferPointer<Float>.allocate(capacity: n)
+        let front = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: n)
+        let back = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: n)
+        defer {
+            screen.deallocate()
+            fixed.deallocate()
+            invDepth.deallocate()
+            front.deallocate()
+            back.deallocate()
+        }
+        positions.withUnsafeBufferPointer { positions in
+            normals.withUnsafeBufferPointer { normals in
+                let vertices = Vertices(
+                    positions: positions, normals: normals, camera: camera, shader: shader, screen: screen,
+                    fixed: fixed, invDepth: invDepth, front: front, back: back)
+                both(sides) { k in vertices.run(k == 0 ? 0..<n / 2 : n / 2..<n) }
+            }
+        }
         triangles.withUnsafeBufferPointer { tris in
-            screen.withUnsafeBufferPointer { scr in
-                fixed.withUnsafeBufferPointer { fixed in
-                    invDepth.withUnsafeBufferPointer { viz in
-                        front.withUnsafeBufferPointer { front in
-                            back.withUnsafeBufferPointer { back in
-                                SRGB.table.withUnsafeBufferPointer { lut in
-                                    pixels.withUnsafeMutableBufferPointer { out in
-                                        depth.withUnsafeMutableBufferPointer { dout in
-                                            let input = Inputs(
-                                                tris: tris, screen: scr, fixed: fixed, invDepth: viz, front: front,
-                                                back: back, lut: lut)
-                                            // Per triangle, once: its sample rows (to bin it by the strips they touch:
-                                            // count → prefix-sum → fill) and its colour planes (for the resolve).
-                                            let triangleCount = tris.count / 3
-                                            var offsets = [Int32](repeating: 0, count: stripCount + 1)
-                                            var rows = [SIMD2<Int32>](repeating: SIMD2(1, 0), count: triangleCount)
-                                            var planes = [SIMD4<Float>](repeating: .zero, count: 3 * triangleCount)
-                                            planes.withUnsafeMutableBufferPointer { planes in
-                                                for t in 0..<triangleCount {
-                                                    guard let (y0, y1) = rowRange(t, input, width: w, height: h) else {
-                                                        continue
-                                                    }
-                                                    rows[t] = SIMD2(Int32(y0), Int32(y1))
-                                                    for s in (y0 / stripRows)...(y1 / stripRows) { offsets[s + 1] += 1 }
-                                                    colorPlane(t, input, into: planes.baseAddress! + 3 * t)
-                                                }
-                                            }
-                                            for s in 0..<stripCount { offsets[s + 1] += offsets[s] }
-                                            var fill = offsets
-                                            var bins = [Int32](repeating: 0, count: Int(offsets[stripCount]))
-                                            for t in 0..<triangleCount where rows[t].x <= rows[t].y {
-                                                for s in (Int(rows[t].x) / stripRows)...(Int(rows[t].y) / stripRows) {
-                                                    bins[Int(fill[s])] = Int32(t)
-                                                    fill[s] += 1
-                                                }
-                                            }
-                                            bins.withUnsafeBufferPointer { bins in
-                                                planes.withUnsafeBufferPointer { planes in
-                                                    let run = Run(
-                                                        input: input, bins: bins, offsets: offsets, planes: planes,
-                                                        size: size,
-                                                        supersample: ss,
-                                                        out: out, depth: dout)
-                                                    if threads == 1 || stripCount < 2 {
-                                                        run.strips(0..<stripCount)
-                                                    } else {
-                                                        let half = stripCount / 2
-                                                        Parallel.both { k in
-                                                            run.strips(k == 0 ? 0..<half : half..<stripCount)
-                                                        }
-                                                    }
-                                                }
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                        }
+            SRGB.table.withUnsafeBufferPointer { lut in
+                let input = Inputs(
+                    tris: tris, screen: UnsafeBufferPointer(screen), fixed: UnsafeBufferPointer(fixed),
+                    invDepth: UnsafeBufferPointer(invDepth), front: UnsafeBufferPointer(front),
+                    back: UnsafeBufferPointer(back), lut: lut)
+                pixels.withUnsafeMutableBufferPointer { out in
+                    depth.withUnsafeMutableBufferPointer { dout in
+                        binAndDraw(input, size: size, supersample: ss, sides: sides, out: out, depth: dout)
                     }
+                }
+            }
+        }
+    }
+
+    /// `body(0)` and `body(1)`: on `sides`' two threads, or in order on the calling thread.
+    @inline(__always)
+    static func both(_ sides: Parallel.Pair?, _ body: @Sendable (Int) -> Void) {
+        if let sides {
+            sides.run(body)
+        } else {
+            body(0)
+            body(1)
+        }
+    }
+
+    /// Steps 2–3 of ``draw(positions:triangles:normals:camera:shader:size:supersample:threads:pixels:depth:)``
+    /// (bins and colour planes) and the strips.
+    static func binAndDraw(
+        _ input: Inputs, size: Int, supersample ss: Int, sides: Parallel.Pair?, out: UnsafeMutableBufferPointer<UInt8>,
+        depth dout: UnsafeMutableBufferPointer<Float>
+    ) {
+        let triangleCount = input.tris.count / 3, half = triangleCount / 2
+        let stripCount = (size + outputRowsPerStrip - 1) / outputRowsPerStrip
+        let planes = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: 3 * triangleCount)
+        let rows = UnsafeMutableBufferPointer<SIMD4<Int32>>.allocate(capacity: triangleCount)
+        // Per side and strip, the triangles it bins there, then the bin its next one goes to.
+        let counts = UnsafeMutableBufferPointer<Int32>.allocate(capacity: 2 * stripCount)
+        defer {
+            planes.deallocate()
+            rows.deallocate()
+            counts.deallocate()
+        }
+        let binning = Triangles(
+            input: input, width: size * ss, stripRows: outputRowsPerStrip * ss, stripCount: stripCount, rows: rows,
+            planes: planes, counts: counts)
+        both(sides) { k in binning.setUp(k == 0 ? 0..<half : half..<triangleCount, side: k) }
+        // Strip s's bins: side 0's triangles, then side 1's, each in triangle order.
+        var offsets = [Int32](repeating: 0, count: stripCount + 1)
+        for s in 0..<stripCount {
+            let c0 = counts[s], c1 = counts[stripCount + s]
+            counts[s] = offsets[s]
+            counts[stripCount + s] = offsets[s] + c0
+            offsets[s + 1] = offsets[s] + c0 + c1
+        }
+        let bins = UnsafeMutableBufferPointer<Int32>.allocate(capacity: max(1, Int(offsets[stripCount])))
+        defer { bins.deallocate() }
+        let slots = DisjointSlots(base: bins)
+        both(sides) { k in binning.fill(k == 0 ? 0..<half : half..<triangleCount, side: k, bins: slots.base) }
+        let run = Run(
+            input: input, bins: UnsafeBufferPointer(bins), offsets: offsets, boxes: UnsafeBufferPointer(rows),
+            planes: UnsafeBufferPointer(planes), size: size, supersample: ss, out: out, depth: dout)
+        let split = sides == nil || stripCount < 2 ? stripCount : stripCount / 2
+        both(sides) { k in run.strips(k == 0 ? 0..<split : split..<stripCount) }
+    }
+
+    /// Step 1 of ``draw(positions:triangles:normals:camera:shader:size:supersample:threads:pixels:depth:)``:
+    /// per vertex its screen position (and snapped), 1/depth, and its colour outside and inside.
+    struct Vertices<S: VertexShader>: @unchecked Sendable {
+        let positions: UnsafeBufferPointer<SIMD3<Float>>
+        let normals: UnsafeBufferPointer<SIMD3<Float>>
+        let camera: Camera
+        let shader: S
+        let screen: UnsafeMutableBufferPointer<SIMD2<Float>>
+        let fixed: UnsafeMutableBufferPointer<SIMD2<Int32>>
+        let invDepth: UnsafeMutableBufferPointer<Float>
+        let front: UnsafeMutableBufferPointer<SIMD4<Float>>
+        let back: UnsafeMutableBufferPointer<SIMD4<Float>>
+
+        func run(_ range: Range<Int>) {
+            for v in range {
+                let (s, d) = camera.project(positions[v])
+                screen[v] = s
+                fixed[v] = SIMD2(snap(s.x), snap(s.y))
+                invDepth[v] = d > 0 && d.isFinite ? 1 / d : 0
+                // Lit outside and inside (the normal flipped towards the camera).
+                var normal = camera.directionToCamera(normals[v])
+                if normal == .zero { normal = SIMD3(0, 0, 1) }
+                let f = shader.shade(vertex: v, normal: normal, frontFacing: true),
+                    b = shader.shade(vertex: v, normal: -normal, frontFacing: false)
+                front[v] = SIMD4(f, 0)
+                back[v] = SIMD4(b, 0)
+            }
+        }
+    }
+
+    /// Steps 2 and 3 of ``draw(positions:triangles:normals:camera:shader:size:supersample:threads:pixels:depth:)``:
+    /// per triangle its sample rows and colour planes, counted per strip (``setUp(_:side:)``),
+    /// then listed in the bins of the strips it touches (``fill(_:side:bins:)``).
+    struct Triangles: @unchecked Sendable {
+        let input: Inputs
+        let width: Int
+        let stripRows: Int
+        let stripCount: Int
+        /// Per triangle its sample rows and columns, clipped to the raster: (y0, y1, x0, x1);
+        /// y0 > y1 when it is not drawn.
+        let rows: UnsafeMutableBufferPointer<SIMD4<Int32>>
+        let planes: UnsafeMutableBufferPointer<SIMD4<Float>>
+        /// `stripCount` slots per side: counts after ``setUp(_:side:)``, then the next free bin.
+        let counts: UnsafeMutableBufferPointer<Int32>
+
+        func setUp(_ range: Range<Int>, side: Int) {
+            let count = counts.baseAddress! + side * stripCount
+            count.update(repeating: 0, count: stripCount)
+            for t in range {
+                guard let (y0, y1, x0, x1) = rowRange(t, input, width: width, height: width) else {
+                    rows[t] = SIMD4(1, 0, 0, 0)
+                    continue
+                }
+                rows[t] = SIMD4(Int32(y0), Int32(y1), Int32(x0), Int32(x1))
+                for s in (y0 / stripRows)...(y1 / stripRows) { count[s] += 1 }
+                colorPlane(t, input, into: planes.baseAddress! + 3 * t)
+            }
+        }
+
+        func fill(_ range: Range<Int>, side: Int, bins: UnsafeMutableBufferPointer<Int32>) {
+            let next = counts.baseAddress! + side * stripCount
+            for t in range where rows[t].x <= rows[t].y {
+                for s in (Int(rows[t].x) / stripRows)...(Int(rows[t].y) / stripRows) {
+                    bins[Int(next[s])] = Int32(t)
+                    next[s] += 1
                 }
             }
         }
@@ -126,6 +218,8 @@ enum StripRenderer {
         let input: Inputs
         let bins: UnsafeBufferPointer<Int32>
         let offsets: [Int32]
+        /// Per triangle its rows and columns (``Triangles/rows``).
+        let boxes: UnsafeBufferPointer<SIMD4<Int32>>
         /// Per triangle, three colour planes (see ``colorPlane(_:_:into:)``).
         let planes: UnsafeBufferPointer<SIMD4<Float>>
         let size: Int
@@ -133,8 +227,21 @@ enum StripRenderer {
         let out: UnsafeMutableBufferPointer<UInt8>
         let depth: UnsafeMutableBufferPointer<Float>
 
+        /// The output pixel columns the triangles `bins[range]` reach.
+        @inline(__always)
+        func pixelColumns(_ range: Range<Int>) -> Range<Int> {
+            var lo = Int32.max, hi = Int32.min
+            for k in range {
+                let box = boxes[Int(bins[k])]
+                lo = min(lo, box.z)
+                hi = max(hi, box.w)
+            }
+            return Int(lo) / supersample..<(Int(hi) / supersample + 1)
+        }
+
         /// Rasterises and resolves `range` of strips with buffers of its own.
         func strips(_ range: Range<Int>) {
+            guard !range.isEmpty else { return }
             let w = size * supersample, h = w
             let stripRows = outputRowsPerStrip * supersample
             // Seven samples of slack after the last row for `Span.fill8`.
@@ -144,27 +251,35 @@ enum StripRenderer {
                 ibuf.withUnsafeMutableBufferPointer { id in
                     var strip = Strip(z: z, id: id, width: w)
                     for s in range {
+                        // A strip no triangle reaches keeps its empty pixels (zero) and depths.
+                        let first = Int(offsets[s]), last = Int(offsets[s + 1])
+                        guard first < last else { continue }
                         strip.top = s * stripRows
                         strip.rows = min(stripRows, h - strip.top)
-                        let n = strip.rows * w
-                        z.baseAddress!.update(repeating: 0, count: n)
-                        id.baseAddress!.update(repeating: -1, count: n)
-                        for k in Int(offsets[s])..<Int(offsets[s + 1]) {
+                        // Only the pixel columns its triangles reach are cleared and resolved: the
+                        // others have no sample drawn, so they stay empty.
+                        let columns = pixelColumns(first..<last)
+                        let c0 = columns.lowerBound * supersample, c1 = columns.upperBound * supersample
+                        for r in 0..<strip.rows {
+                            (z.baseAddress! + r * w + c0).update(repeating: 0, count: c1 - c0)
+                            (id.baseAddress! + r * w + c0).update(repeating: -1, count: c1 - c0)
+                        }
+                        for k in first..<last {
                             rasterize(Int(bins[k]), input, strip)
                         }
                         resolve(
-                            strip, input, planes: planes, size: size, supersample: supersample, pixels: out,
-                            depth: depth)
+                            strip, input, planes: planes, size: size, supersample: supersample, columns: columns,
+                            pixels: out, depth: depth)
                     }
                 }
             }
         }
     }
 
-    /// The sample rows a drawable triangle covers (clipped to the raster), or nil when it is
-    /// behind the camera, degenerate once snapped, or off screen.
+    /// The sample rows and columns a drawable triangle covers (clipped to the raster), or nil
+    /// when it is behind the camera, degenerate once snapped, or off screen.
     @inline(__always)
-    static func rowRange(_ t: Int, _ input: Inputs, width: Int, height: Int) -> (Int, Int)? {
+    static func rowRange(_ t: Int, _ input: Inputs, width: Int, height: Int) -> (Int, Int, Int, Int)? {
         let i0 = Int(input.tris[3 * t]), i1 = Int(input.tris[3 * t + 1]), i2 = Int(input.tris[3 * t + 2])
         // Behind or at the camera: not drawn (a framing camera never needs clipping).
         guard input.invDepth[i0] > 0, input.invDepth[i1] > 0, input.invDepth[i2] > 0 else { return nil }
@@ -176,7 +291,7 @@ enum StripRenderer {
         let x0 = firstSample(lo.x), x1 = lastSample(hi.x)
         guard x0 <= x1, x1 >= 0, x0 < width else { return nil }
         let y0 = max(0, firstSample(lo.y)), y1 = min(height - 1, lastSample(hi.y))
-        return y0 <= y1 ? (y0, y1) : nil
+        return y0 <= y1 ? (y0, y1, max(0, x0), min(width - 1, x1)) : nil
     }
 
     /// `v` (samples) in fixed point, rounded to nearest; clamped to ±``clampSamples``, NaN as 0.
@@ -411,11 +526,13 @@ enum StripRenderer {
         return v * (1 / v.w)
     }
 
-    /// Shades and resolves the output rows of `strip` (and their depths when `depth` is not empty).
+    /// Shades and resolves the output pixels of `strip` in `columns` (and their depths when `depth`
+    /// is not empty); the others have no sample drawn.
     @inline(__always)
     static func resolve(
         _ strip: Strip, _ input: Inputs, planes: UnsafeBufferPointer<SIMD4<Float>>, size: Int, supersample ss: Int,
-        pixels out: UnsafeMutableBufferPointer<UInt8>, depth dout: UnsafeMutableBufferPointer<Float>
+        columns: Range<Int>, pixels out: UnsafeMutableBufferPointer<UInt8>,
+        depth dout: UnsafeMutableBufferPointer<Float>
     ) {
         let w = strip.width
         let perPixel = ss * ss
@@ -425,7 +542,7 @@ enum StripRenderer {
         let wantDepth = dout.count > 0
         for py in (strip.top / ss)..<((strip.top + strip.rows) / ss) {
             let sampleRow = (py * ss - strip.top) * w
-            for px in 0..<size {
+            for px in columns {
                 let base = sampleRow + px * ss
                 let firstTag = ib[base]
                 var covered = 0
@@ -472,7 +589,9 @@ enum StripRenderer {
                 out[o] = input.lut[Int(unitClamp(c.x) * lutMax + 0.5)]
                 out[o + 1] = input.lut[Int(unitClamp(c.y) * lutMax + 0.5)]
                 out[o + 2] = input.lut[Int(unitClamp(c.z) * lutMax + 0.5)]
-                out[o + 3] = UInt8((covered * 255 + perPixel / 2) / perPixel)
+                // Coverage as alpha, rounded (a shift for the default 2×2, no division).
+                let alpha = perPixel == 4 ? (covered * 255 + 2) >> 2 : (covered * 255 + perPixel / 2) / perPixel
+                out[o + 3] = UInt8(truncatingIfNeeded: alpha)
                 if wantDepth { dout[py * size + px] = 1 / nearest }
             }
         }

@@ -119,6 +119,42 @@ import Testing
         #expect(Self.inflate(stream, size: data.count) == data, "\(name)")
     }
 
+    /// From ``PixelDeflate/twoThreadBytes`` the first pass runs in two halves: its tokens and counts
+    /// are the one-pass scan's, also with a run of repeats reaching past the middle (the split
+    /// moves to its end) and with no split point at all (all repeats after the middle).
+    @Test(arguments: ["runs across the middle", "repeats to the end", "face rows"])
+    func twoHalvesTokenizeAsOnePass(_ name: String) {
+        let n = PixelDeflate.twoThreadBytes + 4_099
+        var data = (0..<n).map { UInt8(truncatingIfNeeded: ($0 * 7) % 13 + ($0 / 40) % 3) }
+        switch name {
+        case "runs across the middle":
+            for i in (n / 2 - 1_000)..<(n / 2 + 3_000) { data[i] = data[i - 4] }
+        case "repeats to the end":
+            for i in (n / 2 - 10)..<n { data[i] = data[i - 4] }
+        default:
+            data = PNGEncoder.filtered(Self.face)
+        }
+        let count = data.count
+        var one = [Int](repeating: 0, count: 286), two = one
+        var oneTokens = [UInt16](repeating: 0, count: count), twoTokens = oneTokens
+        let c1 = data.withUnsafeBufferPointer { d in
+            oneTokens.withUnsafeMutableBufferPointer { t in
+                one.withUnsafeMutableBufferPointer {
+                    PixelDeflate.tokenize(d.baseAddress!, from: 0, to: count, into: t.baseAddress!, counts: $0)
+                }
+            }
+        }
+        let c2 = data.withUnsafeBufferPointer { d in
+            twoTokens.withUnsafeMutableBufferPointer { t in
+                two.withUnsafeMutableBufferPointer { PixelDeflate.tokenizeAll(d, into: t.baseAddress!, counts: $0) }
+            }
+        }
+        #expect(count >= PixelDeflate.twoThreadBytes, "\(name) is at the two-half size")
+        #expect(c1 == c2, "\(name)")
+        #expect(Array(oneTokens[0..<c1]) == Array(twoTokens[0..<c2]), "\(name)")
+        #expect(one == two, "\(name)")
+    }
+
     /// Length-limited codes are complete prefix codes (Kraft sum exactly 1) within the limit.
     @Test func codeLengthsAreCompleteAndLimited() {
         var fibonacci = [Int](repeating: 0, count: 286)
