@@ -40,37 +40,23 @@ struct Shading: Sendable, Equatable {
     /// explains within ``outlierRatio``. Nil when the fit does not show a directional light.
     static func fit(fusion: TextureFusion, colour: [SIMD3<Float>], known: [Bool]) -> Shading? {
         let normals = fusion.unitNormals()
+        // The texels the fit can use, in texel order: (normal, luminance) and weight (texels seen
+        // often and squarely count more: their fused weight, bounded).
+        var points: [SIMD4<Double>] = [], weights: [Double] = []
+        for i in 0..<fusion.texel.count {
+            let e = Int(fusion.inTexelOrder[i])  // the sums in texel order, whatever the layout
+            let k = Int(fusion.texel[e])
+            guard known[k] else { continue }
+            let n = normals[Int(fusion.tri[e])]
+            guard n != .zero else { continue }
+            let c = colour[k]
+            let y = 0.2126 * Double(c.x) + 0.7152 * Double(c.y) + 0.0722 * Double(c.z)
+            points.append(SIMD4(Double(n.x), Double(n.y), Double(n.z), y))
+            weights.append(Double(min(fusion.sum[e].w, 4)))
+        }
         var beta: [Double]? = nil
         for _ in 0..<8 {
-            var ata = [Double](repeating: 0, count: 16), atb = [Double](repeating: 0, count: 4)
-            var used = 0
-            let direction = beta.map { b in SIMD3(b[1], b[2], b[3]) / max(norm3(SIMD3(b[1], b[2], b[3])), 1e-12) }
-            for e in 0..<fusion.texel.count {
-                let k = Int(fusion.texel[e])
-                guard known[k] else { continue }
-                let n = normals[Int(fusion.tri[e])]
-                guard n != .zero else { continue }
-                let nd = SIMD3<Double>(Double(n.x), Double(n.y), Double(n.z))
-                let c = colour[k]
-                let y = 0.2126 * Double(c.x) + 0.7152 * Double(c.y) + 0.0722 * Double(c.z)
-                if let b = beta, let l = direction {
-                    // Where the fitted light reaches, and not an outlier of the fit (the
-                    // background at the silhouette, a dark spot, a clipped highlight).
-                    guard dot3(nd, l) > 0 else { continue }
-                    let predicted = b[0] + b[1] * nd.x + b[2] * nd.y + b[3] * nd.z
-                    guard predicted > 0, abs(y / predicted - 1) < outlierRatio else { continue }
-                }
-                // Texels seen often and squarely count more (their fused weight, bounded).
-                let w = Double(min(fusion.sum[e].w, 4))
-                let x = [1, nd.x, nd.y, nd.z]
-                for i in 0..<4 {
-                    atb[i] += w * x[i] * y
-                    for j in 0..<4 { ata[4 * i + j] += w * x[i] * x[j] }
-                }
-                used += 1
-            }
-            guard used >= minimumTexels, let next = solve4(ata, atb) else { return nil }
-            guard next[0] > 0 else { return nil }
+            guard let next = fitRound(points, weights, beta: beta), next[0] > 0 else { return nil }
             beta = next
         }
         guard let b = beta else { return nil }
@@ -79,6 +65,38 @@ struct Shading: Sendable, Equatable {
         let share = len / (b[0] + len)
         guard len > 0, share >= minimumShare else { return nil }
         return Shading(direction: d / len, share: min(maximumShare, share))
+    }
+
+    /// One round of the fit: weighted least squares of luminance on (1, N) over `points`
+    /// ((N, luminance)), after the first round only where `beta`'s light reaches and explains
+    /// the luminance within ``outlierRatio``; nil with fewer than ``minimumTexels`` or a singular system.
+    static func fitRound(_ points: [SIMD4<Double>], _ weights: [Double], beta: [Double]?) -> [Double]? {
+        // Rows of AᵀA and Aᵀb, A's rows (1, N) weighted.
+        var a0 = SIMD4<Double>(), a1 = a0, a2 = a0, a3 = a0, atb = a0
+        var used = 0
+        let direction = beta.map { b in SIMD3(b[1], b[2], b[3]) / max(norm3(SIMD3(b[1], b[2], b[3])), 1e-12) }
+        let b = beta ?? [0, 0, 0, 0]
+        for (p, w) in zip(points, weights) {
+            let nd = SIMD3(p.x, p.y, p.z), y = p.w
+            if let l = direction {
+                // Where the fitted light reaches, and not an outlier of the fit (the
+                // background at the silhouette, a dark spot, a clipped highlight).
+                guard dot3(nd, l) > 0 else { continue }
+                let predicted = b[0] + b[1] * nd.x + b[2] * nd.y + b[3] * nd.z
+                guard predicted > 0, abs(y / predicted - 1) < outlierRatio else { continue }
+            }
+            let x = SIMD4<Double>(1, nd.x, nd.y, nd.z)
+            let wx = w * x
+            atb += wx * y
+            a0 += wx.x * x
+            a1 += wx.y * x
+            a2 += wx.z * x
+            a3 += wx.w * x
+            used += 1
+        }
+        let ata = [a0, a1, a2, a3].flatMap { [$0.x, $0.y, $0.z, $0.w] }
+        guard used >= minimumTexels else { return nil }
+        return solve4(ata, [atb.x, atb.y, atb.z, atb.w])
     }
 
     /// Divides every known texel of `colour` by its shading.

@@ -55,10 +55,16 @@ public struct TextureFusion: Sendable {
     /// Whether ``uvs`` were made by facescan.
     public let madeUVs: Bool
     let vertexCount: Int
-    /// Per covered texel (in texel order): its index `y · size + x`, triangle, barycentrics of corners 1 and 2.
+    /// Per covered texel, triangle by triangle (triangle t's are `triangleStart[t]..<triangleStart[t + 1]`,
+    /// in texel order within it: a frame visits only the triangles it paints, in memory order):
+    /// its index `y · size + x`, triangle, barycentrics of corners 1 and 2.
     let texel: [Int32]
     let tri: [Int32]
     let bary: [SIMD2<Float>]
+    let triangleStart: [Int32]
+    /// The covered texels in texel order (indices into ``texel``): the order the sums that must
+    /// not depend on the layout (the gain's sample, the light's fit) go in.
+    let inTexelOrder: [Int32]
     /// Per covered texel: Σ weight · linear RGB, and Σ weight.
     var sum: [SIMD4<Float>]
     /// Frames fused so far.
@@ -101,7 +107,15 @@ public struct TextureFusion: Sendable {
             uvs = Self.planarUVs(rest: rest, triangles: topology.triangles, vertexCount: vertexCount)
             madeUVs = true
         }
-        (texel, tri, bary) = Self.texels(uvs: uvs, triangles: triangles, size: size)
+        let (texelRows, triRows, baryRows) = Self.texels(uvs: uvs, triangles: triangles, size: size)
+        let (order, start) = Self.groupByTriangle(triRows, triangleCount: triangles.count / 3)
+        texel = order.map { texelRows[Int($0)] }
+        tri = order.map { triRows[Int($0)] }
+        bary = order.map { baryRows[Int($0)] }
+        triangleStart = start
+        var inverse = [Int32](repeating: 0, count: order.count)
+        for (j, e) in order.enumerated() { inverse[Int(e)] = Int32(j) }
+        inTexelOrder = inverse
         sum = [SIMD4<Float>](repeating: .zero, count: texel.count)
         restSum = [Double](repeating: 0, count: 3 * vertexCount)
         meanSum = restSum
@@ -185,6 +199,21 @@ public struct TextureFusion: Sendable {
         return (texel, tri, bary)
     }
 
+    /// The texels of each triangle (a counting sort of `tri`: stable, so in texel order within
+    /// a triangle) and where each triangle's run starts (`triangleCount + 1` entries).
+    static func groupByTriangle(_ tri: [Int32], triangleCount: Int) -> ([Int32], [Int32]) {
+        var start = [Int32](repeating: 0, count: triangleCount + 1)
+        for t in tri { start[Int(t) + 1] += 1 }
+        for t in 0..<triangleCount { start[t + 1] += start[t] }
+        var next = start
+        var order = [Int32](repeating: 0, count: tri.count)
+        for (e, t) in tri.enumerated() {
+            order[Int(next[Int(t)])] = Int32(e)
+            next[Int(t)] += 1
+        }
+        return (order, start)
+    }
+
     // MARK: light
 
     /// Linear RGB of a blackbody at `kelvin` relative to one at 6500 K (FORMAT.md, "The image and
@@ -216,8 +245,8 @@ public struct TextureFusion: Sendable {
         return exp(-d * d / (2 * tapSigma * tapSigma))
     }
 
-    /// sRGB byte value (0…255, fractional) → linear light, tabulated every 1/4.
-    static let toLinear: [Float] = (0...1024).map { Float(linear(Double($0) / 1020)) }
+    /// sRGB byte value (0…255) → linear light.
+    static let toLinear: [Float] = (0...255).map { Float(linear(Double(4 * $0) / 1020)) }
 
     // MARK: fusing
 
@@ -257,8 +286,9 @@ public struct TextureFusion: Sendable {
             restCount += 1
         }
         addNormals(cam, camera: camera, weights: scratch.weight)
-        // Depth of the nearest front-facing surface, one cell per pixel up to 1024 wide, coarser above.
-        let pixelsPerCell = max(1, (camera.width + 1023) / 1024)
+        // Depth of the nearest front-facing surface, one cell per 2 × 2 pixels (3 × 3 above 2048
+        // wide): a quarter of the raster's work at 640 × 480, the colour as close (docs/ALGORITHMS.md).
+        let pixelsPerCell = max(2, (camera.width + 1023) / 1024)
         let grid = SampleGrid(
             width: image.width, height: image.height, cellsPerPixel: 1 / Float(pixelsPerCell),
             depthWidth: (camera.width + pixelsPerCell - 1) / pixelsPerCell,
@@ -273,14 +303,27 @@ public struct TextureFusion: Sendable {
         if debugFusion {
             print("fusion: frame \(framesFused) painted \(painted) gain \(gain) blink \(blink) mean of \(meanCount)")
         }
-        let count = texel.count
-        sum.withUnsafeMutableBufferPointer { acc in
-            scratch.sample.withUnsafeBufferPointer { smp in
-                for e in 0..<count where smp[e].w > 0 { acc[e] += smp[e] * gain }
-            }
-        }
+        accumulate(gain: gain, scratch: &scratch)
         framesFused += 1
         return true
+    }
+
+    /// Adds the frame's samples (those of the triangles it paints) times `gain` into the sums,
+    /// and clears them: `scratch.sample` is all zero between frames.
+    mutating func accumulate(gain: SIMD4<Float>, scratch: inout Scratch) {
+        let weight = scratch.weight
+        triangleStart.withUnsafeBufferPointer { start in
+            sum.withUnsafeMutableBufferPointer { acc in
+                scratch.sample.withUnsafeMutableBufferPointer { smp in
+                    for t in 0..<(start.count - 1) where weight[t] > 0 {
+                        for e in Int(start[t])..<Int(start[t + 1]) where smp[e].w > 0 {
+                            acc[e] += smp[e] * gain
+                            smp[e] = .zero
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// The frame's vertices placed (at the running mean where they are within ``ownMotion`` of
@@ -398,34 +441,26 @@ public struct TextureFusion: Sendable {
     }
 
     /// Every texel's sample of `image` into `scratch.sample` (zero where it is not painted);
-    /// returns how many are painted.
+    /// returns how many are painted. Only the triangles the frame paints are visited.
     func sample(_ image: CameraImage, grid: SampleGrid, scratch: inout Scratch) -> Int {
         let count = texel.count
+        // All zero between frames (``accumulate(gain:scratch:)`` clears what a frame painted).
         if scratch.sample.count != count { scratch.sample = [SIMD4<Float>](repeating: .zero, count: count) }
         var painted = 0
         image.rgb.withUnsafeBufferPointer { px in
             Self.toLinear.withUnsafeBufferPointer { lut in
                 Self.tapWeights.withUnsafeBufferPointer { gauss in
-                    tri.withUnsafeBufferPointer { tri in
-                        bary.withUnsafeBufferPointer { bary in
-                            triangles.withUnsafeBufferPointer { tris in
-                                scratch.u.withUnsafeBufferPointer { pu in
-                                    scratch.v.withUnsafeBufferPointer { pv in
-                                        scratch.z.withUnsafeBufferPointer { pz in
-                                            scratch.weight.withUnsafeBufferPointer { wt in
-                                                scratch.depth.withUnsafeBufferPointer { depth in
-                                                    scratch.sample.withUnsafeMutableBufferPointer { out in
-                                                        let frame = FrameBuffers(
-                                                            pixels: px, toLinear: lut, taps: gauss, triangles: tris,
-                                                            u: pu, v: pv, z: pz, weight: wt, depth: depth)
-                                                        for e in 0..<count {
-                                                            let v = Self.sampleTexel(
-                                                                triangle: Int(tri[e]), bary: bary[e], frame, grid)
-                                                            out[e] = v
-                                                            if v.w > 0 { painted += 1 }
-                                                        }
-                                                    }
-                                                }
+                    triangles.withUnsafeBufferPointer { tris in
+                        scratch.u.withUnsafeBufferPointer { pu in
+                            scratch.v.withUnsafeBufferPointer { pv in
+                                scratch.z.withUnsafeBufferPointer { pz in
+                                    scratch.weight.withUnsafeBufferPointer { wt in
+                                        scratch.depth.withUnsafeBufferPointer { depth in
+                                            let frame = FrameBuffers(
+                                                pixels: px, toLinear: lut, taps: gauss, triangles: tris,
+                                                u: pu, v: pv, z: pz, weight: wt, depth: depth)
+                                            scratch.sample.withUnsafeMutableBufferPointer { out in
+                                                painted = sampleTriangles(frame, grid, out)
                                             }
                                         }
                                     }
@@ -439,6 +474,38 @@ public struct TextureFusion: Sendable {
         return painted
     }
 
+    /// The texels of every triangle with a weight, sampled into `out`; returns how many are painted.
+    func sampleTriangles(_ frame: FrameBuffers, _ grid: SampleGrid, _ out: UnsafeMutableBufferPointer<SIMD4<Float>>)
+        -> Int
+    {
+        var painted = 0
+        triangleStart.withUnsafeBufferPointer { start in
+            bary.withUnsafeBufferPointer { bary in
+                for t in 0..<(start.count - 1) where frame.weight[t] > 0 {
+                    let lo = Int(start[t]), hi = Int(start[t + 1])
+                    guard lo < hi else { continue }
+                    let a = Int(frame.triangles[3 * t]), b = Int(frame.triangles[3 * t + 1])
+                    let c = Int(frame.triangles[3 * t + 2])
+                    let corners = Corners(
+                        u: SIMD3(frame.u[a], frame.u[b], frame.u[c]), v: SIMD3(frame.v[a], frame.v[b], frame.v[c]),
+                        z: SIMD3(frame.z[a], frame.z[b], frame.z[c]), weight: frame.weight[t])
+                    for e in lo..<hi {
+                        let v = Self.sampleTexel(corners, bary: bary[e], frame, grid)
+                        out[e] = v
+                        if v.w > 0 { painted += 1 }
+                    }
+                }
+            }
+        }
+        return painted
+    }
+
+    /// One triangle's corners in a frame: pixels, depths, and its weight.
+    struct Corners {
+        var u: SIMD3<Float>, v: SIMD3<Float>, z: SIMD3<Float>
+        var weight: Float
+    }
+
     /// The buffers of one frame's sampling, taken once (valid inside ``sample(_:grid:scratch:)`` only).
     struct FrameBuffers {
         let pixels: UnsafeBufferPointer<UInt8>, toLinear: UnsafeBufferPointer<Float>, taps: UnsafeBufferPointer<Float>
@@ -448,48 +515,47 @@ public struct TextureFusion: Sendable {
     }
 
     /// One texel's sample (Σ tap · linear colour and Σ tap, times the light undone and the
-    /// triangle's weight), zero when the texel is not painted: its triangle has no weight, it is
-    /// outside the image, hidden, or on a clipped pixel.
+    /// triangle's weight), zero when the texel is not painted: it is outside the image, hidden,
+    /// or on a clipped pixel.
     @inline(__always)
-    static func sampleTexel(triangle t: Int, bary q: SIMD2<Float>, _ f: FrameBuffers, _ g: SampleGrid) -> SIMD4<Float> {
-        let weight = f.weight[t]
-        guard weight > 0 else { return .zero }
-        let a = Int(f.triangles[3 * t]), b = Int(f.triangles[3 * t + 1]), c = Int(f.triangles[3 * t + 2])
+    static func sampleTexel(_ k: Corners, bary q: SIMD2<Float>, _ f: FrameBuffers, _ g: SampleGrid) -> SIMD4<Float> {
         let q0 = 1 - q.x - q.y
-        let x = q0 * f.u[a] + q.x * f.u[b] + q.y * f.u[c]
-        let y = q0 * f.v[a] + q.x * f.v[b] + q.y * f.v[c]
-        let d = q0 * f.z[a] + q.x * f.z[b] + q.y * f.z[c]
+        let x = q0 * k.u.x + q.x * k.u.y + q.y * k.u.z
+        let y = q0 * k.v.x + q.x * k.v.y + q.y * k.v.z
+        let d = q0 * k.z.x + q.x * k.z.y + q.y * k.z.z
         // Pixel centres at +0.5: bilinear between the four around.
         let sx = x - 0.5, sy = y - 0.5
         let w = g.width
         guard sx >= 0, sy >= 0, sx < Float(w - 1), sy < Float(g.height - 1) else { return .zero }
-        let cell = Int(y * g.cellsPerPixel) * g.depthWidth + Int(x * g.cellsPerPixel)
+        let cell = Int(y * g.cellsPerPixel) &* g.depthWidth &+ Int(x * g.cellsPerPixel)
         guard d <= f.depth[cell] + depthTolerance else { return .zero }
         let ix = Int(sx), iy = Int(sy)
         let fx = sx - Float(ix), fy = sy - Float(iy)
-        let o = 3 * (iy * w + ix), o2 = o + 3 * w
+        let o = 3 &* (iy &* w &+ ix), o2 = o &+ 3 &* w
         let px = f.pixels
-        let p00 = SIMD3<Float>(Float(px[o]), Float(px[o + 1]), Float(px[o + 2]))
-        let p10 = SIMD3<Float>(Float(px[o + 3]), Float(px[o + 4]), Float(px[o + 5]))
-        let p01 = SIMD3<Float>(Float(px[o2]), Float(px[o2 + 1]), Float(px[o2 + 2]))
-        let p11 = SIMD3<Float>(Float(px[o2 + 3]), Float(px[o2 + 4]), Float(px[o2 + 5]))
+        let r00 = px[o], g00b = px[o &+ 1], b00 = px[o &+ 2]
+        let r10 = px[o &+ 3], g10b = px[o &+ 4], b10 = px[o &+ 5]
+        let r01 = px[o2], g01b = px[o2 &+ 1], b01 = px[o2 &+ 2]
+        let r11 = px[o2 &+ 3], g11b = px[o2 &+ 4], b11 = px[o2 &+ 5]
         // A clipped pixel says nothing of the skin.
-        let brightest = max(max(p00.max(), p10.max()), max(p01.max(), p11.max()))
-        guard brightest < clipLevel else { return .zero }
+        let brightest = max(
+            max(max(r00, g00b, b00), max(r10, g10b, b10)), max(max(r01, g01b, b01), max(r11, g11b, b11)))
+        guard Float(brightest) < clipLevel else { return .zero }
         // Shift and add: each of the four pixels around the point counts by a narrow Gaussian of
         // its distance (σ = tapSigma px), normalised over all frames, not per frame: frames that
         // saw the point at different sub-pixel offsets resolve detail finer than bilinear
         // sampling would.
         let gi = Int(fx * 255), gj = Int(fy * 255)
-        let gx0 = f.taps[gi], gx1 = f.taps[255 - gi]
-        let gy0 = f.taps[gj], gy1 = f.taps[255 - gj]
+        let gx0 = f.taps[gi], gx1 = f.taps[255 &- gi]
+        let gy0 = f.taps[gj], gy1 = f.taps[255 &- gj]
         let g00 = gx0 * gy0, g10 = gx1 * gy0, g01 = gx0 * gy1, g11 = gx1 * gy1
         let lut = f.toLinear
-        @inline(__always) func lin(_ p: SIMD3<Float>) -> SIMD3<Float> {
-            SIMD3(lut[4 * Int(p.x)], lut[4 * Int(p.y)], lut[4 * Int(p.z)])
-        }
-        let colour = lin(p00) * g00 + lin(p10) * g10 + lin(p01) * g01 + lin(p11) * g11
-        return SIMD4(colour, g00 + g10 + g01 + g11) * g.undo * weight
+        let c00 = SIMD3(lut[Int(r00)], lut[Int(g00b)], lut[Int(b00)])
+        let c10 = SIMD3(lut[Int(r10)], lut[Int(g10b)], lut[Int(b10)])
+        let c01 = SIMD3(lut[Int(r01)], lut[Int(g01b)], lut[Int(b01)])
+        let c11 = SIMD3(lut[Int(r11)], lut[Int(g11b)], lut[Int(b11)])
+        let colour = c00 * g00 + c10 * g10 + c01 * g01 + c11 * g11
+        return SIMD4(colour, g00 + g10 + g01 + g11) * g.undo * k.weight
     }
 
     /// A robust gain per channel: the median ratio of the running mean to this frame's colour
@@ -501,8 +567,9 @@ public struct TextureFusion: Sendable {
         let count = texel.count
         for ch in 0..<3 {
             scratch.ratios.removeAll(keepingCapacity: true)
-            for e in stride(from: 0, to: count, by: max(1, count / 4000))
-            where scratch.sample[e].w > 0 && sum[e].w > 0 {
+            for i in stride(from: 0, to: count, by: max(1, count / 4000)) {
+                let e = Int(inTexelOrder[i])
+                guard scratch.sample[e].w > 0 && sum[e].w > 0 else { continue }
                 let mine = scratch.sample[e][ch] / scratch.sample[e].w
                 let mean = sum[e][ch] / sum[e].w
                 if mine > 1e-3 { scratch.ratios.append(mean / mine) }
@@ -575,16 +642,48 @@ public struct TextureFusion: Sendable {
         shading?.undo(fusion: self, colour: &colour, known: known)
         let filled = TextureFill.fill(&colour, known: &known, covered: covered, size: size)
         var pixels = [UInt8](repeating: 255, count: 4 * total)
+        let steps = Self.srgbSteps, start = Self.srgbStart
         for k in 0..<total {
             let c = colour[k]
-            pixels[4 * k] = Self.srgbByte(c.x)
-            pixels[4 * k + 1] = Self.srgbByte(c.y)
-            pixels[4 * k + 2] = Self.srgbByte(c.z)
+            pixels[4 * k] = Self.srgbByte(c.x, steps: steps, start: start)
+            pixels[4 * k + 1] = Self.srgbByte(c.y, steps: steps, start: start)
+            pixels[4 * k + 2] = Self.srgbByte(c.z, steps: steps, start: start)
         }
         return FusedTexture(
             image: RGBAImage(uncheckedWidth: size, height: size, pixels: pixels), uvs: uvs,
             coveredTexels: texel.count, filledTexels: filled, framesFused: framesFused, madeUVs: madeUVs,
             lightDirection: shading?.direction, lightShare: shading?.share ?? 0)
+    }
+
+    /// `srgbByte(c, steps:)` is ``srgbByte(_:)`` without a `pow` per channel: entry b is the
+    /// least Float (≥ 0) that ``srgbByte(_:)`` takes to b or above (b = 1…255; entry 0 is 0),
+    /// found by bisection over the Floats' bit patterns (ordered like the values when positive).
+    static let srgbSteps: [Float] = (0...255).map { b in
+        guard b > 0 else { return 0 }
+        var lo: UInt32 = 0, hi = Float(1).bitPattern  // srgbByte(lo) < b ≤ srgbByte(hi)
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2
+            if srgbByte(Float(bitPattern: mid)) >= b { hi = mid } else { lo = mid }
+        }
+        return Float(bitPattern: hi)
+    }
+
+    /// Per 1/4096 of 0…1: the byte ``srgbByte(_:)`` gives the bucket's lower end (where to start
+    /// counting ``srgbSteps``).
+    static let srgbStart: [UInt8] = (0...4096).map { i in
+        var b = 0
+        while b < 255 && srgbSteps[b + 1] <= Float(i) / 4096 { b += 1 }
+        return UInt8(b)
+    }
+
+    /// ``srgbByte(_:)`` from ``srgbSteps``: the bucket's first byte, then the steps up to `c`.
+    @inline(__always)
+    static func srgbByte(_ c: Float, steps: [Float], start: [UInt8]) -> UInt8 {
+        guard c.isFinite, c > 0 else { return 0 }
+        guard c < 1 else { return 255 }
+        var b = Int(start[Int(c * 4096)])
+        while b < 255 && steps[b + 1] <= c { b += 1 }
+        return UInt8(b)
     }
 
     static func srgbByte(_ c: Float) -> UInt8 {
