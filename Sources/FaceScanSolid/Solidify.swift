@@ -41,7 +41,6 @@ import FaceScanDecimate
 ///   fail alike). When every choice fails or the back is over its share
 ///   (`SolidError/backNotClosed(depth:)`, `SolidError/backCrossesFront(depth:)`), the cut moves
 ///   forward as above, at most `Constants/backTries` times: a shallower part has less to fold.
-///   At most `Constants/maximumBacks` backs are made for a part in all, over every cut.
 /// - Anything else (an option, the surface, a grid over its budget, cancellation) is not retried.
 public enum Solidify {
     enum Constants {
@@ -50,9 +49,6 @@ public enum Solidify {
         static let depthStep = 0.9
         /// Cuts a shell's back is tried at, the cut moved forward after each failure.
         static let backTries = 3
-        /// Backs made for one part in all (every choice at every cut): its cost is at most that
-        /// many backs'.
-        static let maximumBacks = 6
         /// Height of a shell's plinth (the vertical wall it stands on), in thicknesses.
         static let plinthThicknesses = 2.0
         /// Height of a relief's plinth, millimetres.
@@ -259,11 +255,8 @@ public enum Solidify {
                 target.map { $0 - placed.vertexCount } ?? max(placed.vertexCount, Constants.freeBackVertices)
             let thickness = options.thickness / unit
             // A back is joined to the front as it is: a front that is not clean (a cut that left
-            // a duplicate triangle) can give no clean part, whatever back is tried; and once the
-            // part's allowance of backs is spent, no field is measured for another.
-            guard MeshCheck(placed).isClean, work.backs.count < Constants.maximumBacks else {
-                throw .backNotClosed(depth: front.depth)
-            }
+            // a duplicate triangle) can give no clean part, whatever back is tried.
+            guard MeshCheck(placed).isClean else { throw .backNotClosed(depth: front.depth) }
             let field: LevelSetShell.Field
             do throws(SolidError) {
                 field = try LevelSetShell.Field(placed, thickness: thickness, backVertices: max(backBudget, 1))
@@ -279,8 +272,6 @@ public enum Solidify {
             var thinAt = -Double.infinity
             for choice in LevelSetShell.choices(front: placed, thickness: thickness, backVertices: max(backBudget, 0))
             where choice.margin >= thinAt {
-                // Every cut's backs count against one allowance: a part's cost is a few backs'.
-                guard work.backs.count < Constants.maximumBacks else { break }
                 let solid: Mesh
                 do throws(SolidError) {
                     solid = try LevelSetShell.shell(
