@@ -21,8 +21,9 @@ import Darwin
 /// point near the front, on two threads.
 extension LevelSetShell {
     /// The distance to the front on a grid whose first layer is the bed, inside the part's hull
-    /// (outside: 0, the wall); measured out to `level` and a few spacings, beyond that bounded
-    /// from below (so any level up to `level` has the right sign everywhere).
+    /// (outside: 0, the wall, or on a grid coarser than the wall minus the distance near the
+    /// front); measured out to `level` and a few spacings, beyond that bounded from below (so any
+    /// level up to `level` has the right sign everywhere).
     struct DistanceGrid {
         var distance: [Float]
         var nx: Int, ny: Int, nz: Int
@@ -98,7 +99,9 @@ extension LevelSetShell {
             return hits
         }
 
-        /// The spacing is ``spacing(_:thickness:edge:)``'s for the back's expected `edge`. Throws `SolidError/gridTooLarge(size:thickness:points:)`
+        /// The spacing is ``spacing(_:thickness:edge:)``'s for the back's expected `edge`; the back's
+        /// `share` and the front's `area` give the extraction's stride, so how far outside the front
+        /// distances are measured (``outsideReach(h:thickness:stride:)``). Throws `SolidError/gridTooLarge(size:thickness:points:)`
         /// (sizes in mesh units), `SolidError/backNotClosed(depth:)` when nothing lies inside
         /// (depth 0: the caller names it), or cancelled.
         init(
