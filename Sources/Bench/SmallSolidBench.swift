@@ -42,6 +42,15 @@ func runSmallSolidBench(runs: Int = 3) {
             }
         }
         guard let mesh = try? Mesh(positions: positions, triangles: triangles) else { continue }
+        // FACESCAN_BENCH_DUMP=DIR writes each surface as DIR/sNN.obj (to run the CLI on the same set).
+        if let dir = ProcessInfo.processInfo.environment["FACESCAN_BENCH_DUMP"] {
+            var text = ""
+            for p in positions { text += "v \(p.x) \(p.y) \(p.z)\n" }
+            for t in stride(from: 0, to: triangles.count, by: 3) {
+                text += "f \(triangles[t] + 1) \(triangles[t + 1] + 1) \(triangles[t + 2] + 1)\n"
+            }
+            try? text.write(toFile: String(format: "%@/s%02d.obj", dir, s), atomically: true, encoding: .utf8)
+        }
         for base in [false, true] {
             var best = Double.infinity
             var outcome = ""

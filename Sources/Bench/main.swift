@@ -1,5 +1,6 @@
 // `make bench`: release-build figures for every stage. Run from the package root.
-// `facescan-bench [pipeline] [decimation] [accuracy] [throughput] [cancel] [samples] [small-solids]` runs only the named sections.
+// `facescan-bench [pipeline] [decimation] [accuracy] [throughput] [cancel] [samples] [small-solids]
+// [fuzz-solids]` runs only the named sections.
 import FaceScanKit
 import Foundation
 
@@ -62,3 +63,4 @@ if section("samples") {
     do { try runSampleAccuracyBench(samplesDir: "samples") } catch { print("sample accuracy bench failed: \(error)") }
 }
 if section("small-solids") { runSmallSolidBench() }
+if section("fuzz-solids") { runFuzzSolidBench() }

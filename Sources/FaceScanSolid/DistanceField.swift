@@ -21,8 +21,9 @@ import Darwin
 /// point near the front, on two threads.
 extension LevelSetShell {
     /// The distance to the front on a grid whose first layer is the bed, inside the part's hull
-    /// (outside: 0, the wall); measured out to `level` and a few spacings, beyond that bounded
-    /// from below (so any level up to `level` has the right sign everywhere).
+    /// (outside: 0, the wall, or on a grid coarser than the wall minus the distance near the
+    /// front); measured out to `level` and a few spacings, beyond that bounded from below (so any
+    /// level up to `level` has the right sign everywhere).
     struct DistanceGrid {
         var distance: [Float]
         var nx: Int, ny: Int, nz: Int
@@ -43,10 +44,23 @@ extension LevelSetShell {
             let budget = Double(Constants.maximumGridPoints) * 0.8
             let bySize = cbrt(max(volume, 0) / budget)
             guard bySize <= Constants.coarsestSpacing * thickness else { return nil }
-            // The back's edges coarsen the grid up to one thickness, no further: a coarser grid
-            // cannot place a wall that thin (a 388 mm triangle as a 1 mm shell found no back).
-            let byEdge = min(Constants.edgeSpacing * edge, Constants.coarsestSpacing * thickness)
+            // The back's edges coarsen the grid past a thickness too (the points just outside the
+            // front then get their signed distance, so the level set is placed within a cell),
+            // but never past an eighth of the part's longest side.
+            let longest = Double(max(hi.x - lo.x, hi.y - lo.y, hi.z))
+            let byEdge = min(Constants.edgeSpacing * edge, max(Constants.coarsestSpacing * thickness, longest / 8))
             return max(Constants.spacing * thickness, byEdge, bySize)
+        }
+
+        /// How far outside the front the distance is measured (stored negative): on a grid coarser
+        /// than `Constants/coarsestSpacing` thicknesses, as far as a point joined by an
+        /// extraction's edge (`stride` spacings along each axis, see
+        /// `LevelSetShell/extractionStride(h:area:thickness:share:)`) to a point beyond the
+        /// nearest level; 0 (none: outside stays 0) on a finer grid, whose extraction keeps the
+        /// samples' parts as they were.
+        static func outsideReach(h: Double, thickness: Double, stride: Int) -> Double {
+            guard h > Constants.coarsestSpacing * thickness * (1 + 1e-9) else { return 0 }
+            return max(0, 3.0.squareRoot() * Double(stride) * h - Constants.margins.min()! * thickness)
         }
 
         /// Where the front crosses every grid column: (column, z, +1 facing up / −1 down).
@@ -85,10 +99,15 @@ extension LevelSetShell {
             return hits
         }
 
-        /// The spacing is ``spacing(_:thickness:edge:)``'s for the back's expected `edge`. Throws `SolidError/gridTooLarge(size:thickness:points:)`
+        /// The spacing is ``spacing(_:thickness:edge:)``'s for the back's expected `edge`; the back's
+        /// `share` and the front's `area` give the extraction's stride, so how far outside the front
+        /// distances are measured (``outsideReach(h:thickness:stride:)``). Throws `SolidError/gridTooLarge(size:thickness:points:)`
         /// (sizes in mesh units), `SolidError/backNotClosed(depth:)` when nothing lies inside
         /// (depth 0: the caller names it), or cancelled.
-        init(_ front: Mesh, thickness: Double, level: Double, edge: Double = 0, bvh: TriangleBVH) throws(SolidError) {
+        init(
+            _ front: Mesh, thickness: Double, level: Double, edge: Double = 0, share: Int = .max, area: Double = 0,
+            bvh: TriangleBVH
+        ) throws(SolidError) {
             let (lo, hi) = front.bounds
             guard let h = DistanceGrid.spacing(front, thickness: thickness, edge: edge) else {
                 throw .gridTooLarge(
@@ -127,7 +146,11 @@ extension LevelSetShell {
                 inside.withUnsafeMutableBufferPointer { inside in
                     let grid = ColumnFill(
                         hits: hits, bvh: bvh, distance: DisjointSlots(base: d), inside: DisjointSlots(base: inside),
-                        nx: nx, ny: ny, nz: nz, x0: x0, y0: y0, h: h, level: level)
+                        nx: nx, ny: ny, nz: nz, x0: x0, y0: y0, h: h, level: level,
+                        outsideReach: DistanceGrid.outsideReach(
+                            h: h, thickness: thickness,
+                            stride: LevelSetShell.extractionStride(h: h, area: area, thickness: thickness, share: share)
+                        ))
                     var start = 0
                     for round in 1...Constants.fieldRounds where start < count {
                         let end = columnStart(count * round / Constants.fieldRounds)
@@ -139,6 +162,7 @@ extension LevelSetShell {
                             break
                         }
                     }
+                    if !stopped && grid.outsideReach > 0 { grid.fillOutsideColumns() }
                 }
             }
             if stopped { throw .cancelled }
@@ -156,6 +180,45 @@ extension LevelSetShell {
         let distance: DisjointSlots<Float>, inside: DisjointSlots<Bool>
         let nx: Int, ny: Int, nz: Int
         let x0: Double, y0: Double, h: Double, level: Double
+        /// See ``DistanceGrid/outsideReach(h:thickness:)``.
+        let outsideReach: Double
+
+        /// The columns without a crossing within ``outsideReach`` of one with a crossing: their
+        /// points' distances, out to ``outsideReach`` (on the calling thread).
+        func fillOutsideColumns() {
+            var crossed = [Bool](repeating: false, count: nx * ny)
+            for hit in hits { crossed[Int(hit.column)] = true }
+            var stack = TriangleBVH.makeStack(depth: bvh.depth)
+            for j in 0..<ny {
+                for i in 0..<nx where !crossed[j * nx + i] {
+                    var near = false
+                    let w = max(1, Int((outsideReach / h).rounded(.up)))
+                    for b in max(0, j - w)...min(ny - 1, j + w) {
+                        for a in max(0, i - w)...min(nx - 1, i + w) where crossed[b * nx + a] { near = true }
+                    }
+                    guard near else { continue }
+                    var bound = 0.0
+                    for k in stride(from: nz - 1, through: 0, by: -1) {
+                        outside(i, j, k, bound: &bound, stack: &stack)
+                    }
+                }
+            }
+        }
+
+        /// The outside point (`i`, `j`, `k`): its distance stored negative when within
+        /// ``outsideReach``; `bound`, a lower bound of the distance at the layer above (a column
+        /// is walked downwards), skips points it shows too far.
+        @inline(__always)
+        func outside(_ i: Int, _ j: Int, _ k: Int, bound: inout Double, stack: inout [(node: Int32, distance: Double)])
+        {
+            bound -= h
+            guard bound <= outsideReach else { return }
+            let far = outsideReach + 3 * h
+            let p = SIMD3(x0 + Double(i) * h, y0 + Double(j) * h, Double(k) * h)
+            let d = bvh.nearest(to: p, stack: &stack, bound: far * far).distanceSquared.squareRoot()
+            bound = d
+            if d <= outsideReach { distance.base[(k * ny + j) * nx + i] = -Float(d) }
+        }
 
         func fill(_ range: Range<Int>) {
             var stack = TriangleBVH.makeStack(depth: bvh.depth)
@@ -171,6 +234,7 @@ extension LevelSetShell {
                 var winding = 0
                 var next = start
                 var lowerBound = 0.0  // of the distance at the layer above
+                var outsideBound = 0.0  // the same outside the front
                 for k in stride(from: nz - 1, through: 0, by: -1) {
                     let z = Double(k) * h
                     while next < end && hits[next].z > z {
@@ -180,8 +244,10 @@ extension LevelSetShell {
                     lowerBound -= h
                     guard winding > 0 else {
                         lowerBound = 0
+                        if outsideReach > 0 { outside(i, j, k, bound: &outsideBound, stack: &stack) }
                         continue
                     }
+                    outsideBound = 0
                     let d: Double
                     if lowerBound > level + diagonal {
                         d = lowerBound

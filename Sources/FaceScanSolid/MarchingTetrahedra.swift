@@ -88,7 +88,7 @@ extension LevelSetShell {
     }
 
     /// The field whose zero set is the back: each inside point's distance less `level` (never
-    /// exactly zero), `-level` outside; nil when no point lies beyond the level (nothing hollow).
+    /// exactly zero), minus `level` and the distance outside (0 where it was not measured); nil when no point lies beyond the level (nothing hollow).
     static func levelField(_ grid: DistanceGrid, level: Double) -> [Float]? {
         var field = [Float](repeating: Float(-level), count: grid.nx * grid.ny * grid.nz)
         var anyHollow = false
@@ -96,8 +96,13 @@ extension LevelSetShell {
         grid.distance.withUnsafeBufferPointer { d in
             grid.inside.withUnsafeBufferPointer { inside in
                 field.withUnsafeMutableBufferPointer { f in
-                    for index in 0..<f.count where inside[index] {
+                    for index in 0..<f.count {
                         let v = d[index] - Float(level)
+                        guard inside[index] else {
+                            // Outside: minus the distance where it was measured (a coarse grid), else 0.
+                            f[index] = v
+                            continue
+                        }
                         // Never exactly zero: a cut point on a grid point would give a flat triangle.
                         f[index] = v == 0 ? tiny : v
                         if v > 0 { anyHollow = true }

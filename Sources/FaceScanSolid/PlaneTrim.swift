@@ -121,16 +121,21 @@ enum PlaneTrim {
     static let maximumRows = 256
     /// Most vertices a skirt adds.
     static let maximumSkirtVertices = 60_000
+    /// Most vertices a skirt adds per vertex of the surface (at least two rows): its cost follows
+    /// the surface's.
+    static let skirtPerVertex = 4
 
     static func skirt(_ surface: Mesh, plane: Float) -> Mesh? {
         let loops = MeshTopology(surface).boundaryLoops()
         guard let r = loops.rimIndex(surface.positions) else { return nil }
         let rim = loops.loops[r]
         var out = surface
-        // Rows about one rim edge apart, at most ``maximumRows`` and ``maximumSkirtVertices`` in
-        // all (a rim of tiny edges high above the cut would otherwise take millions).
+        // Rows about one rim edge apart, at most ``maximumRows``, ``maximumSkirtVertices`` in all
+        // and ``skirtPerVertex`` times the surface's vertices (a rim of tiny edges high above the
+        // cut would otherwise take millions, or a small surface's skirt many times its cost).
         let spacing = Float(BoundaryLoops.length(rim, surface.positions) / Double(rim.count))
-        let mostRows = max(1, min(maximumRows, maximumSkirtVertices / max(rim.count, 1)))
+        let mostVertices = min(maximumSkirtVertices, max(2 * rim.count, skirtPerVertex * surface.vertexCount))
+        let mostRows = max(1, min(maximumRows, mostVertices / max(rim.count, 1)))
         // Column under each rim vertex, top (the rim vertex) first.
         var columns: [[UInt32]] = []
         columns.reserveCapacity(rim.count)

@@ -90,16 +90,27 @@ package enum LevelSetShell {
             frontArea = LevelSetShell.area(front)
             grid = try DistanceGrid(
                 front, thickness: thickness, level: Constants.margins.max()! * thickness,
-                edge: LevelSetShell.expectedEdge(area: frontArea, backVertices: backVertices), bvh: bvh)
+                edge: LevelSetShell.expectedEdge(area: frontArea, backVertices: backVertices),
+                share: max(backVertices, 1), area: frontArea, bvh: bvh)
         }
     }
 
-    /// The most vertices a back's extraction makes (`Constants/extractionRatio` per vertex of
-    /// the larger of its share and of what sampling `area` two walls apart asks): bounded by the
-    /// share, or for a thin wall over a large part by its area in walls.
+    /// The most vertices a back's extraction makes: `Constants/extractionRatio` per vertex of
+    /// its share (on a grid coarser than a wall, the points outside the front have their signed
+    /// distance, so a thin wall over a large part needs no finer sampling than its share asks).
     package static func extractionCap(area: Double, thickness: Double, share: Int) -> Int {
-        let walls = area / (4 * thickness * thickness)
-        return Int(Constants.extractionRatio * max(Double(share), min(walls, 1e8)))
+        Int(Constants.extractionRatio * Double(max(share, 1)))
+    }
+
+    /// The grid step a back is extracted on (in grid points of spacing `h`): one thickness
+    /// (every other point of the finest grid: the back is decimated far below that anyway), or
+    /// coarser so that a front of `area` gives about `Constants/extractionAim` vertices per vertex
+    /// of the back's `share` (the extraction's count is checked before it extracts, see
+    /// ``backSurface(_:level:opening:stride:cap:)``).
+    static func extractionStride(h: Double, area: Double, thickness: Double, share: Int) -> Int {
+        let stride = max(1, Int((Constants.extraction * thickness / h * (1 + 1e-9)).rounded(.down)))
+        let spacing = (area / (Constants.extractionAim * Double(max(share, 1)))).squareRoot()
+        return max(stride, Int((spacing / h).rounded(.up)))
     }
 
     /// The edge length of a back of `backVertices` vertices over `area` (equilateral triangles,
@@ -151,12 +162,8 @@ package enum LevelSetShell {
         // its share of vertices (its area about the front's, a vertex per spacing squared), and
         // the extraction checks its count before it extracts (a folded front's back can be many
         // times its area): the decimation's work is bounded by the share, not by the grid.
-        var stride = max(1, Int((Constants.extraction * thickness / grid.h * (1 + 1e-9)).rounded(.down)))
         let share = max(backVertices, 1)
-        // No coarser than two walls: a thin wall over a large part needs its level resolved.
-        let spacing = min(
-            (field.frontArea / (Constants.extractionAim * Double(share))).squareRoot(), 2 * thickness)
-        stride = max(stride, Int((spacing / grid.h).rounded(.up)))
+        let stride = extractionStride(h: grid.h, area: field.frontArea, thickness: thickness, share: share)
         let cap = extractionCap(area: field.frontArea, thickness: thickness, share: share)
         let extraction: (mesh: Mesh, work: ExtractionWork)
         do throws(SolidError) {

@@ -181,4 +181,72 @@ import Testing
         }
         #expect(parts >= 5, "only \(parts) of \(cases.count) surfaces made a part")
     }
+
+    /// The `solid` fuzz target's kind of surface (issue 59): thin walls over large parts, a flat
+    /// plate with a vertex count, a tall skirt under a small surface. The work follows the back's
+    /// share, not the part's size in walls: each is a part, every distance field within its
+    /// bound (a grid of one thickness would have 9 million points for the triangle, 1.6 million
+    /// for the grid; 261 000 for the plate, 2 × 10⁶ at half a thickness), every extraction at
+    /// most `extractionRatio` vertices per vertex of the share, and the skirt at most
+    /// `skirtPerVertex` vertices per vertex of the surface.
+    @Test func fuzzKindSurfacesCostWhatTheirShareAsks() {
+        let triangle = Mesh(
+            uncheckedPositions: [SIMD3(0, 0, 0), SIMD3(388.6, 0, 0), SIMD3(0, 388.6, 37.6)], triangles: [0, 1, 2])
+        var plate: [SIMD3<Float>] = []
+        var plateTriangles: [UInt32] = []
+        for j in 0..<6 { for i in 0..<6 { plate.append(SIMD3(Float(i) * 13, Float(j) * 13, 0)) } }
+        for j in 0..<5 {
+            for i in 0..<5 {
+                let a = UInt32(j * 6 + i)
+                plateTriangles += [a, a + 1, a + 7, a, a + 7, a + 6]
+            }
+        }
+        // A 3 mm strip under a 200 mm cut: its rim's edges are a fortieth of a millimetre.
+        var strip: [SIMD3<Float>] = []
+        var stripTriangles: [UInt32] = []
+        for s in 0...60 { strip += [SIMD3(Float(s) * 0.05, 0, 0), SIMD3(Float(s) * 0.05, 1, 0.2)] }
+        for s in 0..<60 {
+            let a = UInt32(2 * s)
+            stripTriangles += [a, a + 2, a + 3, a, a + 3, a + 1]
+        }
+        // Label, surface, options, vertex count, most grid points of a field (measured: 206 514,
+        // 426 300, 261 360; none for the relief).
+        let cases: [(String, Mesh, SolidOptions, Int?, Int)] = [
+            ("388 mm triangle, 1 mm shell", triangle, SolidOptions(thickness: 1), nil, 300_000),
+            ("150 mm bumpy grid, 2 mm shell", Self.bumpyGrid(9, 8, size: 150, seed: 3), SolidOptions(), nil, 600_000),
+            (
+                "65 mm plate, 1 mm shell, 1 420 vertices", Mesh(uncheckedPositions: plate, triangles: plateTriangles),
+                SolidOptions(thickness: 1), 1_420, 400_000
+            ),
+            (
+                "3 mm strip, relief cut at 200 mm", Mesh(uncheckedPositions: strip, triangles: stripTriangles),
+                SolidOptions(base: true, depth: 200), nil, 0
+            ),
+        ]
+        for (label, surface, options, count, mostPoints) in cases {
+            var work = Solidify.Work()
+            do throws(SolidError) {
+                let part = try Solidify.makePart(
+                    surface, options: options, unitInMillimetres: 1, vertexCount: count, work: &work)
+                let check = MeshCheck(part.mesh)
+                #expect(check.isWatertight && check.isClean, "\(label): \(check.summary)")
+                if let count { #expect(part.mesh.vertexCount == count, "\(label)") }
+                if options.base {
+                    // Front, skirt and cap: the skirt at most 4 vertices per vertex of the surface.
+                    #expect(
+                        part.mesh.vertexCount <= (1 + PlaneTrim.skirtPerVertex) * surface.vertexCount + 4,
+                        "\(label): \(part.mesh.vertexCount) vertices")
+                }
+            } catch {
+                Issue.record("\(label): refused (\(error))")
+            }
+            #expect(work.backs.count <= 3 * 7, "\(label): \(work.backs.count) backs")
+            for back in work.backs {
+                #expect(
+                    back.extraction.vertices <= Int(LevelSetShell.Constants.extractionRatio) * back.share,
+                    "\(label): \(back.extraction.vertices) vertices extracted for a share of \(back.share)")
+            }
+            for points in work.fieldPoints { #expect(points <= mostPoints, "\(label): a field of \(points) points") }
+        }
+    }
 }
