@@ -42,8 +42,9 @@ public struct RenderOptions: Sendable, Hashable, Codable {
     /// Threads of a render, 1 to 256: with more than 1 the vertices, the triangles' set-up and the
     /// horizontal strips of the image are each split in two halves, drawn on the calling thread
     /// and one more started for the render (joined before it returns); the output is
-    /// byte-identical for any count. The default is 2: the thumbnail of `process` on two cores
-    /// (docs/PERFORMANCE.md, *Thumbnail as the user sees it*).
+    /// byte-identical for any count. The default is 1: side by side in `process`, two threads did
+    /// not shorten the thumbnail the user waits for (docs/PERFORMANCE.md, *Thumbnail as the user
+    /// sees it*), and `batch` already keeps both cores busy.
     public var threads: Int
 
     /// Allowed ``size`` values.
@@ -56,7 +57,7 @@ public struct RenderOptions: Sendable, Hashable, Codable {
     /// Options for a render; `threads` below 1 is taken as 1. The values are checked when used.
     public init(
         size: Int = 512, view: RenderView = .front, supersample: Int = 2, fieldOfView: Float = 30, margin: Float = 0.02,
-        threads: Int = 2
+        threads: Int = 1
     ) {
         self.size = size
         self.view = view
