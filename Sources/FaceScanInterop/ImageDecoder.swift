@@ -17,7 +17,8 @@ import CLibPNG
 /// 100 000 × 100 000 pixels costs nothing. JPEG is decoded with `TJFLAG_STOPONWARNING` (a
 /// truncated or corrupt stream is an error, not a grey half) and `TJFLAG_LIMITSCANS` (a
 /// progressive file with thousands of scans is refused): time and memory are bounded by the
-/// declared size.
+/// declared size. The IDCT is libjpeg-turbo's accurate one (`TJFLAG_ACCURATEDCT`): the fast one
+/// blurs and rounds the fine detail the texture is made of.
 package enum ImageDecoder {
     /// The image in `bytes`, which must be `camera.width × camera.height`. Errors name `file`,
     /// `frame` and the field `image`.
@@ -104,7 +105,9 @@ package enum ImageDecoder {
         try checkSize(Int(w), Int(h), camera, "JPEG")
         let width = Int(w), height = Int(h)
         var rgb = [UInt8](repeating: 0, count: 3 * width * height)
-        let flags = Int32(TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS | TJFLAG_FASTDCT)
+        // The accurate integer IDCT (no TJFLAG_FASTDCT): the fast one's rounding costs the fused
+        // texture ΔE 0.1 mean, 0.3 p95 (docs/ALGORITHMS.md, "Colour").
+        let flags = Int32(TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS | TJFLAG_ACCURATEDCT)
         let done = bytes.withUnsafeBufferPointer { b in
             rgb.withUnsafeMutableBufferPointer { out in
                 tjDecompress2(
