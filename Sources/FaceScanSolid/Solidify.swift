@@ -35,7 +35,8 @@ import FaceScanDecimate
 /// - A shell's back, for one cut: the `LevelSetShell/Choice`s (margin and ball) in order until
 ///   one keeps at most 0.4 % of its area thinner than 0.9 of the wall, else the one nearest that;
 ///   a choice nearer the front than a back already made over that share is not tried (it would
-///   be thinner still), and a front that is not clean gets no back at all (the cut moves
+///   be thinner still), nor one as near or nearer, with a ball no wider, than a back that still
+///   crossed the front after its push-off (it would cross too), and a front that is not clean gets no back at all (the cut moves
 ///   forward); a choice whose back fails is skipped, but a back that cannot be decimated to its share
 ///   (`SolidError/backOverBudget(vertices:)`) ends the choices at once (every choice would
 ///   fail alike). When every choice fails or the back is over its share

@@ -192,7 +192,9 @@ package enum SelfIntersection {
     /// cells coarser.
     static func entryCap(_ triangles: Int) -> Int { 16 * triangles + 1_000_000 }
 
-    @inlinable package static func cellOf(_ q: SIMD3<Double>, bmin: SIMD3<Double>, cell: Double, dims: SIMD3<Int>) -> SIMD3<Int> {
+    @inlinable package static func cellOf(_ q: SIMD3<Double>, bmin: SIMD3<Double>, cell: Double, dims: SIMD3<Int>)
+        -> SIMD3<Int>
+    {
         let f = (q - bmin) / cell
         return SIMD3(
             min(dims.x - 1, max(0, Int(f.x))), min(dims.y - 1, max(0, Int(f.y))), min(dims.z - 1, max(0, Int(f.z))))
