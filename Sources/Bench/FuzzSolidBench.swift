@@ -18,9 +18,9 @@ func runFuzzSolidBench(cases: Int = 300, runs: Int = 3, corpus: String = "Tests/
     if let names = try? FileManager.default.contentsOfDirectory(atPath: corpus) {
         for name in names.sorted() {
             guard let data = FileManager.default.contents(atPath: corpus + "/" + name),
-                let input = FuzzKind.decode([UInt8](data))
+                let input = Solidify.FuzzInput.decode([UInt8](data))
             else { continue }
-            inputs.append(("seed \(name)", input.mesh, input.options, input.count))
+            inputs.append(("seed \(name)", input.mesh, input.options, input.vertexCount))
         }
     }
     var generator = FuzzKind(seed: 0x5EED_F059)
@@ -71,13 +71,15 @@ func runFuzzSolidBench(cases: Int = 300, runs: Int = 3, corpus: String = "Tests/
             cpu[cpu.count / 2], cpu[min(cpu.count - 1, cpu.count * 9 / 10)],
             cpu[min(cpu.count - 1, cpu.count * 99 / 100)], cpu.last ?? 0, cpu.filter { $0 > 50 }.count,
             cpu.filter { $0 > 150 }.count))
-    for t in sorted.suffix(8).reversed() {
+    // FACESCAN_BENCH_SLOWEST=N lists the N slowest (8 by default).
+    let slowest = ProcessInfo.processInfo.environment["FACESCAN_BENCH_SLOWEST"].flatMap { Int($0) } ?? 8
+    for t in sorted.suffix(slowest).reversed() {
         print(String(format: "  %7.1f ms (CPU %6.1f ms)  %@: %@", t.ms, t.cpu, t.label, t.outcome))
     }
 }
 
-/// Surfaces of the `solid` fuzz target's kind: its byte decoding (Tests/Fuzz/FuzzSolid.swift,
-/// repeated here: the bench does not build the fuzz target) and a generator of well-formed ones.
+/// Surfaces of the `solid` fuzz target's kind: a generator of well-formed ones, their options
+/// from the target's flags byte (`Solidify.FuzzInput`, the decoding the target and the bench share).
 struct FuzzKind {
     var state: UInt64
 
@@ -97,45 +99,6 @@ struct FuzzKind {
         var t = timespec()
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t)
         return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
-    }
-
-    /// The target's options from its flags byte and extent byte.
-    static func options(flags: UInt8, extentByte: UInt8) -> (SolidOptions, Int?) {
-        let options = SolidOptions(
-            thickness: [1, 2, 5, 20][Int(flags & 3)], base: flags & 4 != 0,
-            depth: [60, 5, 200, 1][Int(flags >> 3 & 3)],
-            fit: flags & 32 != 0 ? SIMD3(180, 180, 180) : nil, align: flags & 64 == 0)
-        return (options, flags & 128 != 0 ? 300 + Int(extentByte) * 8 : nil)
-    }
-
-    /// The fuzz target's decoding of `bytes`; nil where it returns early.
-    static func decode(_ bytes: [UInt8]) -> (mesh: Mesh, options: SolidOptions, count: Int?)? {
-        guard bytes.count >= 3 else { return nil }
-        var at = 3
-        func next() -> UInt8? {
-            guard at < bytes.count else { return nil }
-            defer { at += 1 }
-            return bytes[at]
-        }
-        let n = 2 + Int(bytes[0]) % 199
-        let extent = Float(pow(10, Double(bytes[1]) / 255 * 3.301))
-        var positions: [SIMD3<Float>] = []
-        for _ in 0..<n {
-            guard let x = next(), let y = next(), let z = next() else { break }
-            positions.append(SIMD3(Float(x % 32), Float(y % 32), Float(z % 32)) * (extent / 31))
-        }
-        guard positions.count >= 2 else { return nil }
-        var triangles: [UInt32] = []
-        while let a = next(), let b = next(), let c = next(), triangles.count < 3 * 400 {
-            let (i, j, k) = (
-                UInt32(Int(a & 0x7f) % positions.count), UInt32(Int(b) % positions.count),
-                UInt32(Int(c) % positions.count)
-            )
-            triangles += a & 0x80 == 0 ? [i, j, k] : [i, k, j]
-        }
-        guard !triangles.isEmpty, let mesh = try? Mesh(positions: positions, triangles: triangles) else { return nil }
-        let (options, count) = options(flags: bytes[2], extentByte: bytes[1])
-        return (mesh, options, count)
     }
 
     /// The next surface: its kind drawn, its lattice points and triangles well formed (edge-manifold,
@@ -207,7 +170,7 @@ struct FuzzKind {
         }
         let positions = lattice.map { SIMD3<Float>(Float($0.x), Float($0.y), Float($0.z)) * (extent / 31) }
         guard let mesh = try? Mesh(positions: positions, triangles: triangles) else { return nil }
-        let (options, count) = Self.options(flags: flags, extentByte: extentByte)
+        let (options, count) = Solidify.FuzzInput.options(flags: flags, extentByte: extentByte)
         return (String(format: "%@ %.0f mm", label, extent), mesh, options, count)
     }
 }

@@ -149,11 +149,11 @@ package enum LevelSetShell {
     }
 
     /// Front + level-set back + ring on the bed for one `choice`; the back has at most
-    /// `backVertices` vertices; the extraction's work is appended to `work`. Throws `SolidError/backNotClosed(depth:)` or
+    /// `backVertices` vertices; the extraction's and the push-off's work are appended to `work`. Throws `SolidError/backNotClosed(depth:)` or
     /// `SolidError/backCrossesFront(depth:)` with depth 0 (the caller names the cut), or cancelled.
     static func shell(
         _ front: Mesh, rim: [UInt32], thickness: Double, choice: Choice, backVertices: Int, field: Field,
-        work: inout [(share: Int, extraction: ExtractionWork)]
+        work: inout Solidify.Work
     ) throws(SolidError) -> Mesh {
         let grid = field.grid, bvh = field.bvh
         // Extracted at one thickness's spacing (every other point of the finest grid): the back
@@ -173,7 +173,7 @@ package enum LevelSetShell {
             if case .backOverBudget = error { throw .backOverBudget(vertices: backVertices) }
             throw error
         }
-        work.append((share, extraction.work))
+        work.backs.append((share, extraction.work))
         var back = extraction.mesh
         back = try decimated(back, backVertices: backVertices)
         let loops = MeshTopology(back).boundaryLoops()
@@ -197,9 +197,11 @@ package enum LevelSetShell {
         var added = [Bool](repeating: false, count: solid.triangleCount)
         for t in front.triangleCount..<solid.triangleCount { added[t] = true }
         if !SelfIntersection.pairs(solid, only: added, limit: 1).isEmpty {
+            var push = PushWork()
             pushOut(
                 &solid, front: front, backTriangles: front.triangleCount..<(front.triangleCount + back.triangleCount),
-                fixed: onLoop, thickness: thickness, bvh: bvh)
+                fixed: onLoop, thickness: thickness, bvh: bvh, work: &push)
+            work.pushes.append(push)
             guard SelfIntersection.pairs(solid, only: added, limit: 1).isEmpty else {
                 throw .backCrossesFront(depth: 0)
             }

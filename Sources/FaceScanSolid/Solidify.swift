@@ -35,7 +35,8 @@ import FaceScanDecimate
 /// - A shell's back, for one cut: the `LevelSetShell/Choice`s (margin and ball) in order until
 ///   one keeps at most 0.4 % of its area thinner than 0.9 of the wall, else the one nearest that;
 ///   a choice nearer the front than a back already made over that share is not tried (it would
-///   be thinner still), and a front that is not clean gets no back at all (the cut moves
+///   be thinner still), nor one as near or nearer, with a ball no wider, than a back that still
+///   crossed the front after its push-off (it would cross too), and a front that is not clean gets no back at all (the cut moves
 ///   forward); a choice whose back fails is skipped, but a back that cannot be decimated to its share
 ///   (`SolidError/backOverBudget(vertices:)`) ends the choices at once (every choice would
 ///   fail alike). When every choice fails or the back is over its share
@@ -157,6 +158,8 @@ public enum Solidify {
         package var fieldPoints: [Int] = []
         /// Each back extracted: its vertex budget (the share) and what the extraction did.
         package var backs: [(share: Int, extraction: LevelSetShell.ExtractionWork)] = []
+        /// Each push-off of a back off the front (`LevelSetShell/pushOut(_:front:backTriangles:fixed:thickness:bvh:work:)`).
+        package var pushes: [LevelSetShell.PushWork] = []
     }
 
     /// ``makePart(_:options:unitInMillimetres:vertexCount:)`` counting its work into `work`.
@@ -270,16 +273,22 @@ public enum Solidify {
             // A back made nearer the front than one already over the thin share would be thinner
             // still: such choices are skipped (the largest margin over the share ends the search).
             var thinAt = -Double.infinity
+            // A back that still crosses the front after its push-off: a back as near the front
+            // or nearer, its hollow opened by a ball no wider, would cross it too (skipped).
+            var crossedAt: [LevelSetShell.Choice] = []
             for choice in LevelSetShell.choices(front: placed, thickness: thickness, backVertices: max(backBudget, 0))
-            where choice.margin >= thinAt {
+            where choice.margin >= thinAt
+                && !crossedAt.contains(where: { choice.margin <= $0.margin && choice.opening <= $0.opening })
+            {
                 let solid: Mesh
                 do throws(SolidError) {
                     solid = try LevelSetShell.shell(
                         placed, rim: front.rim, thickness: thickness, choice: choice, backVertices: max(backBudget, 0),
-                        field: field, work: &work.backs)
+                        field: field, work: &work)
                 } catch {
                     if error == .cancelled { throw error }
                     if case .backOverBudget = error { throw error }
+                    if case .backCrossesFront = error { crossedAt.append(choice) }
                     last = error.at(depth: front.depth)
                     continue
                 }

@@ -210,7 +210,7 @@ import Testing
             stripTriangles += [a, a + 2, a + 3, a, a + 3, a + 1]
         }
         // Label, surface, options, vertex count, most grid points of a field (measured: 206 514,
-        // 426 300, 261 360; none for the relief).
+        // 426 300, 261 360; none for the relief; the random grid's are not a part).
         let cases: [(String, Mesh, SolidOptions, Int?, Int)] = [
             ("388 mm triangle, 1 mm shell", triangle, SolidOptions(thickness: 1), nil, 300_000),
             ("150 mm bumpy grid, 2 mm shell", Self.bumpyGrid(9, 8, size: 150, seed: 3), SolidOptions(), nil, 600_000),
@@ -222,9 +222,20 @@ import Testing
                 "3 mm strip, relief cut at 200 mm", Mesh(uncheckedPositions: strip, triangles: stripTriangles),
                 SolidOptions(base: true, depth: 200), nil, 0
             ),
+            (
+                "214 mm grid of random heights, 2 mm shell cut at 200 mm", Self.randomHeights(11, size: 214),
+                SolidOptions(depth: 200), nil, 1_000_000
+            ),
         ]
         for (label, surface, options, count, mostPoints) in cases {
             var work = Solidify.Work()
+            defer { Self.expectPushesBounded(work, label: label) }
+            if label.contains("random") {
+                _ = try? Solidify.makePart(
+                    surface, options: options, unitInMillimetres: 1, vertexCount: count, work: &work)
+                #expect(work.backs.count <= 3 * 7, "\(label): \(work.backs.count) backs")
+                continue
+            }
             do throws(SolidError) {
                 let part = try Solidify.makePart(
                     surface, options: options, unitInMillimetres: 1, vertexCount: count, work: &work)
@@ -248,5 +259,46 @@ import Testing
             }
             for points in work.fieldPoints { #expect(points <= mostPoints, "\(label): a field of \(points) points") }
         }
+    }
+
+    /// A push-off's work, counted: at most `pushRounds` rounds, each looking at no more than the
+    /// back's triangles, a back of at most its share; a part's push-offs at most one per back
+    /// extracted. So a surface's push-off work is bounded by backs × rounds × the back's triangles.
+    static func expectPushesBounded(_ work: Solidify.Work, label: String) {
+        #expect(work.pushes.count <= work.backs.count, "\(label): \(work.pushes.count) push-offs")
+        let shares = work.backs.map(\.share).max() ?? 0
+        var visits = 0
+        for push in work.pushes {
+            #expect(push.rounds <= LevelSetShell.Constants.pushRounds, "\(label): \(push.rounds) rounds")
+            #expect(push.triangles <= push.rounds * push.backTriangles, "\(label): \(push.triangles) visits")
+            #expect(push.backVertices <= shares, "\(label): a back of \(push.backVertices) vertices")
+            visits += push.triangles
+        }
+        let most = work.backs.count * LevelSetShell.Constants.pushRounds * 2 * (shares + 2)
+        #expect(visits <= most, "\(label): \(visits) back triangles looked at, bound \(most)")
+    }
+
+    /// An `n` × `n` grid `size` mm across whose heights are random points of the fuzz target's
+    /// 32-point lattice (up to the size): every back crosses its spikes.
+    static func randomHeights(_ n: Int, size: Double) -> Mesh {
+        var state: UInt64 = 0x5EED_F059
+        var positions: [SIMD3<Float>] = []
+        for j in 0..<n {
+            for i in 0..<n {
+                state ^= state << 13
+                state ^= state >> 7
+                state ^= state << 17
+                let z = Int(state >> 59)  // 0…31
+                positions.append(SIMD3(Float(i * 31 / (n - 1)), Float(j * 31 / (n - 1)), Float(z)) * Float(size / 31))
+            }
+        }
+        var triangles: [UInt32] = []
+        for j in 0..<(n - 1) {
+            for i in 0..<(n - 1) {
+                let a = UInt32(j * n + i), b = a + 1, c = a + UInt32(n), d = c + 1
+                triangles += [a, b, d, a, d, c]
+            }
+        }
+        return Mesh(uncheckedPositions: positions, triangles: triangles)
     }
 }

@@ -192,14 +192,16 @@ package enum SelfIntersection {
     /// cells coarser.
     static func entryCap(_ triangles: Int) -> Int { 16 * triangles + 1_000_000 }
 
-    static func cellOf(_ q: SIMD3<Double>, bmin: SIMD3<Double>, cell: Double, dims: SIMD3<Int>) -> SIMD3<Int> {
+    @inlinable package static func cellOf(_ q: SIMD3<Double>, bmin: SIMD3<Double>, cell: Double, dims: SIMD3<Int>)
+        -> SIMD3<Int>
+    {
         let f = (q - bmin) / cell
         return SIMD3(
             min(dims.x - 1, max(0, Int(f.x))), min(dims.y - 1, max(0, Int(f.y))), min(dims.z - 1, max(0, Int(f.z))))
     }
 
     /// True when the (non-coplanar) triangles abc and def cross: an edge of one meets the other.
-    static func trianglesIntersect(
+    @inlinable package static func trianglesIntersect(
         _ a: SIMD3<Double>, _ b: SIMD3<Double>, _ c: SIMD3<Double>,
         _ d: SIMD3<Double>, _ e: SIMD3<Double>, _ f: SIMD3<Double>
     ) -> Bool {
@@ -209,7 +211,7 @@ package enum SelfIntersection {
     }
 
     /// Möller–Trumbore with the ray parameter limited to the segment p → q.
-    static func segmentHitsTriangle(
+    @inlinable package static func segmentHitsTriangle(
         _ p: SIMD3<Double>, _ q: SIMD3<Double>,
         _ a: SIMD3<Double>, _ b: SIMD3<Double>, _ c: SIMD3<Double>
     ) -> Bool {
