@@ -111,6 +111,17 @@ package struct ExpressionStatistics: Sendable {
     package static let blendPasses = 2
     /// Ridge on the coefficients' covariance, relative to its diagonal (collinear coefficients).
     package static let ridge = 1e-3
+    /// A coefficient's support: where its smoothed response's squared length exceeds this many
+    /// times its ``supportQuantile`` over the face.
+    package static let supportFactor = 9.0
+    /// The quantile over the vertices of a coefficient's smoothed squared response that sets the
+    /// level of noise its support must exceed.
+    package static let supportQuantile = 0.25
+    /// Rings of neighbours each coefficient's support grows by.
+    package static let supportRings = 2
+    /// Supports are per-vertex bit masks: with more modelled coefficients than this, every
+    /// vertex carries them all.
+    static let maximumSupportTerms = 63
 
     /// Which region a coefficient's name belongs to (ARKit's names, either spelling): eyes
     /// (`eye…`), brows (`brow…`), mouth (`jaw…`, `mouth…`, `tongue…`) or the rest (cheeks, nose).
@@ -127,7 +138,9 @@ package struct ExpressionStatistics: Sendable {
     /// significant) response to the shift from the frames' mean expression to the resting one,
     /// with its standard error and the noise samples to match. Nil when no coefficient varies
     /// enough (the plain mean is the answer, unchanged).
-    package func resting(_ acc: Accumulator, triangles: [UInt32]) -> RestingFace? {
+    /// `supportTerms` false fits every modelled coefficient at every vertex (the model before the
+    /// supports; for comparison in tests).
+    package func resting(_ acc: Accumulator, triangles: [UInt32], supportTerms: Bool = true) -> RestingFace? {
         let count = acc.count, w = acc.weightSum, n = width
         guard count >= 8, w > 0, acc.means.count == n else { return nil }
         let chosen = chosenCoefficients(count: count, w: w)
@@ -140,7 +153,14 @@ package struct ExpressionStatistics: Sendable {
         let map = mappedShifts(acc, chosen: chosen, cov: cov, inverse: inverse)
         let fit = vertexFields(acc, chosen: chosen, inverse: inverse, mapped: map.mapped, fieldCount: map.fieldCount)
         guard Self.explainsEnough(fit, p: p, n: n) else { return nil }
-        let smooth = smoothedFields(acc, fit.fields, map: map, triangles: triangles)
+        let adjacency = Adjacency(triangles: triangles, vertexCount: n / 3)
+        var fields = fit.fields
+        if supportTerms, p <= Self.maximumSupportTerms {
+            let masks = supportMasks(acc, chosen: chosen, inverse: inverse, adjacency: adjacency)
+            supportedFields(
+                acc, chosen: chosen, ridged: ridged, shifts: map.regionShifts, masks: masks, fields: &fields)
+        }
+        let smooth = smoothedFields(acc, fields, map: map, adjacency: adjacency)
         let lambda = Self.blendWeights(
             raw: smooth.raw, fields: smooth.fields, sigma2: fit.sigma2, gRegion: map.gRegion, ratio: smooth.ratio,
             adjacency: smooth.adjacency)
@@ -155,6 +175,8 @@ package struct ExpressionStatistics: Sendable {
         let gRegion: [Double]
         let filled: [Int]
         let gw: [Double]
+        /// Each region's share of the shift to the resting expression (`p` values each).
+        let regionShifts: [[Double]]
         /// Eyes, brows, mouth and the rest.
         static let regionCount = 4
     }
@@ -178,7 +200,7 @@ package struct ExpressionStatistics: Sendable {
         let scales: [Double]
     }
 
-    /// Step 1 of ``resting(_:triangles:)``: the coefficients that vary over the `count` averaged
+    /// Step 1 of ``resting(_:triangles:supportTerms:)``: the coefficients that vary over the `count` averaged
     /// frames (weight sum `w`), widest spread first, at most a third of the frames, in index order.
     private func chosenCoefficients(count: Int, w: Double) -> [Int] {
         var candidates: [(k: Int, spread: Double)] = []
@@ -192,7 +214,7 @@ package struct ExpressionStatistics: Sendable {
         return chosen
     }
 
-    /// Step 2 of ``resting(_:triangles:)``: the weighted covariance C of the `chosen`
+    /// Step 2 of ``resting(_:triangles:supportTerms:)``: the weighted covariance C of the `chosen`
     /// coefficients over the averaged frames (weight sum `w`), `p × p`, row after row.
     private func covariance(_ chosen: [Int], w: Double) -> [Double] {
         let p = chosen.count
@@ -210,7 +232,7 @@ package struct ExpressionStatistics: Sendable {
         return cov
     }
 
-    /// Step 3 of ``resting(_:triangles:)``: the shift to the resting expression by region and
+    /// Step 3 of ``resting(_:triangles:supportTerms:)``: the shift to the resting expression by region and
     /// each group's mean expression against the whole, mapped through C⁻¹, and gᵣ per region.
     private func mappedShifts(_ acc: Accumulator, chosen: [Int], cov: [Double], inverse: [Double]) -> MappedShifts {
         let w = acc.weightSum, p = chosen.count
@@ -247,10 +269,12 @@ package struct ExpressionStatistics: Sendable {
         for r in 0..<regionCount {
             for a in 0..<p { for b in 0..<p { gRegion[r] += mapped[r * p + a] * cov[a * p + b] * mapped[r * p + b] } }
         }
-        return MappedShifts(mapped: mapped, fieldCount: fieldCount, gRegion: gRegion, filled: filled, gw: gw)
+        return MappedShifts(
+            mapped: mapped, fieldCount: fieldCount, gRegion: gRegion, filled: filled, gw: gw,
+            regionShifts: Array(shifts.prefix(regionCount)))
     }
 
-    /// Step 4 of ``resting(_:triangles:)``: each coordinate's fields and the residual variance and
+    /// Step 4 of ``resting(_:triangles:supportTerms:)``: each coordinate's fields and the residual variance and
     /// explained sum of squares of its fit on the `chosen` coefficients.
     private func vertexFields(
         _ acc: Accumulator, chosen: [Int], inverse: [Double], mapped: [Double], fieldCount: Int
@@ -288,7 +312,7 @@ package struct ExpressionStatistics: Sendable {
     }
 
     /// Whether the `p` coefficients explain much more of some of the `n` coordinates' spread than
-    /// chance would (the F ratio test of ``resting(_:triangles:)``).
+    /// chance would (the F ratio test of ``resting(_:triangles:supportTerms:)``).
     private static func explainsEnough(_ fit: VertexFit, p: Int, n: Int) -> Bool {
         let sigma2 = fit.sigma2, explainedSS = fit.explainedSS
         // The coefficients must explain much more of some vertices' spread than chance would:
@@ -302,12 +326,120 @@ package struct ExpressionStatistics: Sendable {
         return !ratios.isEmpty && Self.quantileExceeds(ratios, 0.999, Self.minimumF)
     }
 
-    /// Step 5 of ``resting(_:triangles:)``: `fields` and the noise probes smoothed over the mesh
+    /// Step 4b of ``resting(_:triangles:supportTerms:)``: which of the `chosen` coefficients measurably move
+    /// each vertex (bit a of its mask for `chosen[a]`). Each coefficient's response field (the
+    /// full model's C⁻¹·Sᵥ) is smoothed over the mesh; a vertex is in the coefficient's support
+    /// where the smoothed response's squared length exceeds ``supportFactor`` times its
+    /// ``supportQuantile`` over the face (the level of a field that is noise there: most of the
+    /// face does not move with any one coefficient), and the support grows by ``supportRings``
+    /// rings so that its edge is not cut short.
+    private func supportMasks(_ acc: Accumulator, chosen: [Int], inverse: [Double], adjacency: Adjacency) -> [UInt64] {
+        let n = width, nv = n / 3, p = chosen.count, means = acc.means
+        var beta = [Double](repeating: 0, count: p * n)
+        var centred = [Double](repeating: 0, count: p)
+        cross.withUnsafeBufferPointer { crossBuffer in
+            for x in 0..<n {
+                for a in 0..<p {
+                    let k = chosen[a]
+                    centred[a] = crossBuffer[column[k] * n + x] - means[x] * sumWD[k]
+                }
+                for a in 0..<p {
+                    var s = 0.0
+                    for b in 0..<p { s += inverse[a * p + b] * centred[b] }
+                    beta[a * n + x] = s
+                }
+            }
+        }
+        let smooth = Self.smoothed(beta, fieldCount: p, adjacency: adjacency, passes: Self.smoothingPasses)
+        var masks = [UInt64](repeating: 0, count: nv)
+        var length2 = [Double](repeating: 0, count: nv)
+        for a in 0..<p {
+            for v in 0..<nv {
+                let o = a * n + 3 * v
+                length2[v] = smooth[o] * smooth[o] + smooth[o + 1] * smooth[o + 1] + smooth[o + 2] * smooth[o + 2]
+            }
+            let limit = Self.supportFactor * Self.quantile(length2, Self.supportQuantile)
+            for v in 0..<nv where length2[v] > limit { masks[v] |= 1 << UInt64(a) }
+        }
+        for _ in 0..<Self.supportRings {
+            var grown = masks
+            for v in 0..<nv {
+                for e in Int(adjacency.offsets[v])..<Int(adjacency.offsets[v + 1]) {
+                    grown[v] |= masks[Int(adjacency.neighbors[e])]
+                }
+            }
+            masks = grown
+        }
+        return masks
+    }
+
+    /// Step 4c of ``resting(_:triangles:supportTerms:)``: each region's raw correction (the first regions'
+    /// fields of `fields`) refitted at every vertex on the coefficients of its support alone:
+    /// Sᵥ,g C_g⁻¹ s_r,g, g the vertex's mask, C_g the ridged covariance's block. A coefficient
+    /// that does not move a vertex adds only noise to its correction (σ²/N·(c_rest − c̄)²/var c
+    /// each), so a vertex carries only the terms its surface responds to.
+    private func supportedFields(
+        _ acc: Accumulator, chosen: [Int], ridged: [Double], shifts: [[Double]], masks: [UInt64],
+        fields: inout [Double]
+    ) {
+        let n = width, nv = n / 3, p = chosen.count, means = acc.means
+        let regionCount = shifts.count
+        var cache: [UInt64: [Double]] = [:]
+        var centred = [Double](repeating: 0, count: p)
+        cross.withUnsafeBufferPointer { crossBuffer in
+            for v in 0..<nv {
+                let mask = masks[v]
+                let mapped: [Double]
+                if let known = cache[mask] {
+                    mapped = known
+                } else {
+                    mapped = Self.subMapped(ridged, p, mask: mask, shifts: shifts)
+                    cache[mask] = mapped
+                }
+                for i in 0..<3 {
+                    let x = 3 * v + i
+                    for a in 0..<p {
+                        let k = chosen[a]
+                        let inside = mask & (1 << UInt64(a)) != 0
+                        centred[a] = inside ? crossBuffer[column[k] * n + x] - means[x] * sumWD[k] : 0
+                    }
+                    for r in 0..<regionCount {
+                        var s = 0.0
+                        for a in 0..<p { s += centred[a] * mapped[r * p + a] }
+                        fields[r * n + x] = s
+                    }
+                }
+            }
+        }
+    }
+
+    /// Each of `shifts` (`p` values) restricted to the coefficients in `mask` and mapped through
+    /// the inverse of that block of the `p × p` matrix `ridged` (zero outside the mask; all zero
+    /// for an empty mask or a singular block).
+    static func subMapped(_ ridged: [Double], _ p: Int, mask: UInt64, shifts: [[Double]]) -> [Double] {
+        let idx = (0..<p).filter { mask & (1 << UInt64($0)) != 0 }
+        var out = [Double](repeating: 0, count: shifts.count * p)
+        let q = idx.count
+        guard q > 0 else { return out }
+        var block = [Double](repeating: 0, count: q * q)
+        for a in 0..<q { for b in 0..<q { block[a * q + b] = ridged[idx[a] * p + idx[b]] } }
+        guard let inv = inverted(block, q) else { return out }
+        for (r, s) in shifts.enumerated() {
+            for a in 0..<q {
+                var t = 0.0
+                for b in 0..<q { t += inv[a * q + b] * s[idx[b]] }
+                out[r * p + idx[a]] = t
+            }
+        }
+        return out
+    }
+
+    /// Step 5 of ``resting(_:triangles:supportTerms:)``: `fields` and the noise probes smoothed over the mesh
     /// of `triangles`, and the measured share of the noise the smoothing keeps.
     private func smoothedFields(
-        _ acc: Accumulator, _ rawFields: [Double], map: MappedShifts, triangles: [UInt32]
+        _ acc: Accumulator, _ rawFields: [Double], map: MappedShifts, adjacency: Adjacency
     ) -> SmoothedFields {
-        let w = acc.weightSum, n = width, nv = n / 3
+        let w = acc.weightSum, n = width
         let regionCount = MappedShifts.regionCount, fieldCount = map.fieldCount
         let filled = map.filled, gw = map.gw
         var fields = rawFields
@@ -328,7 +460,6 @@ package struct ExpressionStatistics: Sendable {
         }
         let probeCount = probes.count / n
         let raw = Array(fields[0..<(regionCount * n)])
-        let adjacency = Adjacency(triangles: triangles, vertexCount: nv)
         let all = Self.smoothed(
             fields + probes, fieldCount: fieldCount + probeCount, adjacency: adjacency, passes: Self.smoothingPasses)
         fields = Array(all[0..<(fieldCount * n)])
@@ -345,7 +476,7 @@ package struct ExpressionStatistics: Sendable {
             fields: fields, raw: raw, adjacency: adjacency, ratio: ratio, noise: noise, scales: scales)
     }
 
-    /// Step 6 of ``resting(_:triangles:)``: each region's shrinkage weight λ per vertex (how much
+    /// Step 6 of ``resting(_:triangles:supportTerms:)``: each region's shrinkage weight λ per vertex (how much
     /// of the `raw` correction the smoothed `fields` take back), smoothed over `adjacency`.
     private static func blendWeights(
         raw: [Double], fields: [Double], sigma2: [Double], gRegion: [Double], ratio: Double,
@@ -375,7 +506,7 @@ package struct ExpressionStatistics: Sendable {
         return lambda
     }
 
-    /// Step 7 of ``resting(_:triangles:)``: the plain mean, standard errors and noise samples of
+    /// Step 7 of ``resting(_:triangles:supportTerms:)``: the plain mean, standard errors and noise samples of
     /// `acc`, corrected at the vertices where a region's blended correction is significant.
     private func corrected(
         _ acc: Accumulator, chosen: [Int], map: MappedShifts, sigma2: [Double], smooth: SmoothedFields,

@@ -41,7 +41,7 @@ package struct RobustAccumulator: Sendable {
     package private(set) var outlierIndices: [Int] = []
     package let weighting: FrameWeighting
     /// The expression model's statistics, fed the frames and weights the average is; its
-    /// ``ExpressionStatistics/resting(_:triangles:)`` corrects the average when coefficients vary.
+    /// ``ExpressionStatistics/resting(_:triangles:supportTerms:)`` corrects the average when coefficients vary.
     package private(set) var expression: ExpressionStatistics
     private var buffer: [[Float]] = []
     private var bufferOffsets: [[Double]] = []
@@ -107,7 +107,7 @@ package struct RobustAccumulator: Sendable {
     }
 
     /// The average to output, on the mesh of `triangles`: the resting face of
-    /// ``ExpressionStatistics/resting(_:triangles:)`` when blend-shape coefficients varied, else
+    /// ``ExpressionStatistics/resting(_:triangles:supportTerms:)`` when blend-shape coefficients varied, else
     /// exactly the plain weighted mean, its standard errors and noise samples. Nil when no frame
     /// was averaged. Call after ``finish()``.
     package func resting(triangles: [UInt32]) -> RestingFace? {
