@@ -67,12 +67,21 @@ run: release
 ## once (SWIFTPM above). The release build, the Examples package and the Python environments are
 ## made side by side (make -j); the fuzz build starts beside the tests' build at the lowest
 ## priority (nice), so it takes the cycles the tests leave idle, and make fuzz waits for it (the
-## build directory's lock) before running the targets, two at a time, alone. Last, make docs.
+## build directory's lock) before running the targets, two at a time, alone. The two test targets
+## run as two processes side by side (each test process runs two tests at a time on two cores;
+## the CLI tests often wait on a child program or a clock, the library's do not), after one
+## build (--skip-build, so SwiftPM's lock on .build need not keep them apart). Last, make docs.
 test: test-deps
 	$(MAKE) -j4 --output-sync=target release man examples schema-venv usd-venv bpy-venv lib3mf-venv trimesh-venv
 	FUZZ_BUILD_ONLY=1 nice -n 19 scripts/fuzz-reader >/dev/null 2>&1 &
 	$(SWIFTPM) build --build-tests
-	FACESCAN_CONSUMER_BIN="$(CURDIR)/Examples/.build/debug/consumer" $(SWIFT) test --skip-build
+	@echo "swift test --skip-build: FaceScanKitTests and FacescanCLITests side by side (the CLI tests' log follows the library's)"
+	@log=$$(mktemp); \
+	FACESCAN_CONSUMER_BIN="$(CURDIR)/Examples/.build/debug/consumer" $(SWIFT) test --skip-build --ignore-lock \
+	  --filter FacescanCLITests >"$$log" 2>&1 & cli=$$!; \
+	$(SWIFT) test --skip-build --ignore-lock --filter FaceScanKitTests; kit=$$?; \
+	wait $$cli; status=$$?; cat "$$log"; rm -f "$$log"; \
+	echo "FaceScanKitTests: exit $$kit; FacescanCLITests: exit $$status"; [ $$kit = 0 ] && [ $$status = 0 ]
 	$(MAKE) regress
 	FUZZ_SECONDS=30 FUZZ_JOBS=2 FUZZ_REPORT_ONLY=1 $(MAKE) fuzz
 	$(MAKE) docs
