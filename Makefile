@@ -1,5 +1,11 @@
 # facescan — two commands from a fresh clone: `make run` and `make test`.
 SWIFT     ?= swift
+# SwiftPM passes the package's traits to the compiler as -D flags in the order of a Set, so in a
+# new order each time it plans a build again (another --product, swift test after swift build, a
+# touched manifest): the flags change and every module is compiled again (a release build, 2 to
+# 5 minutes). With the Swift runtime's fixed hash seed the order stays the same and such a build
+# compiles nothing. Only SwiftPM runs with it: the tests and the programs they run keep random seeds.
+SWIFTPM   := SWIFT_DETERMINISTIC_HASHING=1 $(SWIFT)
 # What building and running facescan needs (make deps, so make run): pkg-config and the libraries it
 # links. The Swift toolchain brings its own needs.
 RUN_PKGS  := pkg-config zlib1g-dev libpng-dev libturbojpeg0-dev libassimp-dev lib3mf-dev
@@ -41,29 +47,41 @@ test-deps: deps
 	$(call apt_install,$(TEST_PKGS))
 
 build: deps
-	$(SWIFT) build
+	$(SWIFTPM) build
 
 ## release: the release binary, and swift-argument-parser's generate-manual tool beside it (small), so
 ## that make man and make install after make run compile nothing.
 release: deps
-	$(SWIFT) build -c release --product facescan
-	$(SWIFT) build -c release --product generate-manual
+	$(SWIFTPM) build -c release --product facescan
+	$(SWIFTPM) build -c release --product generate-manual
 
 ## run: process the bundled sample into out/.
 run: release
 	$(RELEASE) process $(SAMPLE) --output-dir out
 
 ## test: build and run every test (unit, end-to-end on samples/), then the sample regression.
-## FaceScanKit is compiled four times, each for a reason: debug (swift test builds every target
-## itself; a swift build before it was compiled again from scratch, so there is none), release
-## (the CLI tests' slow runs, make regress, the man page), the Examples package (traits: [], the
-## articles' programs and the consumer ConsumerBuildTests checks: built once, before swift test,
-## which is handed its consumer binary) and the fuzz build (ASan). The fuzz targets run two at a time.
-## Last, make docs (a debug build of FaceScanKit, its symbol graph, DocC).
+## FaceScanKit is compiled four times, each for a reason: debug (the tests, and make docs after
+## them, which compiles nothing more), release (the CLI tests' slow runs, make regress, the man
+## page), the Examples package (traits: [], the articles' programs and the consumer
+## ConsumerBuildTests checks, handed to swift test) and the fuzz build (ASan). Each is compiled
+## once (SWIFTPM above). The release build, the Examples package and the Python environments are
+## made side by side (make -j); the fuzz build starts beside the tests' build at the lowest
+## priority (nice), so it takes the cycles the tests leave idle, and make fuzz waits for it (the
+## build directory's lock) before running the targets, two at a time, alone. The two test targets
+## run as two processes side by side (each test process runs two tests at a time on two cores;
+## the CLI tests often wait on a child program or a clock, the library's do not), after one
+## build (--skip-build, so SwiftPM's lock on .build need not keep them apart). Last, make docs.
 test: test-deps
-	$(MAKE) release man schema-venv usd-venv bpy-venv lib3mf-venv trimesh-venv
-	$(MAKE) examples
-	FACESCAN_CONSUMER_BIN="$(CURDIR)/Examples/.build/debug/consumer" $(SWIFT) test
+	$(MAKE) -j4 --output-sync=target release man examples schema-venv usd-venv bpy-venv lib3mf-venv trimesh-venv
+	FUZZ_BUILD_ONLY=1 nice -n 19 scripts/fuzz-reader >/dev/null 2>&1 &
+	$(SWIFTPM) build --build-tests
+	@echo "swift test --skip-build: FaceScanKitTests and FacescanCLITests side by side (the CLI tests' log follows the library's)"
+	@log=$$(mktemp); \
+	FACESCAN_CONSUMER_BIN="$(CURDIR)/Examples/.build/debug/consumer" $(SWIFT) test --skip-build --ignore-lock \
+	  --filter FacescanCLITests >"$$log" 2>&1 & cli=$$!; \
+	$(SWIFT) test --skip-build --ignore-lock --filter FaceScanKitTests; kit=$$?; \
+	wait $$cli; status=$$?; cat "$$log"; rm -f "$$log"; \
+	echo "FaceScanKitTests: exit $$kit; FacescanCLITests: exit $$status"; [ $$kit = 0 ] && [ $$status = 0 ]
 	$(MAKE) regress
 	FUZZ_SECONDS=30 FUZZ_JOBS=2 FUZZ_REPORT_ONLY=1 $(MAKE) fuzz
 	$(MAKE) docs
@@ -75,14 +93,14 @@ test: test-deps
 ## program, no fuzzing. make test runs everything. CHECK_SKIP= runs every library suite.
 CHECK_SKIP ?= Solid|LevelSetShellTests|LimitTests|RenderCoverageTests|MeshFileTests|UntangleTests
 check:
-	$(SWIFT) build --build-tests
+	$(SWIFTPM) build --build-tests
 	$(SWIFT) test --skip-build --filter FaceScanKitTests $(if $(CHECK_SKIP),--skip '$(CHECK_SKIP)')
 
 ## examples: build the Examples package (the code of the documentation's articles and the
 ## consumer ConsumerBuildTests checks; it depends on this one by path with traits: []) and run the
 ## articles' programs: a sample capture to face.stl/face.png, a scripted live scan.
 examples: deps
-	$(SWIFT) build --package-path Examples --scratch-path Examples/.build
+	$(SWIFTPM) build --package-path Examples --scratch-path Examples/.build
 	out=$$(mktemp -d) && trap 'rm -rf "$$out"' EXIT && \
 	  Examples/.build/debug/process-capture samples/ict-identity-ndjson/capture.ndjson "$$out" && \
 	  test -s "$$out/face.stl" && test -s "$$out/face.png"
@@ -99,9 +117,9 @@ LIBRARY_LAYERS := $(shell ls -d Sources/FaceScan* | sed 's|Sources/||' | grep -v
 DOCS_ARCHIVE := .build/plugins/Swift-DocC/outputs/FaceScanKit.doccarchive
 docs: deps
 	scripts/check-docs
-	$(SWIFT) build --target FaceScanKit
-	@bin=$$($(SWIFT) build --show-bin-path); graphs=.build/docs-symbol-graphs; rm -rf $$graphs; mkdir -p $$graphs $(dir $(DOCS_ARCHIVE)); \
-	triple=$$(swiftc -print-target-info | python3 -c 'import json,sys; print(json.load(sys.stdin)["target"]["triple"])'); \
+	$(SWIFTPM) build --target FaceScanKit
+	@bin=$$($(SWIFTPM) build --show-bin-path); graphs=.build/docs-symbol-graphs; rm -rf $$graphs; mkdir -p $$graphs $(dir $(DOCS_ARCHIVE)); \
+	triple=$$(basename $$(dirname $$bin)); \
 	maps=$$(for m in Sources/C*/module.modulemap $$bin/C*.build/module.modulemap; do [ -f $$m ] && printf -- '-Xcc -fmodule-map-file=%s ' $$(realpath $$m); done); \
 	set -x; $(SWIFT) symbolgraph-extract -module-name FaceScanKit -target $$triple -I $$bin/Modules \
 	  $$(pkg-config --cflags-only-I libpng 2>/dev/null) $$maps -minimum-access-level public -skip-inherited-docs \
@@ -167,8 +185,8 @@ regress: release
 
 ## bench: release build, then print the benchmark figures.
 bench: deps bench-venv
-	$(SWIFT) build -c release --product facescan
-	$(SWIFT) build -c release --product facescan-bench
+	$(SWIFTPM) build -c release --product facescan
+	$(SWIFTPM) build -c release --product facescan-bench
 	.build/release/facescan-bench
 
 ## bench-venv: .venv-bench, the Python reference pipeline's libraries from PyPI (about 270 MB, once);

@@ -8,7 +8,9 @@ import Testing
 /// is set (``Tool``).
 ///
 /// Solid parts take seconds in a debug build: these tests run ``fastFacescanBinary``.
-@Suite(.serialized) struct SlicerTests {
+/// Its cases run side by side (each in its own directory): run one after another they were the last
+/// suites to finish in `make test`, with one core idle.
+@Suite struct SlicerTests {
     static func facescan(_ args: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
         try ClientImportTests.run(fastFacescanBinary, args, cwd: tempDir())
     }

@@ -11,7 +11,9 @@ import Testing
 /// shell and relief: at least 99 % covered, the two halves within 1 % of each other.
 ///
 /// Solid parts take seconds in a debug build: these tests run ``fastFacescanBinary``.
-@Suite(.serialized) struct WholeFaceTests {
+/// Its cases run side by side (each in its own directory): run one after another they were the last
+/// suites to finish in `make test`, with one core idle.
+@Suite struct WholeFaceTests {
     struct Triangles {
         var corners: [SIMD3<Double>] = []  // three per triangle
     }
