@@ -288,10 +288,7 @@ package struct ExpressionStatistics: Sendable {
         var centred = [Double](repeating: 0, count: p)
         cross.withUnsafeBufferPointer { crossBuffer in
             for x in 0..<n {
-                for a in 0..<p {
-                    let k = chosen[a]
-                    centred[a] = crossBuffer[column[k] * n + x] - means[x] * sumWD[k]
-                }
+                centre(crossBuffer, x: x, chosen: chosen, means: means, into: &centred)
                 for f in 0..<fieldCount {
                     var s = 0.0
                     for a in 0..<p { s += centred[a] * mapped[f * p + a] }
@@ -309,6 +306,19 @@ package struct ExpressionStatistics: Sendable {
             }
         }
         return VertexFit(fields: fields, sigma2: sigma2, explainedSS: explainedSS)
+    }
+
+    /// Coordinate `x`'s sums with the `chosen` coefficients, centred on its mean
+    /// (Σ w·d·x − x̄·Σ w·d), into `centred`: the right-hand side of both the fit and the supports.
+    @inline(__always)
+    private func centre(
+        _ crossBuffer: UnsafeBufferPointer<Double>, x: Int, chosen: [Int], means: [Double], into centred: inout [Double]
+    ) {
+        let n = width
+        for a in 0..<chosen.count {
+            let k = chosen[a]
+            centred[a] = crossBuffer[column[k] * n + x] - means[x] * sumWD[k]
+        }
     }
 
     /// Whether the `p` coefficients explain much more of some of the `n` coordinates' spread than
@@ -339,10 +349,7 @@ package struct ExpressionStatistics: Sendable {
         var centred = [Double](repeating: 0, count: p)
         cross.withUnsafeBufferPointer { crossBuffer in
             for x in 0..<n {
-                for a in 0..<p {
-                    let k = chosen[a]
-                    centred[a] = crossBuffer[column[k] * n + x] - means[x] * sumWD[k]
-                }
+                centre(crossBuffer, x: x, chosen: chosen, means: means, into: &centred)
                 for a in 0..<p {
                     var s = 0.0
                     for b in 0..<p { s += inverse[a * p + b] * centred[b] }
