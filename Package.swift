@@ -94,7 +94,7 @@ let package = Package(
         .target(name: "FaceScanDecimate", dependencies: ["FaceScanCore", "CSIMD"]),
         .target(name: "FaceScanMeasure", dependencies: ["FaceScanCore"]),
         .target(name: "FaceScanSolid", dependencies: ["FaceScanCore", "FaceScanDecimate", "FaceScanMeasure"]),
-        .target(name: "FaceScanRender", dependencies: ["FaceScanCore"]),
+        .target(name: "FaceScanRender", dependencies: ["FaceScanCore", "CSIMD"]),
         // The colour of the face: the camera's images fused into one texture.
         .target(name: "FaceScanTexture", dependencies: ["FaceScanCore", "FaceScanCapture", "FaceScanRender"]),
         .target(name: "FaceScanExport", dependencies: ["FaceScanCore"]),

@@ -1,3 +1,4 @@
+import CSIMD
 import FaceScanCore
 
 /// The hot core of ``Rasterizer``: binning, rasterisation into a strip-sized visibility buffer,
@@ -376,9 +377,11 @@ enum StripRenderer {
         let span = Span(
             x0: x0, x1: x1, y0: y0, y1: y1, tag: Int32(2 * t) + back, zx: zx, zy: zy, zc: zc, strip: strip)
         if side <= narrowSide {
-            span.fill8(
-                origin: SIMD3<Int32>(truncatingIfNeeded: origin), stepX: SIMD3<Int32>(truncatingIfNeeded: stepX),
-                stepY: SIMD3<Int32>(truncatingIfNeeded: stepY))
+            let origin = SIMD3<Int32>(truncatingIfNeeded: origin), stepX = SIMD3<Int32>(truncatingIfNeeded: stepX)
+            let stepY = SIMD3<Int32>(truncatingIfNeeded: stepY)
+            if !span.fill8Vector(origin: origin, stepX: stepX, stepY: stepY) {
+                span.fill8(origin: origin, stepX: stepX, stepY: stepY)
+            }
         } else {
             span.fill(origin: origin, stepX: stepX, stepY: stepY)
         }
@@ -439,6 +442,21 @@ enum StripRenderer {
                 }
                 rowStart &+= stepY
             }
+        }
+
+        /// ``fill8(origin:stepX:stepY:)`` by the AVX2 kernel (`facescan_span_fill`, CSIMD), bit-identical
+        /// to it: eight samples per step in one 256-bit register each instead of two 128-bit halves,
+        /// and each row's edge functions stepped from the row before's. False, with nothing drawn,
+        /// on a CPU without AVX2.
+        @inline(__always)
+        func fill8Vector(origin: SIMD3<Int32>, stepX: SIMD3<Int32>, stepY: SIMD3<Int32>) -> Bool {
+            let edges = facescan_span_edges(
+                origin: (origin.x, origin.y, origin.z), step_x: (stepX.x, stepX.y, stepX.z),
+                step_y: (stepY.x, stepY.y, stepY.z))
+            let first = (y0 - strip.top) * strip.width + x0
+            return facescan_span_fill(
+                strip.z.baseAddress! + first, strip.id.baseAddress! + first, strip.width, Int32(x1 - x0 + 1),
+                Int32(y0), Int32(y1), edges, zx, zy, zc, Float(x0) + 0.5, tag) == 0
         }
 
         /// Visits the box row by row with the three edge functions at the first sample (`origin`)
