@@ -67,6 +67,18 @@ typedef struct {
 int facescan_span_fill(float *z_row, int32_t *id_row, ptrdiff_t stride, int32_t count, int32_t y0, int32_t y1,
                        facescan_span_edges edges, float zx, float zy, float zc, float fx0, int32_t tag);
 
+/// The output pixels of one strip of a visibility buffer (the thumbnail's rasteriser,
+/// `StripRenderer.resolve`, which calls it): for each pixel in columns `column0..<column1` of the
+/// output rows the strip's sample rows `top..<top + rows` cover (`ss` × `ss` samples a pixel,
+/// `width` samples a row; `z` and `id` the strip's 1/depth and `2 · triangle + side` per sample,
+/// −1 where empty), the colour of its visible samples from their triangles' planes
+/// (`plane_bytes`: 12 floats per triangle), encoded through `lut` (linear → sRGB byte), alpha from
+/// coverage, into `out` (RGBA8, `size` pixels a row), and 1 / the nearest 1/depth into `depth`
+/// when not NULL. A pixel with no sample drawn is left as it is.
+void facescan_resolve_strip(const float *z, const int32_t *id, ptrdiff_t width, ptrdiff_t top, ptrdiff_t rows,
+                            ptrdiff_t ss, ptrdiff_t column0, ptrdiff_t column1, const void *plane_bytes,
+                            const uint8_t *lut, ptrdiff_t lut_count, uint8_t *out, ptrdiff_t size, float *depth);
+
 /// 10^k for 0 ≤ k ≤ 8, from a constant table (the number parser's multiplier per digit run).
 static inline uint64_t facescan_pow10_u64(int k) {
     static const uint64_t table[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
