@@ -79,7 +79,8 @@ let package = Package(
         .systemLibrary(
             name: "CZlib", path: "Sources/CZlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
-        // Vector kernels (AVX2 or SSSE3, chosen at run time; scalar fallback in Swift elsewhere).
+        // Vector kernels (AVX2 or SSSE3, chosen at run time; scalar fallback in Swift elsewhere), and the
+        // thumbnail's resolve loop in portable C (StripRenderer.resolve).
         .target(name: "CSIMD", path: "Sources/CSIMD"),
         // The library's stages, one target each, each depending on the targets whose names it uses
         // and re-exporting none of them (docs/ARCHITECTURE.md, "Modules"): Core at the root, the
@@ -94,7 +95,7 @@ let package = Package(
         .target(name: "FaceScanDecimate", dependencies: ["FaceScanCore", "CSIMD"]),
         .target(name: "FaceScanMeasure", dependencies: ["FaceScanCore"]),
         .target(name: "FaceScanSolid", dependencies: ["FaceScanCore", "FaceScanDecimate", "FaceScanMeasure"]),
-        .target(name: "FaceScanRender", dependencies: ["FaceScanCore"]),
+        .target(name: "FaceScanRender", dependencies: ["FaceScanCore", "CSIMD"]),
         // The colour of the face: the camera's images fused into one texture.
         .target(name: "FaceScanTexture", dependencies: ["FaceScanCore", "FaceScanCapture", "FaceScanRender"]),
         .target(name: "FaceScanExport", dependencies: ["FaceScanCore"]),

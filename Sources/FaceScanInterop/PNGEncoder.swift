@@ -77,8 +77,21 @@ public enum PNGEncoder {
                     if row == 0 {
                         (dst + 1).update(from: cur, count: rowBytes)
                     } else {
-                        let up = cur - rowBytes
-                        for i in 0..<rowBytes { dst[1 + i] = cur[i] &- up[i] }
+                        // 16 bytes at a time (one vector subtraction), then byte by byte.
+                        let up = UnsafeRawPointer(cur - rowBytes), now = UnsafeRawPointer(cur)
+                        let out = UnsafeMutableRawPointer(dst + 1)
+                        var i = 0
+                        while i &+ 16 <= rowBytes {
+                            let d =
+                                now.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+                                &- up.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+                            out.storeBytes(of: d, toByteOffset: i, as: SIMD16<UInt8>.self)
+                            i &+= 16
+                        }
+                        while i < rowBytes {
+                            dst[1 + i] = cur[i] &- cur[i - rowBytes]
+                            i &+= 1
+                        }
                     }
                 }
             }

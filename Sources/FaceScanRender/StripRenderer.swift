@@ -1,3 +1,4 @@
+import CSIMD
 import FaceScanCore
 
 /// The hot core of ``Rasterizer``: binning, rasterisation into a strip-sized visibility buffer,
@@ -308,10 +309,6 @@ enum StripRenderer {
     @inline(__always)
     static func lastSample(_ v: Int32) -> Int { (Int(v) - one / 2) >> subpixelBits }
 
-    /// `x` clamped to 0…1, NaN to 0 (a shader's colour may be anything).
-    @inline(__always)
-    static func unitClamp(_ x: Float) -> Float { x > 0 ? (x < 1 ? x : 1) : 0 }
-
     /// Draws triangle `t` into the strip: per sample inside it and nearer than what is there,
     /// records its id and 1/depth.
     ///
@@ -376,9 +373,11 @@ enum StripRenderer {
         let span = Span(
             x0: x0, x1: x1, y0: y0, y1: y1, tag: Int32(2 * t) + back, zx: zx, zy: zy, zc: zc, strip: strip)
         if side <= narrowSide {
-            span.fill8(
-                origin: SIMD3<Int32>(truncatingIfNeeded: origin), stepX: SIMD3<Int32>(truncatingIfNeeded: stepX),
-                stepY: SIMD3<Int32>(truncatingIfNeeded: stepY))
+            let origin = SIMD3<Int32>(truncatingIfNeeded: origin), stepX = SIMD3<Int32>(truncatingIfNeeded: stepX)
+            let stepY = SIMD3<Int32>(truncatingIfNeeded: stepY)
+            if !span.fill8Vector(origin: origin, stepX: stepX, stepY: stepY) {
+                span.fill8(origin: origin, stepX: stepX, stepY: stepY)
+            }
         } else {
             span.fill(origin: origin, stepX: stepX, stepY: stepY)
         }
@@ -439,6 +438,21 @@ enum StripRenderer {
                 }
                 rowStart &+= stepY
             }
+        }
+
+        /// ``fill8(origin:stepX:stepY:)`` by the AVX2 kernel (`facescan_span_fill`, CSIMD), bit-identical
+        /// to it: eight samples per step in one 256-bit register each instead of two 128-bit halves,
+        /// and each row's edge functions stepped from the row before's. False, with nothing drawn,
+        /// on a CPU without AVX2.
+        @inline(__always)
+        func fill8Vector(origin: SIMD3<Int32>, stepX: SIMD3<Int32>, stepY: SIMD3<Int32>) -> Bool {
+            let edges = facescan_span_edges(
+                origin: (origin.x, origin.y, origin.z), step_x: (stepX.x, stepX.y, stepX.z),
+                step_y: (stepY.x, stepY.y, stepY.z))
+            let first = (y0 - strip.top) * strip.width + x0
+            return facescan_span_fill(
+                strip.z.baseAddress! + first, strip.id.baseAddress! + first, strip.width, Int32(x1 - x0 + 1),
+                Int32(y0), Int32(y1), edges, zx, zy, zc, Float(x0) + 0.5, tag) == 0
         }
 
         /// Visits the box row by row with the three edge functions at the first sample (`origin`)
@@ -518,82 +532,21 @@ enum StripRenderer {
         plane[2] = pc
     }
 
-    /// Linear RGB of the triangle side `tag` at screen point `p` (samples), from its colour planes.
-    @inline(__always)
-    static func color(_ tag: Int32, at p: SIMD2<Float>, _ planes: UnsafeBufferPointer<SIMD4<Float>>) -> SIMD4<Float> {
-        let plane = planes.baseAddress! + 3 * Int(tag >> 1)
-        let v = plane[0] * p.x + plane[1] * p.y + plane[2]
-        return v * (1 / v.w)
-    }
-
     /// Shades and resolves the output pixels of `strip` in `columns` (and their depths when `depth`
-    /// is not empty); the others have no sample drawn.
+    /// is not empty); the others have no sample drawn. Per pixel: its visible samples' colours,
+    /// once at the pixel centre when every sample shows the same triangle side, else once per
+    /// sample and averaged in linear light; sRGB through `input.lut`; alpha from coverage. The
+    /// loop is `facescan_resolve_strip` (CSIMD, portable C): in Swift its index arithmetic and
+    /// float-to-index conversions were checked at every pixel, as many instructions as the shading.
     @inline(__always)
     static func resolve(
         _ strip: Strip, _ input: Inputs, planes: UnsafeBufferPointer<SIMD4<Float>>, size: Int, supersample ss: Int,
         columns: Range<Int>, pixels out: UnsafeMutableBufferPointer<UInt8>,
         depth dout: UnsafeMutableBufferPointer<Float>
     ) {
-        let w = strip.width
-        let perPixel = ss * ss
-        let lutMax = Float(input.lut.count - 1)
-        let half = Float(ss) / 2
-        let zb = strip.z.baseAddress!, ib = strip.id.baseAddress!
-        let wantDepth = dout.count > 0
-        for py in (strip.top / ss)..<((strip.top + strip.rows) / ss) {
-            let sampleRow = (py * ss - strip.top) * w
-            for px in columns {
-                let base = sampleRow + px * ss
-                let firstTag = ib[base]
-                var covered = 0
-                var same = true
-                var nearest: Float = 0
-                if ss == 2 {
-                    // The default 2×2 pattern, unrolled.
-                    let t1 = ib[base + 1], t2 = ib[base + w], t3 = ib[base + w + 1]
-                    if firstTag < 0 && t1 < 0 && t2 < 0 && t3 < 0 { continue }
-                    same = firstTag == t1 && firstTag == t2 && firstTag == t3
-                    covered = (firstTag >= 0 ? 1 : 0) + (t1 >= 0 ? 1 : 0) + (t2 >= 0 ? 1 : 0) + (t3 >= 0 ? 1 : 0)
-                    nearest = max(max(zb[base], zb[base + 1]), max(zb[base + w], zb[base + w + 1]))
-                } else {
-                    for sy in 0..<ss {
-                        for sx in 0..<ss {
-                            let tag = ib[base + sy * w + sx]
-                            same = same && tag == firstTag
-                            if tag >= 0 {
-                                covered += 1
-                                nearest = max(nearest, zb[base + sy * w + sx])
-                            }
-                        }
-                    }
-                }
-                guard covered > 0 else { continue }
-                var c: SIMD4<Float>
-                if same {
-                    // One surface under the whole pixel: evaluate once at its centre.
-                    let p = SIMD2(Float(px * ss) + half, Float(py * ss) + half)
-                    c = color(firstTag, at: p, planes)
-                } else {
-                    c = .zero
-                    for sy in 0..<ss {
-                        for sx in 0..<ss {
-                            let tag = ib[base + sy * w + sx]
-                            guard tag >= 0 else { continue }
-                            let p = SIMD2(Float(px * ss + sx) + 0.5, Float(py * ss + sy) + 0.5)
-                            c += color(tag, at: p, planes)
-                        }
-                    }
-                    c /= Float(covered)
-                }
-                let o = 4 * (py * size + px)
-                out[o] = input.lut[Int(unitClamp(c.x) * lutMax + 0.5)]
-                out[o + 1] = input.lut[Int(unitClamp(c.y) * lutMax + 0.5)]
-                out[o + 2] = input.lut[Int(unitClamp(c.z) * lutMax + 0.5)]
-                // Coverage as alpha, rounded (a shift for the default 2×2, no division).
-                let alpha = perPixel == 4 ? (covered * 255 + 2) >> 2 : (covered * 255 + perPixel / 2) / perPixel
-                out[o + 3] = UInt8(truncatingIfNeeded: alpha)
-                if wantDepth { dout[py * size + px] = 1 / nearest }
-            }
-        }
+        facescan_resolve_strip(
+            strip.z.baseAddress, strip.id.baseAddress, strip.width, strip.top, strip.rows, ss, columns.lowerBound,
+            columns.upperBound, UnsafeRawPointer(planes.baseAddress), input.lut.baseAddress, input.lut.count,
+            out.baseAddress, size, dout.isEmpty ? nil : dout.baseAddress)
     }
 }

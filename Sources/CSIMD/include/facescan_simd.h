@@ -48,6 +48,37 @@ int facescan_ring_average_available(void);
 int facescan_ring_average(const float *src, float *dst, const int32_t *offsets, const uint32_t *neighbors,
                           size_t n);
 
+/// A triangle's three edge functions at its box's first sample and their steps per sample to the
+/// right and per row down (fixed point, as `StripRenderer.rasterize` sets them up).
+typedef struct {
+    int32_t origin[3];
+    int32_t step_x[3];
+    int32_t step_y[3];
+} facescan_span_edges;
+
+/// One triangle's box in a strip of a visibility buffer (the thumbnail's rasteriser,
+/// `StripRenderer.Span.fill8`): rows `y0…y1`, `count` samples each from `z_row`/`id_row` (the
+/// box's first row; `stride` samples to the next), eight at a time (up to seven samples past
+/// `count` are read and written back unchanged). A sample whose three edge functions (`origin`
+/// at the box's first sample, stepped by `step_x` per sample and `step_y` per row, wrapping
+/// 32-bit) are not negative and whose 1/depth (`zx·(fx0 + k) + zy·(y + ½) + zc`, as the Swift
+/// loop computes it) is nearer than what is there gets that 1/depth and `tag`. Bit-identical to
+/// the Swift loop. Returns 0, or -1 when this CPU has no AVX2 (nothing is written).
+int facescan_span_fill(float *z_row, int32_t *id_row, ptrdiff_t stride, int32_t count, int32_t y0, int32_t y1,
+                       facescan_span_edges edges, float zx, float zy, float zc, float fx0, int32_t tag);
+
+/// The output pixels of one strip of a visibility buffer (the thumbnail's rasteriser,
+/// `StripRenderer.resolve`, which calls it): for each pixel in columns `column0..<column1` of the
+/// output rows the strip's sample rows `top..<top + rows` cover (`ss` × `ss` samples a pixel,
+/// `width` samples a row; `z` and `id` the strip's 1/depth and `2 · triangle + side` per sample,
+/// −1 where empty), the colour of its visible samples from their triangles' planes
+/// (`plane_bytes`: 12 floats per triangle), encoded through `lut` (linear → sRGB byte), alpha from
+/// coverage, into `out` (RGBA8, `size` pixels a row), and 1 / the nearest 1/depth into `depth`
+/// when not NULL. A pixel with no sample drawn is left as it is.
+void facescan_resolve_strip(const float *z, const int32_t *id, ptrdiff_t width, ptrdiff_t top, ptrdiff_t rows,
+                            ptrdiff_t ss, ptrdiff_t column0, ptrdiff_t column1, const void *plane_bytes,
+                            const uint8_t *lut, ptrdiff_t lut_count, uint8_t *out, ptrdiff_t size, float *depth);
+
 /// 10^k for 0 ≤ k ≤ 8, from a constant table (the number parser's multiplier per digit run).
 static inline uint64_t facescan_pow10_u64(int k) {
     static const uint64_t table[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
