@@ -27,7 +27,7 @@ MANPAGE   := .build/man/facescan.1
 # The man page is dated by the last commit, so the same sources give the same page.
 MANDATE   := $(shell git log -1 --format=%cs 2>/dev/null || echo 1970-01-01)
 
-.PHONY: deps test-deps build release run test check regress bench clean fuzz man install uninstall lint format examples docs pictures schema-venv usd-venv bpy-venv lib3mf-venv trimesh-venv
+.PHONY: deps test-deps build release run test test-build check regress bench clean fuzz man install uninstall lint format examples docs pictures schema-venv usd-venv bpy-venv lib3mf-venv trimesh-venv
 
 # Installs the packages of $(1) that are missing (apt-get, with sudo when not root).
 apt_install = @missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -52,39 +52,49 @@ build: deps
 ## release: the release binary, and swift-argument-parser's generate-manual tool beside it (small), so
 ## that make man and make install after make run compile nothing.
 release: deps
-	$(SWIFTPM) build -c release --product facescan
-	$(SWIFTPM) build -c release --product generate-manual
+	$(SWIFTPM) build -c release --product facescan $(RELEASE_FLAGS)
+	$(SWIFTPM) build -c release --product generate-manual $(RELEASE_FLAGS)
 
 ## run: process the bundled sample into out/.
 run: release
 	$(RELEASE) process $(SAMPLE) --output-dir out
 
 ## test: build and run every test (unit, end-to-end on samples/), then the sample regression.
-## FaceScanKit is compiled four times, each for a reason: debug (the tests, and make docs after
-## them, which compiles nothing more), release (the CLI tests' slow runs, make regress, the man
-## page), the Examples package (traits: [], the articles' programs and the consumer
-## ConsumerBuildTests checks, handed to swift test) and the fuzz build (ASan). Each is compiled
-## once (SWIFTPM above). The release build, the Examples package and the Python environments are
-## made side by side (make -j); the fuzz build starts beside the tests' build at the lowest
-## priority (nice), so it takes the cycles the tests leave idle, and make fuzz waits for it (the
-## build directory's lock) before running the targets, two at a time, alone. The two test targets
-## run as two processes side by side (each test process runs two tests at a time on two cores;
-## the CLI tests often wait on a child program or a clock, the library's do not), after one
-## build (--skip-build, so SwiftPM's lock on .build need not keep them apart). Last, make docs.
+## The tests run on the release build (TESTING: -enable-testing, so the tests' @testable imports
+## compile against it): one release build serves the tests, the CLI tests' runs of facescan, make
+## regress, the man page and make docs (RELEASE_FLAGS), so no debug build is made. Besides it, the
+## Examples package (traits: [], the articles' programs and the consumer ConsumerBuildTests
+## checks, handed to swift test) and the fuzz build (ASan). Each is compiled once (SWIFTPM above).
+## The release build, the Examples package and the Python environments are made side by side
+## (make -j); the fuzz build starts beside them at the lowest priority (nice), so it takes the
+## cycles the others leave idle (the test targets' compiles are one job each, on one core), and
+## make fuzz waits for it (its build directory's lock) before running the targets, two at a
+## time, alone. The two test targets run as two processes side by side (each test process runs
+## two tests at a time on two cores; the CLI tests often wait on a child program or a clock, the
+## library's do not), after one build (--skip-build, so SwiftPM's lock on .build need not keep
+## them apart). Last, make docs. make check is the debug inner loop.
+TESTING := -Xswiftc -enable-testing
 test: test-deps
-	$(MAKE) -j4 --output-sync=target release man examples schema-venv usd-venv bpy-venv lib3mf-venv trimesh-venv
 	FUZZ_BUILD_ONLY=1 nice -n 19 scripts/fuzz-reader >/dev/null 2>&1 &
-	$(SWIFTPM) build --build-tests
-	@echo "swift test --skip-build: FaceScanKitTests and FacescanCLITests side by side (the CLI tests' log follows the library's)"
+	$(MAKE) -j4 --output-sync=target RELEASE_FLAGS='$(TESTING)' test-build examples schema-venv usd-venv bpy-venv lib3mf-venv trimesh-venv
+	@echo "swift test -c release --skip-build: FaceScanKitTests and FacescanCLITests side by side (the CLI tests' log follows the library's)"
 	@log=$$(mktemp); \
-	FACESCAN_CONSUMER_BIN="$(CURDIR)/Examples/.build/debug/consumer" $(SWIFT) test --skip-build --ignore-lock \
-	  --filter FacescanCLITests >"$$log" 2>&1 & cli=$$!; \
-	$(SWIFT) test --skip-build --ignore-lock --filter FaceScanKitTests; kit=$$?; \
+	FACESCAN_BIN="$(CURDIR)/$(RELEASE)" FACESCAN_CONSUMER_BIN="$(CURDIR)/Examples/.build/debug/consumer" \
+	  $(SWIFT) test -c release $(TESTING) --skip-build --ignore-lock --filter FacescanCLITests >"$$log" 2>&1 & cli=$$!; \
+	$(SWIFT) test -c release $(TESTING) --skip-build --ignore-lock --filter FaceScanKitTests; kit=$$?; \
 	wait $$cli; status=$$?; cat "$$log"; rm -f "$$log"; \
 	echo "FaceScanKitTests: exit $$kit; FacescanCLITests: exit $$status"; [ $$kit = 0 ] && [ $$status = 0 ]
-	$(MAKE) regress
+	$(MAKE) regress RELEASE_FLAGS='$(TESTING)'
 	FUZZ_SECONDS=30 FUZZ_JOBS=2 FUZZ_REPORT_ONLY=1 $(MAKE) fuzz
-	$(MAKE) docs
+	$(MAKE) docs DOCS_CONFIG=release RELEASE_FLAGS='$(TESTING)'
+
+## test-build: the release build with the tests (make test; RELEASE_FLAGS='$(TESTING)'), the
+## generate-manual tool in the same flags and the man page from it.
+test-build: deps
+	$(SWIFTPM) build -c release --build-tests $(RELEASE_FLAGS)
+	$(SWIFTPM) build -c release --product generate-manual $(RELEASE_FLAGS)
+	mkdir -p $(dir $(MANPAGE))
+	$(GENMAN) $(RELEASE) --date $(MANDATE) --output-directory $(dir $(MANPAGE))
 
 ## check: the inner loop while changing the library (CONTRIBUTING.md, "Build and test"): an
 ## incremental debug build of the tests and the library's unit tests (FaceScanKitTests) but the
@@ -115,10 +125,12 @@ examples: deps
 # Every library target but the umbrella (Sources/FaceScan*), so a new stage needs no edit here.
 LIBRARY_LAYERS := $(shell ls -d Sources/FaceScan* | sed 's|Sources/||' | grep -vx FaceScanKit | paste -sd, -)
 DOCS_ARCHIVE := .build/plugins/Swift-DocC/outputs/FaceScanKit.doccarchive
+# The build whose modules DocC reads: debug (make docs alone), release in make test (its one build).
+DOCS_CONFIG ?= debug
 docs: deps
 	scripts/check-docs
-	$(SWIFTPM) build --target FaceScanKit
-	@bin=$$($(SWIFTPM) build --show-bin-path); graphs=.build/docs-symbol-graphs; rm -rf $$graphs; mkdir -p $$graphs $(dir $(DOCS_ARCHIVE)); \
+	$(SWIFTPM) build -c $(DOCS_CONFIG) --target FaceScanKit $(RELEASE_FLAGS)
+	@bin=$$($(SWIFTPM) build -c $(DOCS_CONFIG) --show-bin-path $(RELEASE_FLAGS)); graphs=.build/docs-symbol-graphs; rm -rf $$graphs; mkdir -p $$graphs $(dir $(DOCS_ARCHIVE)); \
 	triple=$$(basename $$(dirname $$bin)); \
 	maps=$$(for m in Sources/C*/module.modulemap $$bin/C*.build/module.modulemap; do [ -f $$m ] && printf -- '-Xcc -fmodule-map-file=%s ' $$(realpath $$m); done); \
 	set -x; $(SWIFT) symbolgraph-extract -module-name FaceScanKit -target $$triple -I $$bin/Modules \
