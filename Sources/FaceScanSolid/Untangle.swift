@@ -17,6 +17,10 @@ enum Untangle {
         static let rounds = 12
         /// Fraction of the move toward the neighbours' mean per round.
         static let step: Float = 0.5
+        /// Rounds in a row without fewer crossings than the best state that end the smoothing: a
+        /// crossing the smoothing cannot reach (between sheets whose vertices are all on the
+        /// boundary, which stays, as in a crumpled strip) is not searched for 12 times.
+        static let stall = 3
     }
 
     /// `surface` with its own crossings smoothed away where possible, and how many crossing pairs
@@ -30,6 +34,7 @@ enum Untangle {
         for v in 0..<n where adjacency.boundaryOffsets[v + 1] > adjacency.boundaryOffsets[v] { boundary[v] = true }
         var best = (mesh: surface, crossings: crossings.count)
         var mesh = surface
+        var stalled = 0
         for _ in 0..<Constants.rounds {
             var seeds: [Int] = []
             for pair in crossings { seeds += [Int(pair.x), Int(pair.y)] }
@@ -46,8 +51,11 @@ enum Untangle {
             // Smoothing may fold a sliver flat: such a state is not kept.
             if crossings.count < best.crossings, !hasFlatTriangle(mesh) {
                 best = (mesh, crossings.count)
+                stalled = 0
+            } else {
+                stalled += 1
             }
-            if crossings.isEmpty { break }
+            if crossings.isEmpty || stalled == Constants.stall { break }
         }
         return best
     }
