@@ -178,8 +178,8 @@ public enum Solidify {
         try SolidError.checkCancelled()
         // 3. The decimation to start from (nil: none), 4. its surface untangled and turned.
         var want = target.map { firstWant(closed, frame: frame, options: options, unit: unit, target: $0) }
-        var source = Source(closed)
-        var turned = try source.turned(want, frame: frame)
+        var turned = Solidify.turned(
+            try want.map { w throws(SolidError) in try decimated(closed, to: w) } ?? closed, frame: frame)
         var depth = options.depth
         var (cuts, decimations, backs) = (0, 1, 0)
         var fewestFront = Int.max
@@ -229,7 +229,9 @@ public enum Solidify {
                     }
                     decimations += 1
                     want = min(nextWant(w, vertices: vertices, share: share), Decimation.maximumTargetVertices)
-                    if want! >= Decimation.minimumVertices { turned = try source.turned(want, frame: frame) }
+                    if want! >= Decimation.minimumVertices {
+                        turned = Solidify.turned(try decimated(closed, to: want!), frame: frame)
+                    }
                 default:
                     throw error
                 }

@@ -41,33 +41,6 @@ extension Solidify {
         }
     }
 
-    /// The surface a part starts from, and what each decimation of it tried is made from.
-    ///
-    /// A refinement (a count above the surface's own) starts from the surface untangled at its own
-    /// count: its crossings, copied into every refined triangle around them, would otherwise be
-    /// smoothed away on the refined surface, each round a crossing search in proportion to the
-    /// count asked (a 110-vertex strip refined to 3 416 vertices: 12 rounds over 6 800 triangles,
-    /// 90 ms, for crossings the strip's own 216 triangles show). The refined surface is untangled
-    /// again (``turned(_:frame:)``), which finds nothing to do when the refinement added no
-    /// crossing. A surface that does not cross itself is refined as it is.
-    struct Source {
-        let closed: Mesh
-        /// `closed` untangled, once the first refinement asks for it.
-        private var untangled: Mesh?
-
-        init(_ closed: Mesh) { self.closed = closed }
-
-        /// The surface at `want` vertices (its own count without), untangled and turned into `frame`.
-        mutating func turned(_ want: Int?, frame: FaceFrame.Rotation) throws(SolidError) -> Mesh {
-            guard let want else { return Solidify.turned(closed, frame: frame) }
-            guard want > closed.vertexCount else {
-                return Solidify.turned(try decimated(closed, to: want), frame: frame)
-            }
-            if untangled == nil { untangled = Untangle.untangled(closed).mesh }
-            return Solidify.turned(try decimated(untangled!, to: want), frame: frame)
-        }
-    }
-
     /// The count the fewest front found would need for the whole part.
     static func needs(fewestFront: Int, base: Bool) -> Int {
         base ? fewestFront : Int((Double(fewestFront) / Constants.frontShare).rounded(.up))
