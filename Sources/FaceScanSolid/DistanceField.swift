@@ -142,15 +142,14 @@ extension LevelSetShell {
                 return b
             }
             var stopped = false
+            let stride = LevelSetShell.extractionStride(h: h, area: area, thickness: thickness, share: share)
             distance.withUnsafeMutableBufferPointer { d in
                 inside.withUnsafeMutableBufferPointer { inside in
                     let grid = ColumnFill(
                         hits: hits, bvh: bvh, distance: DisjointSlots(base: d), inside: DisjointSlots(base: inside),
                         nx: nx, ny: ny, nz: nz, x0: x0, y0: y0, h: h, level: level,
-                        outsideReach: DistanceGrid.outsideReach(
-                            h: h, thickness: thickness,
-                            stride: LevelSetShell.extractionStride(h: h, area: area, thickness: thickness, share: share)
-                        ))
+                        outsideReach: DistanceGrid.outsideReach(h: h, thickness: thickness, stride: stride),
+                        outsideStride: stride)
                     var start = 0
                     for round in 1...Constants.fieldRounds where start < count {
                         let end = columnStart(count * round / Constants.fieldRounds)
@@ -182,6 +181,11 @@ extension LevelSetShell {
         let x0: Double, y0: Double, h: Double, level: Double
         /// See ``DistanceGrid/outsideReach(h:thickness:)``.
         let outsideReach: Double
+        /// The extraction's step (in grid points): outside the front only the points it samples
+        /// (every `outsideStride`-th along each axis) are measured, the others stay 0 — nothing but
+        /// the extraction reads an outside distance (the opening fills only the hollow), so a
+        /// coarse grid's outside band costs 1/stride³ of its points' nearest-point queries.
+        let outsideStride: Int
 
         /// The columns without a crossing within ``outsideReach`` of one with a crossing: their
         /// points' distances, out to ``outsideReach`` (on the calling thread).
@@ -190,7 +194,7 @@ extension LevelSetShell {
             for hit in hits { crossed[Int(hit.column)] = true }
             var stack = TriangleBVH.makeStack(depth: bvh.depth)
             for j in 0..<ny {
-                for i in 0..<nx where !crossed[j * nx + i] {
+                for i in 0..<nx where !crossed[j * nx + i] && i % outsideStride == 0 && j % outsideStride == 0 {
                     var near = false
                     let w = max(1, Int((outsideReach / h).rounded(.up)))
                     for b in max(0, j - w)...min(ny - 1, j + w) {
@@ -212,7 +216,9 @@ extension LevelSetShell {
         func outside(_ i: Int, _ j: Int, _ k: Int, bound: inout Double, stack: inout [(node: Int32, distance: Double)])
         {
             bound -= h
-            guard bound <= outsideReach else { return }
+            guard bound <= outsideReach, k % outsideStride == 0, i % outsideStride == 0, j % outsideStride == 0 else {
+                return
+            }
             let far = outsideReach + 3 * h
             let p = SIMD3(x0 + Double(i) * h, y0 + Double(j) * h, Double(k) * h)
             let d = bvh.nearest(to: p, stack: &stack, bound: far * far).distanceSquared.squareRoot()

@@ -552,6 +552,18 @@ private func plane(_ pts: [SIMD3<Double>]) -> (SIMD3<Double>, SIMD3<Double>) {
 }
 
 @Suite struct UntangleTests {
+    /// The smoothing ends when a round's rate could not clear the crossings left in the rounds
+    /// left (a crumpled strip's 1 032 pairs, 84 cleared a round), not when a round lowered the
+    /// count fast enough, nor after a round that did not lower it (a lip corner's crossings first
+    /// rise), nor short of clearing the last pairs at one a round.
+    @Test func untanglingStopsOnlyWhenItCannotFinish() {
+        #expect(Untangle.hopeless(before: 1_032, after: 948, roundsLeft: 11))
+        #expect(!Untangle.hopeless(before: 165, after: 100, roundsLeft: 11))
+        #expect(!Untangle.hopeless(before: 40, after: 48, roundsLeft: 10))
+        #expect(!Untangle.hopeless(before: 3, after: 2, roundsLeft: 2))
+        #expect(Untangle.hopeless(before: 5, after: 4, roundsLeft: 1))
+    }
+
     /// The ICT face crosses itself at the corners of its closed lips. Smoothed there, it crosses
     /// itself nowhere (by the tests' own search), its rim and every vertex far from the crossings
     /// stay where they were, and no vertex moves by as much as 2 mm (the decimated face's edges
