@@ -256,12 +256,16 @@ package struct ByteWriter {
         at += bytes.count
     }
 
-    /// Appends `count` bytes, `byte(k)` for k = 0, 1, … (one check of the room for all of them).
-    @inline(__always)
-    package mutating func append(count: Int, _ byte: (Int) -> UInt8) {
-        room(count)
-        for k in 0..<count { at[k] = byte(k) }
-        at += count
+    /// Appends `bytes[range]` less the bytes of `bytes` `offset` before them, byte by byte
+    /// (wrapping): PNG's Up filter of a row, `offset` the row's length.
+    package mutating func appendDifferences(_ bytes: [UInt8], _ range: Range<Int>, lessThoseBefore offset: Int) {
+        precondition(range.lowerBound - offset >= 0 && range.upperBound <= bytes.count && offset >= 0)
+        room(range.count)
+        bytes.withUnsafeBufferPointer { b in
+            let cur = b.baseAddress! + range.lowerBound, up = cur - offset
+            for k in 0..<range.count { at[k] = cur[k] &- up[k] }
+        }
+        at += range.count
     }
 
     /// Appends `n` zero bytes.

@@ -71,8 +71,7 @@ public enum PNGEncoder {
                 if row == 0 {
                     out.append(px[0..<rowBytes])
                 } else {
-                    let up = cur - rowBytes
-                    out.append(count: rowBytes) { i in px[cur + i] &- px[up + i] }
+                    out.appendDifferences(px, cur..<(cur + rowBytes), lessThoseBefore: rowBytes)
                 }
             }
         }

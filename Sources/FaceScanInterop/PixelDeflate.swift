@@ -72,25 +72,28 @@ enum PixelDeflate {
     /// literal/length symbols.
     static func tokenize(_ d: [UInt8], from start: Int, to n: Int) -> Tokens {
         precondition(start >= 0 && n <= d.count)
-        var tokens: [UInt16] = []
-        tokens.reserveCapacity(n - start)
+        var tokens = [UInt16](repeating: 0, count: n - start)
         var counts = [Int](repeating: 0, count: 286)
         let symbol = lengthSymbol
-        var i = start
+        var i = start, t = 0
         while i < n {
-            if i >= 4 && d[i] == d[i - 4] {
+            let b = d[i]
+            if i >= 4 && b == d[i - 4] {
                 let run = repeatLength(d, i, n)
                 if run >= minimumRun {
-                    tokens.append(UInt16(256 + run - 3))
+                    tokens[t] = UInt16(256 + run - 3)
+                    t &+= 1
                     counts[Int(symbol[run])] &+= 1
                     i += run
                     continue
                 }
             }
-            tokens.append(UInt16(d[i]))
-            counts[Int(d[i])] &+= 1
+            tokens[t] = UInt16(b)
+            t &+= 1
+            counts[Int(b)] &+= 1
             i &+= 1
         }
+        tokens.removeLast(tokens.count - t)
         return (tokens, counts)
     }
 
