@@ -22,9 +22,7 @@ enum ImageLibraries {
     }
 
     /// Adler-32 (the zlib stream's checksum) of `bytes`, by zlib.
-    static func adler32(_ bytes: [UInt8]) -> UInt32 {
-        bytes.withUnsafeBufferPointer { zlibChecksum($0, CZlib.adler32) }
-    }
+    static func adler32(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32 { zlibChecksum(bytes, CZlib.adler32) }
 
     /// A zlib checksum (`crc32`, `adler32`) of `bytes`, 1 GiB at a time (zlib takes a 32-bit length).
     private static func zlibChecksum(

@@ -1,6 +1,4 @@
 import FaceScanCore
-import FaceScanExport
-import Synchronization
 
 /// A zlib stream (RFC 1950) holding one deflate block (RFC 1951) with Huffman codes built for
 /// its data, made for the filtered rows of a rendering: the only matches are repeats of the
@@ -20,91 +18,104 @@ enum PixelDeflate {
     static let twoThreadBytes = 1 << 18
 
     /// The zlib stream of `data`.
-    static func zlib(_ data: [UInt8]) -> [UInt8] {
+    static func zlib(_ data: [UInt8]) -> [UInt8] { data.withUnsafeBufferPointer { zlib($0) } }
+
+    /// The zlib stream of `data`.
+    static func zlib(_ data: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         let n = data.count
         // Pass 1: tokens (a literal byte, or 256 + length − 3 for a run at distance 4) and counts.
-        let (tokens, counts) = tokenizeAll(data)
-        var literalCounts = counts
+        var literalCounts = [Int](repeating: 0, count: 286)
+        let tokens = UnsafeMutablePointer<UInt16>.allocate(capacity: max(n, 1))
+        defer { tokens.deallocate() }
+        let tokenCount = literalCounts.withUnsafeMutableBufferPointer { tokenizeAll(data, into: tokens, counts: $0) }
         literalCounts[256] = 1  // end of block
         let codes = BlockCodes(literalCounts)
         // Pass 2: at most 15 bits a byte, and the block's header.
-        return ByteWriter.bytes(capacity: 2 * n + 4096) { out in
-            var w = BitWriter(out)
+        return [UInt8](unsafeUninitializedCapacity: 2 * n + 4096) { o, written in
+            var w = BitWriter(o.baseAddress!)
             w.byte(0x78)  // deflate, 32 KiB window
             w.byte(0x01)  // fastest compression, no dictionary; (0x78 · 256 + 0x01) % 31 == 0
             codes.writeHeader(&w)
-            codes.writeTokens(tokens, &w)
+            codes.writeTokens(tokens, tokenCount, &w)
             w.alignToByte()
             let adler = ImageLibraries.adler32(data)
             for shift in [24, 16, 8, 0] { w.byte(UInt8(truncatingIfNeeded: adler >> UInt32(shift))) }
-            out = w.out
+            written = w.position
         }
     }
 
-    /// Tokens and literal/length symbol counts (286 of them).
-    typealias Tokens = (tokens: [UInt16], counts: [Int])
-
-    /// ``tokenize(_:from:to:)`` of all of `data`, from ``twoThreadBytes`` on in two halves on two
-    /// threads: the second half starts at the first byte `p` past the middle that differs from
-    /// the byte 4 before it. No run covers such a byte, so the one-pass scan starts a token there
-    /// and makes a literal of it: the halves' tokens, one after the other, are the whole scan's,
-    /// and their counts add up to its counts.
-    static func tokenizeAll(_ data: [UInt8]) -> Tokens {
+    /// ``tokenize(_:from:to:into:counts:)`` of all of `data`, from ``twoThreadBytes`` on in two
+    /// halves on two threads: the second half starts at the first byte `p` past the middle that
+    /// differs from the byte 4 before it. No run covers such a byte, so the one-pass scan starts
+    /// a token there and makes a literal of it: the halves' tokens, one after the other, are the
+    /// whole scan's, and their counts add up to its counts. Returns the number of tokens.
+    static func tokenizeAll(
+        _ data: UnsafeBufferPointer<UInt8>, into tokens: UnsafeMutablePointer<UInt16>,
+        counts: UnsafeMutableBufferPointer<Int>
+    ) -> Int {
+        guard let d = data.baseAddress else { return 0 }
         let n = data.count
         var middle = max(4, n / 2)
-        while middle < n && data[middle] == data[middle - 4] { middle += 1 }
+        while middle < n && d[middle] == d[middle - 4] { middle += 1 }
         let p = middle
-        guard n >= twoThreadBytes, p < n else { return tokenize(data, from: 0, to: n) }
-        let sides = Mutex<[Tokens]>([([], []), ([], [])])
+        guard n >= twoThreadBytes, p < n else { return tokenize(d, from: 0, to: n, into: tokens, counts: counts) }
+        // Side k's counts, token count and tokens (side 1's from `tokens + p`: side 0 writes at most p).
+        let sideCounts = UnsafeMutableBufferPointer<Int>.allocate(capacity: 2 * counts.count + 2)
+        defer { sideCounts.deallocate() }
+        sideCounts.initialize(repeating: 0)
+        let shared = DisjointSlots(base: sideCounts),
+            input = DisjointSlots(base: UnsafeMutableBufferPointer(mutating: data))
+        let out = DisjointSlots(base: UnsafeMutableBufferPointer(start: tokens, count: n)), m = counts.count
         Parallel.both { k in
-            let side = tokenize(data, from: k == 0 ? 0 : p, to: k == 0 ? p : n)
-            sides.withLock { $0[k] = side }
+            let slots = UnsafeMutableBufferPointer(rebasing: shared.base[(k * m)..<(k * m + m)])
+            shared.base[2 * m + k] = tokenize(
+                UnsafePointer(input.base.baseAddress!), from: k == 0 ? 0 : p, to: k == 0 ? p : n,
+                into: out.base.baseAddress! + (k == 0 ? 0 : p), counts: slots)
         }
-        var (first, second) = sides.withLock { ($0[0], $0[1]) }
-        first.tokens += second.tokens
-        second.tokens = []
-        for i in first.counts.indices { first.counts[i] &+= second.counts[i] }
-        return first
+        let first = sideCounts[2 * m], second = sideCounts[2 * m + 1]
+        (tokens + first).update(from: tokens + p, count: second)
+        for i in 0..<m { counts[i] &+= sideCounts[i] &+ sideCounts[m + i] }
+        return first + second
     }
 
     /// Cuts `d[start..<end]`, starting a token at `start`, into tokens (a literal byte, or 256 +
     /// length − 3 for a run at distance 4 of at least ``minimumRun``), counting their
-    /// literal/length symbols.
-    static func tokenize(_ d: [UInt8], from start: Int, to n: Int) -> Tokens {
-        precondition(start >= 0 && n <= d.count)
-        var tokens = [UInt16](repeating: 0, count: n - start)
-        var counts = [Int](repeating: 0, count: 286)
-        let symbol = lengthSymbol
-        var i = start, t = 0
-        while i < n {
-            let b = d[i]
-            if i >= 4 && b == d[i - 4] {
-                let run = repeatLength(d, i, n)
-                if run >= minimumRun {
-                    tokens[t] = UInt16(256 + run - 3)
-                    t &+= 1
-                    counts[Int(symbol[run])] &+= 1
-                    i += run
-                    continue
+    /// literal/length symbols into `counts`. Returns how many.
+    static func tokenize(
+        _ d: UnsafePointer<UInt8>, from start: Int, to n: Int, into tokens: UnsafeMutablePointer<UInt16>,
+        counts: UnsafeMutableBufferPointer<Int>
+    ) -> Int {
+        var tokenCount = 0
+        lengthSymbol.withUnsafeBufferPointer { symbol in
+            var i = start
+            while i < n {
+                if i >= 4 && d[i] == d[i - 4] {
+                    let run = repeatLength(d, i, n)
+                    if run >= minimumRun {
+                        tokens[tokenCount] = UInt16(256 + run - 3)
+                        tokenCount &+= 1
+                        counts[Int(symbol[run])] &+= 1
+                        i += run
+                        continue
+                    }
                 }
+                tokens[tokenCount] = UInt16(d[i])
+                tokenCount &+= 1
+                counts[Int(d[i])] &+= 1
+                i &+= 1
             }
-            tokens[t] = UInt16(b)
-            t &+= 1
-            counts[Int(b)] &+= 1
-            i &+= 1
         }
-        tokens.removeLast(tokens.count - t)
-        return (tokens, counts)
+        return tokenCount
     }
 
     /// How many bytes from `i` (at most 258, not past `n`) repeat the byte 4 before them, given that
     /// `d[i]` does: 8 bytes at a time, then byte by byte.
     @inline(__always)
-    static func repeatLength(_ d: [UInt8], _ i: Int, _ n: Int) -> Int {
+    static func repeatLength(_ d: UnsafePointer<UInt8>, _ i: Int, _ n: Int) -> Int {
         let limit = min(n, i + 258)
         var j = i + 1
         while j + 8 <= limit {
-            let x = load8(d, j) ^ load8(d, j - 4)
+            let x = load8(d + j) ^ load8(d + j - 4)
             if x != 0 { return j + (x.trailingZeroBitCount >> 3) - i }
             j += 8
         }
@@ -169,29 +180,37 @@ enum PixelDeflate {
             for l in lengths { w.put(UInt64(clCodes[Int(l)]), Int(clLengths[Int(l)])) }
         }
 
-        /// The codes of `tokens`, then the end of the block.
-        func writeTokens(_ tokens: [UInt16], _ w: inout BitWriter) {
-            let code = literalCodes, width = literalLengths, rb = runBits, rw = runWidth
-            for t in tokens {
-                let token = Int(t)
-                if token < 256 {
-                    w.put(UInt64(code[token]), Int(width[token]))
-                } else {
-                    let run = token - 253
-                    w.put(rb[run], Int(rw[run]))
+        /// The codes of `tokens[0..<count]`, then the end of the block.
+        func writeTokens(_ tokens: UnsafeMutablePointer<UInt16>, _ count: Int, _ w: inout BitWriter) {
+            literalCodes.withUnsafeBufferPointer { code in
+                literalLengths.withUnsafeBufferPointer { width in
+                    runBits.withUnsafeBufferPointer { rb in
+                        runWidth.withUnsafeBufferPointer { rw in
+                            for t in 0..<count {
+                                let token = Int(tokens[t])
+                                if token < 256 {
+                                    w.put(UInt64(code[token]), Int(width[token]))
+                                } else {
+                                    let run = token - 253
+                                    w.put(rb[run], Int(rw[run]))
+                                }
+                            }
+                        }
+                    }
+                    w.put(UInt64(code[256]), Int(width[256]))
                 }
             }
-            w.put(UInt64(code[256]), Int(width[256]))
         }
     }
 
     /// Bits written least significant first, as deflate packs them.
     struct BitWriter {
-        var out: ByteWriter
+        let out: UnsafeMutablePointer<UInt8>
+        var position = 0
         var pending: UInt64 = 0
         var count = 0
 
-        init(_ out: ByteWriter) { self.out = out }
+        init(_ out: UnsafeMutablePointer<UInt8>) { self.out = out }
 
         /// Writes the low `width` (at most 32) bits of `bits`.
         @inline(__always)
@@ -199,7 +218,9 @@ enum PixelDeflate {
             pending |= bits << UInt64(count)
             count &+= width
             if count >= 32 {
-                out.uint32LE(UInt32(truncatingIfNeeded: pending))
+                UnsafeMutableRawPointer(out + position).storeBytes(
+                    of: UInt32(truncatingIfNeeded: pending).littleEndian, as: UInt32.self)
+                position &+= 4
                 pending >>= 32
                 count &-= 32
             }
@@ -208,7 +229,8 @@ enum PixelDeflate {
         /// Pads to a whole byte with zero bits and writes what is pending.
         mutating func alignToByte() {
             while count > 0 {
-                out.byte(UInt8(truncatingIfNeeded: pending))
+                out[position] = UInt8(truncatingIfNeeded: pending)
+                position += 1
                 pending >>= 8
                 count -= 8
             }
@@ -219,7 +241,8 @@ enum PixelDeflate {
         /// A whole byte (only at a byte boundary).
         mutating func byte(_ b: UInt8) {
             precondition(count == 0, "byte writes only at a byte boundary")
-            out.byte(b)
+            out[position] = b
+            position += 1
         }
     }
 
@@ -295,13 +318,9 @@ enum PixelDeflate {
         return codes
     }
 
-    /// The 8 bytes of `d` from `j`, little-endian.
     @inline(__always)
-    static func load8(_ d: [UInt8], _ j: Int) -> UInt64 {
-        precondition(j >= 0 && j + 8 <= d.count)
-        var v: UInt64 = 0
-        for k in 0..<8 { v |= UInt64(d[j + k]) << (8 * UInt64(k)) }
-        return v
+    static func load8(_ p: UnsafePointer<UInt8>) -> UInt64 {
+        UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self))
     }
 
     /// The order in which the code-length code's lengths are written.
