@@ -154,7 +154,9 @@ package func writeAll(_ bytes: [UInt8], to fd: Int32) -> String? {
 package func makeTemporaryFile(_ template: String, suffixLength: Int32) -> (fd: Int32, path: String) {
     var chars = Array(template.utf8CString)
     let fd = chars.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, suffixLength) }
+    let failure = errno
     let path = chars.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    errno = failure  // for the caller's message, whatever making the path did to it
     return (fd, path)
 }
 
