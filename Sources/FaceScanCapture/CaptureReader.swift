@@ -509,17 +509,15 @@ package final class FrameParser {
     package func parse(_ text: [UInt8], at offset: Int64, index: Int, into frame: inout Frame) throws(InputError)
         -> String
     {
-        try text.withUnsafeBufferPointer { (b) throws(InputError) -> String in
-            json.reset(to: b, baseOffset: offset)
-            return try parse(&frame, index: index)
+        try json.reading(text, baseOffset: offset) { () throws(InputError) -> String in
+            try parse(&frame, index: index)
         }
     }
 
     /// Checks `text`, the text of frame `index` at byte `offset`, as a frame that is skipped
     /// (its JSON structure only).
     package func skip(_ text: [UInt8], at offset: Int64, index: Int) throws(InputError) {
-        try text.withUnsafeBufferPointer { (b) throws(InputError) in
-            json.reset(to: b, baseOffset: offset)
+        try json.reading(text, baseOffset: offset) { () throws(InputError) in
             try skip(index: index)
         }
     }
@@ -734,14 +732,12 @@ package final class FrameParser {
             throw InputError(file: name, "decodes to \(scratchBytes.count) bytes, not a whole number of float32 values")
         }
         let n = scratchBytes.count / 4
-        xyz = [Float](unsafeUninitializedCapacity: n) { dst, initialized in
-            scratchBytes.withUnsafeBytes { raw in
-                for i in 0..<n {
-                    dst[i] = Float(
-                        bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)))
-                }
-            }
-            initialized = n
+        xyz.removeAll(keepingCapacity: true)
+        xyz.reserveCapacity(n)
+        for i in 0..<n {
+            var bits: UInt32 = 0
+            for k in 0..<4 { bits |= UInt32(scratchBytes[4 * i + k]) << UInt32(8 * k) }
+            xyz.append(Float(bitPattern: bits))
         }
         if let bad = xyz.firstIndex(where: { !$0.isFinite }) {
             throw InputError(file: name, "value \(bad) is not finite (\(xyz[bad]))")

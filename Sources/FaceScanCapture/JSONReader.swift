@@ -67,6 +67,16 @@ package final class JSONReader {
         eof = true
     }
 
+    /// Runs `body` reading `bytes` (in place, no copy), as the bytes at `baseOffset` of the
+    /// input, so that messages give the input's offsets. For a reader made with `init(name:)`.
+    func reading<R, E: Error>(_ bytes: [UInt8], baseOffset: Int64, _ body: () throws(E) -> R) throws(E) -> R {
+        try bytes.withUnsafeBufferPointer { (b) throws(E) -> R in
+            reset(to: b, baseOffset: baseOffset)
+            defer { reset(to: UnsafeBufferPointer(start: nil, count: 0), baseOffset: baseOffset) }
+            return try body()
+        }
+    }
+
     /// Reads `fd`, closing it when done if `ownsFD`.
     convenience init(fd: Int32, name: String, ownsFD: Bool, chunkSize: Int = 1 << 20) {
         self.init(source: ByteSource(fd: fd, ownsFD: ownsFD), name: name, chunkSize: chunkSize)

@@ -124,19 +124,15 @@ extension Mesh {
         w.node("Geometry", [.int64(Self.fbxGeometryID), .name("Mesh", class: "Geometry"), .string("Mesh")]) { w in
             w.node("GeometryVersion", [.int32(124)])
             w.doubleArrayNode("Vertices", count: 3 * vertexCount) { out in
-                positions.withUnsafeBufferPointer { p in
-                    for i in 0..<p.count {
-                        out(3 * i, Double(p[i].x)); out(3 * i + 1, Double(p[i].y)); out(3 * i + 2, Double(p[i].z))
-                    }
+                for p in positions {
+                    out(Double(p.x)); out(Double(p.y)); out(Double(p.z))
                 }
             }
             w.int32ArrayNode("PolygonVertexIndex", count: triangles.count) { out in
-                triangles.withUnsafeBufferPointer { t in
-                    for i in 0..<t.count {
-                        // Every third index closes a triangle: stored as its bitwise negation.
-                        let v = Int32(truncatingIfNeeded: t[i])
-                        out(i, i % 3 == 2 ? ~v : v)
-                    }
+                for (i, t) in triangles.enumerated() {
+                    // Every third index closes a triangle: stored as its bitwise negation.
+                    let v = Int32(truncatingIfNeeded: t)
+                    out(i % 3 == 2 ? ~v : v)
                 }
             }
             let normals = vertexNormals()
@@ -146,11 +142,9 @@ extension Mesh {
                 w.node("MappingInformationType", [.string("ByVertice")])
                 w.node("ReferenceInformationType", [.string("Direct")])
                 w.doubleArrayNode("Normals", count: 3 * normals.count) { out in
-                    normals.withUnsafeBufferPointer { q in
-                        for i in 0..<q.count {
-                            let u = q[i] == .zero ? SIMD3<Float>(0, 0, 1) : q[i]
-                            out(3 * i, Double(u.x)); out(3 * i + 1, Double(u.y)); out(3 * i + 2, Double(u.z))
-                        }
+                    for q in normals {
+                        let u = q == .zero ? SIMD3<Float>(0, 0, 1) : q
+                        out(Double(u.x)); out(Double(u.y)); out(Double(u.z))
                     }
                 }
             }
@@ -247,17 +241,17 @@ struct FBXWriter {
         node("P", [.string(name), .string(type), .string(label), .string("")] + values)
     }
 
-    /// A record holding one `d` array of `count` doubles, which `fill` stores by index.
-    mutating func doubleArrayNode(_ name: String, count: Int, _ fill: ((Int, Double) -> Void) -> Void) {
-        array(name, type: "d", count: count, stride: 8) { base in
-            fill { i, v in base.storeBytes(of: v.bitPattern.littleEndian, toByteOffset: 8 * i, as: UInt64.self) }
+    /// A record holding one `d` array of `count` doubles, which `fill` appends in order.
+    mutating func doubleArrayNode(_ name: String, count: Int, _ fill: ((Double) -> Void) -> Void) {
+        array(name, type: "d", count: count, stride: 8) { (out: inout ByteWriter) in
+            fill { v in out.float64LE(v) }
         }
     }
 
-    /// A record holding one `i` array of `count` 32-bit integers, which `fill` stores by index.
-    mutating func int32ArrayNode(_ name: String, count: Int, _ fill: ((Int, Int32) -> Void) -> Void) {
-        array(name, type: "i", count: count, stride: 4) { base in
-            fill { i, v in base.storeBytes(of: v.littleEndian, toByteOffset: 4 * i, as: Int32.self) }
+    /// A record holding one `i` array of `count` 32-bit integers, which `fill` appends in order.
+    mutating func int32ArrayNode(_ name: String, count: Int, _ fill: ((Int32) -> Void) -> Void) {
+        array(name, type: "i", count: count, stride: 4) { (out: inout ByteWriter) in
+            fill { v in out.uint32LE(UInt32(bitPattern: v)) }
         }
     }
 
@@ -285,7 +279,7 @@ struct FBXWriter {
 
     /// Type code, element count, encoding 0 (raw), byte length, the elements.
     private mutating func array(
-        _ name: String, type: Character, count: Int, stride: Int, _ fill: (UnsafeMutableRawPointer) -> Void
+        _ name: String, type: Character, count: Int, stride: Int, _ fill: (inout ByteWriter) -> Void
     ) {
         let start = begin(name)
         let propsStart = bytes.count
@@ -293,10 +287,10 @@ struct FBXWriter {
         u32(UInt32(truncatingIfNeeded: count))
         u32(0)
         u32(UInt32(truncatingIfNeeded: count * stride))
-        let at = bytes.count
-        bytes += repeatElement(0, count: count * stride)
         if count > 0 {
-            bytes.withUnsafeMutableBytes { raw in fill(raw.baseAddress! + at) }
+            let values = ByteWriter.bytes(capacity: count * stride, fill)
+            precondition(values.count == count * stride)
+            bytes += values
         }
         finishProperties(start, count: 1, from: propsStart)
         end(start)

@@ -24,7 +24,7 @@ extension Mesh {
 
         var out: [UInt8] = []
         out.reserveCapacity(12 + 8 + jsonBytes.count + 8 + bin.count)
-        func u32(_ x: Int) { withUnsafeBytes(of: UInt32(x).littleEndian) { out += $0 } }
+        func u32(_ x: Int) { for k in 0..<4 { out.append(UInt8(truncatingIfNeeded: x >> (8 * k))) } }
         out += Array("glTF".utf8); u32(2); u32(12 + 8 + jsonBytes.count + 8 + bin.count)
         u32(jsonBytes.count); out += Array("JSON".utf8); out += jsonBytes
         u32(bin.count); out += [0x42, 0x49, 0x4E, 0x00]; out += bin
@@ -41,41 +41,29 @@ extension Mesh {
         let positionBytes = layout.positionBytes, normalBytes = layout.normalBytes
         let indexOffset = layout.indexOffset, imageOffset = layout.imageOffset
         var lo = SIMD3<Float>(repeating: .infinity), hi = SIMD3<Float>(repeating: -.infinity)
-        var bin = [UInt8](repeating: 0, count: layout.binCount)
-        if let png { bin.replaceSubrange(imageOffset..<(imageOffset + png.count), with: png) }
-        bin.withUnsafeMutableBytes { raw in
-            let base = raw.baseAddress!
-            func store(_ f: Float, _ off: Int) {
-                base.storeBytes(of: f.bitPattern.littleEndian, toByteOffset: off, as: UInt32.self)
+        let bin = ByteWriter.bytes(capacity: layout.binCount) { out in
+            for p in positions {
+                let v = SIMD3<Float>(
+                    Float(Double(p.x) * metresPerUnit), Float(Double(p.y) * metresPerUnit),
+                    Float(Double(p.z) * metresPerUnit))
+                lo = pointwiseMin(lo, v)
+                hi = pointwiseMax(hi, v)
+                out.float32LE(v)
             }
-            positions.withUnsafeBufferPointer { p in
-                normals.withUnsafeBufferPointer { q in
-                    for i in 0..<n {
-                        let v = SIMD3<Float>(
-                            Float(Double(p[i].x) * metresPerUnit), Float(Double(p[i].y) * metresPerUnit),
-                            Float(Double(p[i].z) * metresPerUnit))
-                        lo = pointwiseMin(lo, v)
-                        hi = pointwiseMax(hi, v)
-                        store(v.x, 12 * i); store(v.y, 12 * i + 4); store(v.z, 12 * i + 8)
-                        let u = q[i] == .zero ? SIMD3<Float>(0, 0, 1) : q[i]
-                        store(u.x, positionBytes + 12 * i); store(u.y, positionBytes + 12 * i + 4);
-                        store(u.z, positionBytes + 12 * i + 8)
-                    }
-                }
-            }
+            precondition(out.count == positionBytes)
+            for q in normals { out.float32LE(q == .zero ? SIMD3<Float>(0, 0, 1) : q) }
+            precondition(out.count == positionBytes + normalBytes)
             if layout.uvBytes > 0, let uvs {
-                uvs.withUnsafeBufferPointer { t in
-                    for i in 0..<n {
-                        store(t[i].x, positionBytes + normalBytes + 8 * i)
-                        store(1 - t[i].y, positionBytes + normalBytes + 8 * i + 4)
-                    }
+                for t in uvs {
+                    out.float32LE(t.x)
+                    out.float32LE(1 - t.y)
                 }
             }
-            triangles.withUnsafeBufferPointer { t in
-                for i in 0..<t.count {
-                    base.storeBytes(of: t[i].littleEndian, toByteOffset: indexOffset + 4 * i, as: UInt32.self)
-                }
-            }
+            precondition(out.count == indexOffset)
+            for t in triangles { out.uint32LE(t) }
+            out.pad(to: imageOffset)
+            if let png { out.append(png) }
+            out.pad(to: layout.binCount)
         }
         if n == 0 { lo = .zero; hi = .zero }
         return (bin, lo, hi)

@@ -14,52 +14,39 @@ extension Mesh {
         let header = Array(headerText.utf8)
         // Each line's longest text: "vn " and three floats, "vt " and two, "f" and three corners of
         // three indices of at most 10 digits.
-        let floatRoom = TextWriter.floatRoom
+        let floatRoom = ByteWriter.floatRoom
         let capacity =
             header.count + 2 * positions.count * (3 + 3 * floatRoom) + (uvs?.count ?? 0) * (3 + 2 * floatRoom)
             + triangleCount * (2 + 3 * 33)
-        return [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
-            var out = TextWriter(buffer.baseAddress!)
-            header.withUnsafeBufferPointer { out.append($0) }
-            positions.withUnsafeBufferPointer { p in
-                for i in 0..<p.count { out.line(0x76, 0x20, p[i].x, p[i].y, p[i].z) }
-            }
-            normals.withUnsafeBufferPointer { n in
-                for i in 0..<n.count { out.line(0x76, 0x6E, n[i].x, n[i].y, n[i].z) }
-            }
-            if let uvs {
-                uvs.withUnsafeBufferPointer { t in
-                    for i in 0..<t.count {
-                        out.byte(0x76)
-                        out.byte(0x74)
-                        out.byte(0x20)
-                        out.append(t[i].x)
-                        out.byte(0x20)
-                        out.append(t[i].y)
-                        out.byte(0x0A)
-                    }
-                }
+        return ByteWriter.bytes(capacity: capacity) { out in
+            out.append(header)
+            for p in positions { out.line(0x76, 0x20, p.x, p.y, p.z) }
+            for n in normals { out.line(0x76, 0x6E, n.x, n.y, n.z) }
+            for t in uvs ?? [] {
+                out.byte(0x76)
+                out.byte(0x74)
+                out.byte(0x20)
+                out.text(t.x)
+                out.byte(0x20)
+                out.text(t.y)
+                out.byte(0x0A)
             }
             let withUV = uvs != nil
-            triangles.withUnsafeBufferPointer { tris in
-                var i = 0
-                while i + 2 < tris.count {
-                    out.byte(UInt8(ascii: "f"))
-                    for k in 0..<3 {
-                        let v = UInt32(tris[i + k]) &+ 1
-                        out.byte(0x20)
-                        out.append(v)
-                        out.byte(0x2F)
-                        if withUV { out.append(v) }
-                        out.byte(0x2F)
-                        out.append(v)
-                    }
-                    out.byte(0x0A)
-                    i += 3
+            var i = 0
+            while i + 2 < triangles.count {
+                out.byte(UInt8(ascii: "f"))
+                for k in 0..<3 {
+                    let v = UInt32(triangles[i + k]) &+ 1
+                    out.byte(0x20)
+                    out.text(v)
+                    out.byte(0x2F)
+                    if withUV { out.text(v) }
+                    out.byte(0x2F)
+                    out.text(v)
                 }
+                out.byte(0x0A)
+                i += 3
             }
-            precondition(out.count <= capacity)
-            count = out.count
         }
     }
 }
@@ -129,86 +116,6 @@ extension Mesh {
     }
 }
 
-/// Writes ASCII text and numbers through a raw pointer into room the caller has reserved (no
-/// capacity check per byte, no `String` per number). Used by the OBJ and OFF writers, whose
-/// output size is bounded in advance.
-struct TextWriter {
-    /// Room reserved per float: its shortest text is at most 15 bytes.
-    static let floatRoom = 16
-
-    package let start: UnsafeMutablePointer<UInt8>
-    var at: UnsafeMutablePointer<UInt8>
-
-    init(_ start: UnsafeMutablePointer<UInt8>) {
-        self.start = start
-        at = start
-    }
-
-    var count: Int { at - start }
-
-    @inline(__always)
-    mutating func byte(_ b: UInt8) {
-        at.pointee = b
-        at += 1
-    }
-
-    mutating func append(_ b: UnsafeBufferPointer<UInt8>) {
-        guard let base = b.baseAddress else { return }
-        at.update(from: base, count: b.count)
-        at += b.count
-    }
-
-    /// Shortest text that reads back to the same `Float` (the standard library's algorithm; a
-    /// float's text fits a small `String`, so nothing is allocated).
-    @inline(__always)
-    mutating func append(_ f: Float) {
-        var d = f.description
-        d.withUTF8 {
-            assert($0.count <= Self.floatRoom)
-            append($0)
-        }
-    }
-
-    /// Decimal digits of `v`, most significant first.
-    @inline(__always)
-    mutating func append(_ v: UInt32) {
-        var digits = 1
-        var p: UInt32 = 10
-        while digits < 10 && v >= p {
-            digits += 1
-            p &*= 10
-        }
-        var rest = v
-        var k = digits
-        while k > 0 {
-            k -= 1
-            at[k] = UInt8(truncatingIfNeeded: 48 &+ rest % 10)
-            rest /= 10
-        }
-        at += digits
-    }
-
-    /// `a b x y z\n` (the line head is two bytes, the second a space for `v `).
-    @inline(__always)
-    mutating func line(_ a: UInt8, _ b: UInt8, _ x: Float, _ y: Float, _ z: Float) {
-        byte(a)
-        byte(b)
-        if b != 0x20 { byte(0x20) }
-        xyz(x, y, z)
-    }
-
-    /// `x y z\n`.
-    @inline(__always)
-    mutating func xyz(_ x: Float, _ y: Float, _ z: Float) {
-        append(x)
-        byte(0x20)
-        append(y)
-        byte(0x20)
-        append(z)
-        byte(0x0A)
-    }
-}
-
 // MARK: reading
 
 extension Mesh {
@@ -262,8 +169,7 @@ extension Mesh {
         var danglingTexture: (line: Int, index: Int, defined: Int)?
         positions.reserveCapacity(b.count / 64)
         tris.reserveCapacity(b.count / 16)
-        try b.withUnsafeBufferPointer { (buf) throws(InputError) in
-            var s = ByteScanner(buf)
+        try ByteScanner.scan(b) { (s: inout ByteScanner) throws(InputError) in
             var logicalLine = 0, lineNo = 0, mergedBefore = 0
             while !s.atEnd {
                 logicalLine += 1
@@ -273,17 +179,17 @@ extension Mesh {
                 lineNo = logicalLine + mergedBefore
                 s.skipBlanks()
                 let head = s.word()
-                if head.count == 1 && head.base[0] == UInt8(ascii: "v") {
+                if head.count == 1 && s[head.lowerBound] == UInt8(ascii: "v") {
                     guard let x = s.finiteFloat(), let y = s.finiteFloat(), let z = s.finiteFloat() else {
                         throw InputError(file: name, field: "v", "line \(lineNo): expected a finite number")
                     }
                     positions.append(SIMD3(x, y, z))
-                } else if head.count == 2 && head.base[0] == UInt8(ascii: "v") && head.base[1] == UInt8(ascii: "t") {
+                } else if s.matches(head, "vt") {
                     guard let u = s.finiteFloat(), let v = s.finiteFloat() else {
                         throw InputError(file: name, field: "vt", "line \(lineNo): expected a finite number")
                     }
                     texcoords.append(SIMD2(u, v))
-                } else if head.count == 1 && head.base[0] == UInt8(ascii: "f") {
+                } else if head.count == 1 && s[head.lowerBound] == UInt8(ascii: "f") {
                     if uvOf.count < positions.count {
                         uvOf.append(contentsOf: repeatElement(-2, count: positions.count - uvOf.count))
                     }
@@ -369,8 +275,7 @@ extension Mesh {
     static func objBadIndex(_ name: String, _ line: Int, _ s: ByteScanner, _ wordStart: Int) -> InputError {
         var s = s
         s.i = wordStart
-        let w = s.word()
-        let text = String(decoding: UnsafeBufferPointer(start: w.base, count: w.count), as: UTF8.self)
+        let text = s.text(s.word())
         return InputError(file: name, field: "f", "line \(line): bad index '\(text)'")
     }
 

@@ -44,8 +44,8 @@ package enum OFFReader {
 
     package static func parse(_ bytes: [UInt8], name: String) throws(InputError) -> Mesh {
         let text = OFFLines.lineEndsUnified(bytes) ?? bytes
-        return try text.withUnsafeBufferPointer { (buf) throws(InputError) -> Mesh in
-            var lines = OFFLines(buf)
+        return try ByteScanner.scan(text) { (all: inout ByteScanner) throws(InputError) -> Mesh in
+            var lines = OFFLines(all)
             return try parse(&lines, name: name)
         }
     }
@@ -163,7 +163,8 @@ package enum OFFReader {
         for f in 0..<faceCount {
             guard var s = lines.nextScanner() else { break }
             s.skipBlanks()
-            guard let n = integer(s.word()), n >= 0 else {
+            let count = s.word()
+            guard let n = s.integer(count), n >= 0 else {
                 throw fail(name, lines.number, "face \(f): expected a corner count and that many indices")
             }
             let faceStart = triangles.count
@@ -174,12 +175,13 @@ package enum OFFReader {
                 guard w.count > 0 else {
                     throw fail(name, lines.number, "face \(f): expected a corner count and that many indices")
                 }
-                guard let i = integer(w) else {
-                    throw fail(name, lines.number, "face \(f): bad vertex index '\(text(w))'")
+                guard let i = s.integer(w) else {
+                    throw fail(name, lines.number, "face \(f): bad vertex index '\(s.quoted(w))'")
                 }
                 guard i >= 0, i < vertexCount else {
                     throw fail(
-                        name, lines.number, "face \(f): vertex index \(text(w)) out of range (\(vertexCount) vertices)")
+                        name, lines.number,
+                        "face \(f): vertex index \(s.quoted(w)) out of range (\(vertexCount) vertices)")
                 }
                 fan.add(UInt32(i), to: &triangles)
             }
@@ -198,40 +200,20 @@ package enum OFFReader {
         return w.reduce(0) { $0 * 10 + Int($1 - 0x30) }
     }
 
-    /// An index or corner count: optional sign, then 1 to 18 decimal digits and nothing else.
-    static func integer(_ w: (base: UnsafePointer<UInt8>, count: Int)) -> Int? {
-        var i = 0
-        let negative = w.count > 0 && w.base[0] == 0x2D
-        if w.count > 0 && (w.base[0] == 0x2D || w.base[0] == 0x2B) { i = 1 }
-        guard w.count > i, w.count - i <= 18 else { return nil }
-        var v = 0
-        while i < w.count {
-            let d = w.base[i] &- 0x30
-            guard d <= 9 else { return nil }
-            v = v * 10 + Int(d)
-            i += 1
-        }
-        return negative ? -v : v
-    }
-
     /// A word as a message quotes it (at most 24 bytes).
     static func text(_ w: some Collection<UInt8>) -> String { ByteScanner.quoted(w) }
-
-    static func text(_ w: (base: UnsafePointer<UInt8>, count: Int)) -> String {
-        text(UnsafeBufferPointer(start: w.base, count: w.count))
-    }
 }
 
 /// The data lines of an OFF text: empty lines and `#` comments skipped, line numbers kept. Lines
 /// end at `\n` (``lineEndsUnified(_:)`` turns the other line ends into it first).
 struct OFFLines {
-    let buf: UnsafeBufferPointer<UInt8>
+    let buf: ByteScanner
     /// The start of the next line to look at.
     package var start = 0
     /// The number of the line last returned (1-based).
     package var number = 0
 
-    init(_ buf: UnsafeBufferPointer<UInt8>) { self.buf = buf }
+    init(_ buf: ByteScanner) { self.buf = buf }
 
     /// `bytes` with each lone carriage return (classic Mac OS line ends) made a `\n`; nil when
     /// there is none (no copy).
@@ -245,15 +227,15 @@ struct OFFLines {
 
     /// The range of the next line that holds data (its comment cut off), or nil at the end.
     mutating func nextRange() -> Range<Int>? {
-        while start < buf.count {
+        while start < buf.n {
             var end = start
-            while end < buf.count && buf[end] != 0x0A { end += 1 }
+            while end < buf.n && buf[end] != 0x0A { end += 1 }
             var stop = start
             while stop < end && buf[stop] != UInt8(ascii: "#") { stop += 1 }
             let range = start..<stop
             start = end + 1
             number += 1
-            if buf[range].contains(where: { !Self.isBlank($0) }) { return range }
+            if range.contains(where: { !Self.isBlank(buf[$0]) }) { return range }
         }
         return nil
     }
@@ -261,15 +243,15 @@ struct OFFLines {
     /// The words of the next data line, or nil at the end.
     mutating func nextWords() -> [ArraySlice<UInt8>]? {
         guard let r = nextRange() else { return nil }
-        return Array(buf[r]).split(whereSeparator: Self.isBlank)
+        return buf.bytes(r).split(whereSeparator: Self.isBlank)
     }
 
     /// A scanner over the next data line (it ends at the line's comment, or with its `\n`, which
     /// lets the last number take ``FastFloat``'s path), or nil at the end.
     mutating func nextScanner() -> ByteScanner? {
         guard let r = nextRange() else { return nil }
-        let end = r.upperBound < buf.count && buf[r.upperBound] == 0x0A ? r.upperBound + 1 : r.upperBound
-        return ByteScanner(UnsafeBufferPointer(rebasing: buf[r.lowerBound..<end]))
+        let end = r.upperBound < buf.n && buf[r.upperBound] == 0x0A ? r.upperBound + 1 : r.upperBound
+        return buf.scanner(r.lowerBound..<end)
     }
 
     /// How many data lines follow, without moving.
@@ -292,23 +274,20 @@ extension Mesh {
         // Each line's longest text: three floats and their separators; "3" and three indices of
         // at most 10 digits.
         let capacity =
-            header.count + positions.count * 3 * (TextWriter.floatRoom + 1) + triangleCount * (1 + 3 * 11 + 1)
-        return [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
-            var out = TextWriter(buffer.baseAddress!)
-            header.withUnsafeBufferPointer { out.append($0) }
+            header.count + positions.count * 3 * (ByteWriter.floatRoom + 1) + triangleCount * (1 + 3 * 11 + 1)
+        return ByteWriter.bytes(capacity: capacity) { out in
+            out.append(header)
             for p in positions { out.xyz(p.x, p.y, p.z) }
             var i = 0
             while i < triangles.count {
                 out.byte(0x33)
                 for k in 0..<3 {
                     out.byte(0x20)
-                    out.append(triangles[i + k])
+                    out.text(triangles[i + k])
                 }
                 out.byte(0x0A)
                 i += 3
             }
-            precondition(out.count <= capacity)
-            count = out.count
         }
     }
 }

@@ -1,13 +1,5 @@
 import FaceScanCore
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Binary STL layout constants.
 public enum STLLayout {
     /// Bytes of the header before the triangle count.
@@ -24,35 +16,22 @@ extension Mesh {
     /// normal, never NaN. Size = 84 + 50 · triangleCount.
     public func stlBytes() -> [UInt8] {
         let n = triangleCount
-        var out = [UInt8](repeating: 0, count: STLLayout.headerSize + 4 + STLLayout.facetSize * n)
-        out.withUnsafeMutableBytes { raw in
-            let base = raw.baseAddress!
-            let hdr = Array(STLLayout.header.utf8)
-            for (i, b) in hdr.enumerated() { base.storeBytes(of: b, toByteOffset: i, as: UInt8.self) }
-            base.storeBytes(of: UInt32(n).littleEndian, toByteOffset: 80, as: UInt32.self)
-            positions.withUnsafeBufferPointer { p in
-                triangles.withUnsafeBufferPointer { t in
-                    var off = 84
-                    for f in 0..<n {
-                        let a = p[Int(t[3 * f])], b = p[Int(t[3 * f + 1])], c = p[Int(t[3 * f + 2])]
-                        let nrm = Mesh.unitNormal(a, b, c)
-                        Self.store(nrm, base, off)
-                        Self.store(a, base, off + 12)
-                        Self.store(b, base, off + 24)
-                        Self.store(c, base, off + 36)
-                        off += STLLayout.facetSize  // the 2-byte attribute count stays 0
-                    }
-                }
+        return ByteWriter.bytes(capacity: STLLayout.headerSize + 4 + STLLayout.facetSize * n) { out in
+            out.append(Array(STLLayout.header.utf8))
+            out.pad(to: STLLayout.headerSize)
+            out.uint32LE(UInt32(n))
+            var f = 0
+            while f < n {
+                let a = positions[Int(triangles[3 * f])], b = positions[Int(triangles[3 * f + 1])]
+                let c = positions[Int(triangles[3 * f + 2])]
+                out.float32LE(Mesh.unitNormal(a, b, c))
+                out.float32LE(a)
+                out.float32LE(b)
+                out.float32LE(c)
+                out.uint16LE(0)  // the attribute count
+                f += 1
             }
         }
-        return out
-    }
-
-    @inline(__always)
-    private static func store(_ v: SIMD3<Float>, _ base: UnsafeMutableRawPointer, _ off: Int) {
-        base.storeBytes(of: v.x.bitPattern.littleEndian, toByteOffset: off, as: UInt32.self)
-        base.storeBytes(of: v.y.bitPattern.littleEndian, toByteOffset: off + 4, as: UInt32.self)
-        base.storeBytes(of: v.z.bitPattern.littleEndian, toByteOffset: off + 8, as: UInt32.self)
     }
 }
 
@@ -72,24 +51,17 @@ extension Mesh {
         if looksLikeBinarySTL(b) {
             let n = (b.count - 84) / 50
             corners.reserveCapacity(3 * n)
-            b.withUnsafeBytes { raw in
+            ByteScanner.scan(b) { s in
                 for f in 0..<n {
                     for k in 0..<3 {
                         let o = 84 + 50 * f + 12 + 12 * k
-                        let x = Float(
-                            bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: o, as: UInt32.self)))
-                        let y = Float(
-                            bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: o + 4, as: UInt32.self)))
-                        let z = Float(
-                            bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: o + 8, as: UInt32.self)))
-                        corners.append(SIMD3(x, y, z))
+                        corners.append(SIMD3(s.float32LE(at: o), s.float32LE(at: o + 4), s.float32LE(at: o + 8)))
                     }
                 }
             }
         } else if b.starts(with: Array("solid".utf8)) {
             corners.reserveCapacity(b.count / 40)
-            try b.withUnsafeBufferPointer { (buf) throws(InputError) in
-                var s = ByteScanner(buf)
+            try ByteScanner.scan(b) { (s: inout ByteScanner) throws(InputError) in
                 var line = 0
                 // Corners since the facet began (its `facet` line): exactly 3 at its `endfacet`.
                 var facetStart = 0, facetLine = 0, facets = 0
@@ -97,14 +69,14 @@ extension Mesh {
                     line += 1
                     s.skipBlanks()
                     let head = s.word()
-                    if head.count == 6 && memcmp(head.base, "vertex", 6) == 0 {
+                    if s.matches(head, "vertex") {
                         guard let x = s.float(), let y = s.float(), let z = s.float(), s.skipBlanks(), s.atEndOfLine
                         else { throw InputError(file: name, field: "vertex", "line \(line): expected three numbers") }
                         corners.append(SIMD3(x, y, z))
-                    } else if head.count == 5 && memcmp(head.base, "facet", 5) == 0 {
+                    } else if s.matches(head, "facet") {
                         facetStart = corners.count
                         facetLine = line
-                    } else if head.count == 8 && memcmp(head.base, "endfacet", 8) == 0 {
+                    } else if s.matches(head, "endfacet") {
                         let n = corners.count - facetStart
                         guard n == 3 else {
                             throw InputError(

@@ -5,9 +5,6 @@ import FaceScanTexture
 #if JPEG
 import CTurboJPEG
 #endif
-#if PNG
-import CLibPNG
-#endif
 
 /// Decodes a capture's camera image (a frame's `image`: JPEG through libjpeg-turbo, PNG through
 /// libpng) into a ``CameraImage``, checked against the camera that took it.
@@ -93,30 +90,18 @@ package enum ImageDecoder {
 
     #if JPEG
     static func jpeg(_ bytes: [UInt8], camera: FrameCamera) throws(BadImage) -> CameraImage {
-        guard let handle = tjInitDecompress() else { throw BadImage(.corrupt, "libturbojpeg could not start") }
-        defer { tjDestroy(handle) }
-        var w: Int32 = 0, h: Int32 = 0, sub: Int32 = 0, space: Int32 = 0
-        let header = bytes.withUnsafeBufferPointer { b in
-            tjDecompressHeader3(handle, b.baseAddress, UInt(b.count), &w, &h, &sub, &space)
+        guard let decoder = ImageLibraries.JPEGDecoder() else {
+            throw BadImage(.corrupt, "libturbojpeg could not start")
         }
-        guard header == 0 else {
-            throw BadImage(.corrupt, "not a readable JPEG: \(String(cString: tjGetErrorStr2(handle)))")
+        guard let (width, height) = decoder.header(bytes) else {
+            throw BadImage(.corrupt, "not a readable JPEG: \(decoder.message)")
         }
-        try checkSize(Int(w), Int(h), camera, "JPEG")
-        let width = Int(w), height = Int(h)
-        var rgb = [UInt8](repeating: 0, count: 3 * width * height)
+        try checkSize(width, height, camera, "JPEG")
         // The accurate integer IDCT (no TJFLAG_FASTDCT): the fast one's rounding costs the fused
         // texture ΔE 0.1 mean, 0.3 p95 (docs/ALGORITHMS.md, "Colour").
         let flags = Int32(TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS | TJFLAG_ACCURATEDCT)
-        let done = bytes.withUnsafeBufferPointer { b in
-            rgb.withUnsafeMutableBufferPointer { out in
-                tjDecompress2(
-                    handle, b.baseAddress, UInt(b.count), out.baseAddress, w, Int32(3 * width), h,
-                    Int32(TJPF_RGB.rawValue), flags)
-            }
-        }
-        guard done == 0 else {
-            throw BadImage(.corrupt, "JPEG decoding failed: \(String(cString: tjGetErrorStr2(handle)))")
+        guard let rgb = decoder.rgb(bytes, width: width, height: height, flags: flags) else {
+            throw BadImage(.corrupt, "JPEG decoding failed: \(decoder.message)")
         }
         return CameraImage(uncheckedRGB: rgb, width: width, height: height)
     }
@@ -124,26 +109,17 @@ package enum ImageDecoder {
 
     #if PNG
     static func png(_ bytes: [UInt8], camera: FrameCamera) throws(BadImage) -> CameraImage {
-        var png = png_image()
-        png.version = png_uint_32(PNG_IMAGE_VERSION)
-        let begun = bytes.withUnsafeBytes { raw in png_image_begin_read_from_memory(&png, raw.baseAddress, raw.count) }
-        guard begun != 0 else { throw BadImage(.corrupt, "not a readable PNG: \(message(png))") }
-        defer { png_image_free(&png) }
-        png.format = png_uint_32(PNG_FORMAT_FLAG_COLOR)  // PNG_FORMAT_RGB
-        let width = Int(png.width), height = Int(png.height)
-        try checkSize(width, height, camera, "PNG")
-        var rgb = [UInt8](repeating: 0, count: 3 * width * height)
-        let finished = bytes.withUnsafeBytes { _ in
-            rgb.withUnsafeMutableBytes { buf in
-                png_image_finish_read(&png, nil, buf.baseAddress, Int32(width * 3), nil)
+        do throws(ImageLibraries.PNGFailure<BadImage>) {
+            let (rgb, width, height) = try ImageLibraries.decodePNG(bytes, channels: 3) { (w, h) throws(BadImage) in
+                try checkSize(w, h, camera, "PNG")
+            }
+            return CameraImage(uncheckedRGB: rgb, width: width, height: height)
+        } catch {
+            switch error {
+            case .library(let message): throw BadImage(.corrupt, message)
+            case .refused(let refusal): throw refusal
             }
         }
-        guard finished != 0 else { throw BadImage(.corrupt, "PNG decoding failed: \(message(png))") }
-        return CameraImage(uncheckedRGB: rgb, width: width, height: height)
-    }
-
-    private static func message(_ png: png_image) -> String {
-        withUnsafeBytes(of: png.message) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
     }
     #endif
 }

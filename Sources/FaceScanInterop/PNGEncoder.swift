@@ -1,17 +1,13 @@
-import CZlib
 import FaceScanCore
+import FaceScanExport
 import FaceScanRender
-
-#if PNG
-import CLibPNG
-#endif
 
 /// PNG images, 8-bit RGBA, non-premultiplied, sRGB.
 ///
 /// Images are written by this file: `IHDR`, an `sRGB` chunk, one `IDAT` (every row Up-filtered,
 /// compressed by `PixelDeflate`) and `IEND`, no time chunk, so the same image always gives the
 /// same bytes. With the `PNG` trait (the default) ``decode(_:name:)`` reads any
-/// colour type and depth through libpng's simplified API (this file is the only code that touches
+/// colour type and depth through libpng's simplified API (through `ImageLibraries`, the only code that touches
 /// libpng); without it, ``decode(_:name:)`` throws ``FaceScanError/unavailable(_:)``.
 public enum PNGEncoder {
     /// The eight bytes every PNG file starts with.
@@ -22,7 +18,7 @@ public enum PNGEncoder {
         -> [UInt8]
     {
         let raw = filtered(image)
-        return container(image, raw.withUnsafeBufferPointer { PixelDeflate.zlib($0) })
+        return container(image, PixelDeflate.zlib(raw))
     }
 
     /// Encodes `image` and writes it atomically to `path`.
@@ -67,35 +63,17 @@ public enum PNGEncoder {
     static func filtered(_ image: RGBAImage) -> [UInt8] {
         let rowBytes = image.width * 4
         guard rowBytes > 0 else { return [UInt8](repeating: 0, count: image.height) }
-        // Every byte is written below.
-        return [UInt8](unsafeUninitializedCapacity: image.height * (rowBytes + 1)) { r, initialized in
-            image.pixels.withUnsafeBufferPointer { px in
-                for row in 0..<image.height {
-                    let dst = r.baseAddress! + row * (rowBytes + 1)
-                    let cur = px.baseAddress! + row * rowBytes
-                    dst[0] = 2
-                    if row == 0 {
-                        (dst + 1).update(from: cur, count: rowBytes)
-                    } else {
-                        // 16 bytes at a time (one vector subtraction), then byte by byte.
-                        let up = UnsafeRawPointer(cur - rowBytes), now = UnsafeRawPointer(cur)
-                        let out = UnsafeMutableRawPointer(dst + 1)
-                        var i = 0
-                        while i &+ 16 <= rowBytes {
-                            let d =
-                                now.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
-                                &- up.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
-                            out.storeBytes(of: d, toByteOffset: i, as: SIMD16<UInt8>.self)
-                            i &+= 16
-                        }
-                        while i < rowBytes {
-                            dst[1 + i] = cur[i] &- cur[i - rowBytes]
-                            i &+= 1
-                        }
-                    }
+        let px = image.pixels
+        return ByteWriter.bytes(capacity: image.height * (rowBytes + 1)) { out in
+            for row in 0..<image.height {
+                let cur = row * rowBytes
+                out.byte(2)
+                if row == 0 {
+                    out.append(px[0..<rowBytes])
+                } else {
+                    out.appendDifferences(px, cur..<(cur + rowBytes), lessThoseBefore: rowBytes)
                 }
             }
-            initialized = r.count
         }
     }
 
@@ -112,68 +90,25 @@ public enum PNGEncoder {
     }
 
     /// CRC-32 (ISO 3309, as PNG uses) of `bytes`, by zlib.
-    static func crc32(_ bytes: ArraySlice<UInt8>) -> UInt32 {
-        bytes.withUnsafeBufferPointer { zlibChecksum($0, CZlib.crc32) }
-    }
-
-    /// A zlib checksum (`crc32`, `adler32`) of `bytes`, 1 GiB at a time (zlib takes a 32-bit length).
-    static func zlibChecksum(
-        _ bytes: UnsafeBufferPointer<UInt8>, _ update: (uLong, UnsafePointer<Bytef>?, uInt) -> uLong
-    ) -> UInt32 {
-        var c = update(0, nil, 0)
-        var p = bytes.baseAddress, left = bytes.count
-        while left > 0, let q = p {
-            let n = min(left, 1 << 30)
-            c = update(c, q, uInt(n))
-            p = q + n
-            left -= n
-        }
-        return UInt32(truncatingIfNeeded: c)
-    }
+    static func crc32(_ bytes: ArraySlice<UInt8>) -> UInt32 { ImageLibraries.crc32(bytes) }
 
     #if PNG
-    // MARK: libpng
-
     static func libpngDecode(_ bytes: [UInt8], name: String) throws(InputError) -> RGBAImage {
-        var png = png_image()
-        png.version = png_uint_32(PNG_IMAGE_VERSION)
-        let begun = bytes.withUnsafeBytes { raw in
-            png_image_begin_read_from_memory(&png, raw.baseAddress, raw.count)
-        }
-        guard begun != 0 else {
-            throw InputError(file: name, "not a readable PNG: \(message(png))")
-        }
-        png.format = rgba
-        let width = Int(png.width), height = Int(png.height)
-        guard width > 0, height > 0 else {
-            png_image_free(&png)
-            throw InputError(file: name, "PNG has no pixels")
-        }
-        guard width <= RGBAImage.maximumSide, height <= RGBAImage.maximumSide, width * height <= 1 << 28 else {
-            png_image_free(&png)
-            throw InputError(file: name, "PNG of \(width) × \(height) pixels is larger than the 2²⁸ pixels decoded")
-        }
-        var pixels = [UInt8](repeating: 0, count: width * height * 4)
-        let finished = bytes.withUnsafeBytes { _ in
-            pixels.withUnsafeMutableBytes { buf in
-                png_image_finish_read(&png, nil, buf.baseAddress, Int32(width * 4), nil)
+        do throws(ImageLibraries.PNGFailure<InputError>) {
+            let (pixels, width, height) = try ImageLibraries.decodePNG(bytes, channels: 4) {
+                (width, height) throws(InputError) in
+                guard width > 0, height > 0 else { throw InputError(file: name, "PNG has no pixels") }
+                guard width <= RGBAImage.maximumSide, height <= RGBAImage.maximumSide, width * height <= 1 << 28 else {
+                    throw InputError(
+                        file: name, "PNG of \(width) × \(height) pixels is larger than the 2²⁸ pixels decoded")
+                }
             }
-        }
-        guard finished != 0 else {
-            let m = message(png)
-            png_image_free(&png)
-            throw InputError(file: name, "PNG decoding failed: \(m)")
-        }
-        return RGBAImage(uncheckedWidth: width, height: height, pixels: pixels)
-    }
-
-    /// `PNG_FORMAT_RGBA` (a macro Swift does not import): colour + alpha, 8-bit.
-    private static let rgba =
-        png_uint_32(PNG_FORMAT_FLAG_COLOR) | png_uint_32(PNG_FORMAT_FLAG_ALPHA)
-
-    private static func message(_ png: png_image) -> String {
-        withUnsafeBytes(of: png.message) { raw in
-            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            return RGBAImage(uncheckedWidth: width, height: height, pixels: pixels)
+        } catch {
+            switch error {
+            case .library(let message): throw InputError(file: name, message)
+            case .refused(let refusal): throw refusal
+            }
         }
     }
     #endif

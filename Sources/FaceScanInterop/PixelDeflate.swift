@@ -1,4 +1,3 @@
-import CZlib
 import FaceScanCore
 
 /// A zlib stream (RFC 1950) holding one deflate block (RFC 1951) with Huffman codes built for
@@ -19,6 +18,9 @@ enum PixelDeflate {
     static let twoThreadBytes = 1 << 18
 
     /// The zlib stream of `data`.
+    static func zlib(_ data: [UInt8]) -> [UInt8] { data.withUnsafeBufferPointer { zlib($0) } }
+
+    /// The zlib stream of `data`.
     static func zlib(_ data: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         let n = data.count
         // Pass 1: tokens (a literal byte, or 256 + length − 3 for a run at distance 4) and counts.
@@ -36,7 +38,7 @@ enum PixelDeflate {
             codes.writeHeader(&w)
             codes.writeTokens(tokens, tokenCount, &w)
             w.alignToByte()
-            let adler = PNGEncoder.zlibChecksum(data, CZlib.adler32)
+            let adler = ImageLibraries.adler32(data)
             for shift in [24, 16, 8, 0] { w.byte(UInt8(truncatingIfNeeded: adler >> UInt32(shift))) }
             written = w.position
         }

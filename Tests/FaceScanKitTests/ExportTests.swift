@@ -67,28 +67,20 @@ import Testing
             if !f.isNaN { values.append(f) }
         }
         for _ in 0..<50_000 { values.append(Float.random(in: -300...300, using: &rng)) }
-        var buffer = [UInt8](repeating: 0, count: values.count * TextWriter.floatRoom)
         var mismatches: [String] = []
-        buffer.withUnsafeMutableBufferPointer { b in
-            for f in values {
-                var w = TextWriter(b.baseAddress!)
-                w.append(f)
-                #expect(w.count <= TextWriter.floatRoom)
-                let text = String(decoding: UnsafeBufferPointer(start: b.baseAddress!, count: w.count), as: UTF8.self)
-                if text != f.description && mismatches.count < 5 { mismatches.append("\(f.bitPattern): \(text)") }
-            }
+        for f in values {
+            let bytes = ByteWriter.bytes(capacity: ByteWriter.floatRoom) { $0.text(f) }
+            #expect(bytes.count <= ByteWriter.floatRoom)
+            let text = String(decoding: bytes, as: UTF8.self)
+            if text != f.description && mismatches.count < 5 { mismatches.append("\(f.bitPattern): \(text)") }
         }
         #expect(mismatches.isEmpty, "\(mismatches)")
         // Indices: every digit count.
         var ints: [UInt32] = [0, 1, 9, 10, 99, 100, 4_294_967_295]
         for d in 1...9 { ints += [UInt32(pow(10, Double(d))) - 1, UInt32(pow(10, Double(d)))] }
-        buffer.withUnsafeMutableBufferPointer { b in
-            for v in ints {
-                var w = TextWriter(b.baseAddress!)
-                w.append(v)
-                let text = String(decoding: UnsafeBufferPointer(start: b.baseAddress!, count: w.count), as: UTF8.self)
-                #expect(text == "\(v)")
-            }
+        for v in ints {
+            let text = String(decoding: ByteWriter.bytes(capacity: 10) { $0.text(v) }, as: UTF8.self)
+            #expect(text == "\(v)")
         }
     }
 

@@ -61,10 +61,8 @@ package enum AtomicFile {
     /// Writes `bytes` to a new temporary file in `path`'s directory, synced; returns its path.
     static func writeTemporary(_ bytes: [UInt8], besides path: String) throws(IOFailure) -> String {
         let dir = directory(of: path)
-        var template = Array("\(dir)/.facescan-XXXXXX.tmp".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, 4) }
+        let (fd, temp) = makeTemporaryFile("\(dir)/.facescan-XXXXXX.tmp", suffixLength: 4)
         guard fd >= 0 else { throw IOFailure(path: path, "cannot create a file in '\(dir)': \(systemErrorText())") }
-        let temp = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         var err = writeAll(bytes, to: fd)
         if err == nil && fchmod(fd, 0o644) != 0 { err = systemErrorText() }
         if err == nil && syncData(fd) != 0 { err = systemErrorText() }
@@ -94,19 +92,9 @@ package enum AtomicFile {
     }
 
     /// Writes all of `bytes` to file descriptor `fd`; the error text when a write fails.
+    /// (Platform's `writeAll(_:to:)`.)
     package static func writeAll(_ bytes: [UInt8], to fd: Int32) -> String? {
-        bytes.withUnsafeBytes { raw -> String? in
-            var off = 0
-            while off < raw.count {
-                let n = posixWrite(fd, raw.baseAddress! + off, raw.count - off)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return systemErrorText()
-                }
-                off += n
-            }
-            return nil
-        }
+        FaceScanCore.writeAll(bytes, to: fd)
     }
 
     /// Creates `dir` when it is missing and its parent exists; fails when it is not a writable directory.
