@@ -104,9 +104,6 @@ package struct ExpressionStatistics: Sendable {
     /// The 99.9th percentile over the coordinates of the F ratio (explained variance per
     /// coefficient over residual variance) the coefficients must reach to be used at all.
     package static let minimumF = 15.0
-    /// The 99.9th percentile over the coordinates of one coefficient's partial F ratio (its
-    /// response squared over its variance) that uses the coefficients when the joint F does not.
-    package static let minimumPartialF = 20.0
     /// How many times its own noise the raw correction must differ from the smoothed one before
     /// it is taken back (the shrinkage weight's k).
     package static let blendNoiseFactor = 2.0
@@ -155,7 +152,7 @@ package struct ExpressionStatistics: Sendable {
         guard let inverse = Self.inverted(ridged, p) else { return nil }
         let map = mappedShifts(acc, chosen: chosen, cov: cov, inverse: inverse)
         let fit = vertexFields(acc, chosen: chosen, inverse: inverse, mapped: map.mapped, fieldCount: map.fieldCount)
-        guard Self.explainsEnough(fit, p: p, n: n, inverse: inverse) else { return nil }
+        guard Self.explainsEnough(fit, p: p, n: n) else { return nil }
         let adjacency = Adjacency(triangles: triangles, vertexCount: n / 3)
         var fields = fit.fields
         if supportTerms, p <= Self.maximumSupportTerms {
@@ -333,7 +330,7 @@ package struct ExpressionStatistics: Sendable {
 
     /// Whether the `p` coefficients explain much more of some of the `n` coordinates' spread than
     /// chance would (the F ratio test of ``resting(_:triangles:supportTerms:)``).
-    private static func explainsEnough(_ fit: VertexFit, p: Int, n: Int, inverse: [Double]) -> Bool {
+    private static func explainsEnough(_ fit: VertexFit, p: Int, n: Int) -> Bool {
         let sigma2 = fit.sigma2, explainedSS = fit.explainedSS
         // The coefficients must explain much more of some vertices' spread than chance would:
         // the F ratio (explained variance per coefficient over the residual variance) of the
@@ -343,22 +340,7 @@ package struct ExpressionStatistics: Sendable {
         var ratios: [Double] = []
         ratios.reserveCapacity(n)
         for x in 0..<n where sigma2[x] > 0 { ratios.append(explainedSS[x] / (Double(p) * sigma2[x])) }
-        guard !ratios.isEmpty else { return false }
-        if Self.quantileExceeds(ratios, 0.999, Self.minimumF) { return true }
-        // The joint ratio divides one strong response by every coefficient that varies; each
-        // coefficient's own (partial) F ratio, β²/(σ² (C⁻¹)ₐₐ) with 1 degree of freedom, finds a
-        // single coefficient that moves some vertices (chance, F(1, N − 1 − p): below 17 at its
-        // 99.9th percentile from 14 residual degrees of freedom on).
-        for a in 0..<p where inverse[a * p + a] > 0 {
-            ratios.removeAll(keepingCapacity: true)
-            let scale = 1 / inverse[a * p + a]
-            for x in 0..<n where sigma2[x] > 0 {
-                let b = fit.beta[a * n + x]
-                ratios.append(b * b * scale / sigma2[x])
-            }
-            if Self.quantileExceeds(ratios, 0.999, Self.minimumPartialF) { return true }
-        }
-        return false
+        return !ratios.isEmpty && Self.quantileExceeds(ratios, 0.999, Self.minimumF)
     }
 
     /// Step 4b of ``resting(_:triangles:supportTerms:)``: which of the `chosen` coefficients measurably move
