@@ -156,13 +156,13 @@ package struct ExpressionStatistics: Sendable {
         let adjacency = Adjacency(triangles: triangles, vertexCount: n / 3)
         var fields = fit.fields
         if supportTerms, p <= Self.maximumSupportTerms {
-            let masks = supportMasks(acc, chosen: chosen, inverse: inverse, adjacency: adjacency)
+            let masks = supportMasks(beta: fit.beta, p: p, adjacency: adjacency)
             supportedFields(
                 acc, chosen: chosen, ridged: ridged, shifts: map.regionShifts, masks: masks, fields: &fields)
         }
         let smooth = smoothedFields(acc, fields, map: map, adjacency: adjacency)
         let lambda = Self.blendWeights(
-            raw: smooth.raw, fields: smooth.fields, sigma2: fit.sigma2, gRegion: map.gRegion, ratio: smooth.ratio,
+            raw: smooth.raw, fields: smooth.fields, sigma2: fit.sigma2, gRegion: map.gRegion, ratios: smooth.ratios,
             adjacency: smooth.adjacency)
         return corrected(acc, chosen: chosen, map: map, sigma2: fit.sigma2, smooth: smooth, lambda: lambda)
     }
@@ -187,6 +187,8 @@ package struct ExpressionStatistics: Sendable {
         let fields: [Double]
         let sigma2: [Double]
         let explainedSS: [Double]
+        /// Each coordinate's response to each coefficient, C⁻¹·Sₓ (`p` fields of `n` values).
+        let beta: [Double]
     }
 
     /// The smoothed fields, the regions' raw ones, the mesh's adjacency, the measured share of
@@ -195,7 +197,10 @@ package struct ExpressionStatistics: Sendable {
         let fields: [Double]
         let raw: [Double]
         let adjacency: Adjacency
-        let ratio: Double
+        /// Each region's measured share of the noise its smoothing keeps.
+        let ratios: [Double]
+        /// Each region's smoothing passes.
+        let passes: [Int]
         let noise: [[Double]]?
         let scales: [Double]
     }
@@ -285,6 +290,7 @@ package struct ExpressionStatistics: Sendable {
         var fields = [Double](repeating: 0, count: fieldCount * n)
         var sigma2 = [Double](repeating: 0, count: n), explainedSS = sigma2
         let dof = Double(count - 1 - p)
+        var beta = [Double](repeating: 0, count: p * n)
         var centred = [Double](repeating: 0, count: p)
         cross.withUnsafeBufferPointer { crossBuffer in
             for x in 0..<n {
@@ -294,18 +300,19 @@ package struct ExpressionStatistics: Sendable {
                     for a in 0..<p { s += centred[a] * mapped[f * p + a] }
                     fields[f * n + x] = s
                 }
-                // Explained sum of squares Sᵀ C⁻¹ S.
+                // The responses C⁻¹ S and the explained sum of squares Sᵀ C⁻¹ S.
                 var explained = 0.0
                 for a in 0..<p {
                     var s = 0.0
                     for b in 0..<p { s += inverse[a * p + b] * centred[b] }
+                    beta[a * n + x] = s
                     explained += centred[a] * s
                 }
                 sigma2[x] = max(m2[x] - explained, 0) / dof
                 explainedSS[x] = explained
             }
         }
-        return VertexFit(fields: fields, sigma2: sigma2, explainedSS: explainedSS)
+        return VertexFit(fields: fields, sigma2: sigma2, explainedSS: explainedSS, beta: beta)
     }
 
     /// Coordinate `x`'s sums with the `chosen` coefficients, centred on its mean
@@ -343,20 +350,8 @@ package struct ExpressionStatistics: Sendable {
     /// ``supportQuantile`` over the face (the level of a field that is noise there: most of the
     /// face does not move with any one coefficient), and the support grows by ``supportRings``
     /// rings so that its edge is not cut short.
-    private func supportMasks(_ acc: Accumulator, chosen: [Int], inverse: [Double], adjacency: Adjacency) -> [UInt64] {
-        let n = width, nv = n / 3, p = chosen.count, means = acc.means
-        var beta = [Double](repeating: 0, count: p * n)
-        var centred = [Double](repeating: 0, count: p)
-        cross.withUnsafeBufferPointer { crossBuffer in
-            for x in 0..<n {
-                centre(crossBuffer, x: x, chosen: chosen, means: means, into: &centred)
-                for a in 0..<p {
-                    var s = 0.0
-                    for b in 0..<p { s += inverse[a * p + b] * centred[b] }
-                    beta[a * n + x] = s
-                }
-            }
-        }
+    private func supportMasks(beta: [Double], p: Int, adjacency: Adjacency) -> [UInt64] {
+        let n = width, nv = n / 3
         let smooth = Self.smoothed(beta, fieldCount: p, adjacency: adjacency, passes: Self.smoothingPasses)
         var masks = [UInt64](repeating: 0, count: nv)
         var length2 = [Double](repeating: 0, count: nv)
@@ -442,51 +437,97 @@ package struct ExpressionStatistics: Sendable {
     }
 
     /// Step 5 of ``resting(_:triangles:supportTerms:)``: `fields` and the noise probes smoothed over the mesh
-    /// of `triangles`, and the measured share of the noise the smoothing keeps.
+    /// of `triangles`, each region's correction by the number of passes its own noise calls for,
+    /// and the measured share of the noise the smoothing keeps for each region.
     private func smoothedFields(
         _ acc: Accumulator, _ rawFields: [Double], map: MappedShifts, adjacency: Adjacency
     ) -> SmoothedFields {
         let w = acc.weightSum, n = width
-        let regionCount = MappedShifts.regionCount, fieldCount = map.fieldCount
+        let regionCount = MappedShifts.regionCount
         let filled = map.filled, gw = map.gw
-        var fields = rawFields
         // 5. Smooth every field over the mesh (expression fields are smooth, sensor noise is not).
         //    How much the smoothing cuts the noise is measured, not assumed: the noise samples
         //    (the groups' means, each group's own expression taken out by the raw responses) are
         //    smoothed alike, and the ratio of their variances after and before is the share of the
-        //    noise the smoothed correction keeps (near 1/20 for independent per-vertex noise, more
-        //    when the tracker's noise is itself smooth).
+        //    noise the smoothed correction keeps (near 1/20 for independent per-vertex noise after
+        //    8 passes, more when the tracker's noise is itself smooth).
         let noise = acc.noiseSamples()
         let scales = filled.map { (gw[$0] / (Double(filled.count - 1) * w)).squareRoot() }
         var probes: [Double] = []
         if let samples = noise, samples.count == filled.count {
             for (sIndex, sample) in samples.enumerated().prefix(2) {
                 let f = (regionCount + sIndex) * n
-                for x in 0..<n { probes.append(sample[x] - fields[f + x] * scales[sIndex]) }
+                for x in 0..<n { probes.append(sample[x] - rawFields[f + x] * scales[sIndex]) }
             }
         }
-        let probeCount = probes.count / n
-        let raw = Array(fields[0..<(regionCount * n)])
-        let all = Self.smoothed(
-            fields + probes, fieldCount: fieldCount + probeCount, adjacency: adjacency, passes: Self.smoothingPasses)
-        fields = Array(all[0..<(fieldCount * n)])
-        var ratio = Self.smoothedVarianceRatio
-        if probeCount > 0 {
-            var before = 0.0, after = 0.0
-            for x in 0..<(probeCount * n) {
-                before += probes[x] * probes[x]
-                after += all[fieldCount * n + x] * all[fieldCount * n + x]
-            }
-            if before > 0 { ratio = min(1, max(Self.smoothedVarianceRatio, after / before)) }
-        }
+        // Σ_samples zᵀz estimates the trace of the mean's noise covariance; the probes are a
+        // share of the samples.
+        let traceScale = probes.isEmpty ? 0 : Double(filled.count) / Double(probes.count / n)
+        let passes = passesChosen(
+            rawFields, probes: probes, map: map, w: w, traceScale: traceScale, adjacency: adjacency)
         return SmoothedFields(
-            fields: fields, raw: raw, adjacency: adjacency, ratio: ratio, noise: noise, scales: scales)
+            fields: passes.fields, raw: Array(rawFields[0..<(regionCount * n)]), adjacency: adjacency,
+            ratios: passes.ratios, passes: passes.passes, noise: noise, scales: scales)
+    }
+
+    /// Step 5's passes: every field and probe smoothed ``smoothingPasses`` times, one pass at a
+    /// time; each region's correction kept at the pass count k (0 … ``smoothingPasses``) that
+    /// minimises Stein's unbiased estimate of its error, ‖Lᵏy − y‖² + 2·tr(Lᵏ Σ_y) (Stein,
+    /// *Ann. Stat.* 1981), the trace estimated from the noise probes z (E zᵀLᵏz = tr(Lᵏ Σ),
+    /// Hutchinson 1989) scaled by the region's noise factor: Σ_y = g_r·W·Σ_mean. A sharp,
+    /// well-measured response (an eyelid on a coarse mesh) keeps few passes, a faint one all.
+    /// Without probes every region takes every pass.
+    private func passesChosen(
+        _ rawFields: [Double], probes: [Double], map: MappedShifts, w: Double, traceScale: Double,
+        adjacency: Adjacency
+    ) -> (fields: [Double], ratios: [Double], passes: [Int]) {
+        let n = width, regionCount = MappedShifts.regionCount, fieldCount = map.fieldCount
+        let probeCount = probes.count / n
+        var all = rawFields + probes
+        var best = rawFields
+        var passes = [Int](repeating: 0, count: regionCount)
+        var bestScore = [Double](repeating: .infinity, count: regionCount)
+        var probeEnergy = [Double](repeating: 0, count: Self.smoothingPasses + 1)
+        var zz = 0.0
+        for x in 0..<probes.count { zz += probes[x] * probes[x] }
+        probeEnergy[0] = zz
+        for k in 0...Self.smoothingPasses {
+            if k > 0 {
+                all = Self.smoothed(all, fieldCount: fieldCount + probeCount, adjacency: adjacency, passes: 1)
+            }
+            var zLz = 0.0, after = 0.0
+            for x in 0..<probes.count {
+                let s = all[fieldCount * n + x]
+                zLz += probes[x] * s
+                after += s * s
+            }
+            probeEnergy[k] = after
+            for r in 0..<regionCount {
+                var rss = 0.0
+                for x in (r * n)..<((r + 1) * n) {
+                    let d = all[x] - rawFields[x]
+                    rss += d * d
+                }
+                let score = probes.isEmpty ? -Double(k) : rss + 2 * map.gRegion[r] * w * traceScale * zLz
+                guard score < bestScore[r] else { continue }
+                bestScore[r] = score
+                passes[r] = k
+                for x in (r * n)..<((r + 1) * n) { best[x] = all[x] }
+            }
+        }
+        // The group fields (the noise samples' expression) take every pass.
+        for x in (regionCount * n)..<(fieldCount * n) { best[x] = all[x] }
+        let ratios = passes.map { k -> Double in
+            guard probeEnergy[0] > 0 else { return k == 0 ? 1 : Self.smoothedVarianceRatio }
+            return min(1, max(Self.smoothedVarianceRatio, probeEnergy[k] / probeEnergy[0]))
+        }
+        return (best, ratios, passes)
     }
 
     /// Step 6 of ``resting(_:triangles:supportTerms:)``: each region's shrinkage weight λ per vertex (how much
     /// of the `raw` correction the smoothed `fields` take back), smoothed over `adjacency`.
     private static func blendWeights(
-        raw: [Double], fields: [Double], sigma2: [Double], gRegion: [Double], ratio: Double,
+        raw: [Double], fields: [Double], sigma2: [Double], gRegion: [Double], ratios: [Double],
         adjacency: Adjacency
     ) -> [Double] {
         let regionCount = MappedShifts.regionCount, nv = adjacency.vertexCount, n = 3 * nv
@@ -505,7 +546,7 @@ package struct ExpressionStatistics: Sendable {
                     d2 += d * d
                     noise2 += sigma2[x]
                 }
-                noise2 *= Self.blendNoiseFactor * gRegion[r] * (1 - ratio)
+                noise2 *= Self.blendNoiseFactor * gRegion[r] * (1 - ratios[r])
                 lambda[r * nv + v] = d2 > 0 ? max(0, 1 - noise2 / d2) : 0
             }
         }
@@ -521,7 +562,7 @@ package struct ExpressionStatistics: Sendable {
     ) -> RestingFace {
         let w = acc.weightSum, n = width, nv = n / 3, means = acc.means
         let regionCount = MappedShifts.regionCount, gRegion = map.gRegion, filled = map.filled
-        let fields = smooth.fields, raw = smooth.raw, ratio = smooth.ratio, scales = smooth.scales
+        let fields = smooth.fields, raw = smooth.raw, ratios = smooth.ratios, scales = smooth.scales
         var noise = smooth.noise
         // 7. Correct each vertex by the regions whose correction is significant there (χ², 3
         //    degrees of freedom, against the noise of the blended correction: λ²·raw + (1−λ)²·
@@ -537,7 +578,7 @@ package struct ExpressionStatistics: Sendable {
             var used = false
             for r in 0..<regionCount where gRegion[r] > 0 {
                 let l = lambda[r * nv + v]
-                let share = ratio * (1 - l) * (1 - l) + l * l
+                let share = ratios[r] * (1 - l) * (1 - l) + l * l
                 var chi2 = 0.0
                 var c = SIMD3<Double>(0, 0, 0)
                 for i in 0..<3 {
@@ -572,7 +613,8 @@ package struct ExpressionStatistics: Sendable {
             removedUm: Report.Expression.Regions(
                 eyes: removed[0] * 1e6, brows: removed[1] * 1e6, mouth: removed[2] * 1e6, rest: removed[3] * 1e6,
                 largest: removed[regionCount] * 1e6))
-        return RestingFace(mean: mean, standardErrors: se, noiseSamples: noise, expression: summary)
+        return RestingFace(
+            mean: mean, standardErrors: se, noiseSamples: noise, expression: summary, smoothingPasses: smooth.passes)
     }
 
     /// `fieldCount` fields of 3 values per vertex (field after field), each replaced `passes`
@@ -724,4 +766,7 @@ package struct RestingFace: Sendable {
     package var noiseSamples: [[Double]]?
     /// What the expression model did; nil when it did nothing (no coefficient varied).
     package var expression: Report.Expression?
+    /// The smoothing passes each region's correction took (eyes, brows, mouth, the rest; 0 for a
+    /// region without a shift); empty when the model did nothing.
+    package var smoothingPasses: [Int] = []
 }

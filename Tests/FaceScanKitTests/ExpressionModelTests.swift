@@ -223,6 +223,25 @@ private func scan(_ capture: HeldStill, _ frames: [Frame]) throws -> ScanResult 
         #expect(supportedError < plainError)
     }
 
+    /// Each region's correction takes as many smoothing passes as its own noise calls for
+    /// (Stein's unbiased risk estimate): an eyelid a vertex wide, measured well (blinks of 6 mm
+    /// against 0.3 mm of noise), takes fewer than the 8 passes that would spread it over its
+    /// neighbours; a region without a shift (no brow coefficient) takes none.
+    @Test func sharpResponseKeepsFewerPasses() throws {
+        var capture = HeldStill()
+        capture.lidRadius = 1
+        capture.blinkMm = 6
+        var acc = RobustAccumulator(vertexCount: capture.side * capture.side, rejectOutliers: false)
+        for f in capture.make(seed: 11) { acc.add(f.xyz, blendShapes: f.metadata.blendShapes) }
+        acc.finish()
+        let resting = try #require(
+            acc.expression.resting(acc.accumulator, triangles: gridTriangles(side: capture.side)))
+        let passes = resting.smoothingPasses
+        #expect(passes.count == 4)
+        #expect(passes[0] < ExpressionStatistics.smoothingPasses, "eyes: \(passes[0]) passes")
+        #expect(passes[1] == 0, "brows: \(passes[1]) passes")
+    }
+
     /// The F test's O(n) quantile check agrees with the sorted quantile on every side of the
     /// limit, ties and small arrays included.
     @Test func quantileExceedsMatchesTheSortedQuantile() {
