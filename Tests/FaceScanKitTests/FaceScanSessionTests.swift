@@ -191,10 +191,11 @@ private func loadCapture(_ path: String) throws -> (Topology, ScanSettings, [Fra
     /// returns at once; this is about the processor it keeps using): a shell of 400 000 vertices,
     /// about 0.7 s of refinement then 3.6 s of the solid step in the release build `make test`
     /// runs (far longer in a debug build), cancelled 1 s and 2 s into the job, ends with
-    /// `.cancelled` within 1 s (checks between the steps only would run on to the solid step's
-    /// end, 2.4 s and more later). The cancel comes from a thread of its own: the test pool's
-    /// threads may be kept busy by other tests. `facescan-bench cancel` gives the release
-    /// build's figures over the whole run (largest 10–30 ms).
+    /// `.cancelled` within 1.5 s (0.24–0.31 s measured beside the CLI tests; checks between the
+    /// steps only would run on to the solid step's end, 2.4 s and more later). The cancel comes
+    /// from a thread of its own: the test pool's threads may be kept busy by other tests.
+    /// `facescan-bench cancel` gives the release build's figures over the whole run (largest
+    /// 10–30 ms).
     @Test func cancelledWorkStopsInsideTheLongSteps() async throws {
         let bytes = try #require(FileManager.default.contents(atPath: samplesDirectory + "/ict-arkit/capture.json"))
         let settings = ScanSettings(targetVertices: 400_000, solid: SolidOptions())
@@ -220,7 +221,7 @@ private func loadCapture(_ path: String) throws -> (Topology, ScanSettings, [Fra
             #expect(error == .cancelled, "cancelled \(delay) s into the job")
             let cancelledAt = try #require(probe.cancelledAt.withLock { $0 })
             print("cancelled \(delay) s into the job: stopped \(endedAt - cancelledAt) later")
-            #expect(endedAt - cancelledAt < .seconds(1), "cancelled \(delay) s into the job")
+            #expect(endedAt - cancelledAt < .milliseconds(1500), "cancelled \(delay) s into the job")
         }
     }
 

@@ -17,7 +17,8 @@ import Testing
         for i in 0..<count {
             let extra = goodMeta + ",\"distance\":\(0.32 + 0.01 * Double(i))"
             var text = smallCapture(frames: [goodMeta, extra])
-            let settings = slow.contains(i) ? "\"targetVertexCount\":150000,\"solid\":true" : "\"targetVertexCount\":144"
+            let settings =
+                slow.contains(i) ? "\"targetVertexCount\":150000,\"solid\":true" : "\"targetVertexCount\":144"
             text = text.replacingOccurrences(of: "\"version\":1,", with: "\"version\":1,\"settings\":{\(settings)},")
             try text.write(toFile: "\(captures)/cap\(i).json", atomically: false, encoding: .utf8)
         }
