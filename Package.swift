@@ -18,8 +18,10 @@ let defaultTraits: Set<String> = []
 
 let package = Package(
     name: "facescan",
-    // Mutex and Atomic (Synchronization) need macOS 15 / iOS 18.
-    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    // Mutex and Atomic (Synchronization) need macOS 15 / iOS 18; `Array.span` and `.mutableSpan`
+    // (the hot loops' bounds-checked buffers, CONTRIBUTING.md "Unsafe code") need the Swift 6.2
+    // runtime: macOS, iOS, tvOS, watchOS and visionOS 26.
+    platforms: [.macOS("26.0"), .iOS("26.0"), .tvOS("26.0"), .watchOS("26.0"), .visionOS("26.0")],
     products: [
         .library(name: "FaceScanKit", targets: ["FaceScanKit"]),
         .executable(name: "facescan", targets: ["facescan"]),
