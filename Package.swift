@@ -18,7 +18,8 @@ let defaultTraits: Set<String> = []
 
 let package = Package(
     name: "facescan",
-    // Mutex and Atomic (Synchronization) need macOS 15 / iOS 18.
+    // Mutex and Atomic (Synchronization) need macOS 15 / iOS 18. (The hot loops' spans come from
+    // `flat` / `flatMut`, FaceScanCore's Storage/UnsafeStorage.swift: `Array.span` needs 26.)
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "FaceScanKit", targets: ["FaceScanKit"]),
@@ -87,7 +88,10 @@ let package = Package(
         // capture side (Capture, Gate) and the mesh side (Smooth, Decimate, Measure, Solid, Render,
         // Export, Interop) beside each other, so independent stages compile side by side and a change
         // rebuilds only the targets that use it.
-        .target(name: "FaceScanCore", dependencies: ["CSIMD"]),
+        .target(
+            name: "FaceScanCore", dependencies: ["CSIMD"],
+            // `@_lifetime` of the span accessors (Storage/UnsafeStorage.swift).
+            swiftSettings: [.enableExperimentalFeature("Lifetimes")]),
         .target(name: "FaceScanCapture", dependencies: ["FaceScanCore", "CSIMD"]),
         .target(name: "FaceScanGate", dependencies: ["FaceScanCore", "FaceScanCapture"]),
         .target(name: "FaceScanAccumulate", dependencies: ["FaceScanCore"]),

@@ -40,7 +40,7 @@ package struct Accumulator: Sendable {
     package var groupWeightSums: [Double] { groupWeights }
 
     /// Adds one frame's flat xyz coordinates (`3 × vertexCount` values) with `weight` (> 0).
-    package mutating func add(_ xyz: UnsafeBufferPointer<Float>, weight: Double = 1) {
+    package mutating func add(_ xyz: borrowing Span<Float>, weight: Double = 1) {
         precondition(xyz.count == means.count, "frame size must match the accumulator")
         precondition(weight > 0 && weight.isFinite, "frame weight must be positive")
         let group = count % Self.groups
@@ -48,29 +48,35 @@ package struct Accumulator: Sendable {
         weightSum += weight
         groupWeights[group] += weight
         let f = weight / weightSum
+        Self.fold(xyz, weight: weight, f: f, group: group, means: &means, m2: &m2, groupSums: &groupSums)
+    }
+
+    /// Welford's update of the means and squared deviations by one frame, and its group's sums
+    /// (the last group's are not kept: the total minus the others).
+    private static func fold(
+        _ xyz: borrowing Span<Float>, weight: Double, f: Double, group: Int,
+        means: inout [Double], m2: inout [Double], groupSums: inout [Double]
+    ) {
         let n = means.count
-        means.withUnsafeMutableBufferPointer { mean in
-            m2.withUnsafeMutableBufferPointer { m2 in
-                guard group < Self.groups - 1 else {
-                    for i in 0..<n {
-                        let x = Double(xyz[i])
-                        let d = x - mean[i]
-                        mean[i] += d * f
-                        m2[i] += weight * d * (x - mean[i])
-                    }
-                    return
-                }
-                groupSums.withUnsafeMutableBufferPointer { all in
-                    let g = all.baseAddress! + group * n
-                    for i in 0..<n {
-                        let x = Double(xyz[i])
-                        let d = x - mean[i]
-                        mean[i] += d * f
-                        m2[i] += weight * d * (x - mean[i])
-                        g[i] += weight * x
-                    }
-                }
+        var mean = means.flatMut
+        var m2 = m2.flatMut
+        guard group < Self.groups - 1 else {
+            for i in 0..<n {
+                let x = Double(xyz[i])
+                let d = x - mean[i]
+                mean[i] += d * f
+                m2[i] += weight * d * (x - mean[i])
             }
+            return
+        }
+        var all = groupSums.flatMut
+        let g = group * n
+        for i in 0..<n {
+            let x = Double(xyz[i])
+            let d = x - mean[i]
+            mean[i] += d * f
+            m2[i] += weight * d * (x - mean[i])
+            all[g + i] += weight * x
         }
     }
 
@@ -117,17 +123,16 @@ package struct Accumulator: Sendable {
     }
 
     package mutating func add(_ xyz: [Float], weight: Double = 1) {
-        xyz.withUnsafeBufferPointer { add($0, weight: weight) }
+        add(xyz.flat, weight: weight)
     }
 
     /// The per-vertex mean (rounded to float32), or nil when no frame was added.
     package func mean() -> [SIMD3<Float>]? {
         guard count > 0 else { return nil }
         var out = [SIMD3<Float>](repeating: .zero, count: vertexCount)
-        means.withUnsafeBufferPointer { s in
-            for v in 0..<out.count {
-                out[v] = SIMD3(Float(s[3 * v]), Float(s[3 * v + 1]), Float(s[3 * v + 2]))
-            }
+        let s = means.flat
+        for v in 0..<out.count {
+            out[v] = SIMD3(Float(s[3 * v]), Float(s[3 * v + 1]), Float(s[3 * v + 2]))
         }
         return out
     }

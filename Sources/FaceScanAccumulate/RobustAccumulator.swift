@@ -169,43 +169,37 @@ package struct RobustAccumulator: Sendable {
         let m = frames.count, n = frames[0].count
         var flat = [Float](repeating: 0, count: n * m)
         var reference = [Double](repeating: 0, count: n)
-        flat.withUnsafeMutableBufferPointer { c in
-            let x = c.baseAddress!
-            for (k, f) in frames.enumerated() {
-                f.withUnsafeBufferPointer { (x + k * n).update(from: $0.baseAddress!, count: n) }
-            }
-            reference.withUnsafeMutableBufferPointer { r in
-                if m == 8 {
-                    for i in 0..<n { r[i] = median8(x + i, stride: n) }
-                    return
+        for (k, f) in frames.enumerated() { flat.replaceSubrange(k * n..<(k + 1) * n, with: f) }
+        let x = flat.flat
+        var r = reference.flatMut
+        if m == 8 {
+            for i in 0..<n { r[i] = median8(x, start: i, stride: n) }
+            return reference
+        }
+        var column = [Float](repeating: 0, count: m)
+        var col = column.flatMut
+        for i in 0..<n {
+            for k in 0..<m { col[k] = x[k * n + i] }
+            for a in 1..<max(m, 1) {
+                let v = col[a]
+                var b = a
+                while b > 0 && col[b - 1] > v {
+                    col[b] = col[b - 1]
+                    b -= 1
                 }
-                var column = [Float](repeating: 0, count: m)
-                column.withUnsafeMutableBufferPointer { col in
-                    for i in 0..<n {
-                        for k in 0..<m { col[k] = x[k * n + i] }
-                        for a in 1..<max(m, 1) {
-                            let v = col[a]
-                            var b = a
-                            while b > 0 && col[b - 1] > v {
-                                col[b] = col[b - 1]
-                                b -= 1
-                            }
-                            col[b] = v
-                        }
-                        r[i] = middle(ofSorted: col)
-                    }
-                }
+                col[b] = v
             }
+            r[i] = m % 2 == 1 ? Double(col[m / 2]) : (Double(col[m / 2 - 1]) + Double(col[m / 2])) / 2
         }
         return reference
     }
 
-    /// The median of `p[0], p[stride], …, p[7·stride]`: sorted by Knuth's 19-comparator network
+    /// The median of `p[i], p[i + stride], …, p[i + 7·stride]`: sorted by Knuth's 19-comparator network
     /// for 8 inputs (branch-free min/max), then the mean of the two middle values.
     @inline(__always)
-    static func median8(_ p: UnsafePointer<Float>, stride: Int) -> Double {
-        var v0 = p[0], v1 = p[stride], v2 = p[2 * stride], v3 = p[3 * stride]
-        var v4 = p[4 * stride], v5 = p[5 * stride], v6 = p[6 * stride], v7 = p[7 * stride]
+    static func median8(_ p: borrowing Span<Float>, start i: Int, stride: Int) -> Double {
+        var v0 = p[i], v1 = p[i + stride], v2 = p[i + 2 * stride], v3 = p[i + 3 * stride]
+        var v4 = p[i + 4 * stride], v5 = p[i + 5 * stride], v6 = p[i + 6 * stride], v7 = p[i + 7 * stride]
         @inline(__always) func cx(_ a: inout Float, _ b: inout Float) {
             let lo = min(a, b), hi = max(a, b)
             a = lo
@@ -225,29 +219,25 @@ package struct RobustAccumulator: Sendable {
     /// Summed in four interleaved partial sums (fixed order: the same bytes every run), so the
     /// additions do not wait on one another.
     static func score(_ xyz: [Float], _ reference: [Double]) -> Double {
-        var sum = 0.0
-        xyz.withUnsafeBufferPointer { x in
-            reference.withUnsafeBufferPointer { r in
-                var s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
-                let n = x.count, body = n & ~3
-                var i = 0
-                while i < body {
-                    let d0 = Double(x[i]) - r[i], d1 = Double(x[i + 1]) - r[i + 1]
-                    let d2 = Double(x[i + 2]) - r[i + 2], d3 = Double(x[i + 3]) - r[i + 3]
-                    s0 += d0 * d0
-                    s1 += d1 * d1
-                    s2 += d2 * d2
-                    s3 += d3 * d3
-                    i += 4
-                }
-                while i < n {
-                    let d = Double(x[i]) - r[i]
-                    s0 += d * d
-                    i += 1
-                }
-                sum = (s0 + s1) + (s2 + s3)
-            }
+        let x = xyz.flat, r = reference.flat
+        var s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+        let n = x.count, body = n & ~3
+        var i = 0
+        while i < body {
+            let d0 = Double(x[i]) - r[i], d1 = Double(x[i + 1]) - r[i + 1]
+            let d2 = Double(x[i + 2]) - r[i + 2], d3 = Double(x[i + 3]) - r[i + 3]
+            s0 += d0 * d0
+            s1 += d1 * d1
+            s2 += d2 * d2
+            s3 += d3 * d3
+            i += 4
         }
+        while i < n {
+            let d = Double(x[i]) - r[i]
+            s0 += d * d
+            i += 1
+        }
+        let sum = (s0 + s1) + (s2 + s3)
         return (sum / Double(max(1, xyz.count / 3))).squareRoot()
     }
 

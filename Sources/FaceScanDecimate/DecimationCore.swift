@@ -1,11 +1,25 @@
 import CSIMD
 import FaceScanCore
 
-/// Pointers into the simplifier's scratch memory and the hot loops over them. A trivially
-/// copyable view: each hot function copies it into a local first, so that the compiler keeps the
-/// pointers in registers while it stores through them. `@unchecked Sendable`: every step that runs
-/// on two threads (classification, ranking, sorting, the two halves of a collapse pass) reads
-/// shared state and writes disjoint slots.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The simplifier's scratch memory (one allocation, ``ScratchLayout``) as typed runs
+/// (``ScratchRun``), and the hot loops over them. A trivially copyable view: each hot function
+/// copies it into a local first, so that the compiler keeps the runs' addresses in registers
+/// while it stores through them. `@unchecked Sendable`: every step that runs on two threads
+/// (classification, ranking, sorting, the two halves of a collapse pass) reads shared state and
+/// writes disjoint slots.
+///
+/// The decimation's unsafe pointer code is in this file only (CONTRIBUTING.md, "Unsafe code"):
+/// the allocation and its carving, ``ScratchRun``, the classification scratch carved from the
+/// candidates' memory and the vector placement kernel's call; the step files
+/// (QuadricSimplifier+*.swift) index runs.
 struct DecimationCore: @unchecked Sendable {
     typealias Tuning = QuadricSimplifier.Tuning
     enum Flag {
@@ -40,35 +54,35 @@ struct DecimationCore: @unchecked Sendable {
     /// for a pass in which it blocks every collapse.
     var qualitySineSquared = Float(QuadricSimplifier.Tuning.qualitySineSquared)
     // Per vertex.
-    let pos: UnsafeMutablePointer<SIMD3<Float>>
-    let uv: UnsafeMutablePointer<SIMD2<Float>>
-    let quad: UnsafeMutablePointer<Quadric>
+    let pos: ScratchRun<SIMD3<Float>>
+    let uv: ScratchRun<SIMD2<Float>>
+    let quad: ScratchRun<Quadric>
     /// Sum of the input's (area-weighted) face normals around every vertex merged into this one:
     /// which side of the input surface is out, near the vertex.
-    let refNormal: UnsafeMutablePointer<SIMD3<Float>>
-    let flags: UnsafeMutablePointer<UInt8>
-    let touched: UnsafeMutablePointer<UInt32>
-    let mark: UnsafeMutablePointer<UInt32>
+    let refNormal: ScratchRun<SIMD3<Float>>
+    let flags: ScratchRun<UInt8>
+    let touched: ScratchRun<UInt32>
+    let mark: ScratchRun<UInt32>
     /// Which half of the mesh (split at the median along the longest axis) a vertex belongs to,
     /// fixed for the whole run; and per pass, that half or `Self.seam` when some triangle around
     /// the vertex reaches into the other half.
-    let region: UnsafeMutablePointer<UInt8>
-    let tag: UnsafeMutablePointer<UInt8>
-    let adjOffsets: UnsafeMutablePointer<UInt32>
+    let region: ScratchRun<UInt8>
+    let tag: ScratchRun<UInt8>
+    let adjOffsets: ScratchRun<UInt32>
     // Per triangle corner.
-    let tri: UnsafeMutablePointer<UInt32>
-    let adj: UnsafeMutablePointer<UInt32>
+    let tri: ScratchRun<UInt32>
+    let adj: ScratchRun<UInt32>
     // Candidate edges (at most one per half-edge) in gathering order, and the indices of those a
     // pass takes, sorted by cost.
-    let cand: UnsafeMutablePointer<Candidate>
+    let cand: ScratchRun<Candidate>
     /// `cand`'s memory (``candidateBytes(triangles:)``), which classification uses first for its
     /// scratch (see ``classifyAndAccumulate(_:)``): fewer fresh pages.
     let candBytes: UnsafeMutableRawPointer
-    let order: UnsafeMutablePointer<Ranked>
+    let order: ScratchRun<Ranked>
     /// Per entry of `order` in a pass split in halves: which step collapses it (half 0 or 1, or
     /// `Self.seam`; see ``collapsePassSplit(_:budget:pass:stamp:)``).
-    let side: UnsafeMutablePointer<UInt8>
-    let histogram: UnsafeMutablePointer<UInt32>
+    let side: ScratchRun<UInt8>
+    let histogram: ScratchRun<UInt32>
     /// The memory of every array above (``ScratchLayout``), freed by ``deallocate()``.
     let memory: ScratchLayout.Region
 
@@ -116,22 +130,24 @@ struct DecimationCore: @unchecked Sendable {
         adj = take.take(UInt32.self, corners)
         order = take.take(Ranked.self, corners)
         side = take.take(UInt8.self, corners)
-        candBytes = UnsafeMutableRawPointer(take.take(UInt8.self, candidateBytes))
-        cand = candBytes.bindMemory(to: Candidate.self, capacity: max(corners, 1))
+        candBytes = UnsafeMutableRawPointer(take.take(UInt8.self, candidateBytes).base)
+        cand = ScratchRun(candBytes.bindMemory(to: Candidate.self, capacity: max(corners, 1)))
         histogram = take.take(UInt32.self, 2 * Self.histogramStride)
         take.finish()
-        if n > 0 { mesh.positions.withUnsafeBufferPointer { pos.initialize(from: $0.baseAddress!, count: n) } }
-        if let uvs = mesh.uvs, n > 0 { uvs.withUnsafeBufferPointer { uv.initialize(from: $0.baseAddress!, count: n) } }
+        if n > 0 { mesh.positions.withUnsafeBufferPointer { pos.base.initialize(from: $0.baseAddress!, count: n) } }
+        if let uvs = mesh.uvs, n > 0 {
+            uvs.withUnsafeBufferPointer { uv.base.initialize(from: $0.baseAddress!, count: n) }
+        }
         if corners > 0 {
-            mesh.triangles.withUnsafeBufferPointer { tri.initialize(from: $0.baseAddress!, count: corners) }
+            mesh.triangles.withUnsafeBufferPointer { tri.base.initialize(from: $0.baseAddress!, count: corners) }
         }
         // quad, refNormal and flags (trivial types) are written for every vertex by
         // `classifyAndAccumulate` before anything reads them.
-        touched.initialize(repeating: 0, count: n)
-        adjOffsets.initialize(repeating: 0, count: n + 1)
-        mark.initialize(repeating: 0, count: n)
-        region.initialize(repeating: 0, count: n)
-        tag.initialize(repeating: 0, count: n)
+        touched.update(repeating: 0, count: n)
+        adjOffsets.update(repeating: 0, count: n + 1)
+        mark.update(repeating: 0, count: n)
+        region.update(repeating: 0, count: n)
+        tag.update(repeating: 0, count: n)
     }
 
     /// ``shapeScale``: a power of two near `√vertices / diagonal`, the inverse of a typical edge's
@@ -172,5 +188,169 @@ struct DecimationCore: @unchecked Sendable {
         if x == a { return (y, z) }
         if y == a { return (z, x) }
         return (x, y)
+    }
+}
+
+/// A run of `Element`s in the simplifier's scratch memory (carved by ``ScratchLayout/Cursor``,
+/// owned and freed by the ``QuadricSimplifier`` whose ``DecimationCore`` holds it): indexed like
+/// an array, offset like a slice (`run + k` starts at element k), filled in bulk. Trivially
+/// copyable, a machine word: the hot loops keep it in a register. Like the pointer it wraps, it
+/// does not check bounds: the core sizes every run from the mesh (vertices, corners, the
+/// histograms) and indexes it with vertex, corner and slot numbers below those sizes.
+struct ScratchRun<Element>: @unchecked Sendable {
+    let base: UnsafeMutablePointer<Element>
+
+    init(_ base: UnsafeMutablePointer<Element>) { self.base = base }
+
+    subscript(i: Int) -> Element {
+        @inline(__always) unsafeAddress { UnsafePointer(base + i) }
+        @inline(__always) nonmutating unsafeMutableAddress { base + i }
+    }
+
+    /// The run from element `k` on.
+    @inline(__always)
+    static func + (run: ScratchRun, k: Int) -> ScratchRun { ScratchRun(run.base + k) }
+
+    /// Sets the first `count` elements to `value`.
+    @inline(__always)
+    func update(repeating value: Element, count: Int) { base.update(repeating: value, count: count) }
+
+    /// Copies the first `count` elements of `source` over the first `count` of this run.
+    @inline(__always)
+    func update(from source: ScratchRun, count: Int) { base.update(from: source.base, count: count) }
+
+    /// `body` with a run of `count` elements of the stack (or heap), valid during the call only.
+    @inline(__always)
+    static func withTemporary<R>(count: Int, _ body: (ScratchRun) -> R) -> R {
+        withUnsafeTemporaryAllocation(of: Element.self, capacity: count) { body(ScratchRun($0.baseAddress!)) }
+    }
+}
+
+/// Per-triangle planes and per-corner neighbours for ``DecimationCore/classifyAndAccumulate(_:)``:
+/// each thread writes its own range of slots.
+struct ClassifyScratch: Sendable {
+    let planes: ScratchRun<SIMD4<Double>>
+    let normals: ScratchRun<SIMD3<Float>>
+    let nextOf: ScratchRun<UInt32>
+    let prevOf: ScratchRun<UInt32>
+}
+
+extension DecimationCore {
+    /// The classification scratch for `triangleSlots` triangles, carved from `cand`'s memory
+    /// (candidates come later: ``endClassifyScratch(_:)`` gives the memory back to them).
+    func classifyScratch(_ triangleSlots: Int) -> ClassifyScratch {
+        var take = ScratchLayout.Cursor(base: candBytes, byteCount: Self.classifyScratchBytes(triangles: triangleSlots))
+        let scratch = ClassifyScratch(
+            planes: take.take(SIMD4<Double>.self, triangleSlots), normals: take.take(SIMD3<Float>.self, triangleSlots),
+            nextOf: take.take(UInt32.self, 3 * triangleSlots), prevOf: take.take(UInt32.self, 3 * triangleSlots))
+        take.finish()
+        return scratch
+    }
+
+    /// `cand`'s memory typed as candidates again after the classification scratch.
+    func endClassifyScratch(_ triangleSlots: Int) {
+        _ = candBytes.bindMemory(to: Candidate.self, capacity: max(3 * triangleSlots, 1))
+    }
+
+    /// The vector kernel's placement of the interior candidates `cand[pending[0..<count]]`
+    /// (`facescan_place_collapses`: NaN cost for any it cannot place).
+    func placeWithKernel(_ pending: ScratchRun<UInt32>, _ count: Int, in cand: ScratchRun<Candidate>) {
+        let quadWords = UnsafeRawPointer(quad.base).assumingMemoryBound(to: Double.self)
+        let posWords = UnsafeRawPointer(pos.base).assumingMemoryBound(to: Float.self)
+        let candWords = UnsafeMutableRawPointer(cand.base).assumingMemoryBound(to: Float.self)
+        // SIMD3<Double> keeps x, y, z as its first three doubles.
+        withUnsafeBytes(of: centre) { c in
+            _ = facescan_place_collapses(
+                quadWords, posWords, c.baseAddress!.assumingMemoryBound(to: Double.self),
+                Tuning.exactDeterminant, Tuning.regularisation, pending.base, count, candWords)
+        }
+    }
+}
+
+/// The simplifier's scratch arrays carved from one allocation, which its owner frees in one call
+/// (``QuadricSimplifier``'s `deinit`): nothing is kept for later. Every array starts on a 64-byte
+/// boundary. Not zero-filled: the owner writes every element before it reads it.
+///
+/// On Linux a region of 2 MiB or more is its own mapping, 2 MiB-aligned, that asks for
+/// transparent huge pages (`MADV_HUGEPAGE`; unmapped by ``Region/free()``): its first touch costs
+/// one page fault per 2 MiB instead of one per 4 KiB (a decimation in a fresh process touches
+/// all of its scratch; the time saved: CHANGELOG.md, issue 36's decimation round). Where huge pages are off it costs
+/// what `malloc` would.
+enum ScratchLayout {
+    static let alignment = 64
+    static let hugePage = 2 << 20
+
+    /// One region: `base` for `byteCount` bytes; `mapping`/`mappingBytes` when it is a mapping of
+    /// its own (else nil: from `allocate`).
+    struct Region {
+        let base: UnsafeMutableRawPointer
+        let mapping: UnsafeMutableRawPointer?
+        let mappingBytes: Int
+
+        /// Gives the memory back to the system (or to `malloc`).
+        func free() {
+            #if os(Linux)
+            if let mapping {
+                munmap(mapping, mappingBytes)
+                return
+            }
+            #endif
+            base.deallocate()
+        }
+    }
+
+    /// Bytes an array of `count` (at least one) `T` takes, padding included.
+    static func bytes<T>(_: T.Type, _ count: Int) -> Int {
+        (max(count, 1) * MemoryLayout<T>.stride + alignment - 1) & ~(alignment - 1)
+    }
+
+    /// `byteCount` bytes, 64-byte aligned (2 MiB-aligned huge pages for 2 MiB or more on Linux);
+    /// the caller frees them with ``Region/free()``.
+    static func allocate(byteCount: Int) -> Region {
+        #if os(Linux)
+        if byteCount >= hugePage {
+            // Whole huge pages, and one more of slack to align the start.
+            let hugeBytes = (byteCount + hugePage - 1) & ~(hugePage - 1)
+            let length = hugeBytes + hugePage
+            if let m = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+                m != MAP_FAILED
+            {
+                let address = (Int(bitPattern: m) + hugePage - 1) & ~(hugePage - 1)
+                let base = UnsafeMutableRawPointer(bitPattern: address)!
+                _ = madvise(base, hugeBytes, MADV_HUGEPAGE)
+                return Region(base: base, mapping: m, mappingBytes: length)
+            }
+        }
+        #endif
+        return Region(
+            base: UnsafeMutableRawPointer.allocate(byteCount: max(byteCount, 1), alignment: alignment),
+            mapping: nil, mappingBytes: 0)
+    }
+
+    /// Hands out consecutive arrays of a region, in the order the owner sized them with
+    /// ``ScratchLayout/bytes(_:_:)``.
+    struct Cursor {
+        private var offset = 0
+        let base: UnsafeMutableRawPointer
+        let byteCount: Int
+
+        init(base: UnsafeMutableRawPointer, byteCount: Int) {
+            self.base = base
+            self.byteCount = byteCount
+        }
+
+        /// The next array of `count` (at least one) `T`.
+        mutating func take<T>(_ type: T.Type, _ count: Int) -> ScratchRun<T> {
+            let size = ScratchLayout.bytes(type, count)
+            precondition(offset + size <= byteCount, "scratch region sized too small")
+            defer { offset += size }
+            return ScratchRun((base + offset).bindMemory(to: type, capacity: max(count, 1)))
+        }
+
+        /// Checks that the arrays taken fill the region exactly (its size was summed from the same
+        /// list).
+        func finish() {
+            precondition(offset == byteCount, "scratch region sized \(byteCount) bytes, used \(offset)")
+        }
     }
 }

@@ -79,28 +79,21 @@ extension EdgeRefinement.State {
             inverseValence[v] = c > 0 ? 1 / Float(c) : 0
         }
         let rate = Float(EdgeRefinement.fairingStep)
-        start.withUnsafeBufferPointer { st in
-            neighbours.withUnsafeBufferPointer { nb in
-                free.withUnsafeBufferPointer { fr in
-                    boundary.withUnsafeBufferPointer { bd in
-                        x.withUnsafeMutableBufferPointer { p in
-                            u.withUnsafeMutableBufferPointer { um in
-                                inverseValence.withUnsafeBufferPointer { iv in
-                                    for v in 0..<n where !bd[v] {
-                                        var s = SIMD3<Float>.zero
-                                        for k in Int(st[v])..<Int(st[v + 1]) { s += p[Int(nb[k])] }
-                                        um[v] = s * iv[v] - p[v]
-                                    }
-                                    for _ in 0..<EdgeRefinement.fairingSweeps {
-                                        for v in inputCount..<n where fr[v] {
-                                            relax(v, p, um, iv, st, nb, bd, rate: rate)
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
+        let st = start.flat
+        let nb = neighbours.flat
+        let fr = free.flat
+        let bd = boundary.flat
+        var p = x.flatMut
+        var um = u.flatMut
+        let iv = inverseValence.flat
+        for v in 0..<n where !bd[v] {
+            var s = SIMD3<Float>.zero
+            for k in Int(st[v])..<Int(st[v + 1]) { s += p[Int(nb[k])] }
+            um[v] = s * iv[v] - p[v]
+        }
+        for _ in 0..<EdgeRefinement.fairingSweeps {
+            for v in inputCount..<n where fr[v] {
+                relax(v, &p, &um, iv, st, nb, bd, rate: rate)
             }
         }
     }
@@ -109,9 +102,8 @@ extension EdgeRefinement.State {
     /// and the umbrellas `um` of `v` and of its neighbours off the boundary follow the move.
     @inline(__always)
     static func relax(
-        _ v: Int, _ p: UnsafeMutableBufferPointer<SIMD3<Float>>, _ um: UnsafeMutableBufferPointer<SIMD3<Float>>,
-        _ iv: UnsafeBufferPointer<Float>, _ st: UnsafeBufferPointer<Int32>, _ nb: UnsafeBufferPointer<Int32>,
-        _ bd: UnsafeBufferPointer<Bool>, rate: Float
+        _ v: Int, _ p: inout MutableSpan<SIMD3<Float>>, _ um: inout MutableSpan<SIMD3<Float>>,
+        _ iv: Span<Float>, _ st: Span<Int32>, _ nb: Span<Int32>, _ bd: Span<Bool>, rate: Float
     ) {
         var s = SIMD3<Float>.zero, w: Float = 0
         for k in Int(st[v])..<Int(st[v + 1]) {
@@ -140,20 +132,14 @@ extension EdgeRefinement.State {
         var movedCorner = [Bool](repeating: false, count: tc)
         for _ in 0..<EdgeRefinement.fairingUndoRounds {
             var undone = false
-            triangles.withUnsafeBufferPointer { tri in
-                twin.withUnsafeBufferPointer { tw in
-                    x.withUnsafeMutableBufferPointer { p in
-                        free.withUnsafeMutableBufferPointer { fr in
-                            normal.withUnsafeMutableBufferPointer { nm in
-                                movedCorner.withUnsafeMutableBufferPointer { mc in
-                                    Self.faceNormals(tri, p, fr, normals: nm, movedCorner: mc)
-                                    undone = undoRound(tri, tw, p, fr, normals: nm, movedCorner: mc)
-                                }
-                            }
-                        }
-                    }
-                }
-            }
+            let tri = triangles.flat
+            let tw = twin.flat
+            var p = x.flatMut
+            var fr = free.flatMut
+            var nm = normal.flatMut
+            var mc = movedCorner.flatMut
+            Self.faceNormals(tri, &p, &fr, normals: &nm, movedCorner: &mc)
+            undone = undoRound(tri, tw, &p, &fr, normals: &nm, movedCorner: &mc)
             if !undone { return true }
         }
         return false
@@ -161,9 +147,8 @@ extension EdgeRefinement.State {
 
     /// Per triangle of `tri`, a normal (not unit) at positions `p`, and whether a corner is free.
     static func faceNormals(
-        _ tri: UnsafeBufferPointer<UInt32>, _ p: UnsafeMutableBufferPointer<SIMD3<Float>>,
-        _ fr: UnsafeMutableBufferPointer<Bool>, normals nm: UnsafeMutableBufferPointer<SIMD3<Float>>,
-        movedCorner mc: UnsafeMutableBufferPointer<Bool>
+        _ tri: Span<UInt32>, _ p: inout MutableSpan<SIMD3<Float>>, _ fr: inout MutableSpan<Bool>,
+        normals nm: inout MutableSpan<SIMD3<Float>>, movedCorner mc: inout MutableSpan<Bool>
     ) {
         for t in 0..<nm.count {
             let a = Int(tri[3 * t]), b = Int(tri[3 * t + 1]), c = Int(tri[3 * t + 2])
@@ -180,9 +165,9 @@ extension EdgeRefinement.State {
     /// (the input's sharpest crease is past it on a face) the lengths. Returns whether a vertex
     /// went back.
     func undoRound(
-        _ tri: UnsafeBufferPointer<UInt32>, _ tw: UnsafeBufferPointer<Int32>,
-        _ p: UnsafeMutableBufferPointer<SIMD3<Float>>, _ fr: UnsafeMutableBufferPointer<Bool>,
-        normals nm: UnsafeMutableBufferPointer<SIMD3<Float>>, movedCorner mc: UnsafeMutableBufferPointer<Bool>
+        _ tri: Span<UInt32>, _ tw: Span<Int32>, _ p: inout MutableSpan<SIMD3<Float>>,
+        _ fr: inout MutableSpan<Bool>, normals nm: inout MutableSpan<SIMD3<Float>>,
+        movedCorner mc: inout MutableSpan<Bool>
     ) -> Bool {
         let limit = creaseCosine
         var undone = false

@@ -155,16 +155,15 @@ package enum EdgeRefinement {
             // Sift up (over the heap's buffer: the hottest loop of refinement with pop).
             let count = heap.count
             heap.append(e)
-            heap.withUnsafeMutableBufferPointer { hp in
-                var i = count
-                while i > 0 {
-                    let parent = (i - 1) / 2
-                    guard e.before(hp[parent]) else { break }
-                    hp[i] = hp[parent]
-                    i = parent
-                }
-                hp[i] = e
+            var hp = heap.flatMut
+            var i = count
+            while i > 0 {
+                let parent = (i - 1) / 2
+                guard e.before(hp[parent]) else { break }
+                hp[i] = hp[parent]
+                i = parent
             }
+            hp[i] = e
         }
 
         mutating func pop() -> Entry? {
@@ -172,19 +171,18 @@ package enum EdgeRefinement {
             let last = heap.removeLast()
             let n = heap.count
             if n == 0 { return top }
-            heap.withUnsafeMutableBufferPointer { hp in
-                var i = 0
-                while true {
-                    let l = 2 * i + 1
-                    guard l < n else { break }
-                    var c = l
-                    if l + 1 < n && hp[l + 1].before(hp[l]) { c = l + 1 }
-                    guard hp[c].before(last) else { break }
-                    hp[i] = hp[c]
-                    i = c
-                }
-                hp[i] = last
+            var hp = heap.flatMut
+            var i = 0
+            while true {
+                let l = 2 * i + 1
+                guard l < n else { break }
+                var c = l
+                if l + 1 < n && hp[l + 1].before(hp[l]) { c = l + 1 }
+                guard hp[c].before(last) else { break }
+                hp[i] = hp[c]
+                i = c
             }
+            hp[i] = last
             return top
         }
 

@@ -52,7 +52,7 @@ extension DecimationCore {
 
     /// Adds one to `counts[v]` for each corner `v` of the live triangles in slots `lo..<hi`.
     @inline(__always)
-    func countCorners(_ lo: Int, _ hi: Int, into counts: UnsafeMutablePointer<UInt32>) {
+    func countCorners(_ lo: Int, _ hi: Int, into counts: ScratchRun<UInt32>) {
         let tri = self.tri
         var i = 3 * lo
         let end = 3 * hi
@@ -68,7 +68,7 @@ extension DecimationCore {
 
     /// Lists each live triangle of slots `lo..<hi` under its corners, at `cursors[v]`, advancing it.
     @inline(__always)
-    func fillLists(_ lo: Int, _ hi: Int, cursors: UnsafeMutablePointer<UInt32>) {
+    func fillLists(_ lo: Int, _ hi: Int, cursors: ScratchRun<UInt32>) {
         let tri = self.tri, adj = self.adj
         for t in lo..<hi {
             let base = 3 * t
@@ -84,7 +84,7 @@ extension DecimationCore {
     /// `adjOffsets` from the cursors after filling: vertex `v`'s cursor stopped where `v + 1`'s
     /// list starts.
     @inline(__always)
-    func shiftOffsets(from cursors: UnsafeMutablePointer<UInt32>) {
+    func shiftOffsets(from cursors: ScratchRun<UInt32>) {
         let off = adjOffsets
         var v = vertexCount
         while v > 0 {
@@ -135,7 +135,7 @@ extension DecimationCore {
     /// Removes dead triangle slots, keeping order; returns the new slot count. With `counts`,
     /// also sets `counts[v + 1]` to the number of live corners of vertex `v` (and `counts[0]`
     /// to 0), as ``buildAdjacency(_:)`` counts them.
-    func compactTriangles(_ triangleSlots: Int, countingInto counts: UnsafeMutablePointer<UInt32>?) -> Int {
+    func compactTriangles(_ triangleSlots: Int, countingInto counts: ScratchRun<UInt32>?) -> Int {
         guard let counts else { return compactTriangles(triangleSlots) }
         let tri = self.tri
         counts.update(repeating: 0, count: vertexCount + 1)

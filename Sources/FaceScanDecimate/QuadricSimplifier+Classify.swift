@@ -1,14 +1,5 @@
 import FaceScanCore
 
-/// Per-triangle planes and per-corner neighbours for ``DecimationCore/classifyAndAccumulate(_:)``:
-/// each thread writes its own range of slots.
-struct ClassifyScratch: @unchecked Sendable {
-    let planes: UnsafeMutablePointer<SIMD4<Double>>
-    let normals: UnsafeMutablePointer<SIMD3<Float>>
-    let nextOf: UnsafeMutablePointer<UInt32>
-    let prevOf: UnsafeMutablePointer<UInt32>
-}
-
 extension DecimationCore {
     /// Accumulates area-weighted face quadrics; marks boundary vertices and adds heavy boundary
     /// quadrics (plane through the boundary edge, perpendicular to its face); locks vertices the
@@ -22,17 +13,9 @@ extension DecimationCore {
     /// is a boundary edge when no triangle of `a` has `a → p`.
     func classifyAndAccumulate(_ triangleSlots: Int) {
         let s = self
-        let corners = 3 * triangleSlots
         // The scratch lives in `cand`'s memory (candidates come later).
-        var take = ScratchLayout.Cursor(
-            base: s.candBytes, byteCount: Self.classifyScratchBytes(triangles: triangleSlots))
-        let planes = take.take(SIMD4<Double>.self, triangleSlots)
-        let normals = take.take(SIMD3<Float>.self, triangleSlots)
-        let nextOf = take.take(UInt32.self, corners)
-        let prevOf = take.take(UInt32.self, corners)
-        take.finish()
-        defer { _ = s.candBytes.bindMemory(to: Candidate.self, capacity: max(corners, 1)) }
-        let scratch = ClassifyScratch(planes: planes, normals: normals, nextOf: nextOf, prevOf: prevOf)
+        let scratch = s.classifyScratch(triangleSlots)
+        defer { s.endClassifyScratch(triangleSlots) }
         let parallel = triangleSlots >= Tuning.parallelTriangles
         s.inHalves(triangleSlots, parallel: parallel) { lo, hi in
             s.facePlanes(lo, hi, scratch)
@@ -73,7 +56,7 @@ extension DecimationCore {
     /// vertex for ``isClosedManifoldFan(_:_:count:seen:stamp:)``, all zero (vertex `a` stamps
     /// `2a + 1` and `2a + 2`, above every earlier vertex's), and for
     /// ``countNeighbours(_:_:count:into:)`` when a fan is not a closed disc.
-    func classifyVertices(_ lo: Int, _ hi: Int, _ scratch: ClassifyScratch, seen: UnsafeMutablePointer<UInt32>) {
+    func classifyVertices(_ lo: Int, _ hi: Int, _ scratch: ClassifyScratch, seen: ScratchRun<UInt32>) {
         let s = self
         let adj = s.adj, off = s.adjOffsets
         let nextOf = scratch.nextOf, prevOf = scratch.prevOf
@@ -132,8 +115,8 @@ extension DecimationCore {
     /// classification asks: none, one, more). Overwrites whatever marks the neighbours had.
     @inline(__always)
     static func countNeighbours(
-        _ next: UnsafeMutablePointer<UInt32>, _ prev: UnsafeMutablePointer<UInt32>, count: Int,
-        into seen: UnsafeMutablePointer<UInt32>
+        _ next: ScratchRun<UInt32>, _ prev: ScratchRun<UInt32>, count: Int,
+        into seen: ScratchRun<UInt32>
     ) {
         clearNeighbours(next, prev, count: count, in: seen)
         for i in 0..<count {
@@ -148,8 +131,8 @@ extension DecimationCore {
     /// ``countNeighbours(_:_:count:into:)``.
     @inline(__always)
     static func clearNeighbours(
-        _ next: UnsafeMutablePointer<UInt32>, _ prev: UnsafeMutablePointer<UInt32>, count: Int,
-        in seen: UnsafeMutablePointer<UInt32>
+        _ next: ScratchRun<UInt32>, _ prev: ScratchRun<UInt32>, count: Int,
+        in seen: ScratchRun<UInt32>
     ) {
         for i in 0..<count {
             seen[Int(next[i])] = 0
@@ -166,8 +149,8 @@ extension DecimationCore {
     /// `seen`: marks per vertex, none equal to `stamp` (it leaves `stamp` and `stamp + 1`).
     @inline(__always)
     static func isClosedManifoldFan(
-        _ next: UnsafeMutablePointer<UInt32>, _ prev: UnsafeMutablePointer<UInt32>, count: Int,
-        seen: UnsafeMutablePointer<UInt32>, stamp: UInt32
+        _ next: ScratchRun<UInt32>, _ prev: ScratchRun<UInt32>, count: Int,
+        seen: ScratchRun<UInt32>, stamp: UInt32
     ) -> Bool {
         let isNext = stamp, matched = stamp &+ 1
         var bad: UInt32 = 0

@@ -27,17 +27,17 @@ extension DecimationCore {
         _ count: Int, budget: Int, pass: UInt32, stamp: inout UInt32, only: UInt8,
         endpointFallback: Bool = false
     ) -> Int {
-        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 2 * ShapeBatch.slots) { batches in
+        ScratchRun<UInt32>.withTemporary(count: 2 * ShapeBatch.slots) { batches in
             collapseRange(
                 count, budget: budget, pass: pass, stamp: &stamp, only: only, endpointFallback: endpointFallback,
-                batches: batches.baseAddress!)
+                batches: batches)
         }
     }
 
     /// `batches`: room for the two ``ShapeBatch``es of ``canCollapse(drop:keep:to:stamp:batches:)``.
     func collapseRange(
         _ count: Int, budget: Int, pass: UInt32, stamp: inout UInt32, only: UInt8,
-        endpointFallback: Bool, batches: UnsafeMutablePointer<UInt32>
+        endpointFallback: Bool, batches: ScratchRun<UInt32>
     ) -> Int {
         let order = self.order, side = self.side
         var done = 0
@@ -65,8 +65,7 @@ extension DecimationCore {
     func collapseHalves(
         _ count: Int, budgets: (Int, Int), pass: UInt32, stamps: inout (UInt32, UInt32)
     ) -> (Int, Int) {
-        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 2 * ShapeBatch.slots) { buffer in
-            let batches = buffer.baseAddress!
+        ScratchRun<UInt32>.withTemporary(count: 2 * ShapeBatch.slots) { batches in
             let order = self.order, side = self.side
             var done0 = 0, done1 = 0
             var open0 = budgets.0 > 0, open1 = budgets.1 > 0
@@ -99,7 +98,7 @@ extension DecimationCore {
     @inline(__always)
     func tryCollapse(
         _ r: Ranked, pass: UInt32, stamp: inout UInt32, endpointFallback: Bool,
-        batches: UnsafeMutablePointer<UInt32>
+        batches: ScratchRun<UInt32>
     ) -> Bool {
         let touched = self.touched
         let u = r.drop, v = r.keep
@@ -122,7 +121,7 @@ extension DecimationCore {
     @inline(__always)
     func canCollapse(
         drop u: UInt32, keep v: UInt32, to p: SIMD3<Float>, stamp: inout UInt32,
-        batches: UnsafeMutablePointer<UInt32>
+        batches: ScratchRun<UInt32>
     ) -> Bool {
         let tri = self.tri, adj = self.adj, mark = self.mark
         stamp &+= 2

@@ -22,17 +22,15 @@ extension DecimationCore {
 
     /// `body(0)` and `body(1)` through ``bothSides(parallel:_:)`` (parallel), returning both results.
     func bothCounts(_ body: @Sendable (Int) -> Int) -> (Int, Int) {
-        let counts = UnsafeMutablePointer<Int>.allocate(capacity: 2)
-        defer { counts.deallocate() }
-        let shared = DisjointSlots(base: UnsafeMutableBufferPointer(start: counts, count: 2))
-        bothSides(parallel: true) { k in shared.base[k] = body(k) }
+        let counts = SharedSlots<Int>(repeating: 0, count: 2)
+        bothSides(parallel: true) { k in counts[k] = body(k) }
         return (counts[0], counts[1])
     }
 
     /// Moves `count` elements from `p + from` down to `p + to` (`to ≤ from`), front to back: how
     /// the second side's output joins the first's.
     @inline(__always)
-    static func moveDown<T>(_ p: UnsafeMutablePointer<T>, from: Int, to: Int, count: Int) {
+    static func moveDown<T>(_ p: ScratchRun<T>, from: Int, to: Int, count: Int) {
         if to == from { return }
         for i in 0..<count { p[to + i] = p[from + i] }
     }
@@ -103,11 +101,9 @@ extension DecimationCore {
         guard width > 0 else { return }
         let bins = 4096
         let scale = Float(bins) / width
-        // Coordinate `axis` of vertex v (SIMD3<Float> has the stride of four Floats).
-        let coordinate = UnsafeRawPointer(pos).assumingMemoryBound(to: Float.self) + axis
-        assert(MemoryLayout<SIMD3<Float>>.stride == 4 * MemoryLayout<Float>.stride)
+        let pos = self.pos
         var counts = [Int](repeating: 0, count: bins)
-        for v in 0..<n { counts[min(bins - 1, max(0, Int((coordinate[4 * v] - origin) * scale)))] += 1 }
+        for v in 0..<n { counts[min(bins - 1, max(0, Int((pos[v][axis] - origin) * scale)))] += 1 }
         var seen = 0, split = bins
         for b in 0..<bins {
             seen += counts[b]
@@ -116,7 +112,7 @@ extension DecimationCore {
                 break
             }
         }
-        for v in 0..<n { region[v] = Int((coordinate[4 * v] - origin) * scale) < split ? 0 : 1 }
+        for v in 0..<n { region[v] = Int((pos[v][axis] - origin) * scale) < split ? 0 : 1 }
     }
 
     /// Tags every vertex with its region, or `Self.seam` when a live triangle around it has a

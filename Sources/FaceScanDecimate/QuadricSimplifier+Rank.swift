@@ -35,9 +35,9 @@ extension DecimationCore {
 
     /// Ranks the edges of triangle slots `lo..<hi` into `cand[start...]`, counting their keys
     /// into `h`; returns how many.
-    func gatherRange(_ lo: Int, _ hi: Int, into start: Int, histogram h: UnsafeMutablePointer<UInt32>) -> Int {
-        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: Self.placementBatch) { buffer in
-            gatherRange(lo, hi, into: start, histogram: h, pending: buffer.baseAddress!)
+    func gatherRange(_ lo: Int, _ hi: Int, into start: Int, histogram h: ScratchRun<UInt32>) -> Int {
+        ScratchRun<UInt32>.withTemporary(count: Self.placementBatch) { buffer in
+            gatherRange(lo, hi, into: start, histogram: h, pending: buffer)
         }
     }
 
@@ -47,8 +47,8 @@ extension DecimationCore {
     /// `pending`: room for ``placementBatch`` interior edges waiting to be placed: their slots in
     /// `cand`.
     func gatherRange(
-        _ lo: Int, _ hi: Int, into start: Int, histogram h: UnsafeMutablePointer<UInt32>,
-        pending: UnsafeMutablePointer<UInt32>
+        _ lo: Int, _ hi: Int, into start: Int, histogram h: ScratchRun<UInt32>,
+        pending: ScratchRun<UInt32>
     ) -> Int {
         let s = self
         let tri = s.tri, flags = s.flags
@@ -167,18 +167,10 @@ extension DecimationCore {
     /// scalar ``interiorPlacement(_:_:_:)`` for any it cannot place, from the lower end, its
     /// `keep`, as gathering ranks an interior edge) and counts their keys into `h`.
     func placePending(
-        _ pending: UnsafeMutablePointer<UInt32>, _ count: Int,
-        in cand: UnsafeMutablePointer<Candidate>, histogram h: UnsafeMutablePointer<UInt32>
+        _ pending: ScratchRun<UInt32>, _ count: Int,
+        in cand: ScratchRun<Candidate>, histogram h: ScratchRun<UInt32>
     ) {
-        let quadWords = UnsafeRawPointer(quad).assumingMemoryBound(to: Double.self)
-        let posWords = UnsafeRawPointer(pos).assumingMemoryBound(to: Float.self)
-        let candWords = UnsafeMutableRawPointer(cand).assumingMemoryBound(to: Float.self)
-        // SIMD3<Double> keeps x, y, z as its first three doubles.
-        withUnsafeBytes(of: centre) { c in
-            _ = facescan_place_collapses(
-                quadWords, posWords, c.baseAddress!.assumingMemoryBound(to: Double.self),
-                Tuning.exactDeterminant, Tuning.regularisation, pending, count, candWords)
-        }
+        placeWithKernel(pending, count, in: cand)
         for i in 0..<count {
             let slot = Int(pending[i])
             if cand[slot].cost.isNaN {

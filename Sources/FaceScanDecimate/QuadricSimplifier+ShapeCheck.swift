@@ -25,11 +25,11 @@ extension DecimationCore {
     /// provides (``slots`` entries; scalar stores, which later scalar loads read back directly).
     struct ShapeBatch {
         static let slots = 8
-        let corners: UnsafeMutablePointer<UInt32>
+        let corners: ScratchRun<UInt32>
         var count = 0
 
         @inline(__always)
-        init(_ corners: UnsafeMutablePointer<UInt32>) { self.corners = corners }
+        init(_ corners: ScratchRun<UInt32>) { self.corners = corners }
     }
 
     /// Adds triangle `(x, y, z)` around `move.vertex` to `batch`; checks the batch once it holds

@@ -60,7 +60,7 @@ extension DecimationCore {
     /// Sorts candidates `lo..<hi` (`lo` a multiple of the chunk size) chunk by chunk into
     /// `order[lo...]` (and, with `sides`, their sides into `side[lo...]`), using `h`
     /// (`limitKey + 3` entries) as scratch; returns how many.
-    func sortChunks(_ lo: Int, _ hi: Int, limitKey: UInt32, sides: Bool, histogram h: UnsafeMutablePointer<UInt32>)
+    func sortChunks(_ lo: Int, _ hi: Int, limitKey: UInt32, sides: Bool, histogram h: ScratchRun<UInt32>)
         -> Int
     {
         let cand = self.cand, order = self.order, side = self.side, tag = self.tag

@@ -228,21 +228,18 @@ struct QuadricSimplifier: ~Copyable {
             remap[v] = UInt32(truncatingIfNeeded: live)
             live += 1
         }
-        // A per-vertex array's values at the live vertices, in their new order.
-        func liveValues<T>(_ values: UnsafeMutablePointer<T>) -> [T] {
-            [T](unsafeUninitializedCapacity: live) { out, count in
-                for v in 0..<n where remap[v] != UInt32.max {
-                    (out.baseAddress! + Int(remap[v])).initialize(to: values[v])
-                }
-                count = live
-            }
+        // A per-vertex array's values at the live vertices, in their new order (the live
+        // vertices ascending: their new numbers count up).
+        func liveValues<T>(_ values: ScratchRun<T>) -> [T] {
+            var out: [T] = []
+            out.reserveCapacity(live)
+            for v in 0..<n where remap[v] != UInt32.max { out.append(values[v]) }
+            return out
         }
         let positions = liveValues(c.pos)
         let uvs = c.hasUVs ? liveValues(c.uv) : nil
-        let triangles = [UInt32](unsafeUninitializedCapacity: corners) { out, count in
-            for i in 0..<corners { (out.baseAddress! + i).initialize(to: remap[Int(c.tri[i])]) }
-            count = corners
-        }
+        var triangles = [UInt32](repeating: 0, count: corners)
+        for i in 0..<corners { triangles[i] = remap[Int(c.tri[i])] }
         return Mesh(uncheckedPositions: positions, triangles: triangles, uvs: uvs)
     }
 }

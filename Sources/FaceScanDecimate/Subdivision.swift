@@ -26,53 +26,50 @@ public enum Subdivision {
 
         var positions: [SIMD3<Float>] = []
         var tris: [UInt32] = []
-        mesh.positions.withUnsafeBufferPointer { pos in
-            mesh.triangles.withUnsafeBufferPointer { t in
-                positions = [SIMD3<Float>](unsafeUninitializedCapacity: n + edgeCount) { out, outCount in
-                    // 2. The old vertices first, then 3. a point per edge: its midpoint.
-                    for v in 0..<n { out[v] = pos[v] }
-                    for e in 0..<edgeCount {
-                        let a = SIMD3<Double>(pos[Int(low[e])]), b = SIMD3<Double>(pos[Int(high[e])])
-                        out[n + e] = SIMD3<Float>(0.5 * (a + b))
-                    }
-                    outCount = n + edgeCount
-                }
-
-                // 4. Four triangles per triangle: three corners and the middle one. The "edge point"
-                //    of a corner repeated in a degenerate triangle is that corner.
-                tris = [UInt32](unsafeUninitializedCapacity: 12 * tc) { out, outCount in
-                    let base = UInt32(n)
-                    for f in 0..<tc {
-                        let a = t[3 * f], b = t[3 * f + 1], c = t[3 * f + 2]
-                        let ab = a == b ? a : base + edgeOfHalf[3 * f], bc = b == c ? b : base + edgeOfHalf[3 * f + 1]
-                        let ca = c == a ? c : base + edgeOfHalf[3 * f + 2]
-                        let o = 12 * f
-                        out[o] = a
-                        out[o + 1] = ab
-                        out[o + 2] = ca
-                        out[o + 3] = b
-                        out[o + 4] = bc
-                        out[o + 5] = ab
-                        out[o + 6] = c
-                        out[o + 7] = ca
-                        out[o + 8] = bc
-                        out[o + 9] = ab
-                        out[o + 10] = bc
-                        out[o + 11] = ca
-                    }
-                    outCount = 12 * tc
-                }
+        let pos = mesh.positions.flat
+        let t = mesh.triangles.flat
+        positions = [SIMD3<Float>](unsafeUninitializedCapacity: n + edgeCount) { out, outCount in
+            // 2. The old vertices first, then 3. a point per edge: its midpoint.
+            for v in 0..<n { out[v] = pos[v] }
+            for e in 0..<edgeCount {
+                let a = SIMD3<Double>(pos[Int(low[e])]), b = SIMD3<Double>(pos[Int(high[e])])
+                out[n + e] = SIMD3<Float>(0.5 * (a + b))
             }
+            outCount = n + edgeCount
+        }
+
+        // 4. Four triangles per triangle: three corners and the middle one. The "edge point"
+        //    of a corner repeated in a degenerate triangle is that corner.
+        tris = [UInt32](unsafeUninitializedCapacity: 12 * tc) { out, outCount in
+            let base = UInt32(n)
+            for f in 0..<tc {
+                let a = t[3 * f], b = t[3 * f + 1], c = t[3 * f + 2]
+                let ab = a == b ? a : base + edgeOfHalf[3 * f], bc = b == c ? b : base + edgeOfHalf[3 * f + 1]
+                let ca = c == a ? c : base + edgeOfHalf[3 * f + 2]
+                let o = 12 * f
+                out[o] = a
+                out[o + 1] = ab
+                out[o + 2] = ca
+                out[o + 3] = b
+                out[o + 4] = bc
+                out[o + 5] = ab
+                out[o + 6] = c
+                out[o + 7] = ca
+                out[o + 8] = bc
+                out[o + 9] = ab
+                out[o + 10] = bc
+                out[o + 11] = ca
+            }
+            outCount = 12 * tc
         }
 
         // UVs: kept at old vertices, averaged at edge points.
         var uvs: [SIMD2<Float>]? = nil
         if let old = mesh.uvs {
             uvs = [SIMD2<Float>](unsafeUninitializedCapacity: n + edgeCount) { out, outCount in
-                old.withUnsafeBufferPointer { uv in
-                    for v in 0..<n { out[v] = uv[v] }
-                    for e in 0..<edgeCount { out[n + e] = 0.5 * (uv[Int(low[e])] + uv[Int(high[e])]) }
-                }
+                let uv = old.flat
+                for v in 0..<n { out[v] = uv[v] }
+                for e in 0..<edgeCount { out[n + e] = 0.5 * (uv[Int(low[e])] + uv[Int(high[e])]) }
                 outCount = n + edgeCount
             }
         }

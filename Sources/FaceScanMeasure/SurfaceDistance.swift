@@ -1,5 +1,6 @@
 import Dispatch
 import FaceScanCore
+import Synchronization
 
 /// Surface-to-surface error between two meshes, in micrometres.
 public struct SurfaceError: Sendable, Equatable {
@@ -42,16 +43,15 @@ public enum SurfaceDistance {
         }
         let samplesPerMesh = Swift.min(Swift.max(samplesPerMesh, 1), maximumSamples)
         // 1–2. Samples on each surface and a hierarchy over each mesh (the two meshes in parallel).
-        var sides: [Side?] = [nil, nil]
-        sides.withUnsafeMutableBufferPointer { slots in
-            let slots = DisjointSlots(base: slots)
-            DispatchQueue.concurrentPerform(iterations: 2) { k in
-                let mesh = k == 0 ? a : b
-                slots.base[k] = Side(
-                    samples: SurfaceSampler.sample(mesh, count: samplesPerMesh, seed: seed &+ UInt64(k)),
-                    bvh: TriangleBVH(mesh))
-            }
+        let built = Mutex<[Side?]>([nil, nil])
+        DispatchQueue.concurrentPerform(iterations: 2) { k in
+            let mesh = k == 0 ? a : b
+            let side = Side(
+                samples: SurfaceSampler.sample(mesh, count: samplesPerMesh, seed: seed &+ UInt64(k)),
+                bvh: TriangleBVH(mesh))
+            built.withLock { $0[k] = side }
         }
+        let sides = built.withLock { $0 }
         let onA = sides[0]!.samples, bvhA = sides[0]!.bvh
         let onB = sides[1]!.samples, bvhB = sides[1]!.bvh
         if onA.isEmpty && onB.isEmpty { return SurfaceError(rms: 0, max: 0, mean: 0) }
@@ -59,24 +59,25 @@ public enum SurfaceDistance {
 
         // 3. Distances, in parallel chunks; each slot depends only on its own sample.
         let total = onA.count + onB.count
-        var distances = [Double](repeating: 0, count: total)
         let chunk = 4096
         let chunks = (total + chunk - 1) / chunk
         let depth = Swift.max(bvhA.depth, bvhB.depth)
-        distances.withUnsafeMutableBufferPointer { out in
-            let out = DisjointSlots(base: out)
-            DispatchQueue.concurrentPerform(iterations: chunks) { c in
-                let i0 = c * chunk
-                var stack = TriangleBVH.makeStack(depth: depth)
-                for i in i0..<Swift.min(total, i0 + chunk) {
-                    let d2 =
-                        i < onA.count
-                        ? bvhB.distanceSquared(to: onA[i], stack: &stack)
-                        : bvhA.distanceSquared(to: onB[i - onA.count], stack: &stack)
-                    out.base[i] = d2.squareRoot()
-                }
+        let parts = Mutex([[Double]](repeating: [], count: chunks))
+        DispatchQueue.concurrentPerform(iterations: chunks) { c in
+            let i0 = c * chunk
+            var stack = TriangleBVH.makeStack(depth: depth)
+            var part: [Double] = []
+            part.reserveCapacity(chunk)
+            for i in i0..<Swift.min(total, i0 + chunk) {
+                let d2 =
+                    i < onA.count
+                    ? bvhB.distanceSquared(to: onA[i], stack: &stack)
+                    : bvhA.distanceSquared(to: onB[i - onA.count], stack: &stack)
+                part.append(d2.squareRoot())
             }
+            parts.withLock { $0[c] = part }
         }
+        let distances = parts.withLock { $0 }.joined()
 
         // 4. Reduce in sample order.
         var sum = 0.0, sum2 = 0.0, largest = 0.0

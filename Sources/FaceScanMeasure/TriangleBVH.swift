@@ -58,7 +58,7 @@ package struct TriangleBVH: Sendable {
             prims.append(Primitive(lo: lo, hi: hi, centroid: (lo + hi) * 0.5, triangle: Int32(t)))
         }
         nodes.reserveCapacity(2 * n / Constants.leafSize + 1)
-        prims.withUnsafeMutableBufferPointer { _ = build(start: 0, end: n, level: 0, prims: $0) }
+        build(start: 0, end: n, level: 0, prims: &prims)
         triangles = prims.map { p in
             let (i, j, k) = mesh.triangle(Int(p.triangle))
             return Triangle(a: mesh.positions[Int(i)], b: mesh.positions[Int(j)], c: mesh.positions[Int(k)])
@@ -67,7 +67,7 @@ package struct TriangleBVH: Sendable {
 
     /// Appends the subtree over `prims[start..<end]` and returns its root's index.
     @discardableResult
-    private mutating func build(start: Int, end: Int, level: Int, prims: UnsafeMutableBufferPointer<Primitive>) -> Int {
+    private mutating func build(start: Int, end: Int, level: Int, prims: inout [Primitive]) -> Int {
         // 1. Bounds of the triangles and of their centroids.
         var lo = prims[start].lo, hi = prims[start].hi
         var clo = prims[start].centroid, chi = clo
@@ -98,16 +98,15 @@ package struct TriangleBVH: Sendable {
         var split = i
         // 3. Nothing separated (coincident centroids): split the sorted range at its median.
         if split == start || split == end {
-            var range = UnsafeMutableBufferPointer(rebasing: prims[start..<end])
-            range.sort {
+            prims[start..<end].sort {
                 ($0.centroid[axis], $0.triangle) < ($1.centroid[axis], $1.triangle)
             }
             split = (start + end) / 2
         }
 
         // 4. Children: left follows immediately, right's index is stored in the node.
-        build(start: start, end: split, level: level + 1, prims: prims)
-        let right = build(start: split, end: end, level: level + 1, prims: prims)
+        build(start: start, end: split, level: level + 1, prims: &prims)
+        let right = build(start: split, end: end, level: level + 1, prims: &prims)
         nodes[index].first = Int32(right)
         nodes[index].count = 0
         return index
@@ -145,13 +144,8 @@ package struct TriangleBVH: Sendable {
     ) -> (distanceSquared: Double, triangle: Int) {
         guard !nodes.isEmpty else { return (.infinity, 0) }
         precondition(stack.count > depth, "stack too small for this tree")
-        return nodes.withUnsafeBufferPointer { nodes in
-            triangles.withUnsafeBufferPointer { tris in
-                stack.withUnsafeMutableBufferPointer { stack in
-                    Self.query(p, nodes: nodes, tris: tris, stack: stack, bound: bound)
-                }
-            }
-        }
+        var stack = stack.flatMut
+        return Self.query(p, nodes: nodes.flat, tris: triangles.flat, stack: &stack, bound: bound)
     }
 
     /// Scratch space for ``distanceSquared(to:stack:)`` on trees at most `depth` levels deep.
@@ -162,8 +156,8 @@ package struct TriangleBVH: Sendable {
     /// The hot core: depth-first, nearer child first, skipping every box farther than the best
     /// distance so far. A node is pushed with its box distance, so it is not measured twice.
     static func query(
-        _ p: SIMD3<Double>, nodes: UnsafeBufferPointer<Node>, tris: UnsafeBufferPointer<Triangle>,
-        stack: UnsafeMutableBufferPointer<(node: Int32, distance: Double)>, bound: Double = .infinity
+        _ p: SIMD3<Double>, nodes: Span<Node>, tris: Span<Triangle>,
+        stack: inout MutableSpan<(node: Int32, distance: Double)>, bound: Double = .infinity
     ) -> (distanceSquared: Double, triangle: Int) {
         var best = bound
         var bestTriangle = 0

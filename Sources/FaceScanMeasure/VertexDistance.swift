@@ -1,5 +1,6 @@
 import Dispatch
 import FaceScanCore
+import Synchronization
 
 extension SurfaceDistance {
     /// The distance from every vertex of `a` to the nearest point of surface `b` (exact
@@ -16,22 +17,24 @@ extension SurfaceDistance {
                 unitToMicrometres: unitToMicrometres * Double(sign: .plus, exponent: k, significand: 1))
         }
         let n = a.vertexCount
-        var out = [Double](repeating: .infinity, count: n)
         let bvh = TriangleBVH(b)
-        guard !bvh.isEmpty, n > 0 else { return out }
+        guard !bvh.isEmpty, n > 0 else { return [Double](repeating: .infinity, count: n) }
         let chunk = 2048
+        let chunks = (n + chunk - 1) / chunk
         let positions = a.positions
-        out.withUnsafeMutableBufferPointer { buffer in
-            let slots = DisjointSlots(base: buffer)
-            DispatchQueue.concurrentPerform(iterations: (n + chunk - 1) / chunk) { c in
-                var stack = TriangleBVH.makeStack(depth: bvh.depth)
-                for i in (c * chunk)..<Swift.min(n, (c + 1) * chunk) {
-                    slots.base[i] =
-                        bvh.distanceSquared(to: SIMD3<Double>(positions[i]), stack: &stack).squareRoot()
-                        * unitToMicrometres
-                }
+        // Each chunk's distances, handed over under a lock once the chunk is done.
+        let parts = Mutex([[Double]](repeating: [], count: chunks))
+        DispatchQueue.concurrentPerform(iterations: chunks) { c in
+            var stack = TriangleBVH.makeStack(depth: bvh.depth)
+            var part: [Double] = []
+            part.reserveCapacity(chunk)
+            for i in (c * chunk)..<Swift.min(n, (c + 1) * chunk) {
+                part.append(
+                    bvh.distanceSquared(to: SIMD3<Double>(positions[i]), stack: &stack).squareRoot()
+                        * unitToMicrometres)
             }
+            parts.withLock { $0[c] = part }
         }
-        return out
+        return Array(parts.withLock { $0 }.joined())
     }
 }

@@ -266,27 +266,31 @@ package enum AutoSmoothing {
         mutating func accumulate(
             pass k: Int, offsets: [SIMD4<Float>], along: [SIMD4<Double>], area: [Double], local0: [Double]
         ) -> Double {
+            Self.accumulate(
+                pass: k, offsets: offsets, along: along, area: area, local0: local0, lanes: &terms.lanes,
+                moved: &moved)
+        }
+
+        /// ``accumulate(pass:offsets:along:area:local0:)`` into `lanes` and `moved`.
+        static func accumulate(
+            pass k: Int, offsets: [SIMD4<Float>], along: [SIMD4<Double>], area: [Double], local0: [Double],
+            lanes: inout [SIMD4<Float>], moved: inout [Float]
+        ) -> Double {
             let n = local0.count
             var sum = 0.0
-            offsets.withUnsafeBufferPointer { offsets in
-                along.withUnsafeBufferPointer { along in
-                    area.withUnsafeBufferPointer { area in
-                        local0.withUnsafeBufferPointer { local0 in
-                            terms.lanes.withUnsafeMutableBufferPointer { lanes in
-                                moved.withUnsafeMutableBufferPointer { moved in
-                                    for v in 0..<n {
-                                        let o = SIMD4<Double>(offsets[v]), a = along[v]
-                                        // Lane 0: the face's own offset d; lanes 1…: Σ aᵢ(aᵢ + (J_k zᵢ − zᵢ)·n).
-                                        let r = area[v] * (o[0] * o[0] + 2 * (a * (a + o)).sum()) - local0[v]
-                                        lanes[7 * v + k >> 2][k & 3] = Float(r)
-                                        sum += r
-                                        moved[k * n + v] = offsets[v][0]
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
+            let offsets = offsets.flat
+            let along = along.flat
+            let area = area.flat
+            let local0 = local0.flat
+            var lanes = lanes.flatMut
+            var moved = moved.flatMut
+            for v in 0..<n {
+                let o = SIMD4<Double>(offsets[v]), a = along[v]
+                // Lane 0: the face's own offset d; lanes 1…: Σ aᵢ(aᵢ + (J_k zᵢ − zᵢ)·n).
+                let r = area[v] * (o[0] * o[0] + 2 * (a * (a + o)).sum()) - local0[v]
+                lanes[7 * v + k >> 2][k & 3] = Float(r)
+                sum += r
+                moved[k * n + v] = offsets[v][0]
             }
             return sum
         }

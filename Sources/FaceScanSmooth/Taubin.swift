@@ -240,33 +240,28 @@ package enum Taubin {
             }
             var constant = [SIMD4<Float>](repeating: .zero, count: n)
             var rimConstant = [SIMD4<Float>](repeating: .zero, count: 3 * rimVertex.count)
-            lx.withUnsafeBufferPointer { lx in
-                ly.withUnsafeBufferPointer { ly in
-                    lz.withUnsafeBufferPointer { lz in
-                        all.index.withUnsafeBufferPointer { index in
-                            all.weight.withUnsafeBufferPointer { weight in
-                                for v in 0..<n where moves[v] {
-                                    let ox = lx[v], oy = ly[v], oz = lz[v]
-                                    var cx = SIMD4<Double>(repeating: 0), cy = cx, cz = cx
-                                    for k in all.row(v) {
-                                        let u = Int(index[k])
-                                        cx += weight[k] * (lx[u] - ox)
-                                        cy += weight[k] * (ly[u] - oy)
-                                        cz += weight[k] * (lz[u] - oz)
-                                    }
-                                    let s = Int(slot[v])
-                                    if s >= 0 {
-                                        rimConstant[3 * s] = SIMD4<Float>(cx)
-                                        rimConstant[3 * s + 1] = SIMD4<Float>(cy)
-                                        rimConstant[3 * s + 2] = SIMD4<Float>(cz)
-                                    } else {
-                                        constant[v] = SIMD4<Float>(
-                                            normals[v].x * cx + normals[v].y * cy + normals[v].z * cz)
-                                    }
-                                }
-                            }
-                        }
-                    }
+            let xs = lx.flat
+            let ys = ly.flat
+            let zs = lz.flat
+            let index = all.index.flat
+            let weight = all.weight.flat
+            for v in 0..<n where moves[v] {
+                let ox = xs[v], oy = ys[v], oz = zs[v]
+                var cx = SIMD4<Double>(repeating: 0), cy = cx, cz = cx
+                for k in all.row(v) {
+                    let u = Int(index[k])
+                    cx += weight[k] * (xs[u] - ox)
+                    cy += weight[k] * (ys[u] - oy)
+                    cz += weight[k] * (zs[u] - oz)
+                }
+                let s = Int(slot[v])
+                if s >= 0 {
+                    rimConstant[3 * s] = SIMD4<Float>(cx)
+                    rimConstant[3 * s + 1] = SIMD4<Float>(cy)
+                    rimConstant[3 * s + 2] = SIMD4<Float>(cz)
+                } else {
+                    constant[v] = SIMD4<Float>(
+                        normals[v].x * cx + normals[v].y * cy + normals[v].z * cz)
                 }
             }
             let along = [SIMD4<Float>](repeating: .zero, count: n)
@@ -328,53 +323,52 @@ package enum Taubin {
         /// The step of the interior vertices, each along its normal: t ← t + f·(c + Σ aₖtₖ + Σ bₖ·dₖ − t),
         /// then bounded.
         private func interiorStep(_ s: inout State, _ f: Float) {
-            s.along.withUnsafeBufferPointer { src in
-                s.alongScratch.withUnsafeMutableBufferPointer { dst in
-                    s.rim.withUnsafeBufferPointer { rim in
-                        s.constant.withUnsafeBufferPointer { c in
-                            interior.offsets.withUnsafeBufferPointer { off in
-                                interior.index.withUnsafeBufferPointer { nb in
-                                    interior.weight.withUnsafeBufferPointer { a in
-                                        interiorRim.offsets.withUnsafeBufferPointer { roff in
-                                            interiorRim.index.withUnsafeBufferPointer { rnb in
-                                                interiorRim.weight.withUnsafeBufferPointer { b in
-                                                    limit.withUnsafeBufferPointer { lim in
-                                                        moves.withUnsafeBufferPointer { moves in
-                                                            slot.withUnsafeBufferPointer { slot in
-                                                                for v in 0..<src.count {
-                                                                    guard moves[v] && slot[v] < 0 else {
-                                                                        dst[v] = src[v]
-                                                                        continue
-                                                                    }
-                                                                    var m = c[v]
-                                                                    for k in Int(off[v])..<Int(off[v + 1]) {
-                                                                        m += a[k] * src[Int(nb[k])]
-                                                                    }
-                                                                    for k in Int(roff[v])..<Int(roff[v + 1]) {
-                                                                        let r = 3 * Int(rnb[k])
-                                                                        let bk = b[k]
-                                                                        m += bk.x * rim[r]
-                                                                        m += bk.y * rim[r + 1]
-                                                                        m += bk.z * rim[r + 2]
-                                                                    }
-                                                                    var t = src[v] + f * (m - src[v])
-                                                                    if abs(t[0]) > lim[v] {
-                                                                        t = SIMD4(t[0] > 0 ? lim[v] : -lim[v], 0, 0, 0)
-                                                                    }
-                                                                    dst[v] = t
-                                                                }
-                                                            }
-                                                        }
-                                                    }
-                                                }
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
+            let (along, rimAlong, constant) = (s.along, s.rim, s.constant)
+            let src = along.flat
+            let rim = rimAlong.flat
+            let c = constant.flat
+            var dst = s.alongScratch.flatMut
+            let off = interior.offsets.flat
+            let nb = interior.index.flat
+            let a = interior.weight.flat
+            let roff = interiorRim.offsets.flat
+            let rnb = interiorRim.index.flat
+            let b = interiorRim.weight.flat
+            let lim = limit.flat
+            let moves = moves.flat
+            let slot = slot.flat
+            let n = src.count
+            // One check of every per-vertex array's length, so the loop's own reads need none.
+            precondition(
+                dst.count == n && c.count == n && lim.count == n && moves.count == n && slot.count == n
+                    && off.count == n + 1 && roff.count == n + 1, "interior step: arrays of different lengths")
+            for v in 0..<n {
+                guard moves[v] && slot[v] < 0 else {
+                    dst[v] = src[v]
+                    continue
                 }
+                var m = c[v]
+                // A row's weights and neighbours as spans of their own: the loop runs over their
+                // indices (no check); only the neighbour's own value is looked up with one.
+                let row = Int(off[v])..<Int(off[v + 1])
+                let rowWeight = a.extracting(row), rowIndex = nb.extracting(row)
+                for k in rowWeight.indices {
+                    m += rowWeight[k] * src[Int(rowIndex[k])]
+                }
+                let rimRow = Int(roff[v])..<Int(roff[v + 1])
+                let rimWeight = b.extracting(rimRow), rimIndex = rnb.extracting(rimRow)
+                for k in rimWeight.indices {
+                    let r = 3 * Int(rimIndex[k])
+                    let bk = rimWeight[k]
+                    m += bk.x * rim[r]
+                    m += bk.y * rim[r + 1]
+                    m += bk.z * rim[r + 2]
+                }
+                var t = src[v] + f * (m - src[v])
+                if abs(t[0]) > lim[v] {
+                    t = SIMD4(t[0] > 0 ? lim[v] : -lim[v], 0, 0, 0)
+                }
+                dst[v] = t
             }
         }
 
@@ -476,61 +470,44 @@ package enum Taubin {
     ) -> [SIMD4<Float>] {
         let n = adjacency.vertexCount
         precondition(values.count == 7 * n)
-        var a = values, b = values
-        if vector && n > 0 && !adjacency.neighbors.isEmpty && facescan_ring_average_available() == 1 {
-            // The same rounds, eight lanes at a time (bit-identical).
-            adjacency.offsets.withUnsafeBufferPointer { off in
-                adjacency.neighbors.withUnsafeBufferPointer { nb in
-                    for _ in 0..<rounds {
-                        a.withUnsafeBufferPointer { src in
-                            b.withUnsafeMutableBufferPointer { dst in
-                                src.withMemoryRebound(to: Float.self) { s in
-                                    dst.withMemoryRebound(to: Float.self) { d in
-                                        _ = facescan_ring_average(
-                                            s.baseAddress!, d.baseAddress!, off.baseAddress!, nb.baseAddress!, n)
-                                    }
-                                }
-                            }
-                        }
-                        swap(&a, &b)
-                    }
-                }
-            }
-            return a
+        if vector,
+            let averaged = VectorKernels.ringAverage(
+                values, offsets: adjacency.offsets, neighbors: adjacency.neighbors, rounds: rounds)
+        {
+            return averaged  // the same rounds, eight lanes at a time (bit-identical)
         }
-        adjacency.offsets.withUnsafeBufferPointer { off in
-            adjacency.neighbors.withUnsafeBufferPointer { nb in
-                for _ in 0..<rounds {
-                    a.withUnsafeBufferPointer { src in
-                        b.withUnsafeMutableBufferPointer { dst in
-                            for v in 0..<n {
-                                let lo = Int(off[v]), hi = Int(off[v + 1]), i = 7 * v
-                                var s0 = src[i], s1 = src[i + 1], s2 = src[i + 2], s3 = src[i + 3]
-                                var s4 = src[i + 4], s5 = src[i + 5], s6 = src[i + 6]
-                                for j in lo..<hi {
-                                    let u = 7 * Int(nb[j])
-                                    s0 += src[u]
-                                    s1 += src[u + 1]
-                                    s2 += src[u + 2]
-                                    s3 += src[u + 3]
-                                    s4 += src[u + 4]
-                                    s5 += src[u + 5]
-                                    s6 += src[u + 6]
-                                }
-                                let scale = SIMD4<Float>(repeating: 1 / Float(hi - lo + 1))
-                                dst[i] = s0 * scale
-                                dst[i + 1] = s1 * scale
-                                dst[i + 2] = s2 * scale
-                                dst[i + 3] = s3 * scale
-                                dst[i + 4] = s4 * scale
-                                dst[i + 5] = s5 * scale
-                                dst[i + 6] = s6 * scale
-                            }
-                        }
+        var a = values, b = values
+        let off = adjacency.offsets.flat
+        let nb = adjacency.neighbors.flat
+        for _ in 0..<rounds {
+            do {
+                let src = a.flat
+                var dst = b.flatMut
+                for v in 0..<n {
+                    let lo = Int(off[v]), hi = Int(off[v + 1]), i = 7 * v
+                    var s0 = src[i], s1 = src[i + 1], s2 = src[i + 2], s3 = src[i + 3]
+                    var s4 = src[i + 4], s5 = src[i + 5], s6 = src[i + 6]
+                    for j in lo..<hi {
+                        let u = 7 * Int(nb[j])
+                        s0 += src[u]
+                        s1 += src[u + 1]
+                        s2 += src[u + 2]
+                        s3 += src[u + 3]
+                        s4 += src[u + 4]
+                        s5 += src[u + 5]
+                        s6 += src[u + 6]
                     }
-                    swap(&a, &b)
+                    let scale = SIMD4<Float>(repeating: 1 / Float(hi - lo + 1))
+                    dst[i] = s0 * scale
+                    dst[i + 1] = s1 * scale
+                    dst[i + 2] = s2 * scale
+                    dst[i + 3] = s3 * scale
+                    dst[i + 4] = s4 * scale
+                    dst[i + 5] = s5 * scale
+                    dst[i + 6] = s6 * scale
                 }
             }
+            swap(&a, &b)
         }
         return a
     }
@@ -539,36 +516,31 @@ package enum Taubin {
     /// opposite the edge, clamped at 0.
     static func cotangentWeights(_ mesh: Mesh, _ adj: Adjacency) -> [Double] {
         var w = [Double](repeating: 0, count: adj.neighbors.count)
-        w.withUnsafeMutableBufferPointer { w in
-            adj.offsets.withUnsafeBufferPointer { off in
-                adj.neighbors.withUnsafeBufferPointer { nb in
-                    mesh.positions.withUnsafeBufferPointer { p in
-                        mesh.triangles.withUnsafeBufferPointer { tri in
-                            // The entry of b in a's (short, sorted) neighbour list, or −1.
-                            @inline(__always) func slot(_ a: Int, _ b: UInt32) -> Int {
-                                for k in Int(off[a])..<Int(off[a + 1]) where nb[k] >= b { return nb[k] == b ? k : -1 }
-                                return -1
-                            }
-                            for t in 0..<tri.count / 3 {
-                                let i = tri[3 * t], j = tri[3 * t + 1], k = tri[3 * t + 2]
-                                for corner in 0..<3 {
-                                    let (o, a, b) = corner == 0 ? (i, j, k) : corner == 1 ? (j, k, i) : (k, i, j)
-                                    // Angle at o, opposite edge a–b.
-                                    let u = SIMD3<Double>(p[Int(a)] - p[Int(o)]),
-                                        v = SIMD3<Double>(p[Int(b)] - p[Int(o)])
-                                    let cr = SIMD3<Double>(
-                                        u.y * v.z - u.z * v.y, u.z * v.x - u.x * v.z, u.x * v.y - u.y * v.x)
-                                    let s = (cr * cr).sum().squareRoot()
-                                    guard s > 1e-300 else { continue }
-                                    let c = (u * v).sum() / s
-                                    let ab = slot(Int(a), b), ba = slot(Int(b), a)
-                                    if ab >= 0 { w[ab] += 0.5 * c }
-                                    if ba >= 0 { w[ba] += 0.5 * c }
-                                }
-                            }
-                        }
-                    }
-                }
+        var ws = w.flatMut
+        let off = adj.offsets.flat
+        let nb = adj.neighbors.flat
+        let p = mesh.positions.flat
+        let tri = mesh.triangles.flat
+        // The entry of b in a's (short, sorted) neighbour list, or −1.
+        @inline(__always) func slot(_ a: Int, _ b: UInt32) -> Int {
+            for k in Int(off[a])..<Int(off[a + 1]) where nb[k] >= b { return nb[k] == b ? k : -1 }
+            return -1
+        }
+        for t in 0..<tri.count / 3 {
+            let i = tri[3 * t], j = tri[3 * t + 1], k = tri[3 * t + 2]
+            for corner in 0..<3 {
+                let (o, a, b) = corner == 0 ? (i, j, k) : corner == 1 ? (j, k, i) : (k, i, j)
+                // Angle at o, opposite edge a–b.
+                let u = SIMD3<Double>(p[Int(a)] - p[Int(o)]),
+                    v = SIMD3<Double>(p[Int(b)] - p[Int(o)])
+                let cr = SIMD3<Double>(
+                    u.y * v.z - u.z * v.y, u.z * v.x - u.x * v.z, u.x * v.y - u.y * v.x)
+                let s = (cr * cr).sum().squareRoot()
+                guard s > 1e-300 else { continue }
+                let c = (u * v).sum() / s
+                let ab = slot(Int(a), b), ba = slot(Int(b), a)
+                if ab >= 0 { ws[ab] += 0.5 * c }
+                if ba >= 0 { ws[ba] += 0.5 * c }
             }
         }
         for k in w.indices where !(w[k] > 0) { w[k] = 0 }

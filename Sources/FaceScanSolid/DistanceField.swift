@@ -133,8 +133,8 @@ extension LevelSetShell {
             // a 32nd of the crossings, each round in two halves on two threads, each writing
             // only its own columns. Between rounds the calling thread asks whether to stop (the
             // other thread has no task to ask).
-            var distance = [Float](repeating: 0, count: nx * ny * nz)
-            var inside = [Bool](repeating: false, count: nx * ny * nz)
+            let distance = SharedSlots<Float>(repeating: 0, count: nx * ny * nz)
+            let inside = SharedSlots<Bool>(repeating: false, count: nx * ny * nz)
             let count = hits.count
             func columnStart(_ at: Int) -> Int {
                 var b = at
@@ -143,30 +143,26 @@ extension LevelSetShell {
             }
             var stopped = false
             let stride = LevelSetShell.extractionStride(h: h, area: area, thickness: thickness, share: share)
-            distance.withUnsafeMutableBufferPointer { d in
-                inside.withUnsafeMutableBufferPointer { inside in
-                    let grid = ColumnFill(
-                        hits: hits, bvh: bvh, distance: DisjointSlots(base: d), inside: DisjointSlots(base: inside),
-                        nx: nx, ny: ny, nz: nz, x0: x0, y0: y0, h: h, level: level,
-                        outsideReach: DistanceGrid.outsideReach(h: h, thickness: thickness, stride: stride),
-                        outsideStride: stride)
-                    var start = 0
-                    for round in 1...Constants.fieldRounds where start < count {
-                        let end = columnStart(count * round / Constants.fieldRounds)
-                        let (lo, mid, hi) = (start, columnStart((start + end) / 2), end)
-                        Parallel.both { side in grid.fill(side == 0 ? lo..<mid : mid..<hi) }
-                        start = end
-                        if Cancellation.requested {
-                            stopped = true
-                            break
-                        }
-                    }
-                    if !stopped && grid.outsideReach > 0 { grid.fillOutsideColumns() }
+            let grid = ColumnFill(
+                hits: hits, bvh: bvh, distance: distance, inside: inside,
+                nx: nx, ny: ny, nz: nz, x0: x0, y0: y0, h: h, level: level,
+                outsideReach: DistanceGrid.outsideReach(h: h, thickness: thickness, stride: stride),
+                outsideStride: stride)
+            var start = 0
+            for round in 1...Constants.fieldRounds where start < count {
+                let end = columnStart(count * round / Constants.fieldRounds)
+                let (lo, mid, hi) = (start, columnStart((start + end) / 2), end)
+                Parallel.both { side in grid.fill(side == 0 ? lo..<mid : mid..<hi) }
+                start = end
+                if Cancellation.requested {
+                    stopped = true
+                    break
                 }
             }
+            if !stopped && grid.outsideReach > 0 { grid.fillOutsideColumns() }
             if stopped { throw .cancelled }
-            self.distance = distance
-            self.inside = inside
+            self.distance = distance.array
+            self.inside = inside.array
         }
     }
 
@@ -176,7 +172,7 @@ extension LevelSetShell {
     struct ColumnFill: Sendable {
         let hits: [(column: Int32, z: Double, sign: Int8)]
         let bvh: TriangleBVH
-        let distance: DisjointSlots<Float>, inside: DisjointSlots<Bool>
+        let distance: SharedSlots<Float>, inside: SharedSlots<Bool>
         let nx: Int, ny: Int, nz: Int
         let x0: Double, y0: Double, h: Double, level: Double
         /// See ``DistanceGrid/outsideReach(h:thickness:)``.
@@ -223,7 +219,7 @@ extension LevelSetShell {
             let p = SIMD3(x0 + Double(i) * h, y0 + Double(j) * h, Double(k) * h)
             let d = bvh.nearest(to: p, stack: &stack, bound: far * far).distanceSquared.squareRoot()
             bound = d
-            if d <= outsideReach { distance.base[(k * ny + j) * nx + i] = -Float(d) }
+            if d <= outsideReach { distance[(k * ny + j) * nx + i] = -Float(d) }
         }
 
         func fill(_ range: Range<Int>) {
@@ -262,8 +258,8 @@ extension LevelSetShell {
                         d = found.distanceSquared.squareRoot()
                         lowerBound = d
                     }
-                    distance.base[(k * ny + j) * nx + i] = Float(d)
-                    inside.base[(k * ny + j) * nx + i] = true
+                    distance[(k * ny + j) * nx + i] = Float(d)
+                    inside[(k * ny + j) * nx + i] = true
                 }
                 start = end
             }

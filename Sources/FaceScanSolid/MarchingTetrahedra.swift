@@ -61,20 +61,19 @@ extension LevelSetShell {
         let corner = (0..<8).map { c in (c & 1) + ((c >> 1) & 1) * nx + ((c >> 2) & 1) * nx * ny }
         let tets = kuhnTetrahedra().map { t in SIMD4(corner[t.0], corner[t.1], corner[t.2], corner[t.3]) }
         var stopped = false
-        field.withUnsafeBufferPointer { f in
-            for k in 0..<(nz - 1) {
-                if Cancellation.requested {
-                    stopped = true
-                    break
-                }
-                for j in 0..<(ny - 1) {
-                    for i in 0..<(nx - 1) {
-                        let base = (k * ny + j) * nx + i
-                        var positive = 0
-                        for c in 0..<8 where f[base + corner[c]] > 0 { positive += 1 }
-                        guard positive > 0, positive < 8 else { continue }
-                        for tet in tets { extractor.emit(SIMD4(repeating: base) &+ tet) }
-                    }
+        let f = field.flat
+        for k in 0..<(nz - 1) {
+            if Cancellation.requested {
+                stopped = true
+                break
+            }
+            for j in 0..<(ny - 1) {
+                for i in 0..<(nx - 1) {
+                    let base = (k * ny + j) * nx + i
+                    var positive = 0
+                    for c in 0..<8 where f[base + corner[c]] > 0 { positive += 1 }
+                    guard positive > 0, positive < 8 else { continue }
+                    for tet in tets { extractor.emit(SIMD4(repeating: base) &+ tet) }
                 }
             }
         }
@@ -93,22 +92,19 @@ extension LevelSetShell {
         var field = [Float](repeating: Float(-level), count: grid.nx * grid.ny * grid.nz)
         var anyHollow = false
         let tiny = Float(-1e-6 * grid.h)
-        grid.distance.withUnsafeBufferPointer { d in
-            grid.inside.withUnsafeBufferPointer { inside in
-                field.withUnsafeMutableBufferPointer { f in
-                    for index in 0..<f.count {
-                        let v = d[index] - Float(level)
-                        guard inside[index] else {
-                            // Outside: minus the distance where it was measured (a coarse grid), else 0.
-                            f[index] = v
-                            continue
-                        }
-                        // Never exactly zero: a cut point on a grid point would give a flat triangle.
-                        f[index] = v == 0 ? tiny : v
-                        if v > 0 { anyHollow = true }
-                    }
-                }
+        let d = grid.distance.flat
+        let inside = grid.inside.flat
+        var f = field.flatMut
+        for index in 0..<f.count {
+            let v = d[index] - Float(level)
+            guard inside[index] else {
+                // Outside: minus the distance where it was measured (a coarse grid), else 0.
+                f[index] = v
+                continue
             }
+            // Never exactly zero: a cut point on a grid point would give a flat triangle.
+            f[index] = v == 0 ? tiny : v
+            if v > 0 { anyHollow = true }
         }
         return anyHollow ? field : nil
     }
@@ -117,14 +113,12 @@ extension LevelSetShell {
     static func subsampled(_ fine: [Float], nx: Int, ny: Int, step: Int, to size: (Int, Int, Int)) -> [Float] {
         let (mx, my, mz) = size
         var field = [Float](repeating: 0, count: mx * my * mz)
-        fine.withUnsafeBufferPointer { src in
-            field.withUnsafeMutableBufferPointer { out in
-                for k in 0..<mz {
-                    for j in 0..<my {
-                        let from = (k * step * ny + j * step) * nx, to = (k * my + j) * mx
-                        for i in 0..<mx { out[to + i] = src[from + i * step] }
-                    }
-                }
+        let src = fine.flat
+        var out = field.flatMut
+        for k in 0..<mz {
+            for j in 0..<my {
+                let from = (k * step * ny + j * step) * nx, to = (k * my + j) * mx
+                for i in 0..<mx { out[to + i] = src[from + i * step] }
             }
         }
         return field
@@ -138,27 +132,26 @@ extension LevelSetShell {
         let mx = (nx - 1) / s + 1, my = (ny - 1) / s + 1, mz = (nz - 1) / s + 1
         let dx = s, dy = s * nx, dz = s * nx * ny
         var cuts = 0, points = 0
-        field.withUnsafeBufferPointer { f in
-            for k in 0..<mz {
-                for j in 0..<my {
-                    let row = (k * s * ny + j * s) * nx
-                    for i in 0..<mx {
-                        let g = row + i * s
-                        let p = f[g] > 0
-                        let hx = i + 1 < mx, hy = j + 1 < my, hz = k + 1 < mz
-                        var c = 0
-                        if hx && (f[g + dx] > 0) != p { c += 1 }
-                        if hy && (f[g + dy] > 0) != p { c += 1 }
-                        if hz && (f[g + dz] > 0) != p { c += 1 }
-                        if hx && hy && (f[g + dx + dy] > 0) != p { c += 1 }
-                        if hx && hz && (f[g + dx + dz] > 0) != p { c += 1 }
-                        if hy && hz && (f[g + dy + dz] > 0) != p { c += 1 }
-                        if hx && hy && hz && (f[g + dx + dy + dz] > 0) != p { c += 1 }
-                        cuts += c
-                    }
-                    points += mx
-                    if cuts > limit { return }
+        let f = field.flat
+        for k in 0..<mz {
+            for j in 0..<my {
+                let row = (k * s * ny + j * s) * nx
+                for i in 0..<mx {
+                    let g = row + i * s
+                    let p = f[g] > 0
+                    let hx = i + 1 < mx, hy = j + 1 < my, hz = k + 1 < mz
+                    var c = 0
+                    if hx && (f[g + dx] > 0) != p { c += 1 }
+                    if hy && (f[g + dy] > 0) != p { c += 1 }
+                    if hz && (f[g + dz] > 0) != p { c += 1 }
+                    if hx && hy && (f[g + dx + dy] > 0) != p { c += 1 }
+                    if hx && hz && (f[g + dx + dz] > 0) != p { c += 1 }
+                    if hy && hz && (f[g + dy + dz] > 0) != p { c += 1 }
+                    if hx && hy && hz && (f[g + dx + dy + dz] > 0) != p { c += 1 }
+                    cuts += c
                 }
+                points += mx
+                if cuts > limit { return (cuts, points) }
             }
         }
         return (cuts, points)

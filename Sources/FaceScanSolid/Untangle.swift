@@ -84,15 +84,14 @@ enum Untangle {
         }
         let src = mesh.positions
         var moved = [Bool](repeating: false, count: n)
-        src.withUnsafeBufferPointer { p in
-            for v in 0..<n where region[v] && !fixed[v] {
-                let lo = Int(adjacency.offsets[v]), hi = Int(adjacency.offsets[v + 1])
-                guard hi > lo else { continue }
-                moved[v] = true
-                var mean = SIMD3<Float>.zero
-                for k in lo..<hi { mean += p[Int(adjacency.neighbors[k])] }
-                mesh.positions[v] = p[v] + Constants.step * (mean / Float(hi - lo) - p[v])
-            }
+        let p = src.flat
+        for v in 0..<n where region[v] && !fixed[v] {
+            let lo = Int(adjacency.offsets[v]), hi = Int(adjacency.offsets[v + 1])
+            guard hi > lo else { continue }
+            moved[v] = true
+            var mean = SIMD3<Float>.zero
+            for k in lo..<hi { mean += p[Int(adjacency.neighbors[k])] }
+            mesh.positions[v] = p[v] + Constants.step * (mean / Float(hi - lo) - p[v])
         }
         return moved
     }

@@ -311,17 +311,14 @@ public struct TextureFusion: Sendable {
     /// Adds the frame's samples (those of the triangles it paints) times `gain` into the sums,
     /// and clears them: `scratch.sample` is all zero between frames.
     mutating func accumulate(gain: SIMD4<Float>, scratch: inout Scratch) {
-        let weight = scratch.weight
-        triangleStart.withUnsafeBufferPointer { start in
-            sum.withUnsafeMutableBufferPointer { acc in
-                scratch.sample.withUnsafeMutableBufferPointer { smp in
-                    for t in 0..<(start.count - 1) where weight[t] > 0 {
-                        for e in Int(start[t])..<Int(start[t + 1]) where smp[e].w > 0 {
-                            acc[e] += smp[e] * gain
-                            smp[e] = .zero
-                        }
-                    }
-                }
+        let weight = scratch.weight, starts = triangleStart
+        let start = starts.flat
+        var acc = sum.flatMut
+        var smp = scratch.sample.flatMut
+        for t in 0..<(start.count - 1) where weight[t] > 0 {
+            for e in Int(start[t])..<Int(start[t + 1]) where smp[e].w > 0 {
+                acc[e] += smp[e] * gain
+                smp[e] = .zero
             }
         }
     }
@@ -446,55 +443,32 @@ public struct TextureFusion: Sendable {
         let count = texel.count
         // All zero between frames (``accumulate(gain:scratch:)`` clears what a frame painted).
         if scratch.sample.count != count { scratch.sample = [SIMD4<Float>](repeating: .zero, count: count) }
-        var painted = 0
-        image.rgb.withUnsafeBufferPointer { px in
-            Self.toLinear.withUnsafeBufferPointer { lut in
-                Self.tapWeights.withUnsafeBufferPointer { gauss in
-                    triangles.withUnsafeBufferPointer { tris in
-                        scratch.u.withUnsafeBufferPointer { pu in
-                            scratch.v.withUnsafeBufferPointer { pv in
-                                scratch.z.withUnsafeBufferPointer { pz in
-                                    scratch.weight.withUnsafeBufferPointer { wt in
-                                        scratch.depth.withUnsafeBufferPointer { depth in
-                                            let frame = FrameBuffers(
-                                                pixels: px, toLinear: lut, taps: gauss, triangles: tris,
-                                                u: pu, v: pv, z: pz, weight: wt, depth: depth)
-                                            scratch.sample.withUnsafeMutableBufferPointer { out in
-                                                painted = sampleTriangles(frame, grid, out)
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        return painted
+        let frame = FrameBuffers(
+            pixels: image.rgb, toLinear: Self.toLinear, taps: Self.tapWeights, triangles: triangles,
+            u: scratch.u, v: scratch.v, z: scratch.z, weight: scratch.weight, depth: scratch.depth)
+        return sampleTriangles(frame, grid, &scratch.sample)
     }
 
     /// The texels of every triangle with a weight, sampled into `out`; returns how many are painted.
-    func sampleTriangles(_ frame: FrameBuffers, _ grid: SampleGrid, _ out: UnsafeMutableBufferPointer<SIMD4<Float>>)
-        -> Int
-    {
+    func sampleTriangles(_ frame: FrameBuffers, _ grid: SampleGrid, _ samples: inout [SIMD4<Float>]) -> Int {
         var painted = 0
-        triangleStart.withUnsafeBufferPointer { start in
-            bary.withUnsafeBufferPointer { bary in
-                for t in 0..<(start.count - 1) where frame.weight[t] > 0 {
-                    let lo = Int(start[t]), hi = Int(start[t + 1])
-                    guard lo < hi else { continue }
-                    let a = Int(frame.triangles[3 * t]), b = Int(frame.triangles[3 * t + 1])
-                    let c = Int(frame.triangles[3 * t + 2])
-                    let corners = Corners(
-                        u: SIMD3(frame.u[a], frame.u[b], frame.u[c]), v: SIMD3(frame.v[a], frame.v[b], frame.v[c]),
-                        z: SIMD3(frame.z[a], frame.z[b], frame.z[c]), weight: frame.weight[t])
-                    for e in lo..<hi {
-                        let v = Self.sampleTexel(corners, bary: bary[e], frame, grid)
-                        out[e] = v
-                        if v.w > 0 { painted += 1 }
-                    }
-                }
+        var out = samples.flatMut
+        let weight = frame.weight.flat, triangles = frame.triangles.flat
+        let u = frame.u.flat, v = frame.v.flat, z = frame.z.flat
+        let start = triangleStart.flat
+        let bary = bary.flat
+        for t in 0..<(start.count - 1) where weight[t] > 0 {
+            let lo = Int(start[t]), hi = Int(start[t + 1])
+            guard lo < hi else { continue }
+            let a = Int(triangles[3 * t]), b = Int(triangles[3 * t + 1])
+            let c = Int(triangles[3 * t + 2])
+            let corners = Corners(
+                u: SIMD3(u[a], u[b], u[c]), v: SIMD3(v[a], v[b], v[c]),
+                z: SIMD3(z[a], z[b], z[c]), weight: weight[t])
+            for e in lo..<hi {
+                let v = Self.sampleTexel(corners, bary: bary[e], frame, grid)
+                out[e] = v
+                if v.w > 0 { painted += 1 }
             }
         }
         return painted
@@ -506,12 +480,12 @@ public struct TextureFusion: Sendable {
         var weight: Float
     }
 
-    /// The buffers of one frame's sampling, taken once (valid inside ``sample(_:grid:scratch:)`` only).
+    /// The arrays of one frame's sampling, gathered once per frame (each loop takes their spans).
     struct FrameBuffers {
-        let pixels: UnsafeBufferPointer<UInt8>, toLinear: UnsafeBufferPointer<Float>, taps: UnsafeBufferPointer<Float>
-        let triangles: UnsafeBufferPointer<UInt32>
-        let u: UnsafeBufferPointer<Float>, v: UnsafeBufferPointer<Float>, z: UnsafeBufferPointer<Float>
-        let weight: UnsafeBufferPointer<Float>, depth: UnsafeBufferPointer<Float>
+        let pixels: [UInt8], toLinear: [Float], taps: [Float]
+        let triangles: [UInt32]
+        let u: [Float], v: [Float], z: [Float]
+        let weight: [Float], depth: [Float]
     }
 
     /// One texel's sample (Σ tap · linear colour and Σ tap, times the light undone and the
@@ -528,11 +502,11 @@ public struct TextureFusion: Sendable {
         let w = g.width
         guard sx >= 0, sy >= 0, sx < Float(w - 1), sy < Float(g.height - 1) else { return .zero }
         let cell = Int(y * g.cellsPerPixel) &* g.depthWidth &+ Int(x * g.cellsPerPixel)
-        guard d <= f.depth[cell] + depthTolerance else { return .zero }
+        guard d <= f.depth.flat[cell] + depthTolerance else { return .zero }
         let ix = Int(sx), iy = Int(sy)
         let fx = sx - Float(ix), fy = sy - Float(iy)
         let o = 3 &* (iy &* w &+ ix), o2 = o &+ 3 &* w
-        let px = f.pixels
+        let px = f.pixels.flat
         let r00 = px[o], g00b = px[o &+ 1], b00 = px[o &+ 2]
         let r10 = px[o &+ 3], g10b = px[o &+ 4], b10 = px[o &+ 5]
         let r01 = px[o2], g01b = px[o2 &+ 1], b01 = px[o2 &+ 2]
@@ -546,10 +520,11 @@ public struct TextureFusion: Sendable {
         // saw the point at different sub-pixel offsets resolve detail finer than bilinear
         // sampling would.
         let gi = Int(fx * 255), gj = Int(fy * 255)
-        let gx0 = f.taps[gi], gx1 = f.taps[255 &- gi]
-        let gy0 = f.taps[gj], gy1 = f.taps[255 &- gj]
+        let taps = f.taps.flat
+        let gx0 = taps[gi], gx1 = taps[255 &- gi]
+        let gy0 = taps[gj], gy1 = taps[255 &- gj]
         let g00 = gx0 * gy0, g10 = gx1 * gy0, g01 = gx0 * gy1, g11 = gx1 * gy1
-        let lut = f.toLinear
+        let lut = f.toLinear.flat
         let c00 = SIMD3(lut[Int(r00)], lut[Int(g00b)], lut[Int(b00)])
         let c10 = SIMD3(lut[Int(r10)], lut[Int(g10b)], lut[Int(b10)])
         let c01 = SIMD3(lut[Int(r01)], lut[Int(g01b)], lut[Int(b01)])

@@ -174,11 +174,11 @@ struct DecimateTests {
         let n = sphere.vertexCount, corners = 3 * sphere.triangleCount
         // Compared as Bools: a failure would print the whole arrays.
         let sameOffsets =
-            Array(UnsafeBufferPointer(start: one.core.adjOffsets, count: n + 1))
-            == Array(UnsafeBufferPointer(start: two.core.adjOffsets, count: n + 1))
+            Array(UnsafeBufferPointer(start: one.core.adjOffsets.base, count: n + 1))
+            == Array(UnsafeBufferPointer(start: two.core.adjOffsets.base, count: n + 1))
         let sameLists =
-            Array(UnsafeBufferPointer(start: one.core.adj, count: corners))
-            == Array(UnsafeBufferPointer(start: two.core.adj, count: corners))
+            Array(UnsafeBufferPointer(start: one.core.adj.base, count: corners))
+            == Array(UnsafeBufferPointer(start: two.core.adj.base, count: corners))
         #expect(sameOffsets)
         #expect(sameLists)
         // Ascending, and every corner listed under its vertex.
@@ -194,7 +194,7 @@ struct DecimateTests {
         }
         #expect(listed == corners)
         // The marks it borrowed are clear again.
-        #expect(UnsafeBufferPointer(start: two.core.mark, count: n).allSatisfy { $0 == 0 })
+        #expect(UnsafeBufferPointer(start: two.core.mark.base, count: n).allSatisfy { $0 == 0 })
     }
 
     // MARK: Real faces (committed fixtures)

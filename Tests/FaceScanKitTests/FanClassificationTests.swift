@@ -19,8 +19,8 @@ struct FanClassificationTests {
             prev.withUnsafeMutableBufferPointer { p in
                 seen.withUnsafeMutableBufferPointer { m in
                     DecimationCore.isClosedManifoldFan(
-                        n.baseAddress!, p.baseAddress!, count: fan.count,
-                        seen: m.baseAddress!, stamp: 41)
+                        ScratchRun(n.baseAddress!), ScratchRun(p.baseAddress!), count: fan.count,
+                        seen: ScratchRun(m.baseAddress!), stamp: 41)
                 }
             }
         }
@@ -83,7 +83,7 @@ struct HighValenceFanTests {
         // Every corner is on the rim, the fan's apex too; none is locked.
         let simplifier = QuadricSimplifier(fan, threads: 2)
         let locked = simplifier.hasLockedVertices
-        let flags = Array(UnsafeBufferPointer(start: simplifier.core.flags, count: fan.vertexCount))
+        let flags = Array(UnsafeBufferPointer(start: simplifier.core.flags.base, count: fan.vertexCount))
         #expect(!locked)
         #expect(flags.allSatisfy { $0 == DecimationCore.Flag.boundary })
         // Decimated along the rim only: every vertex left is one of the input's, where it was.

@@ -28,33 +28,30 @@ extension Mesh {
     /// - Complexity: O(triangles + vertices).
     public func vertexNormals() -> [SIMD3<Float>] {
         var acc = [SIMD3<Double>](repeating: .zero, count: positions.count)
-        positions.withUnsafeBufferPointer { p in
-            triangles.withUnsafeBufferPointer { t in
-                acc.withUnsafeMutableBufferPointer { n in
-                    let count = UInt32(clamping: p.count)
-                    let last = t.count - t.count % 3
-                    var i = 0
-                    while i < last {
-                        let ia = t[i], ib = t[i + 1], ic = t[i + 2]
-                        if max(ia, max(ib, ic)) >= count {
-                            i += 3
-                            continue
-                        }
-                        let a = Int(ia), b = Int(ib), c = Int(ic)
-                        var u = SIMD3<Double>(p[b] - p[a]), v = SIMD3<Double>(p[c] - p[a])
-                        if !(u + v).sum().isFinite {
-                            // Corners near the float limits: the differences in double precision.
-                            u = SIMD3<Double>(p[b]) - SIMD3<Double>(p[a])
-                            v = SIMD3<Double>(p[c]) - SIMD3<Double>(p[a])
-                        }
-                        let fn = SIMD3<Double>(u.y * v.z - u.z * v.y, u.z * v.x - u.x * v.z, u.x * v.y - u.y * v.x)
-                        n[a] += fn
-                        n[b] += fn
-                        n[c] += fn
-                        i += 3
-                    }
-                }
+        let p = positions.flat
+        let t = triangles.flat
+        var n = acc.flatMut
+        let count = UInt32(clamping: p.count)
+        let last = t.count - t.count % 3
+        var i = 0
+        while i < last {
+            let ia = t[i], ib = t[i + 1], ic = t[i + 2]
+            if max(ia, max(ib, ic)) >= count {
+                i += 3
+                continue
             }
+            let a = Int(ia), b = Int(ib), c = Int(ic)
+            var u = SIMD3<Double>(p[b] - p[a]), v = SIMD3<Double>(p[c] - p[a])
+            if !(u + v).sum().isFinite {
+                // Corners near the float limits: the differences in double precision.
+                u = SIMD3<Double>(p[b]) - SIMD3<Double>(p[a])
+                v = SIMD3<Double>(p[c]) - SIMD3<Double>(p[a])
+            }
+            let fn = SIMD3<Double>(u.y * v.z - u.z * v.y, u.z * v.x - u.x * v.z, u.x * v.y - u.y * v.x)
+            n[a] += fn
+            n[b] += fn
+            n[c] += fn
+            i += 3
         }
         return acc.map { v in
             let len = (v * v).sum().squareRoot()

@@ -83,23 +83,22 @@ public struct MeshCheck: Sendable, Equatable {
         var bucketSizes = [Int](repeating: 0, count: n + 1)
         var used = [Bool](repeating: false, count: n)
         var outOfRange = 0, repeated = 0, zeroArea = 0
-        mesh.triangles.withUnsafeBufferPointer { t in
-            for f in 0..<mesh.triangleCount {
-                let a = t[3 * f], b = t[3 * f + 1], c = t[3 * f + 2]
-                guard Int(a) < n, Int(b) < n, Int(c) < n else {
-                    outOfRange += 1
-                    continue
-                }
-                used[Int(a)] = true
-                used[Int(b)] = true
-                used[Int(c)] = true
-                if a == b || b == c || a == c {
-                    repeated += 1
-                } else if mesh.faceNormal(f) == .zero {
-                    zeroArea += 1
-                }
-                bucketSizes[Int(min(a, b, c)) + 1] += 1
+        let t = mesh.triangles.flat
+        for f in 0..<mesh.triangleCount {
+            let a = t[3 * f], b = t[3 * f + 1], c = t[3 * f + 2]
+            guard Int(a) < n, Int(b) < n, Int(c) < n else {
+                outOfRange += 1
+                continue
             }
+            used[Int(a)] = true
+            used[Int(b)] = true
+            used[Int(c)] = true
+            if a == b || b == c || a == c {
+                repeated += 1
+            } else if mesh.faceNormal(f) == .zero {
+                zeroArea += 1
+            }
+            bucketSizes[Int(min(a, b, c)) + 1] += 1
         }
         let unreferenced = used.reduce(0) { $0 + ($1 ? 0 : 1) }
         return (outOfRange, repeated, zeroArea, unreferenced, bucketSizes)
@@ -114,21 +113,21 @@ public struct MeshCheck: Sendable, Equatable {
         var faces = [UInt64](repeating: 0, count: faceStart[n])
         var faceFill = faceStart
         var duplicates = 0
-        faces.withUnsafeMutableBufferPointer { fb in
-            valid.withUnsafeBufferPointer { t in
-                for f in 0..<(t.count / 3) {
-                    let a = t[3 * f], b = t[3 * f + 1], c = t[3 * f + 2]
-                    let lo = min(a, b, c), hi = max(a, b, c)
-                    fb[faceFill[Int(lo)]] = UInt64(a ^ b ^ c ^ lo ^ hi) << 32 | UInt64(hi)
-                    faceFill[Int(lo)] += 1
-                }
+        do {
+            var fb = faces.flatMut
+            let t = valid.flat
+            for f in 0..<(t.count / 3) {
+                let a = t[3 * f], b = t[3 * f + 1], c = t[3 * f + 2]
+                let lo = min(a, b, c), hi = max(a, b, c)
+                fb[faceFill[Int(lo)]] = UInt64(a ^ b ^ c ^ lo ^ hi) << 32 | UInt64(hi)
+                faceFill[Int(lo)] += 1
             }
-            for v in 0..<n {
-                let lo = faceStart[v], hi = faceStart[v + 1]
-                Self.sortBucket(fb, lo, hi)
-                if hi - lo > 1 {
-                    for i in (lo + 1)..<hi where fb[i] == fb[i - 1] { duplicates += 1 }
-                }
+        }
+        for v in 0..<n {
+            let lo = faceStart[v], hi = faceStart[v + 1]
+            Self.sortBucket(&faces, lo, hi)
+            if hi - lo > 1 {
+                for i in (lo + 1)..<hi where faces[i] == faces[i - 1] { duplicates += 1 }
             }
         }
         return duplicates
@@ -138,23 +137,18 @@ public struct MeshCheck: Sendable, Equatable {
     /// edges whose two triangles traverse them in the same direction.
     static func edgeFaults(_ valid: [UInt32], _ edges: MeshTopology) -> (nonManifold: Int, inconsistent: Int) {
         var nonManifold = 0, inconsistent = 0
-        valid.withUnsafeBufferPointer { t in
-            edges.low.withUnsafeBufferPointer { lows in
-                edges.uses.withUnsafeBufferPointer { useCounts in
-                    edges.halfStart.withUnsafeBufferPointer { halfStart in
-                        edges.halves.withUnsafeBufferPointer { halves in
-                            for e in 0..<edges.edgeCount {
-                                let low = lows[e], uses = Int(useCounts[e])
-                                if uses > 2 { nonManifold += 1 }
-                                if uses == 2 {
-                                    // Forward: traversed from the smaller end.
-                                    let h0 = Int(halves[Int(halfStart[e])]), h1 = Int(halves[Int(halfStart[e]) + 1])
-                                    if (t[h0] == low) == (t[h1] == low) { inconsistent += 1 }
-                                }
-                            }
-                        }
-                    }
-                }
+        let t = valid.flat
+        let lows = edges.low.flat
+        let useCounts = edges.uses.flat
+        let halfStart = edges.halfStart.flat
+        let halves = edges.halves.flat
+        for e in 0..<edges.edgeCount {
+            let low = lows[e], uses = Int(useCounts[e])
+            if uses > 2 { nonManifold += 1 }
+            if uses == 2 {
+                // Forward: traversed from the smaller end.
+                let h0 = Int(halves[Int(halfStart[e])]), h1 = Int(halves[Int(halfStart[e]) + 1])
+                if (t[h0] == low) == (t[h1] == low) { inconsistent += 1 }
             }
         }
         return (nonManifold, inconsistent)
@@ -174,8 +168,9 @@ public struct MeshCheck: Sendable, Equatable {
     /// Sorts `b[lo..<hi]` ascending: insertion sort for the short buckets of a mesh, the library
     /// sort past 32 entries.
     @inline(__always)
-    static func sortBucket(_ b: UnsafeMutableBufferPointer<UInt64>, _ lo: Int, _ hi: Int) {
+    static func sortBucket(_ values: inout [UInt64], _ lo: Int, _ hi: Int) {
         guard hi - lo > 32 else {
+            var b = values.flatMut
             var i = lo + 1
             while i < hi {
                 let x = b[i]
@@ -189,8 +184,7 @@ public struct MeshCheck: Sendable, Equatable {
             }
             return
         }
-        var part = UnsafeMutableBufferPointer(rebasing: b[lo..<hi])
-        part.sort()
+        values[lo..<hi].sort()
     }
 
     /// One-line summary for messages and test failures.

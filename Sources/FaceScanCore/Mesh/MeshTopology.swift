@@ -49,14 +49,16 @@ package struct MeshTopology: Sendable {
         precondition(corners % 3 == 0, "triangle index count must be a multiple of 3")
         self.triangles = triangles
         vertexCount = n
-        let sort = HalfEdgeSort(vertexCount: n, corners: corners)
-        defer { sort.deallocate() }
-        triangles.withUnsafeBufferPointer { t in
-            sort.countEnds(t)
-            sort.placeByHigh(t)
-        }
-        let halves = sort.placeByLow()
-        let runs = sort.edgeRuns(halves)
+        let t = triangles.flat
+        var byLowStart = [Int32](repeating: 0, count: n + 1), byHighStart = byLowStart
+        HalfEdgeSort.countEnds(t, vertexCount: n, byLow: &byLowStart, byHigh: &byHighStart)
+        var byHighLow = [UInt32](repeating: 0, count: corners), byHighHalf = byHighLow
+        HalfEdgeSort.placeByHigh(t, starts: &byHighStart, low: &byHighLow, half: &byHighHalf)
+        var byLowHigh = byHighLow, halves = byHighLow
+        HalfEdgeSort.placeByLow(
+            vertexCount: n, byHigh: (byHighStart, byHighLow, byHighHalf), starts: &byLowStart, high: &byLowHigh,
+            halves: &halves)
+        let runs = HalfEdgeSort.edgeRuns(halves, vertexCount: n, byLowEnd: byLowStart, byLowHigh: byLowHigh)
         edgeOfHalf = runs.edgeOfHalf
         twin = runs.twin
         low = runs.low
@@ -70,43 +72,13 @@ package struct MeshTopology: Sendable {
 }
 
 /// The two stable counting sorts of `MeshTopology.init(triangles:vertexCount:)` over one
-/// triangle list: its scratch buffers (allocated once, freed by ``deallocate()``) and its passes,
-/// in the order they run.
-private struct HalfEdgeSort {
-    let n: Int
-    let corners: Int
-    /// Per vertex: bucket starts (the counting passes advance them to bucket ends).
-    let byHighStart: UnsafeMutablePointer<Int32>
-    let byLowStart: UnsafeMutablePointer<Int32>
-    /// Half-edges by high end: their low end and the half-edge.
-    let byHighLow: UnsafeMutablePointer<UInt32>
-    let byHighHalf: UnsafeMutablePointer<UInt32>
-    /// Half-edges by low end, then high end: their high end (the half-edge is in `halves`).
-    let byLowHigh: UnsafeMutablePointer<UInt32>
-
-    init(vertexCount n: Int, corners: Int) {
-        self.n = n
-        self.corners = corners
-        let c = max(1, corners)
-        byHighStart = .allocate(capacity: n + 1)
-        byHighStart.initialize(repeating: 0, count: n + 1)
-        byLowStart = .allocate(capacity: n + 1)
-        byLowStart.initialize(repeating: 0, count: n + 1)
-        byHighLow = .allocate(capacity: c)
-        byHighHalf = .allocate(capacity: c)
-        byLowHigh = .allocate(capacity: c)
-    }
-
-    func deallocate() {
-        byHighStart.deallocate()
-        byLowStart.deallocate()
-        byHighLow.deallocate()
-        byHighHalf.deallocate()
-        byLowHigh.deallocate()
-    }
-
-    /// Counts the half-edges by low and by high end and turns the counts into bucket starts.
-    func countEnds(_ t: UnsafeBufferPointer<UInt32>) {
+/// triangle list, in the order they run; the caller owns the arrays they fill.
+private enum HalfEdgeSort {
+    /// Counts the half-edges by low and by high end and turns the counts into bucket starts
+    /// (`byLow`, `byHigh`: n + 1 zeros).
+    static func countEnds(_ t: Span<UInt32>, vertexCount n: Int, byLow: inout [Int32], byHigh: inout [Int32]) {
+        var byLowStart = byLow.flatMut, byHighStart = byHigh.flatMut
+        let corners = t.count
         var f = 0
         while f < corners {
             let a = t[f], b = t[f + 1], c = t[f + 2]
@@ -125,9 +97,14 @@ private struct HalfEdgeSort {
         }
     }
 
-    /// First pass: every half-edge into its high end's bucket, in half-edge order (afterwards
-    /// `byHighStart[v]` is the end of v's bucket, i.e. the start of v + 1's).
-    func placeByHigh(_ t: UnsafeBufferPointer<UInt32>) {
+    /// First pass: every half-edge into its high end's bucket, in half-edge order: its low end
+    /// into `low`, the half-edge into `half` (afterwards `starts[v]` is the end of v's bucket,
+    /// i.e. the start of v + 1's).
+    static func placeByHigh(
+        _ t: Span<UInt32>, starts: inout [Int32], low: inout [UInt32], half: inout [UInt32]
+    ) {
+        var byHighStart = starts.flatMut, byHighLow = low.flatMut, byHighHalf = half.flatMut
+        let corners = t.count
         var f = 0
         while f < corners {
             for k in 0..<3 {
@@ -143,23 +120,26 @@ private struct HalfEdgeSort {
         }
     }
 
-    /// Second pass: the half-edges, taken by high end, into their low end's bucket; returns them
-    /// in (low, high, half-edge) order (`byLowHigh` holds their high ends).
-    func placeByLow() -> [UInt32] {
-        [UInt32](unsafeUninitializedCapacity: corners) { halves, halvesCount in
-            var q = 0
-            for hi in 0..<n {
-                let end = Int(byHighStart[hi])
-                while q < end {
-                    let lo = Int(byHighLow[q])
-                    let at = byLowStart[lo]
-                    byLowHigh[Int(at)] = UInt32(truncatingIfNeeded: hi)
-                    halves[Int(at)] = byHighHalf[q]
-                    byLowStart[lo] = at &+ 1
-                    q += 1
-                }
+    /// Second pass: the half-edges, taken by high end (`byHigh`: the first pass's bucket ends,
+    /// low ends and half-edges), into their low end's bucket: `halves` in (low, high, half-edge)
+    /// order, `high` their high ends.
+    static func placeByLow(
+        vertexCount n: Int, byHigh: (ends: [Int32], low: [UInt32], half: [UInt32]), starts: inout [Int32],
+        high: inout [UInt32], halves: inout [UInt32]
+    ) {
+        let byHighStart = byHigh.ends.flat, byHighLow = byHigh.low.flat, byHighHalf = byHigh.half.flat
+        var byLowStart = starts.flatMut, byLowHigh = high.flatMut, out = halves.flatMut
+        var q = 0
+        for hi in 0..<n {
+            let end = Int(byHighStart[hi])
+            while q < end {
+                let lo = Int(byHighLow[q])
+                let at = byLowStart[lo]
+                byLowHigh[Int(at)] = UInt32(truncatingIfNeeded: hi)
+                out[Int(at)] = byHighHalf[q]
+                byLowStart[lo] = at &+ 1
+                q += 1
             }
-            halvesCount = corners
         }
     }
 
@@ -171,53 +151,35 @@ private struct HalfEdgeSort {
     )
 
     /// Runs of equal high end within each low vertex's bucket of `halves` (sorted by
-    /// ``placeByLow()``): the edges, in (low, high) order (at most one per half-edge: the
-    /// per-edge arrays are sized so, and hold `count`).
-    func edgeRuns(_ halves: [UInt32]) -> Runs {
-        var count = 0, boundaryCount = 0
-        var twin: [Int32] = [], low: [UInt32] = [], high: [UInt32] = []
-        var halfStart: [Int32] = [], uses: [Int32] = []
-        let edgeOfHalf = [UInt32](unsafeUninitializedCapacity: corners) { eoh, eohCount in
-            twin = [Int32](unsafeUninitializedCapacity: corners) { tw, twCount in
-                low = [UInt32](unsafeUninitializedCapacity: corners) { lo, loCount in
-                    high = [UInt32](unsafeUninitializedCapacity: corners) { hg, hgCount in
-                        halfStart = [Int32](unsafeUninitializedCapacity: corners) { hs, hsCount in
-                            uses = [Int32](unsafeUninitializedCapacity: corners) { us, usCount in
-                                halves.withUnsafeBufferPointer { hv in
-                                    let out = RunOutput(
-                                        edgeOfHalf: eoh, twin: tw, low: lo, high: hg, halfStart: hs, uses: us)
-                                    (count, boundaryCount) = scanRuns(hv, into: out)
-                                }
-                                usCount = count
-                            }
-                            hsCount = count
-                        }
-                        hgCount = count
-                    }
-                    loCount = count
-                }
-                twCount = corners
-            }
-            eohCount = corners
-        }
+    /// ``placeByLow(vertexCount:byHigh:starts:high:halves:)``; `byLowEnd` its bucket ends, `byLowHigh`
+    /// the high ends): the edges, in (low, high) order.
+    static func edgeRuns(_ halves: [UInt32], vertexCount n: Int, byLowEnd: [Int32], byLowHigh: [UInt32]) -> Runs {
+        let corners = halves.count
+        var edgeOfHalf = [UInt32](repeating: 0, count: corners), twin = [Int32](repeating: 0, count: corners)
+        // At most one edge per half-edge: sized so, then cut to the count.
+        var low = edgeOfHalf, high = edgeOfHalf, halfStart = twin, uses = twin
+        let (count, boundaryCount) = scanRuns(
+            halves.flat, vertexCount: n, ends: byLowEnd.flat, highs: byLowHigh.flat, edgeOfHalf: &edgeOfHalf,
+            twin: &twin, low: &low, high: &high, halfStart: &halfStart, uses: &uses)
+        low.removeSubrange(count...)
+        high.removeSubrange(count...)
+        halfStart.removeSubrange(count...)
+        uses.removeSubrange(count...)
         return (edgeOfHalf, twin, low, high, halfStart, uses, count, boundaryCount)
-    }
-
-    /// Where ``scanRuns(_:into:)`` writes: the uninitialised storage of the arrays of ``Runs``.
-    struct RunOutput {
-        let edgeOfHalf: UnsafeMutableBufferPointer<UInt32>
-        let twin: UnsafeMutableBufferPointer<Int32>
-        let low: UnsafeMutableBufferPointer<UInt32>
-        let high: UnsafeMutableBufferPointer<UInt32>
-        let halfStart: UnsafeMutableBufferPointer<Int32>
-        let uses: UnsafeMutableBufferPointer<Int32>
     }
 
     /// Walks the runs of `hv` (one per undirected edge, or per degenerate v → v): pairs each run's
     /// half-edges as twins, numbers its edge and records its ends and uses. Returns the edge count
     /// and how many of them are boundary edges (a run of one).
     @inline(__always)
-    func scanRuns(_ hv: UnsafeBufferPointer<UInt32>, into out: RunOutput) -> (edges: Int, boundary: Int) {
+    static func scanRuns(
+        _ hv: Span<UInt32>, vertexCount n: Int, ends byLowStart: Span<Int32>, highs byLowHigh: Span<UInt32>,
+        edgeOfHalf: inout [UInt32], twin: inout [Int32], low: inout [UInt32], high: inout [UInt32],
+        halfStart: inout [Int32], uses: inout [Int32]
+    ) -> (edges: Int, boundary: Int) {
+        var outTwin = twin.flatMut, outEdge = edgeOfHalf.flatMut
+        var outLow = low.flatMut, outHigh = high.flatMut
+        var outStart = halfStart.flatMut, outUses = uses.flatMut
         var count = 0, boundary = 0
         var q = 0
         for v in 0..<n {
@@ -230,19 +192,19 @@ private struct HalfEdgeSort {
                 // Twins: the run's half-edges paired in order (an odd one out has none).
                 var r = runStart
                 while r + 1 < q {
-                    out.twin[Int(hv[r])] = Int32(truncatingIfNeeded: hv[r + 1])
-                    out.twin[Int(hv[r + 1])] = Int32(truncatingIfNeeded: hv[r])
+                    outTwin[Int(hv[r])] = Int32(truncatingIfNeeded: hv[r + 1])
+                    outTwin[Int(hv[r + 1])] = Int32(truncatingIfNeeded: hv[r])
                     r += 2
                 }
-                if r < q { out.twin[Int(hv[r])] = -1 }
+                if r < q { outTwin[Int(hv[r])] = -1 }
                 let degenerate = Int(hi) == v
                 let e = degenerate ? 0 : UInt32(truncatingIfNeeded: count)
-                for r in runStart..<q { out.edgeOfHalf[Int(hv[r])] = e }
+                for r in runStart..<q { outEdge[Int(hv[r])] = e }
                 if degenerate { continue }
-                out.low[count] = UInt32(truncatingIfNeeded: v)
-                out.high[count] = hi
-                out.halfStart[count] = Int32(truncatingIfNeeded: runStart)
-                out.uses[count] = Int32(truncatingIfNeeded: q - runStart)
+                outLow[count] = UInt32(truncatingIfNeeded: v)
+                outHigh[count] = hi
+                outStart[count] = Int32(truncatingIfNeeded: runStart)
+                outUses[count] = Int32(truncatingIfNeeded: q - runStart)
                 if q - runStart == 1 { boundary += 1 }
                 count += 1
             }
@@ -323,39 +285,34 @@ extension MeshTopology {
         var boundary = [Bool](repeating: false, count: n)
         var neighbours: [Int32] = []
         @inline(__always) func next(_ h: Int) -> Int { h % 3 == 2 ? h - 2 : h + 1 }
-        triangles.withUnsafeBufferPointer { tri in
-            twin.withUnsafeBufferPointer { tw in
-                start.withUnsafeMutableBufferPointer { st in
-                    boundary.withUnsafeMutableBufferPointer { bd in
-                        // Each interior edge is named by both its half-edges; a boundary edge by
-                        // one, which then also counts for its other end.
-                        for h in 0..<slots {
-                            st[Int(tri[h]) + 1] += 1
-                            if tw[h] < 0 {
-                                let b = Int(tri[next(h)])
-                                st[b + 1] += 1
-                                bd[Int(tri[h])] = true
-                                bd[b] = true
-                            }
-                        }
-                        for v in 0..<n { st[v + 1] += st[v] }
-                    }
-                    neighbours = [Int32](unsafeUninitializedCapacity: Int(st[n])) { out, count in
-                        var fill = [Int32](st[0..<n])
-                        fill.withUnsafeMutableBufferPointer { f in
-                            for h in 0..<slots {
-                                let a = Int(tri[h]), b = Int(tri[next(h)])
-                                out[Int(f[a])] = Int32(b)
-                                f[a] += 1
-                                if tw[h] < 0 {
-                                    out[Int(f[b])] = Int32(a)
-                                    f[b] += 1
-                                }
-                            }
-                        }
-                        count = Int(st[n])
-                    }
-                }
+        let tri = triangles.flat
+        let tw = twin.flat
+        var st = start.flatMut
+        var bd = boundary.flatMut
+        // Each interior edge is named by both its half-edges; a boundary edge by
+        // one, which then also counts for its other end.
+        for h in 0..<slots {
+            st[Int(tri[h]) + 1] += 1
+            if tw[h] < 0 {
+                let b = Int(tri[next(h)])
+                st[b + 1] += 1
+                bd[Int(tri[h])] = true
+                bd[b] = true
+            }
+        }
+        for v in 0..<n { st[v + 1] += st[v] }
+        neighbours = [Int32](repeating: 0, count: Int(st[n]))
+        var fill = [Int32](repeating: 0, count: n)
+        var f = fill.flatMut
+        for v in 0..<n { f[v] = st[v] }
+        var out = neighbours.flatMut
+        for h in 0..<slots {
+            let a = Int(tri[h]), b = Int(tri[next(h)])
+            out[Int(f[a])] = Int32(b)
+            f[a] += 1
+            if tw[h] < 0 {
+                out[Int(f[b])] = Int32(a)
+                f[b] += 1
             }
         }
         return (start, neighbours, boundary)
