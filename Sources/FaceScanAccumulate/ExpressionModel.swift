@@ -488,9 +488,6 @@ package struct ExpressionStatistics: Sendable {
         var passes = [Int](repeating: 0, count: regionCount)
         var bestScore = [Double](repeating: .infinity, count: regionCount)
         var probeEnergy = [Double](repeating: 0, count: Self.smoothingPasses + 1)
-        var zz = 0.0
-        for x in 0..<probes.count { zz += probes[x] * probes[x] }
-        probeEnergy[0] = zz
         for k in 0...Self.smoothingPasses {
             if k > 0 {
                 all = Self.smoothed(all, fieldCount: fieldCount + probeCount, adjacency: adjacency, passes: 1)

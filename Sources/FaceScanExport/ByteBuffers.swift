@@ -237,14 +237,7 @@ package struct ByteWriter {
     }
 
     /// Appends `bytes` as they are.
-    package mutating func append(_ bytes: [UInt8]) {
-        room(bytes.count)
-        bytes.withUnsafeBufferPointer { b in
-            guard let base = b.baseAddress else { return }
-            at.update(from: base, count: b.count)
-        }
-        at += bytes.count
-    }
+    package mutating func append(_ bytes: [UInt8]) { append(bytes[...]) }
 
     /// Appends `bytes` as they are.
     package mutating func append(_ bytes: ArraySlice<UInt8>) {
@@ -293,30 +286,18 @@ package struct ByteWriter {
         if total > count { zeros(total - count) }
     }
 
+    /// An integer's bytes, little-endian (`UInt16`, `UInt32`, `UInt64`: the binary formats'
+    /// counts, indices and floats' bit patterns).
     @inline(__always)
-    package mutating func uint16LE(_ v: UInt16) {
-        room(2)
-        UnsafeMutableRawPointer(at).storeBytes(of: v.littleEndian, as: UInt16.self)
-        at += 2
-    }
-
-    @inline(__always)
-    package mutating func uint32LE(_ v: UInt32) {
-        room(4)
-        UnsafeMutableRawPointer(at).storeBytes(of: v.littleEndian, as: UInt32.self)
-        at += 4
-    }
-
-    @inline(__always)
-    package mutating func uint64LE(_ v: UInt64) {
-        room(8)
-        UnsafeMutableRawPointer(at).storeBytes(of: v.littleEndian, as: UInt64.self)
-        at += 8
+    package mutating func littleEndian<T: FixedWidthInteger & BitwiseCopyable>(_ v: T) {
+        room(MemoryLayout<T>.size)
+        UnsafeMutableRawPointer(at).storeBytes(of: v.littleEndian, as: T.self)
+        at += MemoryLayout<T>.size
     }
 
     /// A float32's bits, little-endian.
     @inline(__always)
-    package mutating func float32LE(_ f: Float) { uint32LE(f.bitPattern) }
+    package mutating func float32LE(_ f: Float) { littleEndian(f.bitPattern) }
 
     /// Three float32s, little-endian.
     @inline(__always)
@@ -331,7 +312,7 @@ package struct ByteWriter {
 
     /// A float64's bits, little-endian.
     @inline(__always)
-    package mutating func float64LE(_ d: Double) { uint64LE(d.bitPattern) }
+    package mutating func float64LE(_ d: Double) { littleEndian(d.bitPattern) }
 
     // MARK: text
 

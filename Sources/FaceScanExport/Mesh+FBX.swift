@@ -251,7 +251,7 @@ struct FBXWriter {
     /// A record holding one `i` array of `count` 32-bit integers, which `fill` appends in order.
     mutating func int32ArrayNode(_ name: String, count: Int, _ fill: ((Int32) -> Void) -> Void) {
         array(name, type: "i", count: count, stride: 4) { (out: inout ByteWriter) in
-            fill { v in out.uint32LE(UInt32(bitPattern: v)) }
+            fill { v in out.littleEndian(UInt32(bitPattern: v)) }
         }
     }
 

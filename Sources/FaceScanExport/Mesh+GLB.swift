@@ -60,7 +60,7 @@ extension Mesh {
                 }
             }
             precondition(out.count == indexOffset)
-            for t in triangles { out.uint32LE(t) }
+            for t in triangles { out.littleEndian(t) }
             out.pad(to: imageOffset)
             if let png { out.append(png) }
             out.pad(to: layout.binCount)

@@ -19,7 +19,7 @@ extension Mesh {
         return ByteWriter.bytes(capacity: STLLayout.headerSize + 4 + STLLayout.facetSize * n) { out in
             out.append(Array(STLLayout.header.utf8))
             out.pad(to: STLLayout.headerSize)
-            out.uint32LE(UInt32(n))
+            out.littleEndian(UInt32(n))
             var f = 0
             while f < n {
                 let a = positions[Int(triangles[3 * f])], b = positions[Int(triangles[3 * f + 1])]
@@ -28,7 +28,7 @@ extension Mesh {
                 out.float32LE(a)
                 out.float32LE(b)
                 out.float32LE(c)
-                out.uint16LE(0)  // the attribute count
+                out.littleEndian(UInt16(0))  // the attribute count
                 f += 1
             }
         }

@@ -46,7 +46,9 @@ extension LevelSetShell {
             guard (nx - 1) / step >= 2, (ny - 1) / step >= 2, (nz - 1) / step >= 2 else {
                 throw .backOverBudget(vertices: cap)
             }
-            step += 1
+            // Coarser by whole multiples of the first stride: the distance grid measured its
+            // outside points only at multiples of it (`DistanceGrid`'s `outsideStride`).
+            step += max(1, first)
             try SolidError.checkCancelled()
         }
         work.stride = step

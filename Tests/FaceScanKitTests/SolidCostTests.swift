@@ -89,6 +89,12 @@ import Testing
             // Cells visited are those of the coarser sampling, not of the grid.
             #expect(capped.work.cellsVisited * capped.work.stride * capped.work.stride <= free.work.cellsVisited + 1)
         }
+        // Started at a stride of 2 (the grid measured outside points only at every second one),
+        // a capped extraction samples only multiples of it.
+        let coarse = try LevelSetShell.backSurface(
+            grid, level: 2.08, opening: 1.5, stride: 2, cap: free.work.vertices / 9)
+        #expect(coarse.work.stride > 2 && coarse.work.stride % 2 == 0, "stride \(coarse.work.stride)")
+        #expect(coarse.work.vertices <= free.work.vertices / 9)
     }
 
     /// The fuzz input (`solid` target, hex 0e8c0000…071f): 16 lattice points, 4 triangles,
