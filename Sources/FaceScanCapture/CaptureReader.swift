@@ -734,9 +734,12 @@ package final class FrameParser {
         let n = scratchBytes.count / 4
         xyz.removeAll(keepingCapacity: true)
         xyz.reserveCapacity(n)
+        let decoded = scratchBytes  // once: no access to the class's property per byte
+        let bytes = decoded.flat
         for i in 0..<n {
-            var bits: UInt32 = 0
-            for k in 0..<4 { bits |= UInt32(scratchBytes[4 * i + k]) << UInt32(8 * k) }
+            let o = 4 * i
+            let bits =
+                UInt32(bytes[o]) | UInt32(bytes[o + 1]) << 8 | UInt32(bytes[o + 2]) << 16 | UInt32(bytes[o + 3]) << 24
             xyz.append(Float(bitPattern: bits))
         }
         if let bad = xyz.firstIndex(where: { !$0.isFinite }) {

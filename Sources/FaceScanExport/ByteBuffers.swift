@@ -71,7 +71,10 @@ package struct ByteScanner {
     }
 
     /// The bytes in `range` as UTF-8 text (checked).
-    package func text(_ range: Range<Int>) -> String { String(decoding: bytes(range), as: UTF8.self) }
+    package func text(_ range: Range<Int>) -> String {
+        precondition(range.lowerBound >= 0 && range.upperBound <= n, "ByteScanner: range out of bounds")
+        return String(decoding: UnsafeBufferPointer(start: p + range.lowerBound, count: range.count), as: UTF8.self)
+    }
 
     /// The bytes in `range` as a message quotes them (``quoted(_:)``).
     package func quoted(_ range: Range<Int>) -> String { Self.quoted(bytes(range)) }
