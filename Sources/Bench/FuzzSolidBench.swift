@@ -1,4 +1,6 @@
 import FaceScanKit
+import FaceScanMeasure
+import FaceScanSolid
 import Foundation
 
 #if canImport(Glibc)
@@ -29,7 +31,8 @@ func runFuzzSolidBench(cases: Int = 300, runs: Int = 3, corpus: String = "Tests/
         inputs.append((String(format: "c%03d %@", c, input.label), input.mesh, input.options, input.count))
     }
     var times: [(ms: Double, cpu: Double, label: String, outcome: String)] = []
-    // FACESCAN_BENCH_ONLY=c039 (a label's start) runs only the cases it names (to profile one).
+    // FACESCAN_BENCH_ONLY=c039 (a label's start) runs only the cases it names (to profile
+    // one), and prints the work each counted.
     let only = ProcessInfo.processInfo.environment["FACESCAN_BENCH_ONLY"]
     for input in inputs where only.map({ input.label.hasPrefix($0) }) ?? true {
         var best = (wall: Double.infinity, cpu: Double.infinity)
@@ -46,6 +49,7 @@ func runFuzzSolidBench(cases: Int = 300, runs: Int = 3, corpus: String = "Tests/
             let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
             if wall < best.wall { best = (wall, (FuzzKind.processCPU() - cpu0) * 1e3) }
         }
+        if only != nil { printWork(input.mesh, options: input.options, count: input.count) }
         let o = input.options
         let label = String(
             format: "%@, %d vertices, %@ %.0f mm, depth %.0f%@%@", input.label, input.mesh.vertexCount,
@@ -76,6 +80,50 @@ func runFuzzSolidBench(cases: Int = 300, runs: Int = 3, corpus: String = "Tests/
     for t in sorted.suffix(slowest).reversed() {
         print(String(format: "  %7.1f ms (CPU %6.1f ms)  %@: %@", t.ms, t.cpu, t.label, t.outcome))
     }
+}
+
+/// One more run of a case `FACESCAN_BENCH_ONLY` names, with the work it counted
+/// (`Solidify.Work`): the distance fields' points, each back's share and extraction, each
+/// push-off, and the error a refused part ended with.
+func printWork(_ mesh: Mesh, options: SolidOptions, count: Int?) {
+    var work = Solidify.Work()
+    var outcome = "a part"
+    do {
+        let part = try Solidify.makePart(mesh, options: options, unitInMillimetres: 1, vertexCount: count, work: &work)
+        if let wall = backWall(part) {
+            outcome += String(format: ", its back %.2f mm from the front on average, %.2f at most", wall.mean, wall.max)
+        }
+    } catch { outcome = "\(error)" }
+    print("  work: \(outcome); fields \(work.fieldPoints)")
+    for back in work.backs {
+        let e = back.extraction
+        print("    back: share \(back.share), stride \(e.stride), \(e.cellsVisited) cells, \(e.vertices) vertices")
+    }
+    for push in work.pushes {
+        print("    push-off: \(push.rounds) rounds, \(push.triangles) triangles, \(push.pairs) pairs")
+    }
+}
+
+/// How far a shell's back vertices (those after the front's) lie from its front: the wall's
+/// thickness as made (nil for a relief or a part padded to a count).
+func backWall(_ part: Solidify.Part) -> (mean: Double, max: Double)? {
+    guard let frontTriangles = part.frontTriangles else { return nil }
+    let triangles = Array(part.mesh.triangles[0..<(3 * frontTriangles)])
+    let firstBack = Int(triangles.max() ?? 0) + 1
+    guard firstBack < part.mesh.vertexCount, let front = try? Mesh(
+        positions: Array(part.mesh.positions[0..<firstBack]), triangles: triangles) else { return nil }
+    let bvh = TriangleBVH(front)
+    var stack = TriangleBVH.makeStack(depth: bvh.depth)
+    var total = 0.0, most = 0.0, n = 0
+    for v in firstBack..<part.mesh.vertexCount where part.mesh.positions[v].z > 0 {
+        let q = SIMD3<Double>(part.mesh.positions[v])
+        let d = ((bvh.closestPoint(to: q, stack: &stack)) - q)
+        let distance = (d * d).sum().squareRoot()
+        total += distance
+        most = max(most, distance)
+        n += 1
+    }
+    return n > 0 ? (total / Double(n), most) : nil
 }
 
 /// Surfaces of the `solid` fuzz target's kind: a generator of well-formed ones, their options

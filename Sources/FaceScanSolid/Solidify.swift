@@ -27,7 +27,9 @@ import FaceScanDecimate
 /// - `SolidError/rimOverhangs(depth:)` (the skirt would cut into the face, or a relief's outline
 ///   crosses itself): the cut moves forward to 0.9 of its depth, at most `Constants/cutTries`
 ///   times in all — a rim overhanging the cut under the chin is the common case, and a shallower
-///   cut keeps all of the face in front of it.
+///   cut keeps all of the face in front of it. A cut behind the whole surface moves at once to
+///   0.9 of the depth where its plinth touches the surface (``forward(from:turned:options:unit:)``:
+///   every cut behind it fails alike).
 /// - `SolidError/frontOverBudget(vertices:share:)`: the surface is decimated again, to the count
 ///   the last front's size suggests, at most `Constants/budgetTries` times; then
 ///   `SolidError/vertexCountUnreachable(target:fewest:)`. Once a back has been tried, the
@@ -58,9 +60,10 @@ public enum Solidify {
         static let budgetTries = 8
         /// A shell's front's share of a vertex count (its back, smooth and unseen, needs fewer).
         static let frontShare = 0.6
-        /// Fewest vertices a shell's back may take when no vertex count is asked (its front's
-        /// count otherwise): a coarse surface (a few triangles over a bowl) still gets a back
-        /// that follows it at one thickness.
+        /// Fewest vertices a shell's back takes (see ``backShare(front:target:)``): a coarse
+        /// surface, a few triangles over a bowl, still gets a back that follows it at one
+        /// thickness (a 73 mm bowl of 16 vertices as a 1 mm shell, its back at 64 vertices:
+        /// walls up to 10 mm thick where its long edges cut across the hollow).
         static let freeBackVertices = 500
     }
 
@@ -160,6 +163,8 @@ public enum Solidify {
         package var backs: [(share: Int, extraction: LevelSetShell.ExtractionWork)] = []
         /// Each push-off of a back off the front (`LevelSetShell/pushOut(_:front:backTriangles:fixed:thickness:bvh:work:)`).
         package var pushes: [LevelSetShell.PushWork] = []
+
+        package init() {}
     }
 
     /// ``makePart(_:options:unitInMillimetres:vertexCount:)`` counting its work into `work`.
@@ -214,7 +219,7 @@ public enum Solidify {
                 switch error {
                 case .rimOverhangs where cuts + 1 < Constants.cutTries:
                     cuts += 1
-                    depth *= Constants.depthStep
+                    depth = forward(from: depth, turned: turned, options: options, unit: unit)
                 case .backNotClosed, .backCrossesFront, .backOverBudget:
                     backs += 1
                     guard backs < Constants.backTries, cuts + 1 < Constants.cutTries else {
@@ -239,6 +244,31 @@ public enum Solidify {
         }
     }
 
+    /// The next cut after one whose rim overhung: 0.9 of `depth`, or, when that cut left the
+    /// whole surface in front of its plinth (nothing was cut), 0.9 of the depth where the plinth
+    /// first touches the surface. Every cut behind the surface fails alike: its front is the whole
+    /// surface, its rim and the outline seen from the front the same, and its skirt the same walls
+    /// down from the rim, only longer (below every point of the surface, where nothing can cross
+    /// them), so the cuts between are not tried (a 5 mm surface cut 60 mm behind paid 16 of them).
+    static func forward(from depth: Double, turned: Mesh, options: SolidOptions, unit: Double) -> Double {
+        let lift = options.base ? Constants.reliefLift : Constants.plinthThicknesses * options.thickness
+        let (lo, hi) = turned.bounds
+        let touching = Double(hi.z - lo.z) * unit + lift
+        return Constants.depthStep * (depth >= touching ? min(depth, touching) : depth)
+    }
+
+    /// The vertices a shell's back takes behind a front of `front` vertices: as many as the front
+    /// (a level set behind it has no finer detail), at least `Constants/freeBackVertices`. With a
+    /// vertex count, what the count leaves (`target` less the front), but no more than that or
+    /// twice the front: the rest of the count is reached by splitting edges (``padded(_:to:)``),
+    /// which costs nothing like a finer back's field, extraction and decimation (a 16-vertex
+    /// surface asked at 1 372 vertices refines to a front of 580; the samples' 24 parts: the
+    /// same bytes).
+    static func backShare(front: Int, target: Int?) -> Int {
+        let own = max(front, Constants.freeBackVertices)
+        return target.map { min($0 - front, max(own, 2 * front)) } ?? own
+    }
+
     /// The cut front fitted and closed behind: a relief capped, a shell given its back (the
     /// back's choices tried as the retry policy says).
     static func closedPart(
@@ -254,8 +284,7 @@ public enum Solidify {
         case .cap(let outline):
             part.mesh = cap(placed, rim: front.rim, outline: outline)
         case .shell:
-            let backBudget =
-                target.map { $0 - placed.vertexCount } ?? max(placed.vertexCount, Constants.freeBackVertices)
+            let backBudget = backShare(front: placed.vertexCount, target: target)
             let thickness = options.thickness / unit
             // A back is joined to the front as it is: a front that is not clean (a cut that left
             // a duplicate triangle) can give no clean part, whatever back is tried.

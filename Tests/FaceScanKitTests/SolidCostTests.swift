@@ -148,6 +148,42 @@ import Testing
         #expect(work.backs.isEmpty, "backs extracted: \(work.backs.count)")
     }
 
+    /// A cut whose rim overhung moves forward 0.9 of its depth, but a cut that left the whole
+    /// surface in front of its plinth jumps to 0.9 of the depth where the plinth touches the
+    /// surface: the cuts between would all be the same front, rim and skirt walls (a 5 mm surface
+    /// cut 60 mm behind paid 16 cuts for one answer).
+    @Test func cutsBehindTheWholeSurfaceAreTriedOnce() throws {
+        // A surface 5 mm deep (z from 0 to 5), in millimetres.
+        let surface = try Mesh(
+            positions: [SIMD3(0, 0, 0), SIMD3(10, 0, 5), SIMD3(0, 10, 2)], triangles: [0, 1, 2])
+        var relief = SolidOptions()
+        relief.base = true
+        relief.depth = 60
+        // The relief's plinth is 1 mm: the plinth touches the surface at 6 mm.
+        #expect(abs(Solidify.forward(from: 60, turned: surface, options: relief, unit: 1) - 0.9 * 6) < 1e-9)
+        #expect(abs(Solidify.forward(from: 6, turned: surface, options: relief, unit: 1) - 0.9 * 6) < 1e-9)
+        // A cut into the surface steps as before.
+        #expect(abs(Solidify.forward(from: 5.4, turned: surface, options: relief, unit: 1) - 0.9 * 5.4) < 1e-9)
+        // A shell's plinth is two walls tall (2 mm: 4 mm); in metres the surface is 5 m deep and
+        // a cut 200 mm behind its front cuts into it.
+        var shell = SolidOptions()
+        shell.thickness = 2
+        #expect(abs(Solidify.forward(from: 200, turned: surface, options: shell, unit: 1) - 0.9 * 9) < 1e-9)
+        #expect(abs(Solidify.forward(from: 200, turned: surface, options: shell, unit: 1000) - 0.9 * 200) < 1e-9)
+    }
+
+    /// A shell's back takes as many vertices as its front, at least 500; with a vertex count,
+    /// what the count leaves, but no more than that or twice the front (the rest is padding).
+    @Test func backShareFollowsTheFront() {
+        #expect(Solidify.backShare(front: 16, target: nil) == 500)
+        #expect(Solidify.backShare(front: 3_000, target: nil) == 3_000)
+        #expect(Solidify.backShare(front: 580, target: 1_372) == 792)
+        #expect(Solidify.backShare(front: 100, target: 2_000) == 500)
+        #expect(Solidify.backShare(front: 100, target: 400) == 300)
+        #expect(Solidify.backShare(front: 3_000, target: 5_000) == 2_000)
+        #expect(Solidify.backShare(front: 1_000, target: 20_000) == 2_000)
+    }
+
     /// Small surfaces (4–196 vertices, 1–300 mm across) as shells: every back extracts at most
     /// `extractionRatio` × its share, the distance field's grid follows the back's share (not
     /// the part's size at half a thickness), and a back over the thin share at the largest
