@@ -24,6 +24,11 @@ ZSHDIR    := $(PREFIX)/share/zsh/site-functions
 FISHDIR   := $(PREFIX)/share/fish/vendor_completions.d
 GENMAN    := .build/release/generate-manual
 MANPAGE   := .build/man/facescan.1
+# The man page from the built facescan (make man, make test-build, the installed copy's rule).
+define write-man
+mkdir -p $(dir $(MANPAGE))
+$(GENMAN) $(RELEASE) --date $(MANDATE) --output-directory $(dir $(MANPAGE))
+endef
 # The man page is dated by the last commit, so the same sources give the same page.
 MANDATE   := $(shell git log -1 --format=%cs 2>/dev/null || echo 1970-01-01)
 
@@ -92,9 +97,7 @@ test: test-deps
 ## generate-manual tool in the same flags and the man page from it.
 test-build: deps
 	$(SWIFTPM) build -c release --build-tests $(RELEASE_FLAGS)
-	$(SWIFTPM) build -c release --product generate-manual $(RELEASE_FLAGS)
-	mkdir -p $(dir $(MANPAGE))
-	$(GENMAN) $(RELEASE) --date $(MANDATE) --output-directory $(dir $(MANPAGE))
+	$(MAKE) man
 
 ## check: the inner loop while changing the library (CONTRIBUTING.md, "Build and test"): an
 ## incremental debug build of the tests and the library's unit tests (FaceScanKitTests) but the
@@ -163,12 +166,10 @@ fuzz: deps
 ## man: the manual page, written by swift-argument-parser's generate-manual tool from the release
 ## binary's own description of its commands.
 man: release
-	mkdir -p $(dir $(MANPAGE))
-	$(GENMAN) $(RELEASE) --date $(MANDATE) --output-directory $(dir $(MANPAGE))
+	$(write-man)
 
 $(MANPAGE): $(RELEASE) $(GENMAN)
-	mkdir -p $(dir $(MANPAGE))
-	$(GENMAN) $(RELEASE) --date $(MANDATE) --output-directory $(dir $(MANPAGE))
+	$(write-man)
 
 # Built by make release (make run) when missing; make install does not build them again.
 $(RELEASE) $(GENMAN):

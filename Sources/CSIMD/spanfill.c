@@ -57,6 +57,8 @@ static void fill_avx2(float *z_row, int32_t *id_row, ptrdiff_t stride, int32_t c
     }
 }
 
+int facescan_span_fill_available(void) { return __builtin_cpu_supports("avx2") ? 1 : 0; }
+
 int facescan_span_fill(float *z_row, int32_t *id_row, ptrdiff_t stride, int32_t count, int32_t y0, int32_t y1,
                        facescan_span_edges edges, float zx, float zy, float zc,
                        float fx0, int32_t tag) {
@@ -66,6 +68,8 @@ int facescan_span_fill(float *z_row, int32_t *id_row, ptrdiff_t stride, int32_t 
 }
 
 #else
+
+int facescan_span_fill_available(void) { return 0; }
 
 int facescan_span_fill(float *z_row, int32_t *id_row, ptrdiff_t stride, int32_t count, int32_t y0, int32_t y1,
                        facescan_span_edges edges, float zx, float zy, float zc,

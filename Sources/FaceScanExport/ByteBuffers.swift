@@ -222,6 +222,19 @@ package struct ByteWriter {
         }
     }
 
+    /// Appends to `array` the `count` bytes `body` writes (exactly that many), in place: the
+    /// array grows once, and no temporary is copied in.
+    package static func append(to array: inout [UInt8], count: Int, _ body: (inout ByteWriter) -> Void) {
+        guard count > 0 else { return }
+        let from = array.count
+        array.append(contentsOf: repeatElement(0, count: count))
+        array.withUnsafeMutableBufferPointer { all in
+            var w = ByteWriter(UnsafeMutableBufferPointer(rebasing: all[from...]))
+            body(&w)
+            precondition(w.count == count, "ByteWriter: \(w.count) bytes written of \(count)")
+        }
+    }
+
     /// Bytes written so far.
     package var count: Int { at - start }
 

@@ -283,15 +283,13 @@ struct FBXWriter {
     ) {
         let start = begin(name)
         let propsStart = bytes.count
+        // FBX states an array's count and byte length in 32 bits.
+        precondition(count * stride <= Int(UInt32.max), "FBX: an array of \(count * stride) bytes, over 4 GiB")
         bytes.append(type.asciiValue!)
-        u32(UInt32(truncatingIfNeeded: count))
+        u32(UInt32(count))
         u32(0)
-        u32(UInt32(truncatingIfNeeded: count * stride))
-        if count > 0 {
-            let values = ByteWriter.bytes(capacity: count * stride, fill)
-            precondition(values.count == count * stride)
-            bytes += values
-        }
+        u32(UInt32(count * stride))
+        if count > 0 { ByteWriter.append(to: &bytes, count: count * stride, fill) }
         finishProperties(start, count: 1, from: propsStart)
         end(start)
     }

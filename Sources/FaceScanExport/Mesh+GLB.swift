@@ -15,58 +15,70 @@ extension Mesh {
     ///
     /// With `texturePNG` (and UVs) the material's base colour is that image, embedded in the
     /// buffer after the indices (`images`, `textures`, `samplers`), its factor white.
+    ///
+    /// GLB states its lengths in 32 bits: a file over 4 GiB (some 75 million vertices) cannot be
+    /// written, and asking for one stops the program rather than write wrong lengths.
     public func glbBytes(metresPerUnit: Double = 0.001, texturePNG: [UInt8]? = nil) -> [UInt8] {
         let layout = GLBLayout(self, texturePNG: texturePNG)
         let png = layout.uvBytes > 0 ? texturePNG : nil
-        let (bin, lo, hi) = glbBuffer(layout, metresPerUnit: metresPerUnit, png: png)
+        let (lo, hi) = glbBounds(metresPerUnit: metresPerUnit)
         var jsonBytes = Array(glbJSON(layout, lo: lo, hi: hi, png: png).utf8)
         while jsonBytes.count % 4 != 0 { jsonBytes.append(0x20) }
-
-        var out: [UInt8] = []
-        out.reserveCapacity(12 + 8 + jsonBytes.count + 8 + bin.count)
-        func u32(_ x: Int) { for k in 0..<4 { out.append(UInt8(truncatingIfNeeded: x >> (8 * k))) } }
-        out += Array("glTF".utf8); u32(2); u32(12 + 8 + jsonBytes.count + 8 + bin.count)
-        u32(jsonBytes.count); out += Array("JSON".utf8); out += jsonBytes
-        u32(bin.count); out += [0x42, 0x49, 0x4E, 0x00]; out += bin
-        return out
+        let total = 12 + 8 + jsonBytes.count + 8 + layout.binCount
+        precondition(total <= Int(UInt32.max), "GLB: \(total) bytes, over the format's 4 GiB")
+        // Header, JSON chunk, BIN chunk, written once into the file's bytes.
+        return ByteWriter.bytes(capacity: total) { out in
+            out.append(Array("glTF".utf8))
+            out.littleEndian(UInt32(2))
+            out.littleEndian(UInt32(total))
+            out.littleEndian(UInt32(jsonBytes.count))
+            out.append(Array("JSON".utf8))
+            out.append(jsonBytes)
+            out.littleEndian(UInt32(layout.binCount))
+            out.append([0x42, 0x49, 0x4E, 0x00])
+            glbBuffer(layout, metresPerUnit: metresPerUnit, png: png, into: &out)
+        }
     }
 
-    /// The GLB's one buffer, 4-byte aligned: POSITION (metres), NORMAL, TEXCOORD_0, indices, then
-    /// the texture's PNG; with the positions' bounds in metres (zero for no vertex).
-    func glbBuffer(_ layout: GLBLayout, metresPerUnit: Double, png: [UInt8]?)
-        -> (bin: [UInt8], lo: SIMD3<Float>, hi: SIMD3<Float>)
-    {
-        let n = vertexCount
-        let normals = vertexNormals()
-        let positionBytes = layout.positionBytes, normalBytes = layout.normalBytes
-        let indexOffset = layout.indexOffset, imageOffset = layout.imageOffset
+    /// The positions' bounds in metres, as the buffer writes them (zero for no vertex).
+    func glbBounds(metresPerUnit: Double) -> (lo: SIMD3<Float>, hi: SIMD3<Float>) {
+        guard vertexCount > 0 else { return (.zero, .zero) }
         var lo = SIMD3<Float>(repeating: .infinity), hi = SIMD3<Float>(repeating: -.infinity)
-        let bin = ByteWriter.bytes(capacity: layout.binCount) { out in
-            for p in positions {
-                let v = SIMD3<Float>(
-                    Float(Double(p.x) * metresPerUnit), Float(Double(p.y) * metresPerUnit),
-                    Float(Double(p.z) * metresPerUnit))
-                lo = pointwiseMin(lo, v)
-                hi = pointwiseMax(hi, v)
-                out.float32LE(v)
-            }
-            precondition(out.count == positionBytes)
-            for q in normals { out.float32LE(q == .zero ? SIMD3<Float>(0, 0, 1) : q) }
-            precondition(out.count == positionBytes + normalBytes)
-            if layout.uvBytes > 0, let uvs {
-                for t in uvs {
-                    out.float32LE(t.x)
-                    out.float32LE(1 - t.y)
-                }
-            }
-            precondition(out.count == indexOffset)
-            for t in triangles { out.littleEndian(t) }
-            out.pad(to: imageOffset)
-            if let png { out.append(png) }
-            out.pad(to: layout.binCount)
+        for p in positions {
+            let v = metres(p, metresPerUnit)
+            lo = pointwiseMin(lo, v)
+            hi = pointwiseMax(hi, v)
         }
-        if n == 0 { lo = .zero; hi = .zero }
-        return (bin, lo, hi)
+        return (lo, hi)
+    }
+
+    /// A position in metres.
+    @inline(__always)
+    private func metres(_ p: SIMD3<Float>, _ metresPerUnit: Double) -> SIMD3<Float> {
+        SIMD3<Float>(
+            Float(Double(p.x) * metresPerUnit), Float(Double(p.y) * metresPerUnit), Float(Double(p.z) * metresPerUnit))
+    }
+
+    /// The GLB's one buffer, 4-byte aligned, appended to `out`: POSITION (metres), NORMAL,
+    /// TEXCOORD_0, indices, then the texture's PNG.
+    func glbBuffer(_ layout: GLBLayout, metresPerUnit: Double, png: [UInt8]?, into out: inout ByteWriter) {
+        let normals = vertexNormals()
+        let start = out.count
+        for p in positions { out.float32LE(metres(p, metresPerUnit)) }
+        precondition(out.count - start == layout.positionBytes)
+        for q in normals { out.float32LE(q == .zero ? SIMD3<Float>(0, 0, 1) : q) }
+        precondition(out.count - start == layout.positionBytes + layout.normalBytes)
+        if layout.uvBytes > 0, let uvs {
+            for t in uvs {
+                out.float32LE(t.x)
+                out.float32LE(1 - t.y)
+            }
+        }
+        precondition(out.count - start == layout.indexOffset)
+        for t in triangles { out.littleEndian(t) }
+        out.pad(to: start + layout.imageOffset)
+        if let png { out.append(png) }
+        out.pad(to: start + layout.binCount)
     }
 
     /// The GLB's JSON chunk (unpadded): the scene, its node, mesh, material (the texture's

@@ -109,17 +109,12 @@ package enum ImageDecoder {
 
     #if PNG
     static func png(_ bytes: [UInt8], camera: FrameCamera) throws(BadImage) -> CameraImage {
-        do throws(ImageLibraries.PNGFailure<BadImage>) {
-            let (rgb, width, height) = try ImageLibraries.decodePNG(bytes, channels: 3) { (w, h) throws(BadImage) in
-                try checkSize(w, h, camera, "PNG")
-            }
-            return CameraImage(uncheckedRGB: rgb, width: width, height: height)
-        } catch {
-            switch error {
-            case .library(let message): throw BadImage(.corrupt, message)
-            case .refused(let refusal): throw refusal
-            }
+        let (rgb, width, height) = try ImageLibraries.decodePNG(
+            bytes, channels: 3, fail: { BadImage(.corrupt, $0) }
+        ) { (w, h) throws(BadImage) in
+            try checkSize(w, h, camera, "PNG")
         }
+        return CameraImage(uncheckedRGB: rgb, width: width, height: height)
     }
     #endif
 }

@@ -42,34 +42,29 @@ enum ImageLibraries {
     #if PNG
     // MARK: libpng
 
-    /// Why libpng refused: the stage (`"not a readable PNG"`, `"PNG decoding failed"`) and its
-    /// message; or the caller's own refusal of the size.
-    enum PNGFailure<Refusal: Error>: Error {
-        case library(String)
-        case refused(Refusal)
-    }
-
     /// Decodes PNG `bytes` (any colour type and depth) into 8-bit sRGB pixels of `channels`
     /// (3: RGB, 4: RGBA), rows packed; `accept` sees the header's width and height first and
-    /// throws to refuse them (before any pixel is allocated).
+    /// throws to refuse them (before any pixel is allocated); a refusal of libpng's is thrown as
+    /// `fail` makes it from the stage and libpng's message (`"not a readable PNG: …"`, `"PNG
+    /// decoding failed: …"`).
     static func decodePNG<Refusal: Error>(
-        _ bytes: [UInt8], channels: Int, accept: (Int, Int) throws(Refusal) -> Void
-    ) throws(PNGFailure<Refusal>) -> (pixels: [UInt8], width: Int, height: Int) {
+        _ bytes: [UInt8], channels: Int, fail: (String) -> Refusal, accept: (Int, Int) throws(Refusal) -> Void
+    ) throws(Refusal) -> (pixels: [UInt8], width: Int, height: Int) {
         var png = png_image()
         png.version = png_uint_32(PNG_IMAGE_VERSION)
         let begun = bytes.withUnsafeBytes { raw in png_image_begin_read_from_memory(&png, raw.baseAddress, raw.count) }
-        guard begun != 0 else { throw .library("not a readable PNG: \(message(png))") }
+        guard begun != 0 else { throw fail("not a readable PNG: \(message(png))") }
         defer { png_image_free(&png) }
         // PNG_FORMAT_RGB / PNG_FORMAT_RGBA (macros Swift does not import).
         png.format =
             png_uint_32(PNG_FORMAT_FLAG_COLOR) | (channels == 4 ? png_uint_32(PNG_FORMAT_FLAG_ALPHA) : 0)
         let width = Int(png.width), height = Int(png.height)
-        do { try accept(width, height) } catch { throw .refused(error) }
+        try accept(width, height)
         var pixels = [UInt8](repeating: 0, count: channels * width * height)
         let finished = pixels.withUnsafeMutableBytes { buf in
             png_image_finish_read(&png, nil, buf.baseAddress, Int32(width * channels), nil)
         }
-        guard finished != 0 else { throw .library("PNG decoding failed: \(message(png))") }
+        guard finished != 0 else { throw fail("PNG decoding failed: \(message(png))") }
         return (pixels, width, height)
     }
 

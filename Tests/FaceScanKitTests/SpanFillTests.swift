@@ -51,7 +51,7 @@ import Testing
             #expect(zA.map(\.bitPattern) == zB.map(\.bitPattern), "round \(round): 1/depth differs")
             #expect(idA == idB, "round \(round): triangle ids differ")
         }
-        // Where the CPU has AVX2 (the placement kernel's test says so), every round compared.
-        #expect(compared == (facescan_place_collapses_available() != 0 ? 400 : 0))
+        // Where the CPU has AVX2 (the kernel's own probe says so), every round compared.
+        #expect(compared == (facescan_span_fill_available() != 0 ? 400 : 0))
     }
 }

@@ -67,6 +67,9 @@ typedef struct {
 int facescan_span_fill(float *z_row, int32_t *id_row, ptrdiff_t stride, int32_t count, int32_t y0, int32_t y1,
                        facescan_span_edges edges, float zx, float zy, float zc, float fx0, int32_t tag);
 
+/// 1 when `facescan_span_fill` draws on this CPU (it has AVX2), else 0.
+int facescan_span_fill_available(void);
+
 /// The output pixels of one strip of a visibility buffer (the thumbnail's rasteriser,
 /// `StripRenderer.resolve`, which calls it): for each pixel in columns `column0..<column1` of the
 /// output rows the strip's sample rows `top..<top + rows` cover (`ss` × `ss` samples a pixel,

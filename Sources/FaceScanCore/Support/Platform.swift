@@ -24,12 +24,6 @@ package func posixRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: 
     read(fd, buffer, count)
 }
 
-/// `write(2)`, under a name a type's own `write` method cannot hide.
-@inline(__always)
-package func posixWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
-    write(fd, buffer, count)
-}
-
 /// `exit(3)`, under a name a type's own `exit` cannot hide.
 package func posixExit(_ code: Int32) -> Never {
     exit(code)
@@ -135,18 +129,21 @@ package func readAll(_ fd: Int32, upTo limit: Int) -> (bytes: [UInt8], errno: In
 
 /// Writes all of `bytes` to file descriptor `fd`; the error text when a write fails.
 package func writeAll(_ bytes: [UInt8], to fd: Int32) -> String? {
-    bytes.withUnsafeBytes { raw -> String? in
-        var off = 0
-        while off < raw.count {
-            let n = write(fd, raw.baseAddress! + off, raw.count - off)
-            if n < 0 {
-                if errno == EINTR { continue }
-                return systemErrorText()
-            }
-            off += n
+    bytes.withUnsafeBytes { writeAll($0, to: fd) }
+}
+
+/// ``writeAll(_:to:)`` of the bytes of `raw`.
+package func writeAll(_ raw: UnsafeRawBufferPointer, to fd: Int32) -> String? {
+    var off = 0
+    while off < raw.count {
+        let n = write(fd, raw.baseAddress! + off, raw.count - off)
+        if n < 0 {
+            if errno == EINTR { continue }
+            return systemErrorText()
         }
-        return nil
+        off += n
     }
+    return nil
 }
 
 /// `mkstemps(3)`: creates and opens a new file from `template` (its `XXXXXX`, followed by
@@ -242,21 +239,13 @@ package final class ByteSource {
         pending: UnsafeBufferPointer<UInt8>, scratch: UnsafeMutableBufferPointer<UInt8>, sourceEnded: Bool
     ) throws(Failure) {
         let tmpdir = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
-        var template = Array("\(tmpdir)/facescan-spool.XXXXXX".utf8CString)
-        let tfd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        let (tfd, path) = makeTemporaryFile("\(tmpdir)/facescan-spool.XXXXXX", suffixLength: 0)
         guard tfd >= 0 else { throw Failure(message: "cannot create a temporary file to buffer standard input") }
-        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+        _ = unlink(path)
         func put(_ p: UnsafePointer<UInt8>, _ n: Int) throws(Failure) {
-            var o = 0
-            while o < n {
-                let w = posixWrite(tfd, p + o, n - o)
-                if w < 0 {
-                    if errno == EINTR { continue }
-                    let text = systemErrorText()
-                    close(tfd)
-                    throw Failure(message: "cannot buffer standard input: \(text)")
-                }
-                o += w
+            if let text = writeAll(UnsafeRawBufferPointer(start: p, count: n), to: tfd) {
+                close(tfd)
+                throw Failure(message: "cannot buffer standard input: \(text)")
             }
         }
         if let p = pending.baseAddress { try put(p, pending.count) }
