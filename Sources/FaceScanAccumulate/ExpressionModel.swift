@@ -70,8 +70,9 @@ package struct ExpressionStatistics: Sendable {
 
     /// Adds an averaged frame: its flat xyz, the offsets `d` that ``offer(_:)`` returned for it,
     /// its weight and its ``Accumulator`` group.
-    package mutating func add(_ xyz: UnsafeBufferPointer<Float>, _ d: [Double], weight: Double, group: Int) {
+    package mutating func add(_ xyz: Span<Float>, _ d: [Double], weight: Double, group: Int) {
         let n = width
+        precondition(xyz.count == n, "a frame of another vertex count")
         for k in 0..<d.count where d[k] != 0 {
             if column[k] < 0 {
                 column[k] = cross.count / n
@@ -81,11 +82,15 @@ package struct ExpressionStatistics: Sendable {
             sumWD[k] += a
             groupWD[group][k] += a
             for l in 0...k where d[l] != 0 { sumWDD[k][l] += a * d[l] }
-            cross.withUnsafeMutableBufferPointer { c in
-                let col = c.baseAddress! + column[k] * n
-                for i in 0..<n { col[i] += a * Double(xyz[i]) }
-            }
+            Self.addScaled(xyz, a, into: &cross, at: column[k] * n)
         }
+    }
+
+    /// cross[start + i] += a·xyz[i] for every i of `xyz`.
+    @inline(__always)
+    private static func addScaled(_ xyz: Span<Float>, _ a: Double, into cross: inout [Double], at start: Int) {
+        var c = cross.flatMut
+        for i in 0..<xyz.count { c[start + i] += a * Double(xyz[i]) }
     }
 
     /// A coefficient must spread at least this much (weighted standard deviation over the
@@ -292,25 +297,24 @@ package struct ExpressionStatistics: Sendable {
         let dof = Double(count - 1 - p)
         var beta = [Double](repeating: 0, count: p * n)
         var centred = [Double](repeating: 0, count: p)
-        cross.withUnsafeBufferPointer { crossBuffer in
-            for x in 0..<n {
-                centre(crossBuffer, x: x, chosen: chosen, means: means, into: &centred)
-                for f in 0..<fieldCount {
-                    var s = 0.0
-                    for a in 0..<p { s += centred[a] * mapped[f * p + a] }
-                    fields[f * n + x] = s
-                }
-                // The responses C⁻¹ S and the explained sum of squares Sᵀ C⁻¹ S.
-                var explained = 0.0
-                for a in 0..<p {
-                    var s = 0.0
-                    for b in 0..<p { s += inverse[a * p + b] * centred[b] }
-                    beta[a * n + x] = s
-                    explained += centred[a] * s
-                }
-                sigma2[x] = max(m2[x] - explained, 0) / dof
-                explainedSS[x] = explained
+        let crossSpan = cross.flat
+        for x in 0..<n {
+            centre(crossSpan, x: x, chosen: chosen, means: means, into: &centred)
+            for f in 0..<fieldCount {
+                var s = 0.0
+                for a in 0..<p { s += centred[a] * mapped[f * p + a] }
+                fields[f * n + x] = s
             }
+            // The responses C⁻¹ S and the explained sum of squares Sᵀ C⁻¹ S.
+            var explained = 0.0
+            for a in 0..<p {
+                var s = 0.0
+                for b in 0..<p { s += inverse[a * p + b] * centred[b] }
+                beta[a * n + x] = s
+                explained += centred[a] * s
+            }
+            sigma2[x] = max(m2[x] - explained, 0) / dof
+            explainedSS[x] = explained
         }
         return VertexFit(fields: fields, sigma2: sigma2, explainedSS: explainedSS, beta: beta)
     }
@@ -319,12 +323,12 @@ package struct ExpressionStatistics: Sendable {
     /// (Σ w·d·x − x̄·Σ w·d), into `centred`: the right-hand side of both the fit and the supports.
     @inline(__always)
     private func centre(
-        _ crossBuffer: UnsafeBufferPointer<Double>, x: Int, chosen: [Int], means: [Double], into centred: inout [Double]
+        _ crossSpan: Span<Double>, x: Int, chosen: [Int], means: [Double], into centred: inout [Double]
     ) {
         let n = width
         for a in 0..<chosen.count {
             let k = chosen[a]
-            centred[a] = crossBuffer[column[k] * n + x] - means[x] * sumWD[k]
+            centred[a] = crossSpan[column[k] * n + x] - means[x] * sumWD[k]
         }
     }
 
@@ -388,28 +392,27 @@ package struct ExpressionStatistics: Sendable {
         let regionCount = shifts.count
         var cache: [UInt64: [Double]] = [:]
         var centred = [Double](repeating: 0, count: p)
-        cross.withUnsafeBufferPointer { crossBuffer in
-            for v in 0..<nv {
-                let mask = masks[v]
-                let mapped: [Double]
-                if let known = cache[mask] {
-                    mapped = known
-                } else {
-                    mapped = Self.subMapped(ridged, p, mask: mask, shifts: shifts)
-                    cache[mask] = mapped
+        let crossSpan = cross.flat
+        for v in 0..<nv {
+            let mask = masks[v]
+            let mapped: [Double]
+            if let known = cache[mask] {
+                mapped = known
+            } else {
+                mapped = Self.subMapped(ridged, p, mask: mask, shifts: shifts)
+                cache[mask] = mapped
+            }
+            for i in 0..<3 {
+                let x = 3 * v + i
+                for a in 0..<p {
+                    let k = chosen[a]
+                    let inside = mask & (1 << UInt64(a)) != 0
+                    centred[a] = inside ? crossSpan[column[k] * n + x] - means[x] * sumWD[k] : 0
                 }
-                for i in 0..<3 {
-                    let x = 3 * v + i
-                    for a in 0..<p {
-                        let k = chosen[a]
-                        let inside = mask & (1 << UInt64(a)) != 0
-                        centred[a] = inside ? crossBuffer[column[k] * n + x] - means[x] * sumWD[k] : 0
-                    }
-                    for r in 0..<regionCount {
-                        var s = 0.0
-                        for a in 0..<p { s += centred[a] * mapped[r * p + a] }
-                        fields[r * n + x] = s
-                    }
+                for r in 0..<regionCount {
+                    var s = 0.0
+                    for a in 0..<p { s += centred[a] * mapped[r * p + a] }
+                    fields[r * n + x] = s
                 }
             }
         }
@@ -618,38 +621,38 @@ package struct ExpressionStatistics: Sendable {
     /// times by the mean of the vertex and its neighbours.
     static func smoothed(_ fields: [Double], fieldCount: Int, adjacency: Adjacency, passes: Int) -> [Double] {
         var a = fields, b = fields
-        let nv = adjacency.vertexCount, n = 3 * nv
-        adjacency.offsets.withUnsafeBufferPointer { offsets in
-            adjacency.neighbors.withUnsafeBufferPointer { neighbors in
-                for _ in 0..<passes {
-                    a.withUnsafeBufferPointer { src in
-                        b.withUnsafeMutableBufferPointer { dst in
-                            let s0 = src.baseAddress!, d0 = dst.baseAddress!
-                            for v in 0..<nv {
-                                let lo = Int(offsets[v]), hi = Int(offsets[v + 1])
-                                let scale = 1 / Double(1 + hi - lo)
-                                for f in 0..<fieldCount {
-                                    let o = s0 + f * n
-                                    var x = o[3 * v], y = o[3 * v + 1], z = o[3 * v + 2]
-                                    for e in lo..<hi {
-                                        let u = 3 * Int(neighbors[e])
-                                        x += o[u]
-                                        y += o[u + 1]
-                                        z += o[u + 2]
-                                    }
-                                    let d = d0 + f * n + 3 * v
-                                    d[0] = x * scale
-                                    d[1] = y * scale
-                                    d[2] = z * scale
-                                }
-                            }
-                        }
-                    }
-                    swap(&a, &b)
-                }
-            }
+        for _ in 0..<passes {
+            smoothPass(a, into: &b, fieldCount: fieldCount, adjacency: adjacency)
+            swap(&a, &b)
         }
         return a
+    }
+
+    /// One pass of ``smoothed(_:fieldCount:adjacency:passes:)``: `dst` is `src` with each vertex's
+    /// 3 values replaced by the mean of the vertex and its neighbours.
+    private static func smoothPass(_ src: [Double], into dst: inout [Double], fieldCount: Int, adjacency: Adjacency) {
+        let nv = adjacency.vertexCount, n = 3 * nv
+        let offsets = adjacency.offsets.flat, neighbors = adjacency.neighbors.flat
+        let o = src.flat
+        var d = dst.flatMut
+        for v in 0..<nv {
+            let lo = Int(offsets[v]), hi = Int(offsets[v + 1])
+            let scale = 1 / Double(1 + hi - lo)
+            for f in 0..<fieldCount {
+                let base = f * n
+                var x = o[base + 3 * v], y = o[base + 3 * v + 1], z = o[base + 3 * v + 2]
+                for e in lo..<hi {
+                    let u = base + 3 * Int(neighbors[e])
+                    x += o[u]
+                    y += o[u + 1]
+                    z += o[u + 2]
+                }
+                let t = base + 3 * v
+                d[t] = x * scale
+                d[t + 1] = y * scale
+                d[t + 2] = z * scale
+            }
+        }
     }
 
     /// `fieldCount` scalar fields of one value per vertex (field after field), each replaced
@@ -657,25 +660,22 @@ package struct ExpressionStatistics: Sendable {
     static func smoothedScalar(_ fields: [Double], fieldCount: Int, adjacency: Adjacency, passes: Int) -> [Double] {
         var a = fields, b = fields
         let nv = adjacency.vertexCount
-        adjacency.offsets.withUnsafeBufferPointer { offsets in
-            adjacency.neighbors.withUnsafeBufferPointer { neighbors in
-                for _ in 0..<passes {
-                    a.withUnsafeBufferPointer { src in
-                        b.withUnsafeMutableBufferPointer { dst in
-                            for f in 0..<fieldCount {
-                                let o = src.baseAddress! + f * nv, d = dst.baseAddress! + f * nv
-                                for v in 0..<nv {
-                                    let lo = Int(offsets[v]), hi = Int(offsets[v + 1])
-                                    var x = o[v]
-                                    for e in lo..<hi { x += o[Int(neighbors[e])] }
-                                    d[v] = x / Double(1 + hi - lo)
-                                }
-                            }
-                        }
+        let offsets = adjacency.offsets.flat, neighbors = adjacency.neighbors.flat
+        for _ in 0..<passes {
+            do {
+                let o = a.flat
+                var d = b.flatMut
+                for f in 0..<fieldCount {
+                    let base = f * nv
+                    for v in 0..<nv {
+                        let lo = Int(offsets[v]), hi = Int(offsets[v + 1])
+                        var x = o[base + v]
+                        for e in lo..<hi { x += o[base + Int(neighbors[e])] }
+                        d[base + v] = x / Double(1 + hi - lo)
                     }
-                    swap(&a, &b)
                 }
             }
+            swap(&a, &b)
         }
         return a
     }

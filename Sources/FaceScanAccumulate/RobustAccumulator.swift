@@ -101,7 +101,7 @@ package struct RobustAccumulator: Sendable {
     private mutating func average(_ xyz: [Float], _ d: [Double], weight: Double) {
         let group = accumulator.count % Accumulator.groups
         if d.contains(where: { $0 != 0 }) {
-            xyz.withUnsafeBufferPointer { expression.add($0, d, weight: weight, group: group) }
+            expression.add(xyz.flat, d, weight: weight, group: group)
         }
         accumulator.add(xyz, weight: weight)
     }

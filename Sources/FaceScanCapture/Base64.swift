@@ -1,4 +1,4 @@
-import CSIMD
+import FaceScanCore
 
 /// Standard base64 (RFC 4648, `+` `/`, `=` padding) decoding into a reusable byte buffer.
 enum Base64 {
@@ -18,34 +18,16 @@ enum Base64 {
         var pad = 0
         if n > 0 && input[n - 1] == UInt8(ascii: "=") { pad += 1 }
         if n > 1 && input[n - 2] == UInt8(ascii: "=") { pad += 1 }
-        let outCount = n / 4 * 3 - pad
         out.removeAll(keepingCapacity: true)
         if n == 0 { return nil }
+        out.reserveCapacity(n / 4 * 3 - pad)
         n -= 4  // the last quantum is decoded separately (padding)
-        var bad: Int?
-        out = [UInt8](unsafeUninitializedCapacity: outCount) { dst, initialized in
-            input.withUnsafeBufferPointer { src in
-                table.withUnsafeBufferPointer { t in
-                    var i = 0
-                    var o = 0
-                    while i < n {
-                        let a = t[Int(src[i])], b = t[Int(src[i + 1])], c = t[Int(src[i + 2])], d = t[Int(src[i + 3])]
-                        if (a | b | c | d) & 0xC0 != 0 {
-                            bad = i + (0..<4).first { t[Int(src[i + $0])] == 0xFF }!
-                            break
-                        }
-                        let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
-                        dst[o] = UInt8(truncatingIfNeeded: v >> 16)
-                        dst[o + 1] = UInt8(truncatingIfNeeded: v >> 8)
-                        dst[o + 2] = UInt8(truncatingIfNeeded: v)
-                        i += 4
-                        o += 3
-                    }
-                    initialized = bad == nil ? o : 0
-                }
-            }
+        out.append(contentsOf: repeatElement(0, count: n / 4 * 3))
+        let bad = decodeQuanta(input, count: n, into: &out)
+        if let bad {
+            out.removeAll(keepingCapacity: true)
+            return invalid(input[bad], at: bad)
         }
-        if let bad { return invalid(input[bad], at: bad) }
         let q = Array(input[n..<(n + 4)])
         var v: UInt32 = 0
         for k in 0..<(4 - pad) {
@@ -57,6 +39,32 @@ enum Base64 {
         out.append(UInt8(truncatingIfNeeded: v >> 16))
         if pad < 2 { out.append(UInt8(truncatingIfNeeded: v >> 8)) }
         if pad < 1 { out.append(UInt8(truncatingIfNeeded: v)) }
+        return nil
+    }
+
+    /// The whole quanta of ``decode(_:into:)``: the first `count` characters of `input` (a multiple
+    /// of 4, none padded) into `out`'s first `count / 4 * 3` bytes. Returns the position of the
+    /// first character outside the alphabet, or nil.
+    private static func decodeQuanta(_ input: [UInt8], count n: Int, into out: inout [UInt8]) -> Int? {
+        let alphabet = table
+        let src = input.flat, t = alphabet.flat
+        var dst = out.flatMut
+        var i = 0
+        var o = 0
+        while i < n {
+            let a = t[Int(src[i])], b = t[Int(src[i + 1])], c = t[Int(src[i + 2])], d = t[Int(src[i + 3])]
+            if (a | b | c | d) & 0xC0 != 0 {
+                var k = 0
+                while t[Int(src[i + k])] != 0xFF { k += 1 }
+                return i + k
+            }
+            let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+            dst[o] = UInt8(truncatingIfNeeded: v >> 16)
+            dst[o + 1] = UInt8(truncatingIfNeeded: v >> 8)
+            dst[o + 2] = UInt8(truncatingIfNeeded: v)
+            i += 4
+            o += 3
+        }
         return nil
     }
 
@@ -94,12 +102,12 @@ extension Base64 {
     ///
     /// `vector`: use the AVX2/SSSE3 kernel where the CPU has one (false: the scalar loop; tests
     /// run both).
-    static func decodeFloats(_ text: UnsafeBufferPointer<UInt8>, into out: inout [Float], vector: Bool = true) -> Bool {
+    static func decodeFloats(_ text: Span<UInt8>, into out: inout [Float], vector: Bool = true) -> Bool {
         let n = text.count
-        guard n > 0, n % 4 == 0, let src = text.baseAddress else { return false }
+        guard n > 0, n % 4 == 0 else { return false }
         var pad = 0
-        if src[n - 1] == UInt8(ascii: "=") { pad += 1 }
-        if src[n - 2] == UInt8(ascii: "=") { pad += 1 }
+        if text[n - 1] == UInt8(ascii: "=") { pad += 1 }
+        if text[n - 2] == UInt8(ascii: "=") { pad += 1 }
         let byteCount = n / 4 * 3 - pad
         guard byteCount % 4 == 0 else { return false }
         let floatCount = byteCount / 4
@@ -109,45 +117,38 @@ extension Base64 {
         let groups = (n / 4 - 1) / 4
         var bad = false
         var nonFinite: UInt32 = 0
-        out.withUnsafeMutableBufferPointer { dst in
-            let d = dst.baseAddress!
-            var g = 0
-            // SSSE3 where the CPU has it (16 characters per step); else the scalar loop.
-            switch vector ? facescan_base64_floats(src, groups, d) : -1 {
-            case 1: g = groups
-            case 0:
-                g = groups
-                bad = true  // an invalid character or a non-finite value: checked path
-            default: break
-            }
-            if g < groups {
-                pairTable.withUnsafeBufferPointer { pairs in
-                    if decodeGroups(src, g..<groups, pairs.baseAddress!, into: d, nonFinite: &nonFinite) { bad = true }
-                }
-            }
-            if decodeTail(src + 16 * groups, n - 16 * groups, pad: pad, into: d + 3 * groups, nonFinite: &nonFinite) {
-                bad = true
-            }
+        var d = out.flatMut
+        var g = 0
+        // SSSE3 where the CPU has it (16 characters per step); else the scalar loop.
+        switch vector ? VectorKernels.base64Floats(text, groups: groups, into: &d) : -1 {
+        case 1: g = groups
+        case 0:
+            g = groups
+            bad = true  // an invalid character or a non-finite value: checked path
+        default: break
+        }
+        if g < groups && decodeGroups(text, g..<groups, into: &d, nonFinite: &nonFinite) { bad = true }
+        if decodeTail(
+            text.extracting(droppingFirst: 16 * groups), pad: pad, into: &d, at: 3 * groups, nonFinite: &nonFinite)
+        {
+            bad = true
         }
         return !bad && nonFinite >> 31 == 0
     }
 
     /// The scalar loop of ``decodeFloats(_:into:vector:)``: groups `range` of 16 characters of
-    /// `src` (12 bytes, 3 floats each) into `d[3 g...]`, two characters per ``pairTable`` lookup.
+    /// `text` (12 bytes, 3 floats each) into `d[3 g...]`, two characters per ``pairTable`` lookup.
     /// ORs each float's exponent plus one into `nonFinite` (bit 31 set for infinity or NaN);
     /// returns whether a character was outside the alphabet.
     @inline(__always)
     static func decodeGroups(
-        _ src: UnsafePointer<UInt8>, _ range: Range<Int>, _ p: UnsafePointer<UInt16>,
-        into d: UnsafeMutablePointer<Float>, nonFinite: inout UInt32
+        _ text: Span<UInt8>, _ range: Range<Int>, into d: inout MutableSpan<Float>, nonFinite: inout UInt32
     ) -> Bool {
-        let raw = UnsafeRawPointer(src)
+        let pairs = pairTable
+        let p = pairs.flat
         var pairBad: UInt16 = 0
-        var g = range.lowerBound
-        while g < range.upperBound {
-            let s = raw + 16 * g
-            let u = UInt64(littleEndian: s.loadUnaligned(as: UInt64.self))
-            let w = UInt64(littleEndian: s.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        for g in range {
+            let u = littleEndian64(text, 16 * g), w = littleEndian64(text, 16 * g + 8)
             // Two characters per lookup: 12 bits, most significant first.
             let p0 = p[Int(truncatingIfNeeded: u & 0xFFFF)],
                 p1 = p[Int(truncatingIfNeeded: (u >> 16) & 0xFFFF)]
@@ -172,46 +173,51 @@ extension Base64 {
             d[3 * g] = Float(bitPattern: f0)
             d[3 * g + 1] = Float(bitPattern: f1)
             d[3 * g + 2] = Float(bitPattern: f2)
-            g += 1
         }
         return pairBad & 0xF000 != 0
     }
 
-    /// The tail of ``decodeFloats(_:into:vector:)``: `tailChars` characters at `s` (1…4 quanta,
-    /// the last with `pad` padding characters), decoded bytewise into the floats at `d`. ORs
+    /// The 8 bytes of `s` from `i` as a little-endian value.
+    @inline(__always)
+    static func littleEndian64(_ s: Span<UInt8>, _ i: Int) -> UInt64 {
+        let b = s.extracting(i..<i + 8)
+        var v: UInt64 = 0
+        for k in 0..<8 { v |= UInt64(b[k]) << UInt64(8 * k) }
+        return v
+    }
+
+    /// The tail of ``decodeFloats(_:into:vector:)``: the characters `s` (1…4 quanta, the last
+    /// with `pad` padding characters), decoded bytewise into the floats of `d` from `start`. ORs
     /// each float's exponent plus one into `nonFinite`; returns whether the text was invalid (a
     /// character outside the alphabet or misplaced padding).
     static func decodeTail(
-        _ s: UnsafePointer<UInt8>, _ tailChars: Int, pad: Int, into d: UnsafeMutablePointer<Float>,
-        nonFinite: inout UInt32
+        _ s: Span<UInt8>, pad: Int, into d: inout MutableSpan<Float>, at start: Int, nonFinite: inout UInt32
     ) -> Bool {
+        let alphabet = table
+        let t = alphabet.flat
         var bad = false
-        var bytes: (UInt64, UInt64) = (0, 0)
-        table.withUnsafeBufferPointer { t in
-            withUnsafeMutableBytes(of: &bytes) { tail in
-                var o = 0
-                for q in stride(from: 0, to: tailChars, by: 4) {
-                    let last = q + 4 == tailChars
-                    let valid = last ? 4 - pad : 4
-                    // The quantum as a 24-bit big-endian value (padding contributes zeros).
-                    var v: UInt32 = 0
-                    var chars: UInt8 = 0
-                    for k in 0..<4 {
-                        let x = k < valid ? t[Int(s[q + k])] : 0
-                        chars |= x
-                        v = v << 6 | UInt32(x & 0x3F)
-                    }
-                    for k in valid..<4 where s[q + k] != UInt8(ascii: "=") { bad = true }
-                    if chars & 0xC0 != 0 { bad = true }  // a character outside the alphabet
-                    for k in 0..<(valid - 1) { tail[o + k] = UInt8(truncatingIfNeeded: v >> (16 - 8 * UInt32(k))) }
-                    o += valid - 1
-                }
-                for k in 0..<(o / 4) {
-                    let f =
-                        UInt32(tail[4 * k]) | UInt32(tail[4 * k + 1]) << 8 | UInt32(tail[4 * k + 2]) << 16
-                        | UInt32(tail[4 * k + 3]) << 24
+        var o = 0
+        var f: UInt32 = 0  // the float being assembled, little-endian
+        for q in stride(from: 0, to: s.count, by: 4) {
+            let last = q + 4 == s.count
+            let valid = last ? 4 - pad : 4
+            // The quantum as a 24-bit big-endian value (padding contributes zeros).
+            var v: UInt32 = 0
+            var chars: UInt8 = 0
+            for k in 0..<4 {
+                let x = k < valid ? t[Int(s[q + k])] : 0
+                chars |= x
+                v = v << 6 | UInt32(x & 0x3F)
+            }
+            for k in valid..<4 where s[q + k] != UInt8(ascii: "=") { bad = true }
+            if chars & 0xC0 != 0 { bad = true }  // a character outside the alphabet
+            for k in 0..<(valid - 1) {
+                f |= (v >> (16 - 8 * UInt32(k)) & 0xFF) << UInt32(8 * (o % 4))
+                o += 1
+                if o % 4 == 0 {
                     nonFinite |= (f & 0x7F80_0000) &+ 0x0080_0000
-                    d[k] = Float(bitPattern: f)
+                    d[start + o / 4 - 1] = Float(bitPattern: f)
+                    f = 0
                 }
             }
         }

@@ -698,7 +698,7 @@ package final class FrameParser {
         var expected = !xyz.isEmpty && xyz.count % 3 == 0 ? xyz.count / 3 * 16 : -1
         scratchText.removeAll(keepingCapacity: true)
         while let text = try json.rawStringBodyInBuffer(expectedCount: expected) {
-            if text.count <= limit, Base64.decodeFloats(text, into: &xyz) { return }
+            if text.count <= limit, json.decodeBase64Floats(text, into: &xyz) { return }
             if expected >= 0 {
                 json.unreadRawString(text)
                 expected = -1

@@ -344,6 +344,12 @@ package final class JSONReader {
         }
     }
 
+    /// Decodes `text`, returned by the last ``rawStringBodyInBuffer(expectedCount:)``, as base64
+    /// float32 values into `out` (``Base64/decodeFloats(_:into:vector:)``: false when it declines).
+    func decodeBase64Floats(_ text: UnsafeBufferPointer<UInt8>, into out: inout [Float]) -> Bool {
+        Base64.decodeFloats(text.span, into: &out)
+    }
+
     /// Moves back to the first byte of `text`, returned by the last
     /// ``rawStringBodyInBuffer(expectedCount:)`` (the buffer has not moved since).
     func unreadRawString(_ text: UnsafeBufferPointer<UInt8>) {

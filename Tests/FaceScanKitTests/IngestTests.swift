@@ -13,7 +13,7 @@ private func base64(_ values: [Float]) -> String {
 /// Runs the fast decoder on `text`; nil when it declines (invalid, or not whole finite floats).
 private func fastDecode(_ text: String, into out: inout [Float], vector: Bool = true) -> Bool {
     let bytes = Array(text.utf8)
-    return bytes.withUnsafeBufferPointer { Base64.decodeFloats($0, into: &out, vector: vector) }
+    return Base64.decodeFloats(bytes.flat, into: &out, vector: vector)
 }
 
 @Suite struct Base64FastPathTests {
@@ -52,7 +52,7 @@ private func fastDecode(_ text: String, into out: inout [Float], vector: Bool = 
             for bad in [UInt8(ascii: "*"), UInt8(ascii: "="), UInt8(ascii: "\\"), 0x00, 0xC3, UInt8(ascii: " ")] {
                 var text = good
                 text[position] = bad
-                let fast = text.withUnsafeBufferPointer { Base64.decodeFloats($0, into: &out, vector: vector) }
+                let fast = Base64.decodeFloats(text.flat, into: &out, vector: vector)
                 let problem = Base64.decode(text, into: &scratch)
                 #expect(!fast, "accepted \(JSONReader.describe(bad)) at \(position)")
                 if bad == UInt8(ascii: "=") && position == good.count - 1 {

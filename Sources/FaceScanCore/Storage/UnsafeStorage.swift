@@ -89,6 +89,21 @@ package enum VectorKernels {
         }
         return a
     }
+
+    /// Decodes `groups` groups of 16 base64 characters from the start of `text` (12 bytes, three
+    /// little-endian float32 values each) into `out[0 ..< 3 groups]` (`facescan_base64_floats`, the
+    /// AVX2/SSSE3 kernel of `Base64.decodeFloats`): 1 when every character was in the alphabet and
+    /// every value finite, 0 when not (the floats then unspecified), −1 when the CPU has neither
+    /// kernel (nothing written).
+    package static func base64Floats(_ text: Span<UInt8>, groups: Int, into out: inout MutableSpan<Float>) -> Int {
+        precondition(groups >= 0 && 16 * groups <= text.count && 3 * groups <= out.count, "groups out of range")
+        guard groups > 0 else { return 1 }
+        return text.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                Int(facescan_base64_floats(src.baseAddress!, groups, dst.baseAddress!))
+            }
+        }
+    }
 }
 
 /// The hot loops' spans of an array: `flat` is `span` and `flatMut` is `mutableSpan` as the
