@@ -110,8 +110,10 @@ func backWall(_ part: Solidify.Part) -> (mean: Double, max: Double)? {
     guard let frontTriangles = part.frontTriangles else { return nil }
     let triangles = Array(part.mesh.triangles[0..<(3 * frontTriangles)])
     let firstBack = Int(triangles.max() ?? 0) + 1
-    guard firstBack < part.mesh.vertexCount, let front = try? Mesh(
-        positions: Array(part.mesh.positions[0..<firstBack]), triangles: triangles) else { return nil }
+    guard firstBack < part.mesh.vertexCount,
+        let front = try? Mesh(
+            positions: Array(part.mesh.positions[0..<firstBack]), triangles: triangles)
+    else { return nil }
     let bvh = TriangleBVH(front)
     var stack = TriangleBVH.makeStack(depth: bvh.depth)
     var total = 0.0, most = 0.0, n = 0

@@ -110,10 +110,8 @@ package enum ImageDecoder {
     #if PNG
     static func png(_ bytes: [UInt8], camera: FrameCamera) throws(BadImage) -> CameraImage {
         let (rgb, width, height) = try ImageLibraries.decodePNG(
-            bytes, channels: 3, fail: { BadImage(.corrupt, $0) }
-        ) { (w, h) throws(BadImage) in
-            try checkSize(w, h, camera, "PNG")
-        }
+            bytes, channels: 3, fail: { BadImage(.corrupt, $0) },
+            accept: { (w, h) throws(BadImage) in try checkSize(w, h, camera, "PNG") })
         return CameraImage(uncheckedRGB: rgb, width: width, height: height)
     }
     #endif

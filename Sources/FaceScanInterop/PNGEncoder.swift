@@ -95,13 +95,14 @@ public enum PNGEncoder {
     #if PNG
     static func libpngDecode(_ bytes: [UInt8], name: String) throws(InputError) -> RGBAImage {
         let (pixels, width, height) = try ImageLibraries.decodePNG(
-            bytes, channels: 4, fail: { InputError(file: name, $0) }
-        ) { (width, height) throws(InputError) in
-            guard width > 0, height > 0 else { throw InputError(file: name, "PNG has no pixels") }
-            guard width <= RGBAImage.maximumSide, height <= RGBAImage.maximumSide, width * height <= 1 << 28 else {
-                throw InputError(file: name, "PNG of \(width) × \(height) pixels is larger than the 2²⁸ pixels decoded")
-            }
-        }
+            bytes, channels: 4, fail: { InputError(file: name, $0) },
+            accept: { (width, height) throws(InputError) in
+                guard width > 0, height > 0 else { throw InputError(file: name, "PNG has no pixels") }
+                guard width <= RGBAImage.maximumSide, height <= RGBAImage.maximumSide, width * height <= 1 << 28 else {
+                    throw InputError(
+                        file: name, "PNG of \(width) × \(height) pixels is larger than the 2²⁸ pixels decoded")
+                }
+            })
         return RGBAImage(uncheckedWidth: width, height: height, pixels: pixels)
     }
     #endif
