@@ -28,7 +28,7 @@ import FaceScanDecimate
 ///   crosses itself): the cut moves forward to 0.9 of its depth, at most `Constants/cutTries`
 ///   times in all — a rim overhanging the cut under the chin is the common case, and a shallower
 ///   cut keeps all of the face in front of it. A cut behind the whole surface moves at once to
-///   0.9 of the depth where its plinth touches the surface (``forward(from:turned:options:unit:)``:
+///   0.9 of the depth where its plinth touches the surface (`forward(from:turned:options:unit:)`:
 ///   every cut behind it fails alike).
 /// - `SolidError/frontOverBudget(vertices:share:)`: the surface is decimated again, to the count
 ///   the last front's size suggests, at most `Constants/budgetTries` times; then
