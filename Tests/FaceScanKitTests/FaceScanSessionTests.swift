@@ -132,6 +132,23 @@ private func loadCapture(_ path: String) throws -> (Topology, ScanSettings, [Fra
         #expect(result.report.accuracy == report.accuracy)
     }
 
+    /// The thumbnail `process` writes is the same PNG whether it is rendered on one thread or
+    /// two (the default on two cores).
+    @Test func thumbnailIsTheSameOnOneOrTwoRenderThreads() throws {
+        let path = samplesDirectory + "/ict-arkit/capture.json"
+        var pngs: [[UInt8]] = []
+        for threads in [1, 2] {
+            let dir = makeTempDir()
+            var options = PipelineOptions()
+            options.outputDirectory = dir
+            options.formats = ["png", "stl"]
+            options.renderThreads = threads
+            _ = try Pipeline.process(input: path, options: options)
+            pngs.append([UInt8](try #require(FileManager.default.contents(atPath: dir + "/capture.png"))))
+        }
+        #expect(pngs[0].count > 1_000 && pngs[0] == pngs[1])
+    }
+
     /// A capture in memory gives the mesh the file pipeline gives.
     @Test func processesACaptureInMemory() throws {
         let path = samplesDirectory + "/ict-identity-ndjson/capture.ndjson"

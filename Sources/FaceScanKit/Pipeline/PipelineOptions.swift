@@ -41,6 +41,10 @@ public struct PipelineOptions: Sendable, Hashable, Codable {
     /// accepted frames on a second thread while the next ones are read. nil: automatic
     /// (``Pipeline/defaultIngestThreads``). The outputs are byte-identical either way.
     public var ingestThreads: Int?
+    /// Threads of the PNG thumbnail's render, 1 or 2 (``RenderOptions/threads``). nil: automatic
+    /// (``Pipeline/defaultRenderThreads``; `batch` with parallel jobs takes 1, its jobs already
+    /// keeping the cores busy). The outputs are byte-identical either way.
+    public var renderThreads: Int?
     /// Close the face into a printable solid (``Solidify``); nil: as the capture's settings say.
     public var solid: SolidOptions?
 
@@ -63,6 +67,6 @@ public struct PipelineOptions: Sendable, Hashable, Codable {
     private enum CodingKeys: String, CodingKey {
         case outputDirectory, name, formats, quality, targetVertices, smoothing, smoothingWeights
         case noiseLimit, featureScale, rejectOutliers, frameWeighting, units, scale, maxFrames, thumbnailSize
-        case ingestThreads, solid, gate
+        case ingestThreads, renderThreads, solid, gate
     }
 }

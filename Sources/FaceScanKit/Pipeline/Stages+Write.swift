@@ -17,10 +17,10 @@ extension Stages {
     /// 3. Write: each of `formats` (each once, in their order) encoded and handed to `output` as
     /// `name.FORMAT`, an OBJ's material and texture beside it when the mesh is coloured. The
     /// thumbnail is rendered once, for the PNG and the 3MF package thumbnail, `thumbnailSize`
-    /// pixels on its longest side. Returns the milliseconds spent rendering (the thumbnail and
-    /// the uncertainty picture).
+    /// pixels on its longest side, on `renderThreads` threads. Returns the milliseconds spent
+    /// rendering (the thumbnail and the uncertainty picture).
     static func write(
-        _ shaped: Shaped, formats: [OutputFormat], name outputName: String, thumbnailSize: Int,
+        _ shaped: Shaped, formats: [OutputFormat], name outputName: String, thumbnailSize: Int, renderThreads: Int = 1,
         output: (File) throws(FaceScanError) -> Void
     ) throws(FaceScanError) -> Double {
         let mesh = shaped.mesh
@@ -40,7 +40,8 @@ extension Stages {
             case .png, .threeMF:
                 if thumbnail == nil {
                     thumbnail = try Exporter.bytes(
-                        mesh, format: .png, render: RenderOptions(size: thumbnailSize), colour: colour)
+                        mesh, format: .png, render: RenderOptions(size: thumbnailSize, threads: renderThreads),
+                        colour: colour)
                     renderMs = formatClock.lap()
                 }
                 bytes =

@@ -12,7 +12,7 @@ import FaceScanSolid
 /// 1. ``read(_:)`` — the frames a session took in (added live, or read from a capture: the
 ///    session's settings validated once, from the capture's header) → their ``Average``;
 /// 2. ``shape(_:control:)`` — the average → the output mesh or solid part (``Shaped``);
-/// 3. ``write(_:formats:name:thumbnailSize:output:)`` — the shaped mesh → the bytes of each
+/// 3. ``write(_:formats:name:thumbnailSize:renderThreads:output:)`` — the shaped mesh → the bytes of each
 ///    output file (`process` and `batch` only; the library's callers keep the mesh).
 ///
 /// Nothing here reads a file, writes one or goes back to a caller's type.

@@ -368,9 +368,11 @@ package enum Batch {
         // Each report as this batch found it: one replaced since is another batch's work.
         let found = names.map { identity(reportPath(outputDirectory: options.outputDirectory, name: $0)) }
         let workers = max(1, min(jobs, inputs.count))
-        // Parallel jobs already keep the cores busy: one ingest thread each (same outputs).
+        // Parallel jobs already keep the cores busy: one ingest and one render thread each (same
+        // outputs).
         var options = options
         if workers > 1 && options.ingestThreads == nil { options.ingestThreads = 1 }
+        if workers > 1 && options.renderThreads == nil { options.renderThreads = 1 }
         let jobOptions = options
         let deliver: @Sendable (Int, Outcome) -> Void = { i, outcome in
             state.withLock { s in
