@@ -38,10 +38,7 @@ extension Solidify {
     /// outline crosses itself), `SolidError/nothingInFront(depth:)`, `SolidError/rimClockwise`.
     static func cut(_ turned: Mesh, depth: Double, options: SolidOptions, unit: Double) throws(SolidError) -> Front {
         try SolidError.checkCancelled()
-        // A shell stands on a vertical wall twice its thickness tall, so its back never reaches the bed.
-        // A relief is cut a little above its plane too: a hole the cut opens inside the face (a deep
-        // eye socket) is then filled above the bed, not on it where the cap lies.
-        let lift = options.base ? Constants.reliefLift : Constants.plinthThicknesses * options.thickness
+        let lift = plinth(options)
         let plane = Float(Double(turned.bounds.max.z) - depth / unit)
         guard let trimmed = PlaneTrim.trimAndSkirt(turned, plane: plane, plinth: Float(lift / unit)) else {
             throw .nothingInFront(depth: depth)
