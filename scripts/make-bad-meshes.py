@@ -89,6 +89,10 @@ CASES = [
     ("ply-magic-capitalised-no-end-header.ply", "PLY magic written 'Ply', header never ends (found by make fuzz: assimp busy for ever)",
      b"Ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n0 0 0\n", 2,
      "PLY header without end_header"),
+    ("ply-magic-after-nul-line-no-end-header.ply",
+     "PLY whose magic follows a NUL and a line end, header never ends (found by make fuzz: assimp busy for ever)",
+     b"\0\nply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
+     b"nd_header\n0 0 0\n1 0 0\n0 1 0\n", 2, "PLY header without end_header"),
     ("ply-end-header-in-comment.ply", "PLY whose only end_header is inside a comment (assimp busy for ever)",
      PLY_HEAD.replace("end_header\n", "comment end_header\n").encode() % 1 + b"3 0 1 2\n", 2,
      "PLY header line 9: 'end_header' must begin its own line"),

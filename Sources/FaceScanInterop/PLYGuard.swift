@@ -211,10 +211,19 @@ extension AssimpIO {
 
     static let plyHeaderLimit = 1 << 16
 
-    /// Whether assimp's PLY loader takes `head` for a PLY: its first three bytes spell `ply` in any
-    /// case (`PLY`, `Ply`, …).
-    static func looksLikePLY(_ head: ArraySlice<UInt8>) -> Bool {
-        head.count >= 3 && zip(head.prefix(3), "ply".utf8).allSatisfy { $0 | 0x20 == $1 }
+    /// Whether assimp's PLY loader takes `head` for a PLY: ``magicStart(_:)`` finds its magic.
+    static func looksLikePLY(_ head: ArraySlice<UInt8>) -> Bool { magicStart(head) != nil }
+
+    /// Where the PLY magic of `head` starts: its first three bytes other than NUL, line ends,
+    /// spaces and tabs spell `ply` in any case (`PLY`, `Ply`, …); nil when they do not. assimp's
+    /// line reader skips such bytes before the first line (a fuzz finding: `\0\nply` and a
+    /// header without `end_header` kept its loader busy for ever, unchecked).
+    static func magicStart(_ head: ArraySlice<UInt8>) -> Int? {
+        guard let first = head.firstIndex(where: { ![0x00, 0x0A, 0x0D, 0x20, 0x09].contains($0) }),
+            head.endIndex - first >= 3,
+            zip(head[first..<(first + 3)], "ply".utf8).allSatisfy({ $0 | 0x20 == $1 })
+        else { return nil }
+        return first
     }
 
     /// The PLY header must end on a line of its own: `end_header`, after nothing but spaces or tabs
@@ -242,10 +251,10 @@ extension AssimpIO {
 
     /// ``PLYCheck`` (which knows the magic as `ply`) over a PLY whatever the case of its magic.
     static func checkPLYBody(_ bytes: [UInt8], name: String) throws(InputError) {
-        guard looksLikePLY(bytes[...]) else { return }
+        guard let start = magicStart(bytes[...]) else { return }
         try checkPLYCounts(bytes, name: name)
-        if bytes.starts(with: Array("ply".utf8)) { return try PLYCheck.check(bytes, name: name) }
-        try PLYCheck.check(Array("ply".utf8) + bytes.dropFirst(3), name: name)
+        if start == 0 && bytes.starts(with: Array("ply".utf8)) { return try PLYCheck.check(bytes, name: name) }
+        try PLYCheck.check(Array("ply".utf8) + bytes.dropFirst(start + 3), name: name)
     }
 
     /// ASCII PLY: the records of all elements against the lines after `end_header`, naming the
