@@ -24,6 +24,12 @@ enum ImageLibraries {
     /// Adler-32 (the zlib stream's checksum) of `bytes`, by zlib.
     static func adler32(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32 { zlibChecksum(bytes, CZlib.adler32) }
 
+    /// The Adler-32 of two pieces one after the other, from each piece's own and the second's
+    /// length, by zlib.
+    static func adler32Combine(_ first: UInt32, _ second: UInt32, _ secondCount: Int) -> UInt32 {
+        UInt32(truncatingIfNeeded: CZlib.adler32_combine(uLong(first), uLong(second), .init(secondCount)))
+    }
+
     /// A zlib checksum (`crc32`, `adler32`) of `bytes`, 1 GiB at a time (zlib takes a 32-bit length).
     private static func zlibChecksum(
         _ bytes: UnsafeBufferPointer<UInt8>, _ update: (uLong, UnsafePointer<Bytef>?, uInt) -> uLong

@@ -13,69 +13,113 @@ enum PixelDeflate {
     /// literals.
     static let minimumRun = 4
 
-    /// Data from which the first pass runs in two halves on two threads (below, a thread's start
+    /// Data from which both passes run in two halves on two threads (below, a thread's start
     /// costs about what it saves).
     static let twoThreadBytes = 1 << 18
 
     /// The zlib stream of `data`.
     static func zlib(_ data: [UInt8]) -> [UInt8] { data.withUnsafeBufferPointer { zlib($0) } }
 
-    /// The zlib stream of `data`.
-    static func zlib(_ data: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+    /// The zlib stream of `data`; from ``twoThreadBytes`` on (or as `halves` says) in two halves
+    /// on two threads, with the same bytes.
+    ///
+    /// The second half starts at the first byte `p` past the middle that differs from the byte 4
+    /// before it. No run covers such a byte, so the one-pass scan starts a token there and makes a
+    /// literal of it: the halves' tokens, one after the other, are the whole scan's, and their
+    /// counts add up to its counts. Each half also sums its Adler-32 (combined after). Once the
+    /// codes are built, each half writes its tokens' codes, the first after the headers into the
+    /// stream, the second into a buffer of its own, whose bits are then appended to the first's.
+    static func zlib(_ data: UnsafeBufferPointer<UInt8>, halves: Bool? = nil) -> [UInt8] {
         let n = data.count
-        // Pass 1: tokens (a literal byte, or 256 + length − 3 for a run at distance 4) and counts.
-        var literalCounts = [Int](repeating: 0, count: 286)
+        let p = secondHalf(data)
+        let pair = (halves ?? (n >= twoThreadBytes)) && p < n ? Parallel.Pair() : nil
+        let bounds = pair == nil ? [0, n, n] : [0, p, n]
+        // Pass 1: tokens (a literal byte, or 256 + length − 3 for a run at distance 4) at the
+        // start of each half's bytes, per half its symbol counts, token count and Adler-32.
+        let m = 286
         let tokens = UnsafeMutablePointer<UInt16>.allocate(capacity: max(n, 1))
-        defer { tokens.deallocate() }
-        let tokenCount = literalCounts.withUnsafeMutableBufferPointer { tokenizeAll(data, into: tokens, counts: $0) }
+        let side = UnsafeMutableBufferPointer<Int>.allocate(capacity: 2 * m + 4)
+        defer {
+            tokens.deallocate()
+            side.deallocate()
+        }
+        side.initialize(repeating: 0)
+        side[2 * m + 2] = 1  // the Adler-32 of no bytes
+        side[2 * m + 3] = 1
+        let input = DisjointSlots(base: UnsafeMutableBufferPointer(mutating: data))
+        let shared = DisjointSlots(base: side)
+        let out = DisjointSlots(base: UnsafeMutableBufferPointer(start: tokens, count: max(n, 1)))
+        Self.both(pair) { k in
+            let (from, to) = (bounds[k], bounds[k + 1])
+            guard from < to, let d = input.base.baseAddress else { return }
+            let counts = UnsafeMutableBufferPointer(rebasing: shared.base[(k * m)..<(k * m + m)])
+            shared.base[2 * m + k] = tokenize(
+                UnsafePointer(d), from: from, to: to, into: out.base.baseAddress! + from, counts: counts)
+            shared.base[2 * m + 2 + k] = Int(
+                ImageLibraries.adler32(UnsafeBufferPointer(rebasing: input.base[from..<to])))
+        }
+        var literalCounts = (0..<m).map { side[$0] &+ side[m + $0] }
         literalCounts[256] = 1  // end of block
         let codes = BlockCodes(literalCounts)
-        // Pass 2: at most 15 bits a byte, and the block's header.
-        return [UInt8](unsafeUninitializedCapacity: 2 * n + 4096) { o, written in
-            var w = BitWriter(o.baseAddress!)
-            w.byte(0x78)  // deflate, 32 KiB window
-            w.byte(0x01)  // fastest compression, no dictionary; (0x78 · 256 + 0x01) % 31 == 0
-            codes.writeHeader(&w)
-            codes.writeTokens(tokens, tokenCount, &w)
+        let tokenCounts = [side[2 * m], side[2 * m + 1]]
+        let adler: UInt32 =
+            pair == nil
+            ? UInt32(truncatingIfNeeded: side[2 * m + 2])
+            : ImageLibraries.adler32Combine(
+                UInt32(truncatingIfNeeded: side[2 * m + 2]), UInt32(truncatingIfNeeded: side[2 * m + 3]), n - p)
+        // Pass 2: at most 15 bits a byte, and the block's header. The second half's codes go to
+        // a buffer of their own (positions and pending bits of both writers in `written`).
+        let secondBytes = pair == nil ? 0 : 2 * (n - p) + 64
+        let second = UnsafeMutablePointer<UInt8>.allocate(capacity: max(secondBytes, 1))
+        let written = UnsafeMutableBufferPointer<Int>.allocate(capacity: 6)
+        defer {
+            second.deallocate()
+            written.deallocate()
+        }
+        return [UInt8](unsafeUninitializedCapacity: 2 * n + 4096) { o, count in
+            let state = DisjointSlots(base: written)
+            let first = DisjointSlots(base: o), rest = DisjointSlots(base: .init(start: second, count: secondBytes))
+            Self.both(pair) { k in
+                var w = BitWriter(k == 0 ? first.base.baseAddress! : rest.base.baseAddress!)
+                if k == 0 {
+                    w.byte(0x78)  // deflate, 32 KiB window
+                    w.byte(0x01)  // fastest compression, no dictionary; (0x78 · 256 + 0x01) % 31 == 0
+                    codes.writeHeader(&w)
+                }
+                if bounds[k] < bounds[k + 1] {
+                    codes.writeTokens(out.base.baseAddress! + bounds[k], tokenCounts[k], &w)
+                }
+                if k == 1 || pair == nil { codes.writeEnd(&w) }  // the end of the block
+                state.base[3 * k] = w.position
+                state.base[3 * k + 1] = Int(truncatingIfNeeded: w.pending)
+                state.base[3 * k + 2] = w.count
+            }
+            var w = BitWriter(
+                o.baseAddress!, position: written[0], pending: UInt64(UInt(bitPattern: written[1])), count: written[2])
+            if pair != nil {
+                w.append(
+                    second, position: written[3], pending: UInt64(UInt(bitPattern: written[4])), count: written[5])
+            }
             w.alignToByte()
-            let adler = ImageLibraries.adler32(data)
             for shift in [24, 16, 8, 0] { w.byte(UInt8(truncatingIfNeeded: adler >> UInt32(shift))) }
-            written = w.position
+            count = w.position
         }
     }
 
-    /// ``tokenize(_:from:to:into:counts:)`` of all of `data`, from ``twoThreadBytes`` on in two
-    /// halves on two threads: the second half starts at the first byte `p` past the middle that
-    /// differs from the byte 4 before it. No run covers such a byte, so the one-pass scan starts
-    /// a token there and makes a literal of it: the halves' tokens, one after the other, are the
-    /// whole scan's, and their counts add up to its counts. Returns the number of tokens.
-    static func tokenizeAll(
-        _ data: UnsafeBufferPointer<UInt8>, into tokens: UnsafeMutablePointer<UInt16>,
-        counts: UnsafeMutableBufferPointer<Int>
-    ) -> Int {
-        guard let d = data.baseAddress else { return 0 }
+    /// `body(0)` and `body(1)` on `pair`'s two threads; without a pair `body(0)` alone, which
+    /// then does the whole.
+    @inline(__always)
+    static func both(_ pair: Parallel.Pair?, _ body: @Sendable (Int) -> Void) {
+        if let pair { pair.run(body) } else { body(0) }
+    }
+
+    /// Where the second half of `data` starts: the first byte past the middle that differs from
+    /// the byte 4 before it (`data.count` when there is none).
+    static func secondHalf(_ data: UnsafeBufferPointer<UInt8>) -> Int {
         let n = data.count
         var middle = max(4, n / 2)
-        while middle < n && d[middle] == d[middle - 4] { middle += 1 }
-        let p = middle
-        guard n >= twoThreadBytes, p < n else { return tokenize(d, from: 0, to: n, into: tokens, counts: counts) }
-        // Side k's counts, token count and tokens (side 1's from `tokens + p`: side 0 writes at most p).
-        let sideCounts = UnsafeMutableBufferPointer<Int>.allocate(capacity: 2 * counts.count + 2)
-        defer { sideCounts.deallocate() }
-        sideCounts.initialize(repeating: 0)
-        let shared = DisjointSlots(base: sideCounts),
-            input = DisjointSlots(base: UnsafeMutableBufferPointer(mutating: data))
-        let out = DisjointSlots(base: UnsafeMutableBufferPointer(start: tokens, count: n)), m = counts.count
-        Parallel.both { k in
-            let slots = UnsafeMutableBufferPointer(rebasing: shared.base[(k * m)..<(k * m + m)])
-            shared.base[2 * m + k] = tokenize(
-                UnsafePointer(input.base.baseAddress!), from: k == 0 ? 0 : p, to: k == 0 ? p : n,
-                into: out.base.baseAddress! + (k == 0 ? 0 : p), counts: slots)
-        }
-        let first = sideCounts[2 * m], second = sideCounts[2 * m + 1]
-        (tokens + first).update(from: tokens + p, count: second)
-        for i in 0..<m { counts[i] &+= sideCounts[i] &+ sideCounts[m + i] }
-        return first + second
+        while middle < n && data[middle] == data[middle - 4] { middle += 1 }
+        return min(middle, n)
     }
 
     /// Cuts `d[start..<end]`, starting a token at `start`, into tokens (a literal byte, or 256 +
@@ -180,7 +224,7 @@ enum PixelDeflate {
             for l in lengths { w.put(UInt64(clCodes[Int(l)]), Int(clLengths[Int(l)])) }
         }
 
-        /// The codes of `tokens[0..<count]`, then the end of the block.
+        /// The codes of `tokens[0..<count]`.
         func writeTokens(_ tokens: UnsafeMutablePointer<UInt16>, _ count: Int, _ w: inout BitWriter) {
             literalCodes.withUnsafeBufferPointer { code in
                 literalLengths.withUnsafeBufferPointer { width in
@@ -197,10 +241,12 @@ enum PixelDeflate {
                             }
                         }
                     }
-                    w.put(UInt64(code[256]), Int(width[256]))
                 }
             }
         }
+
+        /// The end of the block.
+        func writeEnd(_ w: inout BitWriter) { w.put(UInt64(literalCodes[256]), Int(literalLengths[256])) }
     }
 
     /// Bits written least significant first, as deflate packs them.
@@ -211,6 +257,29 @@ enum PixelDeflate {
         var count = 0
 
         init(_ out: UnsafeMutablePointer<UInt8>) { self.out = out }
+
+        /// A writer that goes on where one left off: `position` bytes written, `count` bits pending.
+        init(_ out: UnsafeMutablePointer<UInt8>, position: Int, pending: UInt64, count: Int) {
+            self.out = out
+            self.position = position
+            self.pending = pending
+            self.count = count
+        }
+
+        /// Appends the bits another writer wrote to `bytes`: its `position` bytes (whole 32-bit
+        /// words, as ``put(_:_:)`` writes them), then its `count` pending bits.
+        mutating func append(_ bytes: UnsafePointer<UInt8>, position: Int, pending: UInt64, count: Int) {
+            var i = 0
+            while i + 4 <= position {
+                put(UInt64(UInt32(littleEndian: UnsafeRawPointer(bytes + i).loadUnaligned(as: UInt32.self))), 32)
+                i += 4
+            }
+            while i < position {
+                put(UInt64(bytes[i]), 8)
+                i += 1
+            }
+            put(pending, count)
+        }
 
         /// Writes the low `width` (at most 32) bits of `bits`.
         @inline(__always)

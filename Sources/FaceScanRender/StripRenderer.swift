@@ -139,8 +139,13 @@ enum StripRenderer {
         let run = Run(
             input: input, bins: UnsafeBufferPointer(bins), offsets: offsets, boxes: UnsafeBufferPointer(rows),
             planes: UnsafeBufferPointer(planes), size: size, supersample: ss, out: out, depth: dout)
-        let split = sides == nil || stripCount < 2 ? stripCount : stripCount / 2
-        both(sides) { k in run.strips(k == 0 ? 0..<split : split..<stripCount) }
+        // Strips alternate between the two sides: a face's triangles crowd some rows, and
+        // alternate strips share that load evenly where two halves of the image would not.
+        if sides == nil {
+            run.strips(stride(from: 0, to: stripCount, by: 1))
+        } else {
+            both(sides) { k in run.strips(stride(from: k, to: stripCount, by: 2)) }
+        }
     }
 
     /// Step 1 of ``draw(positions:triangles:normals:camera:shader:size:supersample:threads:pixels:depth:)``:
@@ -240,9 +245,9 @@ enum StripRenderer {
             return Int(lo) / supersample..<(Int(hi) / supersample + 1)
         }
 
-        /// Rasterises and resolves `range` of strips with buffers of its own.
-        func strips(_ range: Range<Int>) {
-            guard !range.isEmpty else { return }
+        /// Rasterises and resolves the strips `range` steps through, with buffers of its own.
+        func strips(_ range: StrideTo<Int>) {
+            guard range.underestimatedCount > 0 else { return }
             let w = size * supersample, h = w
             let stripRows = outputRowsPerStrip * supersample
             // Seven samples of slack after the last row for `Span.fill8`.

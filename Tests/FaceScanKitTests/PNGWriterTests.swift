@@ -119,40 +119,35 @@ import Testing
         #expect(Self.inflate(stream, size: data.count) == data, "\(name)")
     }
 
-    /// From ``PixelDeflate/twoThreadBytes`` the first pass runs in two halves: its tokens and counts
-    /// are the one-pass scan's, also with a run of repeats reaching past the middle (the split
-    /// moves to its end) and with no split point at all (all repeats after the middle).
-    @Test(arguments: ["runs across the middle", "repeats to the end", "face rows"])
-    func twoHalvesTokenizeAsOnePass(_ name: String) {
+    /// From ``PixelDeflate/twoThreadBytes`` both passes run in two halves: the stream is the
+    /// one-thread stream, byte for byte, also with a run of repeats reaching past the middle (the
+    /// split moves to its end), with no split point at all (all repeats after the middle), and
+    /// with halves of every bit alignment where they join; zlib inflates it.
+    @Test(arguments: ["runs across the middle", "repeats to the end", "face rows", "odd middles"])
+    func twoHalvesGiveTheOneThreadStream(_ name: String) {
         let n = PixelDeflate.twoThreadBytes + 4_099
         var data = (0..<n).map { UInt8(truncatingIfNeeded: ($0 * 7) % 13 + ($0 / 40) % 3) }
+        var inputs: [[UInt8]] = []
         switch name {
         case "runs across the middle":
             for i in (n / 2 - 1_000)..<(n / 2 + 3_000) { data[i] = data[i - 4] }
+            inputs = [data]
         case "repeats to the end":
             for i in (n / 2 - 10)..<n { data[i] = data[i - 4] }
+            inputs = [data]
+        case "face rows":
+            inputs = [PNGEncoder.filtered(Self.face)]
         default:
-            data = PNGEncoder.filtered(Self.face)
+            // First halves ending at each of 32 bit positions of a word: 32 lengths in a row.
+            inputs = (0..<32).map { Array(data[0..<(n - $0 * 3)]) }
         }
-        let count = data.count
-        var one = [Int](repeating: 0, count: 286), two = one
-        var oneTokens = [UInt16](repeating: 0, count: count), twoTokens = oneTokens
-        let c1 = data.withUnsafeBufferPointer { d in
-            oneTokens.withUnsafeMutableBufferPointer { t in
-                one.withUnsafeMutableBufferPointer {
-                    PixelDeflate.tokenize(d.baseAddress!, from: 0, to: count, into: t.baseAddress!, counts: $0)
-                }
-            }
+        for input in inputs {
+            let one = input.withUnsafeBufferPointer { PixelDeflate.zlib($0, halves: false) }
+            let two = input.withUnsafeBufferPointer { PixelDeflate.zlib($0, halves: true) }
+            #expect(input.count >= PixelDeflate.twoThreadBytes, "\(name) is at the two-half size")
+            #expect(one == two, "\(name), \(input.count) bytes")
+            #expect(Self.inflate(two, size: input.count) == input, "\(name), \(input.count) bytes")
         }
-        let c2 = data.withUnsafeBufferPointer { d in
-            twoTokens.withUnsafeMutableBufferPointer { t in
-                two.withUnsafeMutableBufferPointer { PixelDeflate.tokenizeAll(d, into: t.baseAddress!, counts: $0) }
-            }
-        }
-        #expect(count >= PixelDeflate.twoThreadBytes, "\(name) is at the two-half size")
-        #expect(c1 == c2, "\(name)")
-        #expect(Array(oneTokens[0..<c1]) == Array(twoTokens[0..<c2]), "\(name)")
-        #expect(one == two, "\(name)")
     }
 
     /// Length-limited codes are complete prefix codes (Kraft sum exactly 1) within the limit.
