@@ -297,104 +297,98 @@ public struct Report: Sendable, Equatable {
     }
 
     var jsonWithoutColour: JSONValue {
-        let r = frames.rejected
-        return .object(
-            [
-                ("input", .string(input)),
+        var fields: [(String, JSONValue)] = [
+            ("input", .string(input)), ("frames", framesJSON), ("mesh", meshJSON),
+            (
+                "accuracy",
+                accuracy.map { a in
+                    .object([("noiseBeforeUm", .ms(a.noiseBeforeUm)), ("noiseAfterUm", .ms(a.noiseAfterUm))])
+                } ?? .null
+            ),
+        ]
+        if let n = noise {
+            fields.append(
                 (
-                    "frames",
+                    "noise",
                     .object([
-                        ("read", .int(frames.read)), ("accepted", .int(frames.accepted)),
-                        (
-                            "rejected",
-                            .object([
-                                ("distance", .int(r.distance)), ("tracking", .int(r.tracking)),
-                                ("lighting", .int(r.lighting)), ("expression", .int(r.expression)),
-                            ])
-                        ),
-                        ("outlier", .int(r.outlier)),
-                        ("averaged", .int(frames.accepted - r.outlier)),
+                        ("medianStandardErrorUm", .ms(n.medianStandardErrorUm)),
+                        ("p95StandardErrorUm", .ms(n.p95StandardErrorUm)),
                     ])
-                ),
-                ("mesh", meshJSON),
+                ))
+        }
+        if let e = expression { fields.append(("expression", Self.json(e))) }
+        if let k = skippedImages {
+            fields.append(
                 (
-                    "accuracy",
-                    accuracy.map { a in
-                        .object([("noiseBeforeUm", .ms(a.noiseBeforeUm)), ("noiseAfterUm", .ms(a.noiseAfterUm))])
-                    } ?? .null
-                ),
-            ]
-                + (noise.map { n in
-                    [
-                        (
-                            "noise",
-                            JSONValue.object([
-                                ("medianStandardErrorUm", .ms(n.medianStandardErrorUm)),
-                                ("p95StandardErrorUm", .ms(n.p95StandardErrorUm)),
-                            ])
-                        )
-                    ]
-                } ?? [])
-                + (expression.map { e in
-                    [
-                        (
-                            "expression",
-                            JSONValue.object([
-                                ("coefficients", .array(e.coefficients.map { .string($0) })),
-                                ("verticesModelled", .int(e.verticesModelled)),
-                                (
-                                    "removedUm",
-                                    .object([
-                                        ("eyes", .ms(e.removedUm.eyes)), ("brows", .ms(e.removedUm.brows)),
-                                        ("mouth", .ms(e.removedUm.mouth)), ("rest", .ms(e.removedUm.rest)),
-                                        ("largest", .ms(e.removedUm.largest)),
-                                    ])
-                                ),
-                            ])
-                        )
-                    ]
-                } ?? [])
-                + (skippedImages.map { k in
-                    [
-                        (
-                            "skippedImages",
-                            JSONValue.object([
-                                ("corrupt", .int(k.corrupt)), ("wrongSize", .int(k.wrongSize)),
-                                ("oversized", .int(k.oversized)), ("camera", .int(k.camera)), ("total", .int(k.total)),
-                            ])
-                        )
-                    ]
-                } ?? [])
-                + (smoothing.map { s in
-                    [
-                        (
-                            "smoothing",
-                            JSONValue.object([
-                                ("passes", .int(s.passes)), ("mode", .string(s.automatic ? "auto" : "fixed")),
-                                ("reason", .string(s.reason)),
-                            ])
-                        )
-                    ]
-                } ?? [])
-                + [
-                    ("timingsMs", timingsJSON),
-                    (
-                        "outputs",
-                        .array(
-                            outputs.map {
-                                .object(
-                                    [
-                                        ("format", .string($0.format)), ("path", .string($0.path)),
-                                        ("bytes", .int($0.bytes)),
-                                    ] + ($0.crc32.map { [("crc32", JSONValue.int(Int($0)))] } ?? []))
-                            })
-                    ),
-                ] + (scale.map { [("scale", JSONValue.ms($0))] } ?? [])
-                + (depthMm.map { [("depthMm", JSONValue.ms($0))] } ?? [])
-                + (depthAskedMm.map { [("depthAskedMm", JSONValue.ms($0))] } ?? [])
-                + (rotationDeg.map { r in
-                    [("rotationDeg", JSONValue.object([("yaw", .ms(r.x)), ("pitch", .ms(r.y)), ("roll", .ms(r.z))]))]
-                } ?? [])
-                + (warnings.isEmpty ? [] : [("warnings", JSONValue.array(warnings.map { .string($0) }))]))
+                    "skippedImages",
+                    .object([
+                        ("corrupt", .int(k.corrupt)), ("wrongSize", .int(k.wrongSize)),
+                        ("oversized", .int(k.oversized)), ("camera", .int(k.camera)), ("total", .int(k.total)),
+                    ])
+                ))
+        }
+        if let s = smoothing {
+            fields.append(
+                (
+                    "smoothing",
+                    .object([
+                        ("passes", .int(s.passes)), ("mode", .string(s.automatic ? "auto" : "fixed")),
+                        ("reason", .string(s.reason)),
+                    ])
+                ))
+        }
+        fields.append(("timingsMs", timingsJSON))
+        fields.append(("outputs", outputsJSON))
+        if let scale { fields.append(("scale", .ms(scale))) }
+        if let depthMm { fields.append(("depthMm", .ms(depthMm))) }
+        if let depthAskedMm { fields.append(("depthAskedMm", .ms(depthAskedMm))) }
+        if let r = rotationDeg {
+            fields.append(("rotationDeg", .object([("yaw", .ms(r.x)), ("pitch", .ms(r.y)), ("roll", .ms(r.z))])))
+        }
+        if !warnings.isEmpty { fields.append(("warnings", .array(warnings.map { .string($0) }))) }
+        return .object(fields)
+    }
+
+    /// `frames`: read, accepted, rejected per reason, outliers and how many were averaged.
+    private var framesJSON: JSONValue {
+        let r = frames.rejected
+        return .object([
+            ("read", .int(frames.read)), ("accepted", .int(frames.accepted)),
+            (
+                "rejected",
+                .object([
+                    ("distance", .int(r.distance)), ("tracking", .int(r.tracking)),
+                    ("lighting", .int(r.lighting)), ("expression", .int(r.expression)),
+                ])
+            ),
+            ("outlier", .int(r.outlier)),
+            ("averaged", .int(frames.accepted - r.outlier)),
+        ])
+    }
+
+    /// `expression`: the coefficients modelled, the vertices, and what was removed per region.
+    private static func json(_ e: Expression) -> JSONValue {
+        .object([
+            ("coefficients", .array(e.coefficients.map { .string($0) })),
+            ("verticesModelled", .int(e.verticesModelled)),
+            (
+                "removedUm",
+                .object([
+                    ("eyes", .ms(e.removedUm.eyes)), ("brows", .ms(e.removedUm.brows)),
+                    ("mouth", .ms(e.removedUm.mouth)), ("rest", .ms(e.removedUm.rest)),
+                    ("largest", .ms(e.removedUm.largest)),
+                ])
+            ),
+        ])
+    }
+
+    /// `outputs`: each file's format, path, size and (from `batch`) CRC-32.
+    private var outputsJSON: JSONValue {
+        .array(
+            outputs.map {
+                .object(
+                    [("format", .string($0.format)), ("path", .string($0.path)), ("bytes", .int($0.bytes))]
+                        + ($0.crc32.map { [("crc32", JSONValue.int(Int($0)))] } ?? []))
+            })
     }
 }

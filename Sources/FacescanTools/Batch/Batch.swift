@@ -395,46 +395,54 @@ package enum Batch {
                     return (s.deferred.removeFirst(), true)
                 }
                 guard let (i, wait) = picked else { return }
-                let input = inputs[i], name = names[i]
-                let reportFile = reportPath(outputDirectory: jobOptions.outputDirectory, name: name)
-                let claim: BatchClaim
-                do throws(IOFailure) {
-                    guard let c = try BatchClaim.take(directory: jobOptions.outputDirectory, name: name, wait: wait)
-                    else {
-                        state.withLock { $0.deferred.append(i) }
-                        continue
-                    }
-                    claim = c
-                } catch {
-                    deliver(i, Outcome(input: input, name: name, report: nil, failure: .io(error)))
-                    continue
-                }
-                if identity(reportFile) != found[i],
-                    let stored = completedReport(input: input, name: name, options: jobOptions)
-                {
-                    claim.release()
-                    deliver(
-                        i,
-                        Outcome(
-                            input: input, name: name, report: nil, failure: nil, storedReport: stored,
-                            doneByOther: true))
-                    continue
-                }
-                if resume, let stored = completedReport(input: input, name: name, options: jobOptions) {
-                    claim.release()
-                    deliver(i, Outcome(input: input, name: name, report: nil, failure: nil, storedReport: stored))
-                    continue
-                }
-                let (outcome, set) = prepareOne(input, name: name, options: jobOptions)
-                if let set {
-                    committer.submit(i, outcome, set, claim)
-                } else {
-                    claim.release()
-                    deliver(i, outcome)
-                }
+                let taken = work(
+                    i, input: inputs[i], name: names[i], wait: wait, found: found[i], options: jobOptions,
+                    resume: resume, committer: committer, deliver: deliver)
+                if !taken { state.withLock { $0.deferred.append(i) } }
             }
         }
         committer.finish()
+    }
+
+    /// Capture `i` in a worker's loop: claimed (false, left for later, when another batch holds
+    /// it and `wait` is false); when its report was replaced since the batch began (`found`) and
+    /// can be vouched for, done by another batch; with `resume`, when done before, skipped; else
+    /// processed and its outputs handed to `committer`.
+    private static func work(
+        _ i: Int, input: String, name: String, wait: Bool, found: [Int]?, options jobOptions: PipelineOptions,
+        resume: Bool, committer: Committer, deliver: @Sendable (Int, Outcome) -> Void
+    ) -> Bool {
+        let reportFile = reportPath(outputDirectory: jobOptions.outputDirectory, name: name)
+        let claim: BatchClaim
+        do throws(IOFailure) {
+            guard let c = try BatchClaim.take(directory: jobOptions.outputDirectory, name: name, wait: wait) else {
+                return false
+            }
+            claim = c
+        } catch {
+            deliver(i, Outcome(input: input, name: name, report: nil, failure: .io(error)))
+            return true
+        }
+        if identity(reportFile) != found, let stored = completedReport(input: input, name: name, options: jobOptions) {
+            claim.release()
+            deliver(
+                i, Outcome(input: input, name: name, report: nil, failure: nil, storedReport: stored, doneByOther: true)
+            )
+            return true
+        }
+        if resume, let stored = completedReport(input: input, name: name, options: jobOptions) {
+            claim.release()
+            deliver(i, Outcome(input: input, name: name, report: nil, failure: nil, storedReport: stored))
+            return true
+        }
+        let (outcome, set) = prepareOne(input, name: name, options: jobOptions)
+        if let set {
+            committer.submit(i, outcome, set, claim)
+        } else {
+            claim.release()
+            deliver(i, outcome)
+        }
+        return true
     }
 
     /// Processes one capture and stages its outputs and report (a set for ``Committer``); the

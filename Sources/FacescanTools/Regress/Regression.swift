@@ -174,6 +174,30 @@ package enum Regression {
         }
         exact("outputVertices", m.report.mesh.outputVertices, e["outputVertices"])
         exact("outputTriangles", m.report.mesh.outputTriangles, e["outputTriangles"])
+        lines += try geometry(m, expected: e, sample: sample, toleranceUm: toleranceUm, meshPath: expectedMeshPath)
+        // Bytes: identical outputs are expected; a different hash is reported even when every
+        // metric is within tolerance.
+        let metricsOK = lines.allSatisfy { $0.status == .pass }
+        for (format, hash) in m.hashes {
+            let want = e["sha256"]?[format]?.stringValue
+            let status: Status = want == hash ? .pass : (metricsOK ? .changed : .fail)
+            lines.append(
+                Line(
+                    status: status, sample: sample, metric: "sha256." + format,
+                    detail: want == hash
+                        ? String(hash.prefix(16))
+                        : "\(hash.prefix(16)) (expected \(want.map { String($0.prefix(16)) } ?? "none"))",
+                    expected: want ?? "none", found: hash))
+        }
+        return lines
+    }
+
+    /// The geometry's lines of ``compare(_:sampleDir:toleranceUm:update:)``: the bounding box, the
+    /// error against the ground truth and the distance to the last accepted output (`meshPath`).
+    private static func geometry(
+        _ m: Metrics, expected e: JSONValue, sample: String, toleranceUm: Double, meshPath expectedMeshPath: String
+    ) throws -> [Line] {
+        var lines: [Line] = []
         // Bounding box, µm.
         var worst = 0.0
         var bboxOK = true
@@ -222,20 +246,6 @@ package enum Regression {
                 Line(
                     status: .fail, sample: sample, metric: "previousErrorUm", detail: "expected.stl missing",
                     expected: "expected.stl", found: "no such file"))
-        }
-        // Bytes: identical outputs are expected; a different hash is reported even when every
-        // metric is within tolerance.
-        let metricsOK = lines.allSatisfy { $0.status == .pass }
-        for (format, hash) in m.hashes {
-            let want = e["sha256"]?[format]?.stringValue
-            let status: Status = want == hash ? .pass : (metricsOK ? .changed : .fail)
-            lines.append(
-                Line(
-                    status: status, sample: sample, metric: "sha256." + format,
-                    detail: want == hash
-                        ? String(hash.prefix(16))
-                        : "\(hash.prefix(16)) (expected \(want.map { String($0.prefix(16)) } ?? "none"))",
-                    expected: want ?? "none", found: hash))
         }
         return lines
     }
