@@ -39,11 +39,11 @@ public struct RenderOptions: Sendable, Hashable, Codable {
     public var fieldOfView: Float
     /// Extra room around the bounding sphere, as a fraction of its radius: 0 to 100.
     public var margin: Float
-    /// Threads of a render, 1 to 256: with more than 1 the vertices, the triangles' set-up and the
-    /// horizontal strips of the image are each split in two halves, drawn on the calling thread
-    /// and one more started for the render (joined before it returns); the output is
-    /// byte-identical for any count. The default is 1; `process` asks for 2 on a machine with
-    /// two or more cores (the thumbnail the user waits for: a median 7.6 ms against 9.0 ms,
+    /// Threads of a render, 1 to 256: with more than 1 the vertices and the triangles' set-up are
+    /// each split in two halves and the horizontal strips of the image alternate between two
+    /// threads, the calling thread and one more started for the render (joined before it
+    /// returns); the output is byte-identical for any count. The default is 1; `process` asks
+    /// for 2 on a machine with two or more cores (the thumbnail the user waits for,
     /// docs/PERFORMANCE.md, *Thumbnail as the user sees it*), `batch` with parallel jobs for 1.
     public var threads: Int
 
