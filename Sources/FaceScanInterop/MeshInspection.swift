@@ -75,7 +75,7 @@ public struct MeshInspection: Sendable, Equatable {
         func num(_ f: Float) -> JSONValue { .double(Double("\(f)") ?? Double(f)) }
         func vec(_ v: SIMD3<Float>) -> JSONValue { .array([num(v.x), num(v.y), num(v.z)]) }
         let size = JSONValue.array(sizeNumbers.map { .double($0) })
-        return .object([
+        let fields: [(String, JSONValue)] = [
             ("vertices", .int(check.vertexCount)),
             ("triangles", .int(check.triangleCount)),
             ("units", .string(unit.rawValue)),
@@ -90,7 +90,8 @@ public struct MeshInspection: Sendable, Equatable {
             ("watertight", .bool(check.isWatertight)),
             ("volume", volume.map { .double($0) } ?? .null),
             ("volumeCm3", volume.map { .double($0 * pow3(unit.millimetres) / 1000) } ?? .null),
-        ])
+        ]
+        return .object(fields)
     }
 
     /// Human-readable lines.

@@ -188,7 +188,8 @@ package enum AutoSmoothing {
             for i in 0..<probes {
                 var sv = SIMD3<Double>.zero
                 for (j, s) in noise.enumerated() {
-                    sv += patterns[i][j] * SIMD3(s[3 * v], s[3 * v + 1], s[3 * v + 2])
+                    let weight: Double = patterns[i][j]
+                    sv += weight * SIMD3<Double>(s[3 * v], s[3 * v + 1], s[3 * v + 2])
                 }
                 sv *= scales[i]
                 let a = (sv * normals[v]).sum()

@@ -278,7 +278,9 @@ package enum Taubin {
             for v in 0..<vertexCount { out[v] = s.along[v] }
             for (r, v) in rimVertex.enumerated() {
                 let n = floatNormals[Int(v)]
-                out[Int(v)] = n.x * s.rim[3 * r] + n.y * s.rim[3 * r + 1] + n.z * s.rim[3 * r + 2]
+                let x: SIMD4<Float> = n.x * s.rim[3 * r], y: SIMD4<Float> = n.y * s.rim[3 * r + 1]
+                let z: SIMD4<Float> = n.z * s.rim[3 * r + 2]
+                out[Int(v)] = x + y + z
             }
         }
 
@@ -392,7 +394,8 @@ package enum Taubin {
                 if len2 > lim * lim {
                     let len = len2.squareRoot(), scale = lim / len
                     // Lanes 1…3: the offset less its part along the clamped one, scaled.
-                    let radial = (x[0] * x + y[0] * y + z[0] * z) / len2
+                    let rx: SIMD4<Float> = x[0] * x, ry: SIMD4<Float> = y[0] * y, rz: SIMD4<Float> = z[0] * z
+                    let radial: SIMD4<Float> = (rx + ry + rz) / len2
                     var nx = (x - radial * x[0]) * scale, ny = (y - radial * y[0]) * scale
                     var nz = (z - radial * z[0]) * scale
                     nx[0] = x[0] * scale
