@@ -40,12 +40,7 @@ extension DecimationCore {
     /// not depend on which.
     @inline(__always)
     func bothSides(parallel: Bool, _ body: @Sendable (Int) -> Void) {
-        if parallel, let sides {
-            sides.run(body)
-        } else {
-            body(0)
-            body(1)
-        }
+        Parallel.both(on: parallel ? sides : nil, body)
     }
 
     /// ``collapsePass(_:budget:pass:stamp:endpointFallback:)`` on two threads: each half of the mesh collapses its

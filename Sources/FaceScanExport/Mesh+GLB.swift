@@ -40,16 +40,13 @@ extension Mesh {
         }
     }
 
-    /// The positions' bounds in metres, as the buffer writes them (zero for no vertex).
+    /// The positions' bounds in metres, as the buffer writes them (zero for no vertex): the
+    /// mesh's own ``Mesh/bounds`` converted, corner by corner (the conversion is monotonic, so
+    /// the converted corners bound the converted positions exactly).
     func glbBounds(metresPerUnit: Double) -> (lo: SIMD3<Float>, hi: SIMD3<Float>) {
-        guard vertexCount > 0 else { return (.zero, .zero) }
-        var lo = SIMD3<Float>(repeating: .infinity), hi = SIMD3<Float>(repeating: -.infinity)
-        for p in positions {
-            let v = metres(p, metresPerUnit)
-            lo = pointwiseMin(lo, v)
-            hi = pointwiseMax(hi, v)
-        }
-        return (lo, hi)
+        let (lo, hi) = bounds
+        let a = metres(lo, metresPerUnit), b = metres(hi, metresPerUnit)
+        return (pointwiseMin(a, b), pointwiseMax(a, b))
     }
 
     /// A position in metres.

@@ -49,8 +49,8 @@ enum PixelDeflate {
         let input = DisjointSlots(base: UnsafeMutableBufferPointer(mutating: data))
         let shared = DisjointSlots(base: side)
         let out = DisjointSlots(base: UnsafeMutableBufferPointer(start: tokens, count: max(n, 1)))
-        Self.both(pair) { k in
-            let (from, to) = (bounds[k], bounds[k + 1])
+        Parallel.both(on: pair) { k in
+            let (from, to) = (bounds[k], bounds[k + 1])  // without a pair, side 1's is empty
             guard from < to, let d = input.base.baseAddress else { return }
             let counts = UnsafeMutableBufferPointer(rebasing: shared.base[(k * m)..<(k * m + m)])
             shared.base[2 * m + k] = tokenize(
@@ -79,7 +79,8 @@ enum PixelDeflate {
         return [UInt8](unsafeUninitializedCapacity: 2 * n + 4096) { o, count in
             let state = DisjointSlots(base: written)
             let first = DisjointSlots(base: o), rest = DisjointSlots(base: .init(start: second, count: secondBytes))
-            Self.both(pair) { k in
+            Parallel.both(on: pair) { k in
+                guard k == 0 || pair != nil else { return }  // one stream: side 0 writes it all
                 var w = BitWriter(k == 0 ? first.base.baseAddress! : rest.base.baseAddress!)
                 if k == 0 {
                     w.byte(0x78)  // deflate, 32 KiB window
@@ -104,13 +105,6 @@ enum PixelDeflate {
             for shift in [24, 16, 8, 0] { w.byte(UInt8(truncatingIfNeeded: adler >> UInt32(shift))) }
             count = w.position
         }
-    }
-
-    /// `body(0)` and `body(1)` on `pair`'s two threads; without a pair `body(0)` alone, which
-    /// then does the whole.
-    @inline(__always)
-    static func both(_ pair: Parallel.Pair?, _ body: @Sendable (Int) -> Void) {
-        if let pair { pair.run(body) } else { body(0) }
     }
 
     /// Where the second half of `data` starts: the first byte past the middle that differs from

@@ -74,7 +74,7 @@ enum StripRenderer {
                 let vertices = Vertices(
                     positions: positions, normals: normals, camera: camera, shader: shader, screen: screen,
                     fixed: fixed, invDepth: invDepth, front: front, back: back)
-                both(sides) { k in vertices.run(k == 0 ? 0..<n / 2 : n / 2..<n) }
+                Parallel.both(on: sides) { k in vertices.run(k == 0 ? 0..<n / 2 : n / 2..<n) }
             }
         }
         triangles.withUnsafeBufferPointer { tris in
@@ -89,17 +89,6 @@ enum StripRenderer {
                     }
                 }
             }
-        }
-    }
-
-    /// `body(0)` and `body(1)`: on `sides`' two threads, or in order on the calling thread.
-    @inline(__always)
-    static func both(_ sides: Parallel.Pair?, _ body: @Sendable (Int) -> Void) {
-        if let sides {
-            sides.run(body)
-        } else {
-            body(0)
-            body(1)
         }
     }
 
@@ -123,7 +112,7 @@ enum StripRenderer {
         let binning = Triangles(
             input: input, width: size * ss, stripRows: outputRowsPerStrip * ss, stripCount: stripCount, rows: rows,
             planes: planes, counts: counts)
-        both(sides) { k in binning.setUp(k == 0 ? 0..<half : half..<triangleCount, side: k) }
+        Parallel.both(on: sides) { k in binning.setUp(k == 0 ? 0..<half : half..<triangleCount, side: k) }
         // Strip s's bins: side 0's triangles, then side 1's, each in triangle order.
         var offsets = [Int32](repeating: 0, count: stripCount + 1)
         for s in 0..<stripCount {
@@ -135,16 +124,18 @@ enum StripRenderer {
         let bins = UnsafeMutableBufferPointer<Int32>.allocate(capacity: max(1, Int(offsets[stripCount])))
         defer { bins.deallocate() }
         let slots = DisjointSlots(base: bins)
-        both(sides) { k in binning.fill(k == 0 ? 0..<half : half..<triangleCount, side: k, bins: slots.base) }
+        Parallel.both(on: sides) { k in
+            binning.fill(k == 0 ? 0..<half : half..<triangleCount, side: k, bins: slots.base)
+        }
         let run = Run(
             input: input, bins: UnsafeBufferPointer(bins), offsets: offsets, boxes: UnsafeBufferPointer(rows),
             planes: UnsafeBufferPointer(planes), size: size, supersample: ss, out: out, depth: dout)
         // Strips alternate between the two sides: a face's triangles crowd some rows, and
         // alternate strips share that load evenly where two halves of the image would not.
-        if sides == nil {
-            run.strips(stride(from: 0, to: stripCount, by: 1))
+        if let sides {
+            sides.run { k in run.strips(stride(from: k, to: stripCount, by: 2)) }
         } else {
-            both(sides) { k in run.strips(stride(from: k, to: stripCount, by: 2)) }
+            run.strips(stride(from: 0, to: stripCount, by: 1))
         }
     }
 

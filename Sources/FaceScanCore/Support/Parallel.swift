@@ -38,6 +38,18 @@ package enum Parallel {
         pair.run(body)
     }
 
+    /// `body(0)` and `body(1)`: on `pair`'s two threads (``Pair/run(_:)``), or in order on the
+    /// calling thread without one — what a step that splits its work in two calls, whether or
+    /// not its caller started a pair.
+    package static func both(on pair: Pair?, _ body: @Sendable (Int) -> Void) {
+        if let pair {
+            pair.run(body)
+        } else {
+            body(0)
+            body(1)
+        }
+    }
+
     /// Names the calling thread ``threadName`` (best effort; Glibc does not export
     /// `pthread_setname_np` to Swift, so on Linux through /proc).
     static func nameThisThread() {
