@@ -82,6 +82,22 @@ func runFuzzSolidBench(cases: Int = 300, runs: Int = 3, corpus: String = "Tests/
     }
 }
 
+/// The solid step on the surface in `path` (millimetres, the command's default options; a relief
+/// with `base`): best wall time of three runs, then the work it counted.
+func runSolidWork(path: String, base: Bool) throws {
+    let mesh = try MeshIO.read(path: path)
+    var options = SolidOptions()
+    options.base = base
+    var best = Double.infinity
+    for _ in 0..<3 {
+        let start = DispatchTime.now().uptimeNanoseconds
+        _ = try? Solidify.part(mesh, options: options, unitInMillimetres: 1)
+        best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+    }
+    print(String(format: "%@: %d vertices, best of 3 %.1f ms", path, mesh.vertexCount, best))
+    printWork(mesh, options: options, count: nil)
+}
+
 /// One more run of a case `FACESCAN_BENCH_ONLY` names, with the work it counted
 /// (`Solidify.Work`): the distance fields' points, each back's share and extraction, each
 /// push-off, and the error a refused part ended with.

@@ -43,6 +43,15 @@ if CommandLine.arguments.count >= 2 && CommandLine.arguments[1] == "render" {
     exit(0)
 }
 
+// `facescan-bench solid-work FILE [--base]`: the solid step on one surface file (mm, the
+// command's default options), its wall time (best of 3) and the work it counted.
+if CommandLine.arguments.count >= 3 && CommandLine.arguments[1] == "solid-work" {
+    do {
+        try runSolidWork(path: CommandLine.arguments[2], base: CommandLine.arguments.contains("--base"))
+    } catch { print("solid-work failed: \(error)") }
+    exit(0)
+}
+
 let wanted = Set(CommandLine.arguments.dropFirst())
 func section(_ name: String) -> Bool { wanted.isEmpty || wanted.contains(name) }
 

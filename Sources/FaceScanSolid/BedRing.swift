@@ -9,8 +9,10 @@ import FaceScanCore
 /// cut by ear clipping. Cost: O(l²) for the nesting of l loops, plus the bridges and the clipping.
 enum BedRing {
     /// The ring's triangles as vertex indices of the assembled solid (front first, then back),
-    /// facing −z. Throws `SolidError/backNotClosed(depth:)` (depth 0: the caller names the cut)
-    /// when the rim runs clockwise, a loop cannot be placed or bridged, or a piece cannot be clipped.
+    /// facing −z. Throws `SolidError/backCrossesRim(depth:)` (depth 0: the caller names the cut)
+    /// when a piece cannot be clipped and a loop crosses the rim, else
+    /// `SolidError/backNotClosed(depth:)` when the rim runs clockwise, a loop cannot be placed or
+    /// bridged, or a piece cannot be clipped.
     static func triangles(front: Mesh, rim: [UInt32], back: Mesh, loops: [[UInt32]]) throws(SolidError) -> [UInt32] {
         let n = front.vertexCount
         var points = rim.map { SIMD2<Double>(Double(front.positions[Int($0)].x), Double(front.positions[Int($0)].y)) }
@@ -32,10 +34,28 @@ enum BedRing {
             var outline = piece.outline
             guard Polygons2D.bridge(&outline, holes: piece.holes, points: points),
                 let triangles = EarClipping.triangulate(points, polygon: outline)
-            else { throw .backNotClosed(depth: 0) }
+            else {
+                if crosses(rimOutline, polygons, points: points) { throw .backCrossesRim(depth: 0) }
+                throw .backNotClosed(depth: 0)
+            }
             for t in triangles { out += [ids[Int(t.x)], ids[Int(t.z)], ids[Int(t.y)]] }
         }
         return out
+    }
+
+    /// Whether an edge of a loop touches an edge of the rim's outline (asked only when a piece
+    /// could not be triangulated: O(rim × loop edges)).
+    static func crosses(_ rim: [Int32], _ loops: [[Int32]], points: [SIMD2<Double>]) -> Bool {
+        for loop in loops {
+            for i in loop.indices {
+                let p = points[Int(loop[i])], q = points[Int(loop[(i + 1) % loop.count])]
+                for k in rim.indices
+                where Polygons2D.segmentsTouch(p, q, points[Int(rim[k])], points[Int(rim[(k + 1) % rim.count])]) {
+                    return true
+                }
+            }
+        }
+        return false
     }
 
     /// The ring's pieces: the rim's outline with the outermost loops as holes, and each loop at an

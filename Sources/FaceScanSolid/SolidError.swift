@@ -33,6 +33,10 @@ package enum SolidError: Error, Sendable, Equatable {
     case backOverBudget(vertices: Int)
     /// The back still crosses the front after being pushed off it.
     case backCrossesFront(depth: Double)
+    /// The back's outline on the bed crosses the rim at this cut (a notch of the rim narrower
+    /// than the extraction's spacing, which the back's outline cuts across): every margin and
+    /// ball at this cut meets it alike, so the cut moves forward.
+    case backCrossesRim(depth: Double)
     /// The finished part is not a closed, clean solid (`summary` from ``MeshCheck``).
     case notClosed(String)
     /// The task was cancelled.
@@ -60,7 +64,7 @@ package enum SolidError: Error, Sendable, Equatable {
             let s = size.rounded(.toNearestOrAwayFromZero)
             return
                 "a shell \(s.x)x\(s.y)x\(s.z) mm with a \(thickness) mm wall needs more than \(points) points of distance field (the limit, about 1 GB and 2 s): give SolidOptions.fit, a thicker SolidOptions.thickness, or SolidOptions.base"
-        case .backNotClosed(let depth), .backCrossesFront(let depth):
+        case .backNotClosed(let depth), .backCrossesFront(let depth), .backCrossesRim(let depth):
             return
                 "could not make a shell's back behind this surface (cut tried down to \(mm(depth)) mm; try SolidOptions.base or a smaller SolidOptions.thickness)"
         case .backOverBudget(let vertices):

@@ -41,9 +41,14 @@ import FaceScanDecimate
 ///   crossed the front after its push-off (it would cross too), and a front that is not clean gets no back at all (the cut moves
 ///   forward); a choice whose back fails is skipped, but a back that cannot be decimated to its share
 ///   (`SolidError/backOverBudget(vertices:)`) ends the choices at once (every choice would
-///   fail alike). When every choice fails or the back is over its share
+///   fail alike), and a back whose outline on the bed crosses the rim
+///   (`SolidError/backCrossesRim(depth:)`: a notch of the rim narrower than the extraction's
+///   spacing) ends them too, keeping the best back so far if there is one (every margin and ball
+///   at this cut meets the notch alike). When every choice fails or the back is over its share
 ///   (`SolidError/backNotClosed(depth:)`, `SolidError/backCrossesFront(depth:)`), the cut moves
-///   forward as above, at most `Constants/backTries` times: a shallower part has less to fold.
+///   forward as above, at most `Constants/backTries` times: a shallower part has less to fold;
+///   after a rim crossing it moves forward without counting a try, at most `Constants/rimTries`
+///   times. However the cuts go, a part extracts at most `Constants/mostBacks` backs in all.
 /// - Anything else (an option, the surface, a grid over its budget, cancellation) is not retried.
 public enum Solidify {
     enum Constants {
@@ -52,6 +57,11 @@ public enum Solidify {
         static let depthStep = 0.9
         /// Cuts a shell's back is tried at, the cut moved forward after each failure.
         static let backTries = 3
+        /// Cuts moved forward because a back's outline on the bed crossed the rim
+        /// (`SolidError/backCrossesRim(depth:)`), besides `backTries`.
+        static let rimTries = 4
+        /// Backs one part extracts in all, whatever the cuts: the seven choices at `backTries` cuts.
+        static let mostBacks = 21
         /// Height of a shell's plinth (the vertical wall it stands on), in thicknesses.
         static let plinthThicknesses = 2.0
         /// Height of a relief's plinth, millimetres.
@@ -186,7 +196,7 @@ public enum Solidify {
         var turned = Solidify.turned(
             try want.map { w throws(SolidError) in try decimated(closed, to: w) } ?? closed, frame: frame)
         var depth = options.depth
-        var (cuts, decimations, backs) = (0, 1, 0)
+        var (cuts, decimations, backs, rimCuts) = (0, 1, 0, 0)
         var fewestFront = Int.max
         while true {
             do throws(SolidError) {
@@ -220,7 +230,11 @@ public enum Solidify {
                 case .rimOverhangs where cuts + 1 < Constants.cutTries:
                     cuts += 1
                     depth = forward(from: depth, turned: turned, options: options, unit: unit)
-                case .backNotClosed, .backCrossesFront, .backOverBudget:
+                case .backCrossesRim where rimCuts + 1 < Constants.rimTries && cuts + 1 < Constants.cutTries:
+                    // The cut's failure, not its backs': the next cut, without counting a back try.
+                    (rimCuts, cuts) = (rimCuts + 1, cuts + 1)
+                    depth *= Constants.depthStep
+                case .backNotClosed, .backCrossesFront, .backOverBudget, .backCrossesRim:
                     backs += 1
                     guard backs < Constants.backTries, cuts + 1 < Constants.cutTries else {
                         throw error.at(depth: depth)
@@ -295,7 +309,9 @@ public enum Solidify {
             let thickness = options.thickness / unit
             // A back is joined to the front as it is: a front that is not clean (a cut that left
             // a duplicate triangle) can give no clean part, whatever back is tried.
-            guard MeshCheck(placed).isClean else { throw .backNotClosed(depth: front.depth) }
+            guard MeshCheck(placed).isClean, work.backs.count < Constants.mostBacks else {
+                throw .backNotClosed(depth: front.depth)
+            }
             let field: LevelSetShell.Field
             do throws(SolidError) {
                 field = try LevelSetShell.Field(placed, thickness: thickness, backVertices: max(backBudget, 1))
@@ -313,7 +329,7 @@ public enum Solidify {
             // or nearer, its hollow opened by a ball no wider, would cross it too (skipped).
             var crossedAt: [LevelSetShell.Choice] = []
             for choice in LevelSetShell.choices(front: placed, thickness: thickness, backVertices: max(backBudget, 0))
-            where choice.margin >= thinAt
+            where work.backs.count < Constants.mostBacks && choice.margin >= thinAt
                 && !crossedAt.contains(where: { choice.margin <= $0.margin && choice.opening <= $0.opening })
             {
                 let solid: Mesh
@@ -324,6 +340,11 @@ public enum Solidify {
                 } catch {
                     if error == .cancelled { throw error }
                     if case .backOverBudget = error { throw error }
+                    // The rim's notch meets every choice at this cut: the best so far, or the next cut.
+                    if case .backCrossesRim = error {
+                        if best != nil { break }
+                        throw error.at(depth: front.depth)
+                    }
                     if case .backCrossesFront = error { crossedAt.append(choice) }
                     last = error.at(depth: front.depth)
                     continue
@@ -380,6 +401,7 @@ extension SolidError {
         switch self {
         case .backNotClosed: .backNotClosed(depth: depth)
         case .backCrossesFront: .backCrossesFront(depth: depth)
+        case .backCrossesRim: .backCrossesRim(depth: depth)
         default: self
         }
     }

@@ -172,6 +172,39 @@ import Testing
         #expect(abs(Solidify.forward(from: 200, turned: surface, options: shell, unit: 1000) - 0.9 * 200) < 1e-9)
     }
 
+    /// A surface whose rim, once cut, has notches narrower than the back's extraction (an 11 × 2
+    /// grid of random heights 200 mm across, `small-solids`' s26): the back's outline on the bed
+    /// crosses the rim at the first cut whatever its margin and ball, so the first such back ends
+    /// that cut's choices and the cut moves forward (it extracted 8 backs before, 3 now), and the
+    /// part is made; however the cuts go, a part extracts at most `mostBacks` backs.
+    @Test func aBackCrossingTheRimMovesTheCut() throws {
+        let xs: [Float] = [
+            -100.00037, -80.00029, -60.000217, -40.000145, -20.000072, 0, 20.000072, 40.000145, 60.000217, 80.00029,
+            100.00037,
+        ]
+        let near: [(Float, Float)] = [
+            (-63.456066, -28.64293), (-73.6579, -21.88274), (-77.02334, 13.441038), (-86.30404, 6.3694606),
+            (-75.71092, -4.955452), (-127.97717, 21.44565), (-110.607445, 27.107395), (-121.88474, -11.77435),
+            (-97.44714, -25.310764), (-68.197784, 1.4694097), (-103.95238, 8.951283),
+        ]
+        let far: [(Float, Float)] = [
+            (82.80066, 5.6975946), (85.232864, 21.573107), (123.46599, -19.28717), (94.251526, -32.89755),
+            (61.062, 18.420362), (87.02889, 39.079296), (73.69238, 0.9847776), (127.925835, -9.622579),
+            (100.19426, 13.030759), (72.49519, -2.4632726), (132.44432, -29.88472),
+        ]
+        let positions = zip(xs, near).map { SIMD3($0, $1.0, $1.1) } + zip(xs, far).map { SIMD3($0, $1.0, $1.1) }
+        var triangles: [UInt32] = []
+        for i in 0..<UInt32(10) { triangles += [i, i + 1, i + 12, i, i + 12, i + 11] }
+        let surface = try Mesh(positions: positions, triangles: triangles)
+        var work = Solidify.Work()
+        let part = try Solidify.makePart(surface, options: SolidOptions(), unitInMillimetres: 1, work: &work)
+        let check = MeshCheck(part.mesh)
+        #expect(check.isWatertight && check.isClean)
+        #expect(work.backs.count <= 3, "\(work.backs.count) backs")
+        #expect(part.depth < SolidOptions.defaultDepth, "the cut moved forward")
+        #expect(Solidify.Constants.mostBacks == Solidify.Constants.backTries * 7)
+    }
+
     /// A shell's back takes as many vertices as its front, at least 500; with a vertex count,
     /// what the count leaves, but no more than that or twice the front (the rest is padding).
     @Test func backShareFollowsTheFront() {
