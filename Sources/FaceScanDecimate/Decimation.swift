@@ -109,11 +109,14 @@ public enum Decimation {
 
     /// `mesh` (clean: edge-manifold, no degenerate or repeated triangle, every vertex referenced)
     /// decimated to `target` vertices, or as close as collapses allow, with the vertices flagged
-    /// in `keep` left where they are.
-    package static func simplify(_ mesh: Mesh, toward target: Int, keeping keep: [Bool], threads: Int = 1) -> Mesh {
+    /// in `keep` left where they are; a pass that makes fewer than `stall` of the collapses left
+    /// goes on at any cost (see `QuadricSimplifier.decimate(to:floor:stall:)`).
+    package static func simplify(
+        _ mesh: Mesh, toward target: Int, keeping keep: [Bool], stall: Double = 0, threads: Int = 1
+    ) -> Mesh {
         var simplifier = QuadricSimplifier(mesh, threads: threads)
         simplifier.lock(keep)
-        _ = simplifier.decimate(to: target, floor: minimumVertices)
+        _ = simplifier.decimate(to: target, floor: minimumVertices, stall: stall)
         return simplifier.mesh()
     }
 

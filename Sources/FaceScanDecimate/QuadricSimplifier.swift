@@ -159,8 +159,12 @@ struct QuadricSimplifier: ~Copyable {
 
     /// Collapses edges until `max(target, floor)` vertices remain or no collapse is allowed.
     /// Returns the number of vertices reached. Each pass: compact → adjacency → rank → sort →
-    /// collapse the cheapest edges, each vertex at most once.
-    mutating func decimate(to target: Int, floor: Int = 4) -> Int {
+    /// collapse the cheapest edges, each vertex at most once. A pass that makes no collapse goes
+    /// on at any cost (``collapseAnyCost(_:budget:pass:enough:)``); with `stall`, so does a pass
+    /// that makes fewer than that share of the collapses left (a mesh of slivers, as marching
+    /// tetrahedra make, whose cheap collapses the shape term mostly refuses: without it, passes
+    /// of a few collapses each, one ranking of the whole mesh per pass, until one makes none).
+    mutating func decimate(to target: Int, floor: Int = 4, stall: Double = 0) -> Int {
         let goal = max(target, floor)
         // Large meshes collapse in two halves (on two threads when allowed; same bytes either way).
         let split = triangleSlots >= Tuning.parallelTriangles
@@ -184,7 +188,10 @@ struct QuadricSimplifier: ~Copyable {
                 halves
                 ? core.collapsePassSplit(nsorted, budget: budget, pass: pass, stamp: &stamp)
                 : core.collapsePass(nsorted, budget: budget, pass: pass, stamp: &stamp)
-            if done == 0 { done = collapseAnyCost(count, budget: budget, pass: pass) }
+            let enough = max(1, Int(stall * Double(budget)))
+            if done < enough {
+                done += collapseAnyCost(count, budget: budget - done, pass: pass, enough: enough - done)
+            }
             liveVertices -= done
             if done == 0 { break }
         }
@@ -199,16 +206,17 @@ struct QuadricSimplifier: ~Copyable {
             max(Tuning.budgetShare * Double(budget), Double(budget + Tuning.tailCandidates)) / Double(count))
     }
 
-    /// When every cheap edge is blocked: a pass over all `count` ranked edges at any cost, trying
-    /// a collapse its placement would spoil onto the kept endpoint instead; if still none, one
-    /// pass without the shape term (a mesh of needles already, where every collapse makes one
-    /// worse), so that the count stays reachable. Returns the collapses made.
-    private mutating func collapseAnyCost(_ count: Int, budget: Int, pass: UInt32) -> Int {
+    /// When every cheap edge is blocked (fewer than `enough` collapses made): a pass over all
+    /// `count` ranked edges at any cost, trying a collapse its placement would spoil onto the kept
+    /// endpoint instead; if still fewer than `enough`, one pass without the shape term (a mesh of
+    /// needles already, where every collapse makes one worse), so that the count stays reachable.
+    /// Returns the collapses made.
+    private mutating func collapseAnyCost(_ count: Int, budget: Int, pass: UInt32, enough: Int = 1) -> Int {
         let all = core.sortCandidates(count, limitKey: UInt32(DecimationCore.bucketCount - 1))
         var done = core.collapsePass(all, budget: budget, pass: pass, stamp: &stamp, endpointFallback: true)
-        if done == 0 {
+        if done < enough {
             core.qualitySineSquared = 0
-            done = core.collapsePass(all, budget: budget, pass: pass, stamp: &stamp, endpointFallback: true)
+            done += core.collapsePass(all, budget: budget - done, pass: pass, stamp: &stamp, endpointFallback: true)
             core.qualitySineSquared = Float(Tuning.qualitySineSquared)
         }
         return done

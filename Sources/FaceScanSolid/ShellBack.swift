@@ -55,6 +55,9 @@ package enum LevelSetShell {
         /// Down to this fraction of the marching-tetrahedra vertices the back is always decimated
         /// (marching tetrahedra leave slivers; the collapses' shape term removes them).
         static let decimation = 0.35
+        /// A pass of the back's decimation that makes fewer than this share of the collapses left
+        /// goes on at any cost: marching tetrahedra's slivers stall the cheap collapses.
+        static let decimationStall = 1.0 / 16
         /// Lowest height of a back vertex off the bed (its rim on the bed excepted), in thicknesses.
         static let bedMargin = 0.02
         /// Rounds and step (in thicknesses) of pushing the back off the front where it crosses it.
@@ -226,7 +229,7 @@ package enum LevelSetShell {
         for loop in loops.loops {
             for (k, v) in loop.enumerated() where k % every == 0 { keep[Int(v)] = true }
         }
-        let out = Decimation.simplify(back, toward: budget, keeping: keep)
+        let out = Decimation.simplify(back, toward: budget, keeping: keep, stall: Constants.decimationStall)
         try SolidError.checkCancelled()
         guard out.vertexCount <= backVertices else { throw .backOverBudget(vertices: backVertices) }
         return out
