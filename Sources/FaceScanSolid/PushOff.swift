@@ -9,7 +9,9 @@ extension LevelSetShell {
     /// looking only at the back triangles around what the last one moved, against the front's
     /// triangles in the cells of a grid built once (``FrontGrid``): the wall only thickens. The
     /// crossing pairs tested are counted into `work` (at most the flagged back triangles' cells'
-    /// front triangles per round), and a round that moves nothing ends the push.
+    /// front triangles per round), and a round that moves nothing ends the push, as does one
+    /// after which the vertices still crossing could not all be pushed off in the rounds left at
+    /// twice the pace of the rounds so far (a push that stalls is refused sooner, not later).
     static func pushOut(
         _ solid: inout Mesh, front: Mesh, backTriangles: Range<Int>, fixed: [Bool], thickness: Double,
         bvh: TriangleBVH, work: inout PushWork
@@ -22,7 +24,8 @@ extension LevelSetShell {
         for t in backTriangles { flags[t] = true }
         var seen = [Int32](repeating: -1, count: front.triangleCount)
         let by = Constants.pushStep * thickness
-        for _ in 0..<Constants.pushRounds {
+        var first = 0  // vertices pushed in the first round
+        for round in 0..<Constants.pushRounds {
             if Cancellation.requested { return }
             work.rounds += 1
             var push = [SIMD3<Double>](repeating: .zero, count: solid.vertexCount - n)
@@ -55,6 +58,14 @@ extension LevelSetShell {
                 any = true
             }
             guard any else { return }
+            // A push that cannot finish in the rounds left at twice its pace so far ends here
+            // (what still crosses is refused either way).
+            let count = pushed.reduce(0) { $0 + ($1 ? 1 : 0) }
+            if round == 0 { first = count }
+            if round >= 2 {
+                let pace = Double(first - count) / Double(round)
+                if pace <= 0 || Double(count) > 2 * pace * Double(Constants.pushRounds - 1 - round) { return }
+            }
             for t in backTriangles {
                 flags[t] = false
                 for c in 0..<3 where moved[Int(solid.triangles[3 * t + c]) - n] { flags[t] = true }
