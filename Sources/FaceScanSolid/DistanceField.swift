@@ -149,10 +149,12 @@ extension LevelSetShell {
                 outsideReach: DistanceGrid.outsideReach(h: h, thickness: thickness, stride: stride),
                 outsideStride: stride)
             var start = 0
+            // One second thread for all the rounds (joined when the field is done).
+            let pair = Parallel.Pair()
             for round in 1...Constants.fieldRounds where start < count {
                 let end = columnStart(count * round / Constants.fieldRounds)
                 let (lo, mid, hi) = (start, columnStart((start + end) / 2), end)
-                Parallel.both { side in grid.fill(side == 0 ? lo..<mid : mid..<hi) }
+                Parallel.both(on: pair) { side in grid.fill(side == 0 ? lo..<mid : mid..<hi) }
                 start = end
                 if Cancellation.requested {
                     stopped = true
