@@ -10,10 +10,10 @@ import Darwin
 // distances and batch's workers use `DispatchQueue.concurrentPerform`): a computation splits its work
 // into two sides, each writing only its own memory, and joins them in a fixed order, so that the
 // result is the same bytes on one thread or two. Nothing here outlives the call or the object that
-// made it: a thread is started by its owner and joined before the owner returns
-// (``Parallel/both(_:)``) or when it is released (``Parallel/Pair``'s `deinit`,
-// ``Parallel/Thread/join()``). Work passes between threads only through a ``HandOff`` (bounded, in
-// order, one producer and one consumer). No pool, no cache, no process-wide state.
+// made it: a thread is started by its owner and joined when it is released (``Parallel/Pair``'s
+// `deinit`) or before the owner returns (``Parallel/Thread/join()``). Work passes between threads
+// only through a ``HandOff`` (bounded, in order, one producer and one consumer). No pool, no
+// cache, no process-wide state.
 
 /// An output buffer the sides or tasks of one parallel computation write, each only its own
 /// slots, read only after all of them have returned, and not outliving the call that made it:
@@ -29,18 +29,10 @@ package enum Parallel {
     /// The name every thread started here carries (`/proc/self/task/*/comm` on Linux), so that a
     /// test can tell that none is left.
     static let threadName = "facescan-side"
-    /// `body(0)` on the calling thread and `body(1)` on a thread started for this call (or on the
-    /// calling thread too, after side 0, when the system cannot start one); returns when both are
-    /// done, with the thread joined. Callers make the sides independent and combine their results
-    /// in the order 0, 1.
-    package static func both(_ body: @Sendable (Int) -> Void) {
-        let pair = Pair()
-        pair.run(body)
-    }
-
     /// `body(0)` and `body(1)`: on `pair`'s two threads (``Pair/run(_:)``), or in order on the
     /// calling thread without one — what a step that splits its work in two calls, whether or
-    /// not its caller started a pair.
+    /// not its caller started a pair. Callers make the sides independent and combine their
+    /// results in the order 0, 1.
     package static func both(on pair: Pair?, _ body: @Sendable (Int) -> Void) {
         if let pair {
             pair.run(body)
