@@ -47,7 +47,7 @@ import FaceScanDecimate
 ///   at this cut meets the notch alike). When every choice fails or the back is over its share
 ///   (`SolidError/backNotClosed(depth:)`, `SolidError/backCrossesFront(depth:)`), the cut moves
 ///   forward as above, at most `Constants/backTries` times: a shallower part has less to fold;
-///   after a rim crossing it moves forward without counting a try, at most `Constants/rimTries`
+///   after a rim crossing it moves forward without counting a try, at most `Constants/rimMoves`
 ///   times. However the cuts go, a part extracts at most `Constants/mostBacks` backs in all.
 /// - Anything else (an option, the surface, a grid over its budget, cancellation) is not retried.
 public enum Solidify {
@@ -58,8 +58,10 @@ public enum Solidify {
         /// Cuts a shell's back is tried at, the cut moved forward after each failure.
         static let backTries = 3
         /// Cuts moved forward because a back's outline on the bed crossed the rim
-        /// (`SolidError/backCrossesRim(depth:)`), besides `backTries`.
-        static let rimTries = 4
+        /// (`SolidError/backCrossesRim(depth:)`) without counting a back try (later crossings
+        /// count as `backTries`): one was enough for every part of 546 small surfaces, and each
+        /// costs a distance field.
+        static let rimMoves = 1
         /// Backs one part extracts in all, whatever the cuts: the seven choices at `backTries` cuts.
         static let mostBacks = 21
         /// Height of a shell's plinth (the vertical wall it stands on), in thicknesses.
@@ -230,7 +232,7 @@ public enum Solidify {
                 case .rimOverhangs where cuts + 1 < Constants.cutTries:
                     cuts += 1
                     depth = forward(from: depth, turned: turned, options: options, unit: unit)
-                case .backCrossesRim where rimCuts + 1 < Constants.rimTries && cuts + 1 < Constants.cutTries:
+                case .backCrossesRim where rimCuts < Constants.rimMoves && cuts + 1 < Constants.cutTries:
                     // The cut's failure, not its backs': the next cut, without counting a back try.
                     (rimCuts, cuts) = (rimCuts + 1, cuts + 1)
                     depth *= Constants.depthStep
