@@ -30,6 +30,7 @@ extension LevelSetShell {
             work.rounds += 1
             var push = [SIMD3<Double>](repeating: .zero, count: solid.vertexCount - n)
             var tried = [Bool](repeating: false, count: push.count), pushed = tried
+            var count = 0  // vertices pushed this round
             // Crossing: a quarter thickness away from the front at each vertex (the same step
             // whichever front triangle it crosses, so one crossing per back triangle is enough).
             for b in backTriangles where flags[b] {
@@ -45,22 +46,18 @@ extension LevelSetShell {
                     if l > 0 {
                         push[v] = (by / l) * d
                         pushed[v] = true
+                        count += 1
                     }
                 }
             }
-            var moved = [Bool](repeating: false, count: push.count)
-            var any = false
+            guard count > 0 else { return }
             for v in push.indices where pushed[v] {
                 var q = SIMD3<Double>(solid.positions[n + v]) + push[v]
                 q.z = max(q.z, Constants.bedMargin * thickness)
                 solid.positions[n + v] = SIMD3<Float>(q)
-                moved[v] = true
-                any = true
             }
-            guard any else { return }
             // A push that cannot finish in the rounds left at twice its pace so far ends here
             // (what still crosses is refused either way).
-            let count = pushed.reduce(0) { $0 + ($1 ? 1 : 0) }
             if round == 0 { first = count }
             if round >= 2 {
                 let pace = Double(first - count) / Double(round)
@@ -68,10 +65,10 @@ extension LevelSetShell {
             }
             for t in backTriangles {
                 flags[t] = false
-                for c in 0..<3 where moved[Int(solid.triangles[3 * t + c]) - n] { flags[t] = true }
+                for c in 0..<3 where pushed[Int(solid.triangles[3 * t + c]) - n] { flags[t] = true }
             }
             // A moved vertex's neighbours' triangles tilt as well.
-            var near = moved
+            var near = pushed
             for t in backTriangles where flags[t] {
                 for c in 0..<3 { near[Int(solid.triangles[3 * t + c]) - n] = true }
             }

@@ -28,6 +28,9 @@ package enum LevelSetShell {
         /// the back's flat triangles between level-set points stay at least the thickness away
         /// where the back is curved; more where a coarse back cuts corners.
         static let margins = [1.04, 1.2, 1.4, 1.7]
+        /// Most choices one cut offers (``choices(front:thickness:backVertices:)``): every margin
+        /// with the small ball, every margin but the first with the wide one.
+        static let mostChoices = 2 * margins.count - 1
         /// Share of the back's area allowed within 0.9 thickness of the front before a larger
         /// margin is tried.
         static let thinShare = 0.004

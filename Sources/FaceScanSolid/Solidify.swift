@@ -62,8 +62,8 @@ public enum Solidify {
         /// count as `backTries`): one was enough for every part of 546 small surfaces, and each
         /// costs a distance field.
         static let rimMoves = 1
-        /// Backs one part extracts in all, whatever the cuts: the seven choices at `backTries` cuts.
-        static let mostBacks = 21
+        /// Backs one part extracts in all, whatever the cuts: every choice at `backTries` cuts.
+        static let mostBacks = backTries * LevelSetShell.Constants.mostChoices
         /// Height of a shell's plinth (the vertical wall it stands on), in thicknesses.
         static let plinthThicknesses = 2.0
         /// Height of a relief's plinth, millimetres.
