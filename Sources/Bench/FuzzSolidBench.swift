@@ -110,7 +110,9 @@ func printWork(_ mesh: Mesh, options: SolidOptions, count: Int?) {
             outcome += String(format: ", its back %.2f mm from the front on average, %.2f at most", wall.mean, wall.max)
         }
     } catch { outcome = "\(error)" }
-    print("  work: \(outcome); fields \(work.fieldPoints)")
+    print(
+        "  work: \(outcome); fields \(work.fieldPoints); spent \(work.spent) of \(work.allowance.map(String.init) ?? "-")"
+    )
     for back in work.backs {
         let e = back.extraction
         print("    back: share \(back.share), stride \(e.stride), \(e.cellsVisited) cells, \(e.vertices) vertices")

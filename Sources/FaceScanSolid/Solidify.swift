@@ -49,6 +49,19 @@ import FaceScanDecimate
 ///   forward as above, at most `Constants/backTries` times: a shallower part has less to fold;
 ///   after a rim crossing it moves forward without counting a try, at most `Constants/rimMoves`
 ///   times. However the cuts go, a part extracts at most `Constants/mostBacks` backs in all.
+/// - **Work allowance** (``Work/allowance``), counted in distance-field points (``Work/spent``:
+///   each field's points, each extracted back vertex as `Constants/pointsPerBackVertex`). The
+///   first field has at most the larger of half `Constants/retryWork` and
+///   `Constants/workPerVertex` per vertex of the surface (or of the count asked) points: a
+///   coarser grid if need be. The part's first back (its first cut's field and first choice)
+///   then sets what the work may come to in all: `Constants/retryWork`, or up to
+///   `Constants/retryFactor` times that first attempt's work but at most `workPerVertex` per
+///   vertex. A later choice, or a later cut with its field and one back, is tried only while the
+///   work so far and its estimate (the last back's, the last field's) stay within it; past it the
+///   best back of this cut is kept, or the last failure is the answer. So a part costs at most
+///   about its allowance and one step more, whatever its surface: a face's parts keep their
+///   retries (a first back of 200–400 points a vertex), and a surface of a few hundred vertices
+///   never costs more than about `retryWork`.
 /// - Anything else (an option, the surface, a grid over its budget, cancellation) is not retried.
 public enum Solidify {
     enum Constants {
@@ -64,6 +77,20 @@ public enum Solidify {
         static let rimMoves = 1
         /// Backs one part extracts in all, whatever the cuts: every choice at `backTries` cuts.
         static let mostBacks = backTries * LevelSetShell.Constants.mostChoices
+        /// The work every part may spend in all, retries included, in distance-field points
+        /// (``Work/spent``): about 40 ms of the solid step on this project's 2-core machine (a part
+        /// takes about 8 ms and 0.22 ms per 1 000 points, over the 306 `fuzz-solids` surfaces).
+        static let retryWork = 150_000
+        /// The work a part may spend in all, in multiples of its first back's (field and
+        /// extraction), when that is more than `retryWork`...
+        static let retryFactor = 2
+        /// ... and at most this many points per vertex of the surface (a face's parts: 200–400
+        /// points a vertex for their first back).
+        static let workPerVertex = 1_000
+        /// A back's extracted vertex in distance-field points: its extraction, decimation and
+        /// push-off cost about what that many points of the field do (measured on small surfaces:
+        /// 0.6 µs a nearest-point query, about 0.4 of a grid's points queried; 2–3 µs a vertex).
+        static let pointsPerBackVertex = 12
         /// Height of a shell's plinth (the vertical wall it stands on), in thicknesses.
         static let plinthThicknesses = 2.0
         /// Height of a relief's plinth, millimetres.
@@ -175,8 +202,44 @@ public enum Solidify {
         package var backs: [(share: Int, extraction: LevelSetShell.ExtractionWork)] = []
         /// Each push-off of a back off the front (`LevelSetShell/pushOut(_:front:backTriangles:fixed:thickness:bvh:work:)`).
         package var pushes: [LevelSetShell.PushWork] = []
+        /// What the work may come to in all (``spent``): set once the part's first back was
+        /// tried (see ``Solidify``'s work allowance); nil before.
+        package var allowance: Int?
+        /// The most the allowance may be (`Constants/workPerVertex` per vertex of the surface or
+        /// of the count asked, the more), and the most the first field's points may be (at least
+        /// half `Constants/retryWork`).
+        var surfaceWork = Int.max
 
         package init() {}
+
+        /// The work so far in distance-field points: every field's points, and each back's
+        /// extracted vertices at `Constants/pointsPerBackVertex`.
+        package var spent: Int {
+            fieldPoints.reduce(0, +) + Constants.pointsPerBackVertex * lastBacks(backs.count)
+        }
+
+        /// The extracted vertices of the last `n` backs.
+        func lastBacks(_ n: Int) -> Int { backs.suffix(n).reduce(0) { $0 + $1.extraction.vertices } }
+
+        /// Whether another back, estimated as the last one, fits the allowance.
+        var allowsBack: Bool {
+            allowance.map { spent + Constants.pointsPerBackVertex * lastBacks(1) <= $0 } ?? true
+        }
+
+        /// Whether another cut, its field estimated as the last one and one back as the last
+        /// one, fits the allowance.
+        var allowsCut: Bool {
+            allowance.map {
+                spent + (fieldPoints.last ?? 0) + Constants.pointsPerBackVertex * lastBacks(1) <= $0
+            } ?? true
+        }
+
+        /// Sets the allowance from the work of the first attempt (once).
+        mutating func settle() {
+            if allowance == nil {
+                allowance = max(Constants.retryWork, min(Constants.retryFactor * spent, surfaceWork))
+            }
+        }
     }
 
     /// ``makePart(_:options:unitInMillimetres:vertexCount:)`` counting its work into `work`.
@@ -189,6 +252,7 @@ public enum Solidify {
             throw .badSurface(error.message)
         }
         try validate(mesh)
+        work.surfaceWork = Constants.workPerVertex * max(mesh.vertexCount, target ?? 0)
         // 1. Openings closed, 2. the face's frame (from the whole surface).
         let closed = fillHoles(mesh)
         let frame = options.align ? FaceFrame.estimate(closed) : .identity
@@ -232,13 +296,14 @@ public enum Solidify {
                 case .rimOverhangs where cuts + 1 < Constants.cutTries:
                     cuts += 1
                     depth = forward(from: depth, turned: turned, options: options, unit: unit)
-                case .backCrossesRim where rimCuts < Constants.rimMoves && cuts + 1 < Constants.cutTries:
+                case .backCrossesRim
+                where rimCuts < Constants.rimMoves && cuts + 1 < Constants.cutTries && work.allowsCut:
                     // The cut's failure, not its backs': the next cut, without counting a back try.
                     (rimCuts, cuts) = (rimCuts + 1, cuts + 1)
                     depth *= Constants.depthStep
                 case .backNotClosed, .backCrossesFront, .backOverBudget, .backCrossesRim:
                     backs += 1
-                    guard backs < Constants.backTries, cuts + 1 < Constants.cutTries else {
+                    guard backs < Constants.backTries, cuts + 1 < Constants.cutTries, work.allowsCut else {
                         throw error.at(depth: depth)
                     }
                     cuts += 1
@@ -316,7 +381,9 @@ public enum Solidify {
             }
             let field: LevelSetShell.Field
             do throws(SolidError) {
-                field = try LevelSetShell.Field(placed, thickness: thickness, backVertices: max(backBudget, 1))
+                field = try LevelSetShell.Field(
+                    placed, thickness: thickness, backVertices: max(backBudget, 1),
+                    points: work.allowance == nil ? max(Constants.retryWork / 2, work.surfaceWork) : .max)
             } catch {
                 guard case .gridTooLarge(let size, _, let points) = error else { throw error.at(depth: front.depth) }
                 throw .gridTooLarge(size: size * unit, thickness: options.thickness, points: points)
@@ -330,10 +397,17 @@ public enum Solidify {
             // A back that still crosses the front after its push-off: a back as near the front
             // or nearer, its hollow opened by a ball no wider, would cross it too (skipped).
             var crossedAt: [LevelSetShell.Choice] = []
+            // The field's first back was counted in when its cut was allowed (`Work/allowsCut`).
+            var first = true
             for choice in LevelSetShell.choices(front: placed, thickness: thickness, backVertices: max(backBudget, 0))
             where work.backs.count < Constants.mostBacks && choice.margin >= thinAt
                 && !crossedAt.contains(where: { choice.margin <= $0.margin && choice.opening <= $0.opening })
             {
+                guard first || work.allowsBack else { break }
+                defer {
+                    first = false
+                    work.settle()
+                }
                 let solid: Mesh
                 do throws(SolidError) {
                     solid = try LevelSetShell.shell(

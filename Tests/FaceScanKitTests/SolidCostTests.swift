@@ -336,6 +336,36 @@ import Testing
         }
     }
 
+    /// The work allowance (issue 59, ``Solidify``'s retry policy): whatever its backs do, a part
+    /// spends at most its allowance and one step more (a field and a back, estimated from the last
+    /// ones), and a small surface's allowance is at most the larger of `retryWork` and
+    /// `workPerVertex` per vertex. Before it, grids of random heights like these (`facescan-bench
+    /// fuzz-solids`' c039 and c246) spent 440 000 and 465 000 points (three and four fields, six
+    /// backs each) before they were refused.
+    @Test func smallSurfacesSpendWithinTheirAllowance() {
+        let cases: [(String, Mesh, SolidOptions)] = [
+            ("214 mm random heights, cut at 200 mm", Self.randomHeights(12, size: 214), SolidOptions(depth: 200)),
+            ("325 mm random heights, cut at 200 mm", Self.randomHeights(7, size: 325), SolidOptions(depth: 200)),
+            ("150 mm bumpy grid", Self.bumpyGrid(9, 8, size: 150, seed: 3), SolidOptions()),
+            ("126 mm bumpy grid", Self.bumpyGrid(7, 12, size: 126, seed: 4), SolidOptions()),
+            ("300 mm bumpy grid", Self.bumpyGrid(14, 14, size: 300, seed: 7), SolidOptions()),
+        ]
+        let perVertex = Solidify.Constants.pointsPerBackVertex
+        for (label, surface, options) in cases {
+            var work = Solidify.Work()
+            _ = try? Solidify.makePart(surface, options: options, unitInMillimetres: 1, work: &work)
+            guard let allowance = work.allowance else {
+                #expect(work.backs.isEmpty, "\(label): backs tried without an allowance")
+                continue
+            }
+            let step = (work.fieldPoints.max() ?? 0) + perVertex * (work.backs.map(\.extraction.vertices).max() ?? 0)
+            #expect(work.spent <= allowance + step, "\(label): spent \(work.spent) of \(allowance) (a step \(step))")
+            let most = max(Solidify.Constants.retryWork, Solidify.Constants.workPerVertex * surface.vertexCount)
+            #expect(allowance <= most, "\(label): allowance \(allowance), at most \(most)")
+            #expect(work.spent <= 2 * most, "\(label): spent \(work.spent)")
+        }
+    }
+
     /// A push-off's work, counted: at most `pushRounds` rounds, each looking at no more than the
     /// back's triangles, a back of at most its share; a part's push-offs at most one per back
     /// extracted. So a surface's push-off work is bounded by backs × rounds × the back's triangles.
