@@ -83,19 +83,20 @@ func runFuzzSolidBench(cases: Int = 300, runs: Int = 3, corpus: String = "Tests/
 }
 
 /// The solid step on the surface in `path` (millimetres, the command's default options; a relief
-/// with `base`): best wall time of three runs, then the work it counted.
-func runSolidWork(path: String, base: Bool) throws {
+/// with `base`, a wall of `thickness`, `count` vertices): best wall time of three runs, then the work it counted.
+func runSolidWork(path: String, base: Bool, thickness: Double? = nil, count: Int? = nil) throws {
     let mesh = try MeshIO.read(path: path)
     var options = SolidOptions()
     options.base = base
+    if let thickness { options.thickness = thickness }
     var best = Double.infinity
     for _ in 0..<3 {
         let start = DispatchTime.now().uptimeNanoseconds
-        _ = try? Solidify.part(mesh, options: options, unitInMillimetres: 1)
+        _ = try? Solidify.part(mesh, options: options, unitInMillimetres: 1, vertexCount: count)
         best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
     }
     print(String(format: "%@: %d vertices, best of 3 %.1f ms", path, mesh.vertexCount, best))
-    printWork(mesh, options: options, count: nil)
+    printWork(mesh, options: options, count: count)
 }
 
 /// One more run of a case `FACESCAN_BENCH_ONLY` names, with the work it counted

@@ -43,11 +43,16 @@ if CommandLine.arguments.count >= 2 && CommandLine.arguments[1] == "render" {
     exit(0)
 }
 
-// `facescan-bench solid-work FILE [--base]`: the solid step on one surface file (mm, the
-// command's default options), its wall time (best of 3) and the work it counted.
+// `facescan-bench solid-work FILE [--base] [--thickness MM] [--count N]`: the solid step on one surface file
+// (mm, the command's default options but these), its wall time (best of 3) and the work it counted.
 if CommandLine.arguments.count >= 3 && CommandLine.arguments[1] == "solid-work" {
+    let arguments = CommandLine.arguments
+    let thickness = arguments.firstIndex(of: "--thickness").flatMap {
+        $0 + 1 < arguments.count ? Double(arguments[$0 + 1]) : nil
+    }
+    let count = arguments.firstIndex(of: "--count").flatMap { $0 + 1 < arguments.count ? Int(arguments[$0 + 1]) : nil }
     do {
-        try runSolidWork(path: CommandLine.arguments[2], base: CommandLine.arguments.contains("--base"))
+        try runSolidWork(path: arguments[2], base: arguments.contains("--base"), thickness: thickness, count: count)
     } catch { print("solid-work failed: \(error)") }
     exit(0)
 }

@@ -38,22 +38,18 @@ extension LevelSetShell {
         /// vertex count asked, not the part's size alone; coarser (up to
         /// `Constants/coarsestSpacing` thicknesses) when the grid would
         /// exceed `Constants/maximumGridPoints`; nil when even that would.
-        ///
-        /// A part's work allowance (`Solidify/Work/allowance`) may ask fewer `points`: the spacing
-        /// is then coarser, past a thickness if need be (never refused for it).
-        static func spacing(_ front: Mesh, thickness: Double, edge: Double = 0, points: Int = .max) -> Double? {
+        static func spacing(_ front: Mesh, thickness: Double, edge: Double = 0) -> Double? {
             let (lo, hi) = front.bounds
             let volume = Double(hi.x - lo.x) * Double(hi.y - lo.y) * Double(hi.z)
             let budget = Double(Constants.maximumGridPoints) * 0.8
             let bySize = cbrt(max(volume, 0) / budget)
             guard bySize <= Constants.coarsestSpacing * thickness else { return nil }
-            let byAllowance = points < Constants.maximumGridPoints ? cbrt(max(volume, 0) / Double(max(points, 1))) : 0
             // The back's edges coarsen the grid past a thickness too (the points just outside the
             // front then get their signed distance, so the level set is placed within a cell),
             // but never past an eighth of the part's longest side.
             let longest = Double(max(hi.x - lo.x, hi.y - lo.y, hi.z))
             let byEdge = min(Constants.edgeSpacing * edge, max(Constants.coarsestSpacing * thickness, longest / 8))
-            return max(Constants.spacing * thickness, byEdge, bySize, byAllowance)
+            return max(Constants.spacing * thickness, byEdge, bySize)
         }
 
         /// How far outside the front the distance is measured (stored negative): on a grid coarser
@@ -110,10 +106,10 @@ extension LevelSetShell {
         /// (depth 0: the caller names it), or cancelled.
         init(
             _ front: Mesh, thickness: Double, level: Double, edge: Double = 0, share: Int = .max, area: Double = 0,
-            points: Int = .max, bvh: TriangleBVH
+            bvh: TriangleBVH
         ) throws(SolidError) {
             let (lo, hi) = front.bounds
-            guard let h = DistanceGrid.spacing(front, thickness: thickness, edge: edge, points: points) else {
+            guard let h = DistanceGrid.spacing(front, thickness: thickness, edge: edge) else {
                 throw .gridTooLarge(
                     size: SIMD3<Double>(hi - lo), thickness: thickness, points: Constants.maximumGridPoints)
             }

@@ -95,13 +95,13 @@ package enum LevelSetShell {
         /// detail for the back to follow, so a few dozen vertices whose back gets the floor of
         /// `Solidify/Constants/freeBackVertices` get the grid of their own size, not the floor's
         /// (a 48-vertex surface 325 mm across: 52 000 points a field instead of 164 000).
-        init(_ front: Mesh, thickness: Double, backVertices: Int, points: Int = .max) throws(SolidError) {
+        init(_ front: Mesh, thickness: Double, backVertices: Int) throws(SolidError) {
             bvh = TriangleBVH(front)
             frontArea = LevelSetShell.area(front)
             grid = try DistanceGrid(
                 front, thickness: thickness, level: Constants.margins.max()! * thickness,
                 edge: LevelSetShell.expectedEdge(area: frontArea, backVertices: min(backVertices, front.vertexCount)),
-                share: max(backVertices, 1), area: frontArea, points: points, bvh: bvh)
+                share: max(backVertices, 1), area: frontArea, bvh: bvh)
         }
     }
 

@@ -51,17 +51,14 @@ import FaceScanDecimate
 ///   times. However the cuts go, a part extracts at most `Constants/mostBacks` backs in all.
 /// - **Work allowance** (``Work/allowance``), counted in distance-field points (``Work/spent``:
 ///   each field's points, each extracted back vertex as `Constants/pointsPerBackVertex`). The
-///   first field has at most the larger of half `Constants/retryWork` and
-///   `Constants/workPerVertex` per vertex of the surface (or of the count asked) points: a
-///   coarser grid if need be. The part's first back (its first cut's field and first choice)
-///   then sets what the work may come to in all: `Constants/retryWork`, or up to
-///   `Constants/retryFactor` times that first attempt's work but at most `workPerVertex` per
-///   vertex. A later choice, or a later cut with its field and one back, is tried only while the
-///   work so far and its estimate (the last back's, the last field's) stay within it; past it the
-///   best back of this cut is kept, or the last failure is the answer. So a part costs at most
-///   about its allowance and one step more, whatever its surface: a face's parts keep their
-///   retries (a first back of 200–400 points a vertex), and a surface of a few hundred vertices
-///   never costs more than about `retryWork`.
+///   part's first back (its first cut's field and first choice) sets what the work may come to
+///   in all: `Constants/retryFactor` times that first attempt's work less `Constants/retryMargin`,
+///   or `Constants/retryWork`, the larger. A later choice, or a later cut with its field and one
+///   back, is tried only while the work so far and its estimate (the last back's, the last
+///   field's) stay within it; past it the best back of this cut is kept, or the last failure is
+///   the answer. So a part costs at most about its allowance and one step more, whatever its
+///   surface: a face's parts (a first attempt of millions of points) keep four more attempts or
+///   so, and a small surface's retries never bring it past about `retryWork`.
 /// - Anything else (an option, the surface, a grid over its budget, cancellation) is not retried.
 public enum Solidify {
     enum Constants {
@@ -82,11 +79,14 @@ public enum Solidify {
         /// takes about 8 ms and 0.22 ms per 1 000 points, over the 306 `fuzz-solids` surfaces).
         static let retryWork = 150_000
         /// The work a part may spend in all, in multiples of its first back's (field and
-        /// extraction), when that is more than `retryWork`...
-        static let retryFactor = 2
-        /// ... and at most this many points per vertex of the surface (a face's parts: 200–400
-        /// points a vertex for their first back).
-        static let workPerVertex = 1_000
+        /// extraction) less `retryMargin`, when that is more than `retryWork`. A face's first back
+        /// costs millions of points (the ICT sample's 2 mm shell 2.1 million, its field 1.65
+        /// million; as a 0.8 mm shell at 5 000 vertices 3.7 million, and its third cut brings it
+        /// to about 10.9 million), so the cuts and backs a face needs fit as before; a small
+        /// surface's first back of up to 230 000 points gets no retry past `retryWork` (one of
+        /// 400 000, the corpus's 65 mm plate as a 1 mm shell of 1 420 vertices, gets another back).
+        static let retryFactor = 5
+        static let retryMargin = 1_000_000
         /// A back's extracted vertex in distance-field points: its extraction, decimation and
         /// push-off cost about what that many points of the field do (measured on small surfaces:
         /// 0.6 µs a nearest-point query, about 0.4 of a grid's points queried; 2–3 µs a vertex).
@@ -205,10 +205,6 @@ public enum Solidify {
         /// What the work may come to in all (``spent``): set once the part's first back was
         /// tried (see ``Solidify``'s work allowance); nil before.
         package var allowance: Int?
-        /// The most the allowance may be (`Constants/workPerVertex` per vertex of the surface or
-        /// of the count asked, the more), and the most the first field's points may be (at least
-        /// half `Constants/retryWork`).
-        var surfaceWork = Int.max
 
         package init() {}
 
@@ -237,7 +233,7 @@ public enum Solidify {
         /// Sets the allowance from the work of the first attempt (once).
         mutating func settle() {
             if allowance == nil {
-                allowance = max(Constants.retryWork, min(Constants.retryFactor * spent, surfaceWork))
+                allowance = max(Constants.retryWork, Constants.retryFactor * spent - Constants.retryMargin)
             }
         }
     }
@@ -252,7 +248,6 @@ public enum Solidify {
             throw .badSurface(error.message)
         }
         try validate(mesh)
-        work.surfaceWork = Constants.workPerVertex * max(mesh.vertexCount, target ?? 0)
         // 1. Openings closed, 2. the face's frame (from the whole surface).
         let closed = fillHoles(mesh)
         let frame = options.align ? FaceFrame.estimate(closed) : .identity
@@ -381,9 +376,7 @@ public enum Solidify {
             }
             let field: LevelSetShell.Field
             do throws(SolidError) {
-                field = try LevelSetShell.Field(
-                    placed, thickness: thickness, backVertices: max(backBudget, 1),
-                    points: work.allowance == nil ? max(Constants.retryWork / 2, work.surfaceWork) : .max)
+                field = try LevelSetShell.Field(placed, thickness: thickness, backVertices: max(backBudget, 1))
             } catch {
                 guard case .gridTooLarge(let size, _, let points) = error else { throw error.at(depth: front.depth) }
                 throw .gridTooLarge(size: size * unit, thickness: options.thickness, points: points)
