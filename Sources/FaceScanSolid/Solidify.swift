@@ -57,8 +57,8 @@ import FaceScanDecimate
 ///   back, is tried only while the work so far and its estimate (the last back's, the last
 ///   field's) stay within it; past it the best back of this cut is kept, or the last failure is
 ///   the answer. So a part costs at most about its allowance and one step more, whatever its
-///   surface: a face's parts (a first attempt of millions of points) keep four more attempts or
-///   so, and a small surface's retries never bring it past about `retryWork`.
+///   surface: a face's parts (a first attempt of millions of points) keep room for three more
+///   cuts or so, and a small surface's retries never bring it past about `retryWork`.
 /// - Anything else (an option, the surface, a grid over its budget, cancellation) is not retried.
 public enum Solidify {
     enum Constants {
@@ -211,22 +211,22 @@ public enum Solidify {
         /// The work so far in distance-field points: every field's points, and each back's
         /// extracted vertices at `Constants/pointsPerBackVertex`.
         package var spent: Int {
-            fieldPoints.reduce(0, +) + Constants.pointsPerBackVertex * lastBacks(backs.count)
+            fieldPoints.reduce(0, +) + Constants.pointsPerBackVertex * extracted(last: backs.count)
         }
 
-        /// The extracted vertices of the last `n` backs.
-        func lastBacks(_ n: Int) -> Int { backs.suffix(n).reduce(0) { $0 + $1.extraction.vertices } }
+        /// The vertices the last `n` backs extracted.
+        func extracted(last n: Int) -> Int { backs.suffix(n).reduce(0) { $0 + $1.extraction.vertices } }
 
         /// Whether another back, estimated as the last one, fits the allowance.
         var allowsBack: Bool {
-            allowance.map { spent + Constants.pointsPerBackVertex * lastBacks(1) <= $0 } ?? true
+            allowance.map { spent + Constants.pointsPerBackVertex * extracted(last: 1) <= $0 } ?? true
         }
 
         /// Whether another cut, its field estimated as the last one and one back as the last
         /// one, fits the allowance.
         var allowsCut: Bool {
             allowance.map {
-                spent + (fieldPoints.last ?? 0) + Constants.pointsPerBackVertex * lastBacks(1) <= $0
+                spent + (fieldPoints.last ?? 0) + Constants.pointsPerBackVertex * extracted(last: 1) <= $0
             } ?? true
         }
 

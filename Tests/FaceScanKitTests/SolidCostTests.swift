@@ -339,9 +339,9 @@ import Testing
     /// The work allowance (issue 59, ``Solidify``'s retry policy): whatever its backs do, a part
     /// spends at most its allowance and one step more (a field and a back, estimated from the last
     /// ones), and a small surface's allowance is `retryWork` (its first back costs far less than
-    /// a face's, so `retryFactor` times it less `retryMargin` is less). Before it, grids of random heights like these (`facescan-bench
-    /// fuzz-solids`' c039 and c246) spent 440 000 and 465 000 points (three and four fields, six
-    /// backs each) before they were refused.
+    /// a face's, so `retryFactor` times it less `retryMargin` is less). Before it, grids of random
+    /// heights like these (`facescan-bench fuzz-solids`' c039 and c246) spent 440 000 and 465 000
+    /// points (three and four fields, six backs each) before they were refused.
     @Test func smallSurfacesSpendWithinTheirAllowance() {
         let cases: [(String, Mesh, SolidOptions)] = [
             ("214 mm random heights, cut at 200 mm", Self.randomHeights(12, size: 214), SolidOptions(depth: 200)),
