@@ -49,7 +49,7 @@ import FaceScanDecimate
 ///   forward as above, at most `Constants/backTries` times: a shallower part has less to fold;
 ///   after a rim crossing it moves forward without counting a try, at most `Constants/rimMoves`
 ///   times. However the cuts go, a part extracts at most `Constants/mostBacks` backs in all.
-/// - **Work allowance** (``Work/allowance``), counted in distance-field points (``Work/spent``:
+/// - **Work allowance** (`Work/allowance`), counted in distance-field points (`Work/spent`:
 ///   each field's points, each extracted back vertex as `Constants/pointsPerBackVertex`). The
 ///   part's first back (its first cut's field and first choice) sets what the work may come to
 ///   in all: `Constants/retryFactor` times that first attempt's work less `Constants/retryMargin`,
@@ -75,7 +75,7 @@ public enum Solidify {
         /// Backs one part extracts in all, whatever the cuts: every choice at `backTries` cuts.
         static let mostBacks = backTries * LevelSetShell.Constants.mostChoices
         /// The work every part may spend in all, retries included, in distance-field points
-        /// (``Work/spent``): about 40 ms of the solid step on this project's 2-core machine (a part
+        /// (`Work/spent`): about 40 ms of the solid step on this project's 2-core machine (a part
         /// takes about 8 ms and 0.22 ms per 1 000 points, over the 306 `fuzz-solids` surfaces).
         static let retryWork = 150_000
         /// The work a part may spend in all, in multiples of its first back's (field and
@@ -202,8 +202,8 @@ public enum Solidify {
         package var backs: [(share: Int, extraction: LevelSetShell.ExtractionWork)] = []
         /// Each push-off of a back off the front (`LevelSetShell/pushOut(_:front:backTriangles:fixed:thickness:bvh:work:)`).
         package var pushes: [LevelSetShell.PushWork] = []
-        /// What the work may come to in all (``spent``): set once the part's first back was
-        /// tried (see ``Solidify``'s work allowance); nil before.
+        /// What the work may come to in all (`spent`): set once the part's first back was
+        /// tried (see `Solidify`'s work allowance); nil before.
         package var allowance: Int?
 
         package init() {}
