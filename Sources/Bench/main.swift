@@ -47,12 +47,15 @@ if CommandLine.arguments.count >= 2 && CommandLine.arguments[1] == "render" {
 // (mm, the command's default options but these), its wall time (best of 3) and the work it counted.
 if CommandLine.arguments.count >= 3 && CommandLine.arguments[1] == "solid-work" {
     let arguments = CommandLine.arguments
-    let thickness = arguments.firstIndex(of: "--thickness").flatMap {
-        $0 + 1 < arguments.count ? Double(arguments[$0 + 1]) : nil
+    /// The argument after `flag`, if any.
+    func value(after flag: String) -> String? {
+        arguments.firstIndex(of: flag).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
     }
-    let count = arguments.firstIndex(of: "--count").flatMap { $0 + 1 < arguments.count ? Int(arguments[$0 + 1]) : nil }
     do {
-        try runSolidWork(path: arguments[2], base: arguments.contains("--base"), thickness: thickness, count: count)
+        try runSolidWork(
+            path: arguments[2], base: arguments.contains("--base"),
+            thickness: value(after: "--thickness").flatMap(Double.init),
+            count: value(after: "--count").flatMap { Int($0) })
     } catch { print("solid-work failed: \(error)") }
     exit(0)
 }

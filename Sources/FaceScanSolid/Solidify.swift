@@ -218,16 +218,16 @@ public enum Solidify {
         func extracted(last n: Int) -> Int { backs.suffix(n).reduce(0) { $0 + $1.extraction.vertices } }
 
         /// Whether another back, estimated as the last one, fits the allowance.
-        var allowsBack: Bool {
-            allowance.map { spent + Constants.pointsPerBackVertex * extracted(last: 1) <= $0 } ?? true
-        }
+        var allowsBack: Bool { fits(field: 0) }
 
         /// Whether another cut, its field estimated as the last one and one back as the last
         /// one, fits the allowance.
-        var allowsCut: Bool {
-            allowance.map {
-                spent + (fieldPoints.last ?? 0) + Constants.pointsPerBackVertex * extracted(last: 1) <= $0
-            } ?? true
+        var allowsCut: Bool { fits(field: fieldPoints.last ?? 0) }
+
+        /// Whether a field of `field` points and a back estimated as the last one fit the
+        /// allowance (always before it is set).
+        private func fits(field: Int) -> Bool {
+            allowance.map { spent + field + Constants.pointsPerBackVertex * extracted(last: 1) <= $0 } ?? true
         }
 
         /// Sets the allowance from the work of the first attempt (once).
